@@ -1,0 +1,108 @@
+package trace
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+)
+
+// finish puts a freshly read trace into the shape Validate checks: slices
+// sorted (stably, so ties keep file order), devices and streams listed.
+// known holds what the file said about devices; devices only seen in
+// activities are added with what little is known of them.
+func finish(t *Trace, known []Device) (*Trace, error) {
+	byStart := func(a, b *Activity) int {
+		if c := cmp.Compare(a.Start, b.Start); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.End, b.End)
+	}
+	slices.SortStableFunc(t.Kernels, func(a, b Kernel) int { return byStart(&a.Activity, &b.Activity) })
+	slices.SortStableFunc(t.Memcpys, func(a, b Memcpy) int { return byStart(&a.Activity, &b.Activity) })
+	slices.SortStableFunc(t.Memsets, func(a, b Memset) int { return byStart(&a.Activity, &b.Activity) })
+	slices.SortStableFunc(t.Syncs, func(a, b Sync) int { return byStart(&a.Activity, &b.Activity) })
+	slices.SortStableFunc(t.APICalls, func(a, b APICall) int {
+		if c := cmp.Compare(a.Start, b.Start); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.End, b.End)
+	})
+	slices.SortStableFunc(t.Ops, func(a, b Op) int {
+		if c := cmp.Compare(a.Start, b.Start); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.End, b.End)
+	})
+
+	devs := map[int]Device{}
+	for _, d := range known {
+		devs[d.ID] = d
+	}
+	streams := map[Stream]bool{}
+	add := func(a *Activity) {
+		if _, ok := devs[a.Device]; !ok {
+			devs[a.Device] = Device{ID: a.Device}
+		}
+		streams[Stream{a.Device, a.Stream}] = true
+	}
+	for i := range t.Kernels {
+		add(&t.Kernels[i].Activity)
+	}
+	for i := range t.Memcpys {
+		add(&t.Memcpys[i].Activity)
+	}
+	for i := range t.Memsets {
+		add(&t.Memsets[i].Activity)
+	}
+	for i := range t.Syncs {
+		add(&t.Syncs[i].Activity)
+	}
+	t.Devices = t.Devices[:0]
+	for _, d := range devs {
+		t.Devices = append(t.Devices, d)
+	}
+	slices.SortFunc(t.Devices, func(a, b Device) int { return cmp.Compare(a.ID, b.ID) })
+	t.Streams = t.Streams[:0]
+	for s := range streams {
+		t.Streams = append(t.Streams, s)
+	}
+	slices.SortFunc(t.Streams, cmpStream)
+	if err := t.Validate(); err != nil {
+		return nil, fmt.Errorf("%s: internal error: trace fails validation: %w", t.Source, err)
+	}
+	return t, nil
+}
+
+// counter aggregates repeated warnings so that a million bad events make one
+// line, in the order the kinds were first seen.
+type counter struct {
+	order []string
+	n     map[string]int
+}
+
+func (c *counter) add(msg string) {
+	if c.n == nil {
+		c.n = map[string]int{}
+	}
+	if c.n[msg] == 0 {
+		c.order = append(c.order, msg)
+	}
+	c.n[msg]++
+}
+
+func (c *counter) total() int {
+	s := 0
+	for _, n := range c.n {
+		s += n
+	}
+	return s
+}
+
+// lines renders the warnings, each with its count: "3 events without dur skipped".
+func (c *counter) lines() []string {
+	var out []string
+	for _, m := range c.order {
+		out = append(out, fmt.Sprintf("%d %s", c.n[m], m))
+	}
+	return out
+}

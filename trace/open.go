@@ -1,0 +1,111 @@
+package trace
+
+import (
+	"bufio"
+	"bytes"
+	"compress/gzip"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// A format is one input format: it recognises its files by their first
+// bytes and decodes them into a Trace.
+type format interface {
+	name() string
+	sniff(head []byte) bool
+	decode(ctx context.Context, in *input) (*Trace, error)
+}
+
+// formats lists the supported formats in the order they are tried.
+func formats() []format {
+	return []format{kinetoFormat{}, nsysFormat{}}
+}
+
+// An input is an opened trace file, decompressed when it was gzipped.
+type input struct {
+	path    string
+	r       *bufio.Reader // positioned at the first byte of the (decompressed) content
+	head    []byte        // up to headLen bytes of the content, not consumed from r
+	gzipped bool
+	size    int64 // on-disk size
+	opts    Options
+}
+
+const headLen = 512
+
+// Options tune how a trace is read.
+type Options struct {
+	// Strict turns every recoverable problem (skipped events, a truncated
+	// file) into an error.
+	Strict bool
+}
+
+// Open reads the trace at path in whichever supported format it is.
+func Open(ctx context.Context, path string) (*Trace, error) {
+	return Options{}.Open(ctx, path)
+}
+
+// Open reads the trace at path with these options. The file is opened
+// read-only; its format is told by its first bytes, never by its name.
+func (o Options) Open(ctx context.Context, path string) (*Trace, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if st.IsDir() {
+		return nil, fmt.Errorf("%s: is a directory", path)
+	}
+	in := &input{path: path, size: st.Size(), opts: o}
+	in.r = bufio.NewReaderSize(f, 1<<20)
+	in.head, err = in.r.Peek(headLen)
+	if err != nil && err != io.EOF && err != bufio.ErrBufferFull {
+		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	if len(in.head) == 0 {
+		return nil, fmt.Errorf("%s: empty file", path)
+	}
+	if bytes.HasPrefix(in.head, []byte{0x1f, 0x8b}) {
+		zr, err := gzip.NewReader(in.r)
+		if err != nil {
+			return nil, fmt.Errorf("%s: bad gzip header: %w", path, err)
+		}
+		defer zr.Close()
+		in.gzipped = true
+		in.r = bufio.NewReaderSize(zr, 1<<20)
+		in.head, err = in.r.Peek(headLen)
+		if err != nil && err != io.EOF && err != bufio.ErrBufferFull {
+			return nil, &SyntaxError{File: path, Offset: -1, Msg: "gzip", Err: err}
+		}
+		if len(in.head) == 0 {
+			return nil, fmt.Errorf("%s: empty after gunzip", path)
+		}
+	}
+	for _, f := range formats() {
+		if f.sniff(in.head) {
+			t, err := f.decode(ctx, in)
+			if err != nil {
+				return nil, err
+			}
+			return t, nil
+		}
+	}
+	return nil, unknownFormat(path, in.head)
+}
+
+func unknownFormat(path string, head []byte) error {
+	hint := "expected a PyTorch profiler/Kineto JSON trace (.json, .json.gz) or an Nsight Systems SQLite export (.sqlite)"
+	switch ext := strings.ToLower(filepath.Ext(path)); ext {
+	case ".nsys-rep", ".qdrep":
+		hint = fmt.Sprintf("%s is an Nsight Systems report: run `nsys export --type sqlite %s` and pass the .sqlite file", ext, path)
+	}
+	return fmt.Errorf("%s: %w: %s", path, ErrUnknownFormat, hint)
+}

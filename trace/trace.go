@@ -1,0 +1,272 @@
+package trace
+
+import (
+	"fmt"
+	"slices"
+)
+
+// Format names the file format a Trace was read from.
+type Format string
+
+// The formats traceql reads.
+const (
+	Kineto Format = "kineto" // PyTorch profiler / Chrome trace JSON
+	Nsys   Format = "nsys"   // Nsight Systems SQLite export
+)
+
+// A Trace is a format-neutral GPU trace: what every reader produces and the
+// only thing metrics consume. Times are int64 nanoseconds on the trace's own
+// clock (Kineto: ts×1000; Nsight: the session clock).
+type Trace struct {
+	Source string // the path as given, for messages
+	Meta   Meta
+
+	Devices []Device // sorted by ID; every device an activity refers to is listed
+	Streams []Stream // sorted by (Device, ID)
+
+	Kernels []Kernel // sorted by (Start, End)
+	Memcpys []Memcpy // sorted by (Start, End)
+	Memsets []Memset // sorted by (Start, End)
+	Syncs   []Sync   // device-side synchronization records, sorted by (Start, End)
+
+	APICalls []APICall // host runtime/driver API calls, sorted by (Start, End)
+	Ops      []Op      // host ops and annotations, sorted by (Start, End)
+
+	// Warnings are non-fatal problems met while reading, already aggregated
+	// ("3 kernel events without dur skipped"); shown to the user.
+	Warnings []string
+}
+
+// Meta is what a trace says about itself.
+type Meta struct {
+	Format  Format
+	Version string // Kineto schemaVersion; Nsight exporter version ("2024.2.1.106"); "" when unknown
+	// BaseTimeNS is Kineto's baseTimeNanoseconds: the epoch time of ts 0
+	// (0 when absent). Absolute ns = BaseTimeNS + time.
+	BaseTimeNS int64
+	Rank       int // distributed rank; -1 when unknown
+	WorldSize  int // 0 when unknown
+	Events     int // events or rows the reader looked at, kept or not
+}
+
+// A Device is one accelerator. ID is the number the trace uses for it
+// (CUDA device index, Kineto args.device or pid, Nsight deviceId).
+type Device struct {
+	ID             int
+	Name           string // "" when the trace does not say
+	ComputeMajor   int
+	ComputeMinor   int
+	TotalMemBytes  int64
+	SMs            int // streaming multiprocessors (compute units on ROCm); 0 when unknown
+	MemBandwidthBs int64
+}
+
+// A Stream is one device queue.
+type Stream struct {
+	Device int
+	ID     int64
+}
+
+// Activity is what every device-side record has.
+type Activity struct {
+	Device      int
+	Stream      int64
+	Start, End  int64 // ns
+	Correlation int64 // links to the launching APICall; 0 when unknown
+	PID         int64 // host process that issued it; 0 when unknown
+}
+
+// Dur returns End − Start in ns.
+func (a *Activity) Dur() int64 { return a.End - a.Start }
+
+// A Kernel is one kernel execution on a device.
+type Kernel struct {
+	Activity
+	Name       string // demangled name as the trace gives it
+	ExternalID int64  // Kineto "External id" (the launching op); 0 when absent
+	Grid       [3]int32
+	Block      [3]int32
+	Registers  int32 // per thread; 0 when unknown
+	SharedMem  int64 // static + dynamic bytes; 0 when unknown
+	GraphID    int64 // CUDA graph the kernel was replayed from; 0 when none or unknown
+	GraphNode  int64
+}
+
+// A Memcpy is one copy executed by a device.
+type Memcpy struct {
+	Activity
+	Kind     CopyKind
+	Src, Dst MemKind
+	Bytes    int64
+}
+
+// A Memset is one memset executed by a device.
+type Memset struct {
+	Activity
+	Mem   MemKind
+	Bytes int64
+}
+
+// A Sync is a device-side record of a host synchronization (Nsight
+// SYNCHRONIZATION rows, Kineto cuda_sync events).
+type Sync struct {
+	Activity
+	Kind string // "Stream Sync", "Event Sync", "Context Sync", "Stream Wait", …
+}
+
+// APIKind tells runtime from driver API calls.
+type APIKind uint8
+
+// The API layers.
+const (
+	Runtime APIKind = iota // cudaXxx / hipXxx
+	Driver                 // cuXxx
+)
+
+func (k APIKind) String() string {
+	if k == Driver {
+		return "driver"
+	}
+	return "runtime"
+}
+
+// An APICall is one host call into the CUDA/HIP runtime or driver.
+type APICall struct {
+	Name        string // without Nsight's _vNNNN suffix: cudaLaunchKernel, cudaGraphLaunch, …
+	Kind        APIKind
+	PID, TID    int64
+	Start, End  int64
+	Correlation int64
+	ExternalID  int64
+}
+
+// OpKind classifies host ops and annotations.
+type OpKind uint8
+
+// The kinds of Op.
+const (
+	CPUOp          OpKind = iota // Kineto cpu_op / Operator
+	UserAnnotation               // record_function ranges, ProfilerStep#N
+	GPUAnnotation                // Kineto gpu_user_annotation (PID = device, TID = stream)
+	NVTXRange                    // Nsight NVTX push/pop or start/end range
+	PythonFunction               // Kineto python_function (with_stack)
+)
+
+var opKindNames = [...]string{"cpu_op", "user_annotation", "gpu_user_annotation", "nvtx", "python_function"}
+
+func (k OpKind) String() string {
+	if int(k) < len(opKindNames) {
+		return opKindNames[k]
+	}
+	return fmt.Sprintf("OpKind(%d)", k)
+}
+
+// An Op is a host-side range: an operator, an annotation or an NVTX range.
+type Op struct {
+	Name       string
+	Kind       OpKind
+	PID, TID   int64
+	Start, End int64
+	ExternalID int64
+}
+
+// Validate checks the invariants every reader guarantees: End ≥ Start,
+// slices sorted, devices and streams of activities listed. Modelled on
+// pprof's CheckValid.
+func (t *Trace) Validate() error {
+	if !slices.IsSortedFunc(t.Devices, func(a, b Device) int { return cmpInt(a.ID, b.ID) }) {
+		return fmt.Errorf("devices not sorted by id")
+	}
+	for i := 1; i < len(t.Devices); i++ {
+		if t.Devices[i].ID == t.Devices[i-1].ID {
+			return fmt.Errorf("device %d listed twice", t.Devices[i].ID)
+		}
+	}
+	if !slices.IsSortedFunc(t.Streams, cmpStream) {
+		return fmt.Errorf("streams not sorted")
+	}
+	if err := checkActivities(t, "kernel", t.Kernels, func(k *Kernel) *Activity { return &k.Activity }); err != nil {
+		return err
+	}
+	if err := checkActivities(t, "memcpy", t.Memcpys, func(m *Memcpy) *Activity { return &m.Activity }); err != nil {
+		return err
+	}
+	if err := checkActivities(t, "memset", t.Memsets, func(m *Memset) *Activity { return &m.Activity }); err != nil {
+		return err
+	}
+	if err := checkActivities(t, "sync", t.Syncs, func(s *Sync) *Activity { return &s.Activity }); err != nil {
+		return err
+	}
+	for i, c := range t.APICalls {
+		if c.End < c.Start {
+			return fmt.Errorf("api call %d (%s): end before start", i, c.Name)
+		}
+		if i > 0 && lessSpan(c.Start, c.End, t.APICalls[i-1].Start, t.APICalls[i-1].End) {
+			return fmt.Errorf("api call %d: not sorted by start", i)
+		}
+	}
+	for i, o := range t.Ops {
+		if o.End < o.Start {
+			return fmt.Errorf("op %d (%s): end before start", i, o.Name)
+		}
+		if i > 0 && lessSpan(o.Start, o.End, t.Ops[i-1].Start, t.Ops[i-1].End) {
+			return fmt.Errorf("op %d: not sorted by start", i)
+		}
+	}
+	return nil
+}
+
+func checkActivities[T any](t *Trace, what string, xs []T, act func(*T) *Activity) error {
+	for i := range xs {
+		a := act(&xs[i])
+		if a.End < a.Start {
+			return fmt.Errorf("%s %d: end %d before start %d", what, i, a.End, a.Start)
+		}
+		if i > 0 {
+			p := act(&xs[i-1])
+			if lessSpan(a.Start, a.End, p.Start, p.End) {
+				return fmt.Errorf("%s %d: not sorted by start", what, i)
+			}
+		}
+		if _, ok := t.Device(a.Device); !ok {
+			return fmt.Errorf("%s %d: device %d not listed", what, i, a.Device)
+		}
+		if _, ok := slices.BinarySearchFunc(t.Streams, Stream{a.Device, a.Stream}, cmpStream); !ok {
+			return fmt.Errorf("%s %d: stream %d of device %d not listed", what, i, a.Stream, a.Device)
+		}
+	}
+	return nil
+}
+
+// Device returns the device with the given ID.
+func (t *Trace) Device(id int) (Device, bool) {
+	i, ok := slices.BinarySearchFunc(t.Devices, id, func(d Device, id int) int { return cmpInt(d.ID, id) })
+	if !ok {
+		return Device{}, false
+	}
+	return t.Devices[i], true
+}
+
+// HasGPUActivity reports whether the trace holds any kernel, memcpy or memset.
+func (t *Trace) HasGPUActivity() bool {
+	return len(t.Kernels)+len(t.Memcpys)+len(t.Memsets) > 0
+}
+
+func lessSpan(s1, e1, s2, e2 int64) bool { return s1 < s2 || s1 == s2 && e1 < e2 }
+
+func cmpInt[T int | int64](a, b T) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+func cmpStream(a, b Stream) int {
+	if c := cmpInt(a.Device, b.Device); c != 0 {
+		return c
+	}
+	return cmpInt(a.ID, b.ID)
+}
