@@ -1,10 +1,647 @@
 package trace
 
-import "context"
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"unsafe"
 
-// kinetoFormat reads Kineto JSON. (Placeholder: being written.)
+	"github.com/tidwall/gjson"
+)
+
+// kinetoFormat reads PyTorch-profiler (Kineto) and plain Chrome trace JSON:
+// {"traceEvents": [...], ...} with metadata before or after the array, or a
+// bare [...] array. See ../shared/formats/kineto.md.
 type kinetoFormat struct{}
 
-func (kinetoFormat) name() string                                          { return "kineto" }
-func (kinetoFormat) sniff(head []byte) bool                                { return false }
-func (kinetoFormat) decode(ctx context.Context, in *input) (*Trace, error) { return nil, nil }
+func (kinetoFormat) name() string { return "kineto" }
+
+func (kinetoFormat) sniff(head []byte) bool {
+	head = bytes.TrimPrefix(head, []byte("\xef\xbb\xbf")) // UTF-8 BOM
+	head = bytes.TrimLeft(head, " \t\r\n")
+	return len(head) > 0 && (head[0] == '{' || head[0] == '[')
+}
+
+func (kinetoFormat) decode(ctx context.Context, in *input) (*Trace, error) {
+	d := &kinetoDecoder{
+		ctx:   ctx,
+		in:    in,
+		sc:    newJSONScanner(in.r),
+		names: map[string]string{},
+		t:     &Trace{Source: in.path, Meta: Meta{Format: Kineto, Rank: -1}},
+
+		truncatedAt: -1,
+	}
+	if err := d.run(); err != nil {
+		return nil, err
+	}
+	d.t.Meta.Events = d.nEvents
+	d.t.Warnings = append(d.t.Warnings, d.warn.lines()...)
+	if in.opts.Strict && len(d.t.Warnings) > 0 {
+		return nil, fmt.Errorf("%s: %s (--strict)", in.path, d.t.Warnings[0])
+	}
+	return finish(d.t, d.devices)
+}
+
+type kinetoDecoder struct {
+	ctx     context.Context
+	in      *input
+	sc      *jsonScanner
+	t       *Trace
+	devices []Device
+	names   map[string]string // interned event names
+	warn    counter
+	nEvents int
+	// truncatedAt is the offset where the input ended early, or -1.
+	truncatedAt int64
+}
+
+func (d *kinetoDecoder) syntax(off int64, format string, args ...any) error {
+	return &SyntaxError{File: d.in.path, Offset: off, Msg: fmt.Sprintf(format, args...)}
+}
+
+// run walks the top level: a bare array of events, or an object whose
+// traceEvents member is that array and whose other members are metadata.
+func (d *kinetoDecoder) run() error {
+	sc := d.sc
+	sc.peek() // skip whitespace (a BOM was allowed by sniff)
+	if sc.pos+3 <= sc.end && bytes.Equal(sc.buf[sc.pos:sc.pos+3], []byte("\xef\xbb\xbf")) {
+		sc.pos += 3
+	}
+	c, _, err := sc.peek()
+	if err != nil {
+		return d.readErr(err)
+	}
+	if c == '[' {
+		sc.pos++
+		return d.events(true)
+	}
+	sc.pos++ // '{'
+	sawEvents := false
+	for first := true; ; first = false {
+		c, ok, err := sc.peek()
+		if err != nil {
+			return d.readErr(err)
+		}
+		if !ok {
+			if sawEvents {
+				return d.truncated()
+			}
+			return d.syntax(sc.offset(), "unexpected end of input in the top-level object")
+		}
+		if c == '}' && first {
+			sc.pos++
+			break
+		}
+		if !first {
+			if c == '}' {
+				sc.pos++
+				break
+			}
+			if c != ',' {
+				return d.syntax(sc.offset(), "expected ',' or '}' in the top-level object, found %q", c)
+			}
+			sc.pos++
+		}
+		keyOff := sc.offset()
+		kv, err := sc.value()
+		if err != nil {
+			return d.scanErr(err, sawEvents)
+		}
+		var key string
+		if err := json.Unmarshal(kv, &key); err != nil {
+			return d.syntax(keyOff, "expected a member name in the top-level object")
+		}
+		if !sc.expect(':') {
+			return d.syntax(sc.offset(), "expected ':' after %q", key)
+		}
+		if key == "traceEvents" {
+			c, _, _ := sc.peek()
+			if c != '[' {
+				return d.syntax(sc.offset(), "traceEvents is not an array")
+			}
+			sc.pos++
+			sawEvents = true
+			if err := d.events(false); err != nil {
+				return err
+			}
+			if d.truncatedAt >= 0 {
+				return nil
+			}
+			continue
+		}
+		valOff := sc.offset()
+		v, err := sc.value()
+		if err != nil {
+			return d.scanErr(err, sawEvents)
+		}
+		if err := d.meta(key, v, valOff); err != nil {
+			return err
+		}
+	}
+	if !sawEvents {
+		return d.syntax(-1, "a JSON object without a traceEvents array: not a Chrome/Kineto trace")
+	}
+	if c, ok, _ := sc.peek(); ok {
+		return d.syntax(sc.offset(), "unexpected %q after the end of the JSON text", c)
+	}
+	return nil
+}
+
+func (d *kinetoDecoder) readErr(err error) error {
+	return &SyntaxError{File: d.in.path, Offset: d.sc.offset(), Msg: "read", Err: err}
+}
+
+// scanErr turns a scanner error into a user-facing one. Running out of input
+// after the events were read counts as truncation.
+func (d *kinetoDecoder) scanErr(err error, sawEvents bool) error {
+	if errors.Is(err, errTruncated) {
+		if sawEvents {
+			return d.truncated()
+		}
+		return d.syntax(d.sc.offset(), "unexpected end of input")
+	}
+	return d.readErr(err)
+}
+
+// truncated records that the input ended early. The events read so far are
+// kept; it is a warning, or an error under --strict (checked by decode).
+func (d *kinetoDecoder) truncated() error {
+	if d.truncatedAt < 0 {
+		d.truncatedAt = d.sc.offset()
+		d.t.Warnings = append(d.t.Warnings, fmt.Sprintf("truncated at byte %d: %d events read", d.truncatedAt, d.nEvents))
+	}
+	return nil
+}
+
+// events reads the elements of the traceEvents array; '[' is consumed.
+func (d *kinetoDecoder) events(bare bool) error {
+	sc := d.sc
+	if c, ok, _ := sc.peek(); ok && c == ']' {
+		sc.pos++
+		return nil
+	}
+	for {
+		c, ok, err := sc.peek()
+		if err != nil {
+			return d.readErr(err)
+		}
+		if !ok {
+			if bare {
+				return nil // the Chrome array format may omit the closing ']'
+			}
+			return d.truncated()
+		}
+		off := sc.offset()
+		if c != '{' {
+			return d.syntax(off, "event #%d is not a JSON object", d.nEvents)
+		}
+		ev, err := sc.value()
+		if err != nil {
+			if errors.Is(err, errTruncated) {
+				return d.truncated()
+			}
+			return d.readErr(err)
+		}
+		if err := d.event(ev, off); err != nil {
+			return err
+		}
+		d.nEvents++
+		if d.nEvents&0xffff == 0 {
+			if err := d.ctx.Err(); err != nil {
+				return err
+			}
+		}
+		c, ok, err = sc.peek()
+		if err != nil {
+			return d.readErr(err)
+		}
+		switch {
+		case !ok && bare:
+			return nil
+		case !ok:
+			return d.truncated()
+		case c == ',':
+			sc.pos++
+		case c == ']':
+			sc.pos++
+			return nil
+		default:
+			return d.syntax(sc.offset(), "expected ',' or ']' after event #%d, found %q", d.nEvents-1, c)
+		}
+	}
+}
+
+// eventClass is what traceql keeps of an event, by its category.
+type eventClass uint8
+
+const (
+	clsSkip eventClass = iota
+	clsKernel
+	clsMemcpy
+	clsMemset
+	clsRuntime
+	clsDriver
+	clsCPUOp
+	clsUserAnnotation
+	clsGPUAnnotation
+	clsSync
+)
+
+// classify maps a category, case-insensitively and in both eras' spellings,
+// to what traceql keeps. Everything else (python_function, [memory],
+// flows, metadata) is skipped.
+func classify(cat string) eventClass {
+	switch len(cat) {
+	case 6:
+		if strings.EqualFold(cat, "kernel") {
+			return clsKernel
+		}
+		if strings.EqualFold(cat, "memcpy") {
+			return clsMemcpy
+		}
+		if strings.EqualFold(cat, "memset") {
+			return clsMemset
+		}
+		if strings.EqualFold(cat, "cpu_op") {
+			return clsCPUOp
+		}
+	case 7:
+		if strings.EqualFold(cat, "runtime") {
+			return clsRuntime
+		}
+	case 8:
+		if strings.EqualFold(cat, "operator") {
+			return clsCPUOp
+		}
+	case 9:
+		if strings.EqualFold(cat, "cuda_sync") {
+			return clsSync
+		}
+	case 10:
+		if strings.EqualFold(cat, "gpu_memcpy") {
+			return clsMemcpy
+		}
+		if strings.EqualFold(cat, "gpu_memset") {
+			return clsMemset
+		}
+	case 11:
+		if strings.EqualFold(cat, "cuda_driver") {
+			return clsDriver
+		}
+	case 12:
+		if strings.EqualFold(cat, "cuda_runtime") {
+			return clsRuntime
+		}
+	case 15:
+		if strings.EqualFold(cat, "user_annotation") {
+			return clsUserAnnotation
+		}
+	case 19:
+		if strings.EqualFold(cat, "gpu_user_annotation") {
+			return clsGPUAnnotation
+		}
+	}
+	return clsSkip
+}
+
+// rawEvent holds the members of one event that traceql reads.
+type rawEvent struct {
+	cls                     eventClass
+	ph, name                string
+	pid, tid, ts, dur, args gjson.Result
+	hasTS, hasDur, hasArgs  bool
+}
+
+// str views b as a string without copying. The string aliases the scanner's
+// buffer: anything kept past the current event must be copied (intern).
+func str(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }
+
+// event decodes one event object. Uninteresting events are dropped as soon
+// as their category is seen, before the rest is looked at.
+func (d *kinetoDecoder) event(b []byte, off int64) error {
+	if !gjson.ValidBytes(b) {
+		return d.invalid(b, off)
+	}
+	var e rawEvent
+	gjson.Parse(str(b)).ForEach(func(k, v gjson.Result) bool {
+		switch k.Str {
+		case "cat":
+			e.cls = classify(v.Str)
+			return e.cls != clsSkip
+		case "ph":
+			e.ph = v.Str
+		case "name":
+			e.name = v.Str
+		case "pid":
+			e.pid = v
+		case "tid":
+			e.tid = v
+		case "ts":
+			e.ts, e.hasTS = v, true
+		case "dur":
+			e.dur, e.hasDur = v, true
+		case "args":
+			e.args, e.hasArgs = v, true
+		}
+		return true
+	})
+	if e.cls == clsSkip {
+		return nil
+	}
+	if e.ph != "X" {
+		d.warn.add(fmt.Sprintf("%s events with ph %q (not a complete event) skipped", e.catName(), e.ph))
+		return nil
+	}
+	if !e.hasTS || !e.hasDur {
+		d.warn.add(e.catName() + ` events without "ts" or "dur" skipped`)
+		return nil
+	}
+	start, err := d.micros(e.ts)
+	if err != nil {
+		d.warn.add(fmt.Sprintf("%s events with a bad ts skipped (%v)", e.catName(), err))
+		return nil
+	}
+	dur, err := d.micros(e.dur)
+	if err != nil {
+		d.warn.add(fmt.Sprintf("%s events with a bad dur skipped (%v)", e.catName(), err))
+		return nil
+	}
+	if dur < 0 {
+		d.warn.add(e.catName() + " events with negative dur skipped")
+		return nil
+	}
+	end := start + dur
+	if end < start {
+		d.warn.add(e.catName() + " events whose end overflows int64 ns skipped")
+		return nil
+	}
+	a := d.args(&e)
+	name := d.intern(e.name)
+	t := d.t
+	switch e.cls {
+	case clsKernel, clsMemcpy, clsMemset, clsSync:
+		act := Activity{Start: start, End: end, Correlation: a.correlation}
+		act.Device = int(a.device)
+		if !a.hasDevice {
+			id, ok := intOf(e.pid)
+			if !ok {
+				d.warn.add(e.catName() + " events without a numeric device skipped")
+				return nil
+			}
+			act.Device = int(id)
+		}
+		act.Stream = a.stream
+		if !a.hasStream {
+			act.Stream = streamOf(e.tid)
+		}
+		switch e.cls {
+		case clsKernel:
+			t.Kernels = append(t.Kernels, Kernel{Activity: act, Name: name, ExternalID: a.external,
+				Grid: a.grid, Block: a.block, Registers: a.registers, SharedMem: a.sharedMem,
+				GraphID: a.graphID, GraphNode: a.graphNode})
+		case clsMemcpy:
+			kind, src, dst := parseMemcpyName(name)
+			t.Memcpys = append(t.Memcpys, Memcpy{Activity: act, Kind: kind, Src: src, Dst: dst, Bytes: a.bytes})
+		case clsMemset:
+			t.Memsets = append(t.Memsets, Memset{Activity: act, Mem: parseMemsetName(name), Bytes: a.bytes})
+		case clsSync:
+			t.Syncs = append(t.Syncs, Sync{Activity: act, Kind: name})
+		}
+	case clsRuntime, clsDriver:
+		pid, _ := intOf(e.pid)
+		tid, _ := intOf(e.tid)
+		kind := Runtime
+		if e.cls == clsDriver {
+			kind = Driver
+		}
+		t.APICalls = append(t.APICalls, APICall{Name: name, Kind: kind, PID: pid, TID: tid,
+			Start: start, End: end, Correlation: a.correlation, ExternalID: a.external})
+	case clsCPUOp, clsUserAnnotation, clsGPUAnnotation:
+		op := Op{Name: name, Start: start, End: end, ExternalID: a.external}
+		op.PID, _ = intOf(e.pid)
+		op.TID, _ = intOf(e.tid)
+		switch e.cls {
+		case clsCPUOp:
+			op.Kind = CPUOp
+		case clsUserAnnotation:
+			op.Kind = UserAnnotation
+		case clsGPUAnnotation:
+			op.Kind = GPUAnnotation
+			if a.hasDevice {
+				op.PID = a.device
+			}
+			if a.hasStream {
+				op.TID = a.stream
+			} else {
+				op.TID = streamOf(e.tid)
+			}
+		}
+		t.Ops = append(t.Ops, op)
+	}
+	return nil
+}
+
+func (e *rawEvent) catName() string {
+	return [...]string{"", "kernel", "memcpy", "memset", "runtime", "driver", "cpu_op", "user_annotation", "gpu_user_annotation", "cuda_sync"}[e.cls]
+}
+
+// invalid reports a malformed event with the offset of the first bad byte,
+// found by encoding/json (only on this error path).
+func (d *kinetoDecoder) invalid(b []byte, off int64) error {
+	var v any
+	err := json.Unmarshal(b, &v)
+	var se *json.SyntaxError
+	if errors.As(err, &se) {
+		return d.syntax(off+se.Offset-1, "event #%d: invalid JSON: %v", d.nEvents, se)
+	}
+	return d.syntax(off, "event #%d: invalid JSON", d.nEvents)
+}
+
+// micros converts a ts or dur member to ns.
+func (d *kinetoDecoder) micros(v gjson.Result) (int64, error) {
+	switch v.Type {
+	case gjson.Number:
+		return MicrosToNanos(v.Raw)
+	case gjson.String:
+		return MicrosToNanos(strings.TrimSpace(v.Str))
+	}
+	return 0, errNotNumber
+}
+
+func (d *kinetoDecoder) intern(s string) string {
+	if v, ok := d.names[s]; ok {
+		return v
+	}
+	s = strings.Clone(s)
+	d.names[s] = s
+	return s
+}
+
+// eventArgs are the members of "args" traceql reads.
+type eventArgs struct {
+	device, stream        int64
+	hasDevice, hasStream  bool
+	correlation, external int64
+	bytes, sharedMem      int64
+	registers             int32
+	grid, block           [3]int32
+	graphID, graphNode    int64
+}
+
+func (d *kinetoDecoder) args(e *rawEvent) eventArgs {
+	var a eventArgs
+	if !e.hasArgs || !e.args.IsObject() {
+		return a
+	}
+	e.args.ForEach(func(k, v gjson.Result) bool {
+		switch k.Str {
+		case "device":
+			a.device, a.hasDevice = intOf(v)
+		case "stream":
+			a.stream, a.hasStream = intOf(v)
+		case "correlation":
+			a.correlation, _ = intOf(v)
+		case "External id", "external id":
+			a.external, _ = intOf(v)
+		case "bytes":
+			a.bytes, _ = intOf(v)
+		case "registers per thread":
+			r, _ := intOf(v)
+			a.registers = int32(r)
+		case "shared memory":
+			a.sharedMem, _ = intOf(v)
+		case "grid":
+			a.grid = dim3(v)
+		case "block":
+			a.block = dim3(v)
+		case "graph id":
+			a.graphID, _ = intOf(v)
+		case "graph node id":
+			a.graphNode, _ = intOf(v)
+		}
+		return true
+	})
+	return a
+}
+
+// intOf reads an integer that may be written as a number or a numeric
+// string ("25738"), as pids and tids are in some traces.
+func intOf(v gjson.Result) (int64, bool) {
+	switch v.Type {
+	case gjson.Number:
+		if n, err := strconv.ParseInt(v.Raw, 10, 64); err == nil {
+			return n, true
+		}
+		return v.Int(), true
+	case gjson.String:
+		n, err := strconv.ParseInt(strings.TrimSpace(v.Str), 10, 64)
+		return n, err == nil
+	}
+	return 0, false
+}
+
+// streamOf reads a stream id from a tid: 7, "7", or the 2021 form "stream 7".
+func streamOf(v gjson.Result) int64 {
+	if n, ok := intOf(v); ok {
+		return n
+	}
+	if v.Type == gjson.String {
+		s := strings.TrimSpace(v.Str)
+		if rest, ok := strings.CutPrefix(s, "stream "); ok {
+			if n, err := strconv.ParseInt(strings.TrimSpace(rest), 10, 64); err == nil {
+				return n
+			}
+		}
+	}
+	return 0
+}
+
+func dim3(v gjson.Result) [3]int32 {
+	var d [3]int32
+	i := 0
+	v.ForEach(func(_, x gjson.Result) bool {
+		if i < 3 {
+			d[i] = int32(x.Int())
+		}
+		i++
+		return i < 3
+	})
+	return d
+}
+
+// parseMemcpyName reads "Memcpy HtoD (Pageable -> Device)".
+func parseMemcpyName(name string) (CopyKind, MemKind, MemKind) {
+	rest, ok := strings.CutPrefix(name, "Memcpy ")
+	if !ok {
+		return CopyUnknown, MemUnknown, MemUnknown
+	}
+	tok, paren, _ := strings.Cut(rest, " ")
+	kind := ParseCopyKind(tok)
+	src, dst := MemUnknown, MemUnknown
+	if p, ok := strings.CutPrefix(paren, "("); ok {
+		p = strings.TrimSuffix(p, ")")
+		if s, t, ok := strings.Cut(p, " -> "); ok {
+			src, dst = ParseMemKind(s), ParseMemKind(t)
+		}
+	}
+	return kind, src, dst
+}
+
+// parseMemsetName reads "Memset (Device)".
+func parseMemsetName(name string) MemKind {
+	_, p, ok := strings.Cut(name, "(")
+	if !ok {
+		return MemUnknown
+	}
+	return ParseMemKind(strings.TrimSuffix(p, ")"))
+}
+
+// meta reads a top-level member other than traceEvents.
+func (d *kinetoDecoder) meta(key string, v []byte, off int64) error {
+	switch key {
+	case "schemaVersion", "deviceProperties", "computeProperties", "distributedInfo", "baseTimeNanoseconds":
+	default:
+		return nil
+	}
+	if !gjson.ValidBytes(v) {
+		return d.syntax(off, "invalid JSON in top-level member %q", key)
+	}
+	r := gjson.ParseBytes(v)
+	switch key {
+	case "schemaVersion":
+		d.t.Meta.Version = r.String()
+	case "deviceProperties", "computeProperties":
+		r.ForEach(func(_, p gjson.Result) bool {
+			dev := Device{
+				ID:            int(p.Get("id").Int()),
+				Name:          p.Get("name").String(),
+				ComputeMajor:  int(p.Get("computeMajor").Int()),
+				ComputeMinor:  int(p.Get("computeMinor").Int()),
+				TotalMemBytes: p.Get("totalGlobalMem").Int(),
+				SMs:           int(p.Get("numSms").Int()),
+			}
+			if key == "computeProperties" {
+				dev.ComputeMajor = int(p.Get("major").Int())
+				dev.ComputeMinor = int(p.Get("minor").Int())
+				dev.SMs = int(p.Get("multiProcessorCount").Int())
+			}
+			d.devices = append(d.devices, dev)
+			return true
+		})
+	case "distributedInfo":
+		if rk := r.Get("rank"); rk.Exists() {
+			d.t.Meta.Rank = int(rk.Int())
+		}
+		d.t.Meta.WorldSize = int(r.Get("world_size").Int())
+	case "baseTimeNanoseconds":
+		if n, err := strconv.ParseInt(r.Raw, 10, 64); err == nil {
+			d.t.Meta.BaseTimeNS = n
+		}
+	}
+	return nil
+}

@@ -1,0 +1,52 @@
+// Command traceql summarizes and compares GPU traces: PyTorch profiler
+// (Kineto) JSON and Nsight Systems SQLite exports. See doc.go.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+// run executes one traceql command line and returns the exit code: 0 for
+// success, 1 for an error, 2 for bad usage.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	root := newRootCmd(stdout, stderr)
+	root.SetArgs(args)
+	err := root.ExecuteContext(ctx)
+	if err == nil {
+		return 0
+	}
+	var reported errReported
+	if !errors.As(err, &reported) {
+		fmt.Fprintf(stderr, "traceql: %v\n", err)
+	}
+	var usage usageError
+	if errors.As(err, &usage) || strings.HasPrefix(err.Error(), "unknown command") {
+		return 2
+	}
+	return 1
+}
+
+// A usageError is a mistake in the command line (exit code 2).
+type usageError struct{ err error }
+
+func (e usageError) Error() string { return e.err.Error() }
+func (e usageError) Unwrap() error { return e.err }
+
+// errReported says the failures were already printed, one per file; run
+// only sets the exit code.
+type errReported struct{ n int }
+
+func (e errReported) Error() string { return fmt.Sprintf("%d file(s) failed", e.n) }

@@ -1,0 +1,62 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"runtime/debug"
+
+	"github.com/spf13/cobra"
+)
+
+func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "traceql",
+		Short: "Exact numbers from GPU traces: PyTorch profiler (Kineto) JSON and Nsight Systems SQLite",
+		Long: `traceql reads GPU traces — PyTorch profiler / Kineto Chrome-trace JSON
+(plain or gzipped) and Nsight Systems exports (nsys export --type sqlite) —
+and reports exact per-device numbers: kernels, their durations, idle time
+between them, utilization, copy bandwidth.`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
+	root.AddCommand(
+		newSummarizeCmd(nil),
+		newVersionCmd(),
+	)
+	return root
+}
+
+func newVersionCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "version",
+		Short: "Print traceql's version",
+		Args:  noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			v := "(devel)"
+			if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" {
+				v = bi.Main.Version
+			}
+			_, err := fmt.Fprintf(cmd.OutOrStdout(), "traceql %s\n", v)
+			return err
+		},
+	}
+}
+
+func noArgs(cmd *cobra.Command, args []string) error {
+	if len(args) > 0 {
+		return usageError{fmt.Errorf("%s takes no arguments", cmd.CommandPath())}
+	}
+	return nil
+}
+
+func minArgs(n int) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		if len(args) < n {
+			return usageError{fmt.Errorf("%s needs at least %d FILE or DIR argument(s); see --help", cmd.CommandPath(), n)}
+		}
+		return nil
+	}
+}

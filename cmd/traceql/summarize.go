@@ -1,0 +1,126 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+
+	"github.com/spf13/cobra"
+
+	"github.com/traceql/traceql/metrics"
+	"github.com/traceql/traceql/report"
+	"github.com/traceql/traceql/trace"
+)
+
+type summarizeOptions struct {
+	Args   []string
+	Format string
+	Top    int
+	Strict bool
+	Out    io.Writer
+	Err    io.Writer
+}
+
+func newSummarizeCmd(runF func(context.Context, *summarizeOptions) error) *cobra.Command {
+	opts := &summarizeOptions{}
+	cmd := &cobra.Command{
+		Use:   "summarize FILE|DIR...",
+		Short: "Per-device kernel, idle, utilization and copy numbers of each trace",
+		Long: `Summarize prints, for each GPU in each trace, how many kernels ran and how
+long they took, how long the GPU sat idle between activity and in how many
+gaps, its utilization, and host<->device copy volume and bandwidth.
+
+A DIR argument is searched recursively for *.json, *.json.gz, *.gz, *.sqlite.
+With --format csv there is one row per (file, device), times in integer ns,
+ready for pandas.read_csv; --format json has the same names.
+
+` + metrics.Help(),
+		Example: `  traceql summarize run.pt.trace.json.gz
+  traceql summarize runs/ --format csv > summary.csv
+  traceql summarize report.sqlite --format markdown`,
+		Args: minArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Args = args
+			opts.Out, opts.Err = cmd.OutOrStdout(), cmd.ErrOrStderr()
+			switch opts.Format {
+			case "text", "csv", "json", "markdown", "md":
+			default:
+				return usageError{fmt.Errorf("--format %q: want text, csv, json or markdown", opts.Format)}
+			}
+			if opts.Top < 1 {
+				return usageError{fmt.Errorf("--top %d: want at least 1", opts.Top)}
+			}
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return runSummarize(cmd.Context(), opts)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVarP(&opts.Format, "format", "f", "text", "output format: text, csv, json or markdown")
+	f.IntVar(&opts.Top, "top", 10, "kernels (and host ops) listed per device")
+	f.BoolVar(&opts.Strict, "strict", false, "treat skipped or malformed events and truncation as errors")
+	return cmd
+}
+
+func runSummarize(ctx context.Context, opts *summarizeOptions) error {
+	files, err := expandInputs(opts.Args)
+	if err != nil {
+		return err
+	}
+	sums, failed := summarizeFiles(ctx, files, trace.Options{Strict: opts.Strict}, metrics.Options{TopN: opts.Top}, opts.Err)
+	if err := writeSummaries(opts, sums); err != nil {
+		return err
+	}
+	if failed > 0 {
+		return errReported{failed}
+	}
+	return nil
+}
+
+// summarizeFiles reads and summarizes each file; a file that fails is
+// reported on errw and skipped, so one bad rank does not hide the others.
+func summarizeFiles(ctx context.Context, files []string, to trace.Options, mo metrics.Options, errw io.Writer) ([]metrics.Summary, int) {
+	var sums []metrics.Summary
+	failed := 0
+	for _, f := range files {
+		t, err := to.Open(ctx, f)
+		if err != nil {
+			if ctx.Err() != nil {
+				fmt.Fprintf(errw, "traceql: %v\n", ctx.Err())
+				return sums, failed + 1
+			}
+			fmt.Fprintf(errw, "traceql: %v\n", err)
+			failed++
+			continue
+		}
+		sums = append(sums, metrics.Summarize(t, mo))
+	}
+	return sums, failed
+}
+
+func writeSummaries(opts *summarizeOptions, sums []metrics.Summary) error {
+	if opts.Format == "text" || opts.Format == "markdown" || opts.Format == "md" {
+		var tables []*report.Table
+		for _, s := range sums {
+			tables = append(tables, report.SummaryTables(s)...)
+		}
+		if opts.Format == "text" {
+			return report.WriteText(opts.Out, tables...)
+		}
+		return report.WriteMarkdown(opts.Out, tables...)
+	}
+	// Machine formats: warnings and GPU-less files go to stderr, not into the data.
+	for _, s := range sums {
+		for _, w := range s.Warnings {
+			fmt.Fprintf(opts.Err, "traceql: warning: %s: %s\n", s.Source, w)
+		}
+		if len(s.Devices) == 0 {
+			fmt.Fprintf(opts.Err, "traceql: %s: no GPU activity (%d host ops); no row written\n", s.Source, s.Host.Ops)
+		}
+	}
+	if opts.Format == "csv" {
+		return report.WriteCSV(opts.Out, report.SummaryRecords(sums))
+	}
+	return report.WriteSummaryJSON(opts.Out, sums)
+}

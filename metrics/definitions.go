@@ -1,0 +1,98 @@
+package metrics
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Unit says how a column's value is measured, for scaling and formatting.
+type Unit uint8
+
+// Units.
+const (
+	Count Unit = iota // a number of things
+	NS                // nanoseconds
+	Bytes             // bytes
+	GBps              // gigabytes (1e9 B) per second = bytes per ns
+	Ratio             // a fraction, 0..1
+	Text              // a name
+)
+
+// A Column is one per-device metric: its name in CSV and JSON output, its
+// unit, its definition (shown by `traceql summarize --help`) and how to read
+// it from a DeviceSummary. This table is the one place metrics are defined.
+type Column struct {
+	Name  string // in CSV and JSON
+	Label string // for people
+	Unit  Unit
+	Doc   string
+	Value func(*DeviceSummary) any // int, int64, float64 or string
+}
+
+// Columns returns the per-device metrics in output order. The first ones are
+// the columns of ../shared/traces/reference.csv, named exactly so.
+func Columns() []Column {
+	return []Column{
+		{"device", "device", Count, "device id as the trace numbers it (Kineto args.device, else pid; Nsight deviceId)", func(d *DeviceSummary) any { return d.Device }},
+		{"kernels", "kernels", Count, "number of kernel executions on the device, all streams", func(d *DeviceSummary) any { return d.Kernels }},
+		{"kernel_ns", "kernel time", NS, "sum of kernel durations (end − start); overlapping kernels both count", func(d *DeviceSummary) any { return d.KernelNS }},
+		{"kernel_mean_ns", "mean kernel", NS, "kernel_ns / kernels", func(d *DeviceSummary) any { return d.KernelMeanNS }},
+		{"kernel_median_ns", "median kernel", NS, "median kernel duration; the mean of the two middle values for an even count", func(d *DeviceSummary) any { return d.KernelMedianNS }},
+		{"kernel_busy_ns", "kernel busy", NS, "length of the union of kernel intervals only (tb-profiler's GPU utilization numerator)", func(d *DeviceSummary) any { return d.KernelBusyNS }},
+		{"span_ns", "span", NS, "last GPU activity end − first GPU activity start; GPU activity = kernels + memcpys + memsets", func(d *DeviceSummary) any { return d.SpanNS }},
+		{"busy_ns", "busy", NS, "length of the union of GPU activity intervals over all streams: overlapping work counts once, never a sum", func(d *DeviceSummary) any { return d.BusyNS }},
+		{"idle_ns", "idle", NS, "span_ns − busy_ns: time inside the span with nothing running", func(d *DeviceSummary) any { return d.IdleNS }},
+		{"idle_gaps", "idle gaps", Count, "number of gaps between merged busy intervals (intervals that touch merge)", func(d *DeviceSummary) any { return d.IdleGaps }},
+		{"gpu_util", "GPU utilization", Ratio, "busy_ns / span_ns", func(d *DeviceSummary) any { return d.GPUUtil }},
+		{"h2d_copies", "H2D copies", Count, "memcpys of kind HtoD (Kineto: the token after \"Memcpy \" in the name; Nsight: copyKind 1)", func(d *DeviceSummary) any { return d.H2D.Copies }},
+		{"h2d_bytes", "H2D bytes", Bytes, "bytes moved by HtoD copies", func(d *DeviceSummary) any { return d.H2D.Bytes }},
+		{"h2d_ns", "H2D time", NS, "sum of HtoD copy durations", func(d *DeviceSummary) any { return d.H2D.NS }},
+		{"h2d_gbps", "H2D bandwidth", GBps, "h2d_bytes / h2d_ns, in GB/s with GB = 1e9 B; 0 without copies", func(d *DeviceSummary) any { return d.H2D.GBps }},
+		{"d2h_copies", "D2H copies", Count, "memcpys of kind DtoH (Nsight copyKind 2)", func(d *DeviceSummary) any { return d.D2H.Copies }},
+		{"d2h_bytes", "D2H bytes", Bytes, "bytes moved by DtoH copies", func(d *DeviceSummary) any { return d.D2H.Bytes }},
+		{"d2h_ns", "D2H time", NS, "sum of DtoH copy durations", func(d *DeviceSummary) any { return d.D2H.NS }},
+		{"d2h_gbps", "D2H bandwidth", GBps, "d2h_bytes / d2h_ns, GB/s; 0 without copies", func(d *DeviceSummary) any { return d.D2H.GBps }},
+		{"name", "name", Text, "device name, when the trace gives it", func(d *DeviceSummary) any { return d.Name }},
+		{"streams", "streams", Count, "streams with GPU activity on the device", func(d *DeviceSummary) any { return d.Streams }},
+		{"kernel_min_ns", "min kernel", NS, "shortest kernel", func(d *DeviceSummary) any { return d.KernelMinNS }},
+		{"kernel_p90_ns", "p90 kernel", NS, "90th percentile kernel duration, nearest rank (the smallest duration with ≥ 90 % of kernels at or below it)", func(d *DeviceSummary) any { return d.KernelP90NS }},
+		{"kernel_p99_ns", "p99 kernel", NS, "99th percentile kernel duration, nearest rank", func(d *DeviceSummary) any { return d.KernelP99NS }},
+		{"kernel_max_ns", "max kernel", NS, "longest kernel", func(d *DeviceSummary) any { return d.KernelMaxNS }},
+		{"largest_gap_ns", "largest gap", NS, "longest idle gap", func(d *DeviceSummary) any { return d.LargestGapNS }},
+		{"start_ns", "first start", NS, "first GPU activity start, on the trace's clock", func(d *DeviceSummary) any { return d.StartNS }},
+		{"end_ns", "last end", NS, "last GPU activity end, on the trace's clock", func(d *DeviceSummary) any { return d.EndNS }},
+		{"other_copies", "other copies", Count, "memcpys of every other kind (DtoD, HtoH, PtoP, unified memory, …)", func(d *DeviceSummary) any { return d.otherCopies().Copies }},
+		{"other_copy_bytes", "other copy bytes", Bytes, "bytes moved by those copies", func(d *DeviceSummary) any { return d.otherCopies().Bytes }},
+		{"other_copy_ns", "other copy time", NS, "sum of their durations", func(d *DeviceSummary) any { return d.otherCopies().NS }},
+		{"memsets", "memsets", Count, "memset executions", func(d *DeviceSummary) any { return d.Memsets }},
+		{"memset_bytes", "memset bytes", Bytes, "bytes set", func(d *DeviceSummary) any { return d.MemsetBytes }},
+		{"memset_ns", "memset time", NS, "sum of memset durations", func(d *DeviceSummary) any { return d.MemsetNS }},
+	}
+}
+
+// otherCopies totals the copies that are neither HtoD nor DtoH.
+func (d *DeviceSummary) otherCopies() CopyStat {
+	var o CopyStat
+	for _, c := range d.Copies {
+		if c.Kind != "HtoD" && c.Kind != "DtoH" {
+			o.Copies += c.Copies
+			o.Bytes += c.Bytes
+			o.NS += c.NS
+		}
+	}
+	return o
+}
+
+// Help renders the definitions for --help.
+func Help() string {
+	var b strings.Builder
+	b.WriteString("Metrics, per device (all times integer ns in CSV/JSON):\n")
+	for _, c := range Columns() {
+		fmt.Fprintf(&b, "  %-17s %s\n", c.Name, c.Doc)
+	}
+	b.WriteString(`Also shown: the gap-length histogram (decades from 1 µs to 1 s), copies by
+kind and memory kinds (Pageable/Pinned/Device) with bandwidth, and the top
+kernels by total time (count, total, mean, share of kernel_ns).
+`)
+	return b.String()
+}

@@ -1,0 +1,76 @@
+package metrics
+
+import (
+	"cmp"
+	"slices"
+)
+
+// An Interval is a half-open stretch of time [Start, End) in ns.
+type Interval struct{ Start, End int64 }
+
+// Len returns End − Start.
+func (iv Interval) Len() int64 { return iv.End - iv.Start }
+
+// Union returns the union of ivs as sorted, disjoint intervals. Intervals
+// that overlap or touch (one ends where the next starts) merge. A
+// zero-length interval inside or touching another adds nothing; a lone one
+// is kept as a zero-length busy interval. ivs is not modified.
+func Union(ivs []Interval) []Interval {
+	sorted := ivs
+	if !slices.IsSortedFunc(ivs, byStart) {
+		sorted = slices.Clone(ivs)
+		slices.SortFunc(sorted, byStart)
+	}
+	return unionSorted(sorted)
+}
+
+func byStart(a, b Interval) int {
+	if c := cmp.Compare(a.Start, b.Start); c != 0 {
+		return c
+	}
+	return cmp.Compare(a.End, b.End)
+}
+
+// unionSorted merges intervals already sorted by Start.
+func unionSorted(ivs []Interval) []Interval {
+	var out []Interval
+	for _, iv := range ivs {
+		if n := len(out); n > 0 && iv.Start <= out[n-1].End {
+			out[n-1].End = max(out[n-1].End, iv.End)
+			continue
+		}
+		out = append(out, iv)
+	}
+	return out
+}
+
+// Length returns the total length of disjoint intervals.
+func Length(merged []Interval) int64 {
+	var n int64
+	for _, iv := range merged {
+		n += iv.Len()
+	}
+	return n
+}
+
+// Clip returns the parts of disjoint, sorted intervals that lie inside w.
+func Clip(merged []Interval, w Interval) []Interval {
+	var out []Interval
+	for _, iv := range merged {
+		s, e := max(iv.Start, w.Start), min(iv.End, w.End)
+		if s < e || s == e && iv.Start == iv.End && s >= w.Start && s <= w.End {
+			out = append(out, Interval{s, e})
+		}
+	}
+	return out
+}
+
+// Gaps returns the idle stretches between consecutive disjoint, sorted
+// intervals.
+func Gaps(merged []Interval) []Interval {
+	var out []Interval
+	for i := 1; i < len(merged); i++ {
+		out = append(out, Interval{merged[i-1].End, merged[i].Start})
+	}
+	return out
+}

@@ -1,0 +1,88 @@
+package metrics
+
+import (
+	"slices"
+	"testing"
+)
+
+func TestUnion(t *testing.T) {
+	iv := func(s, e int64) Interval { return Interval{s, e} }
+	tests := []struct {
+		name string
+		in   []Interval
+		want []Interval
+	}{
+		{"empty", nil, nil},
+		// tb-profiler's golden test (test_profiler.py::test_gpu_utilization).
+		{"tb-profiler", []Interval{iv(130, 140), iv(135, 150), iv(150, 150), iv(145, 170), iv(200, 220)},
+			[]Interval{iv(130, 170), iv(200, 220)}},
+		{"unsorted", []Interval{iv(200, 220), iv(130, 140)}, []Interval{iv(130, 140), iv(200, 220)}},
+		{"touching merge", []Interval{iv(0, 10), iv(10, 20)}, []Interval{iv(0, 20)}},
+		{"nested", []Interval{iv(0, 100), iv(10, 20), iv(30, 40)}, []Interval{iv(0, 100)}},
+		{"lone zero-length", []Interval{iv(0, 10), iv(15, 15), iv(20, 30)}, []Interval{iv(0, 10), iv(15, 15), iv(20, 30)}},
+		{"zero-length at edge", []Interval{iv(0, 10), iv(10, 10)}, []Interval{iv(0, 10)}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			in := slices.Clone(tt.in)
+			got := Union(tt.in)
+			if !slices.Equal(got, tt.want) {
+				t.Errorf("Union = %v, want %v", got, tt.want)
+			}
+			if !slices.Equal(in, tt.in) {
+				t.Errorf("Union modified its input")
+			}
+		})
+	}
+}
+
+// TestTBProfilerUtilization ports tb-profiler's utilization example: kernel
+// busy 60 over the steps window [100,220] gives 0.5.
+func TestTBProfilerUtilization(t *testing.T) {
+	u := Union([]Interval{{130, 140}, {135, 150}, {150, 150}, {145, 170}, {200, 220}})
+	if got := Length(u); got != 60 {
+		t.Fatalf("kernel busy = %d, want 60", got)
+	}
+	w := Interval{100, 220}
+	if got := float64(Length(Clip(u, w))) / float64(w.Len()); got != 0.5 {
+		t.Errorf("utilization = %v, want 0.5", got)
+	}
+	if got := Gaps(u); !slices.Equal(got, []Interval{{170, 200}}) {
+		t.Errorf("gaps = %v", got)
+	}
+}
+
+func TestMedianPercentile(t *testing.T) {
+	tests := []struct {
+		in       []int64
+		median   float64
+		p90, p99 int64
+	}{
+		{nil, 0, 0, 0},
+		{[]int64{5}, 5, 5, 5},
+		{[]int64{1, 2}, 1.5, 2, 2},
+		{[]int64{1, 2, 3, 4, 5, 6, 7, 8, 9, 10}, 5.5, 9, 10},
+		{[]int64{1<<62 + 1, 1<<62 + 2}, 1<<62 + 1.5, 1<<62 + 2, 1<<62 + 2},
+	}
+	for _, tt := range tests {
+		if got := Median(tt.in); got != tt.median {
+			t.Errorf("Median(%v) = %v, want %v", tt.in, got, tt.median)
+		}
+		if got := Percentile(tt.in, 90); got != tt.p90 {
+			t.Errorf("p90(%v) = %v, want %v", tt.in, got, tt.p90)
+		}
+		if got := Percentile(tt.in, 99); got != tt.p99 {
+			t.Errorf("p99(%v) = %v, want %v", tt.in, got, tt.p99)
+		}
+	}
+}
+
+func TestGapHistogram(t *testing.T) {
+	h := GapHistogram([]Interval{{0, 999}, {0, 1000}, {0, 5e6}, {0, 2e9}})
+	want := map[int64]int{0: 1, 1e3: 1, 1e6: 1, 1e9: 1}
+	for _, b := range h {
+		if b.Count != want[b.Lo] {
+			t.Errorf("bin [%d,%d): %d, want %d", b.Lo, b.Hi, b.Count, want[b.Lo])
+		}
+	}
+}

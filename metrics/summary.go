@@ -1,0 +1,442 @@
+package metrics
+
+import (
+	"cmp"
+	"math"
+	"slices"
+
+	"github.com/traceql/traceql/trace"
+)
+
+// A Summary is what `traceql summarize` reports for one trace.
+type Summary struct {
+	Source   string
+	Format   trace.Format
+	Version  string
+	Rank     int             // -1 when unknown
+	Devices  []DeviceSummary // devices with GPU activity, by ID
+	Host     HostSummary
+	Warnings []string
+}
+
+// A DeviceSummary holds the metrics of one device; see Definitions.
+type DeviceSummary struct {
+	Device  int
+	Name    string
+	Streams int
+
+	Kernels        int
+	KernelNS       int64
+	KernelMeanNS   float64
+	KernelMedianNS float64
+	KernelMinNS    int64
+	KernelP90NS    int64
+	KernelP99NS    int64
+	KernelMaxNS    int64
+	KernelBusyNS   int64
+
+	StartNS, EndNS int64 // first activity start, last activity end
+	SpanNS         int64
+	BusyNS         int64
+	IdleNS         int64
+	IdleGaps       int
+	LargestGapNS   int64
+	GapHist        []Bin
+	GPUUtil        float64
+
+	H2D, D2H CopyStat
+	Copies   []CopyStat // by kind and memory kinds, for every copy kind present
+
+	Memsets     int
+	MemsetBytes int64
+	MemsetNS    int64
+
+	TopKernels []KernelStat
+}
+
+// A CopyStat aggregates memcpys of one kind (and, in Copies, one pair of
+// memory kinds).
+type CopyStat struct {
+	Kind     string // HtoD, DtoH, …
+	Src, Dst string // memory kinds ("Pageable", "Device"); "" in the H2D/D2H totals
+	Copies   int
+	Bytes    int64
+	NS       int64   // sum of copy durations
+	GBps     float64 // Bytes / NS, GB = 1e9 B; 0 without copies
+}
+
+// A KernelStat aggregates the kernels of one name on one device.
+type KernelStat struct {
+	Name    string
+	Count   int
+	TotalNS int64
+	MeanNS  float64
+	MinNS   int64
+	MaxNS   int64
+	Share   float64 // TotalNS / the device's kernel_ns
+}
+
+// A Bin is one bucket of a histogram: Count values in [Lo, Hi) ns (Hi = 0:
+// no upper bound).
+type Bin struct {
+	Lo, Hi int64
+	Count  int
+	SumNS  int64
+}
+
+// HostSummary describes the CPU side: what is left to say for a trace
+// without GPU activity, and context for one with.
+type HostSummary struct {
+	Ops      int // cpu_op events
+	APICalls int // runtime and driver calls
+	TopOps   []OpStat
+}
+
+// An OpStat aggregates host ops of one name.
+type OpStat struct {
+	Name    string
+	Count   int
+	TotalNS int64
+	SelfNS  int64 // total minus time in ops nested directly inside, same thread
+}
+
+// Options tune Summarize.
+type Options struct {
+	TopN int // top kernels and ops listed; 0 means 10
+}
+
+// Summarize computes the per-device metrics of t.
+func Summarize(t *trace.Trace, o Options) Summary {
+	if o.TopN == 0 {
+		o.TopN = 10
+	}
+	s := Summary{
+		Source:   t.Source,
+		Format:   t.Meta.Format,
+		Version:  t.Meta.Version,
+		Rank:     t.Meta.Rank,
+		Warnings: t.Warnings,
+		Host:     summarizeHost(t, o.TopN),
+	}
+	for _, dev := range activeDevices(t) {
+		s.Devices = append(s.Devices, summarizeDevice(t, dev, o.TopN))
+	}
+	return s
+}
+
+// activeDevices lists the devices with at least one kernel, memcpy or memset.
+func activeDevices(t *trace.Trace) []trace.Device {
+	seen := map[int]bool{}
+	for i := range t.Kernels {
+		seen[t.Kernels[i].Device] = true
+	}
+	for i := range t.Memcpys {
+		seen[t.Memcpys[i].Device] = true
+	}
+	for i := range t.Memsets {
+		seen[t.Memsets[i].Device] = true
+	}
+	var out []trace.Device
+	for _, d := range t.Devices {
+		if seen[d.ID] {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// DeviceBusy returns the union of the GPU activity intervals (kernels,
+// memcpys, memsets, all streams) of one device, sorted and disjoint.
+func DeviceBusy(t *trace.Trace, dev int) []Interval {
+	return unionSorted(activityIntervals(t, dev, true))
+}
+
+// activityIntervals returns the device's activity intervals sorted by start:
+// kernels only, or kernels, memcpys and memsets (each already sorted in the
+// trace, merged here).
+func activityIntervals(t *trace.Trace, dev int, all bool) []Interval {
+	var k, c, m []Interval
+	for i := range t.Kernels {
+		if a := &t.Kernels[i].Activity; a.Device == dev {
+			k = append(k, Interval{a.Start, a.End})
+		}
+	}
+	if !all {
+		return k
+	}
+	for i := range t.Memcpys {
+		if a := &t.Memcpys[i].Activity; a.Device == dev {
+			c = append(c, Interval{a.Start, a.End})
+		}
+	}
+	for i := range t.Memsets {
+		if a := &t.Memsets[i].Activity; a.Device == dev {
+			m = append(m, Interval{a.Start, a.End})
+		}
+	}
+	return mergeSorted(mergeSorted(k, c), m)
+}
+
+func mergeSorted(a, b []Interval) []Interval {
+	if len(b) == 0 {
+		return a
+	}
+	if len(a) == 0 {
+		return b
+	}
+	out := make([]Interval, 0, len(a)+len(b))
+	i, j := 0, 0
+	for i < len(a) && j < len(b) {
+		if byStart(a[i], b[j]) <= 0 {
+			out = append(out, a[i])
+			i++
+		} else {
+			out = append(out, b[j])
+			j++
+		}
+	}
+	out = append(out, a[i:]...)
+	return append(out, b[j:]...)
+}
+
+func summarizeDevice(t *trace.Trace, dev trace.Device, topN int) DeviceSummary {
+	d := DeviceSummary{Device: dev.ID, Name: dev.Name}
+	streams := map[int64]bool{}
+
+	var durs []int64
+	byName := map[string]*KernelStat{}
+	for i := range t.Kernels {
+		k := &t.Kernels[i]
+		if k.Device != dev.ID {
+			continue
+		}
+		streams[k.Stream] = true
+		dur := k.Dur()
+		durs = append(durs, dur)
+		d.KernelNS += dur
+		ks := byName[k.Name]
+		if ks == nil {
+			ks = &KernelStat{Name: k.Name, MinNS: dur, MaxNS: dur}
+			byName[k.Name] = ks
+		}
+		ks.Count++
+		ks.TotalNS += dur
+		ks.MinNS = min(ks.MinNS, dur)
+		ks.MaxNS = max(ks.MaxNS, dur)
+	}
+	d.Kernels = len(durs)
+	if d.Kernels > 0 {
+		slices.Sort(durs)
+		d.KernelMeanNS = float64(d.KernelNS) / float64(d.Kernels)
+		d.KernelMedianNS = Median(durs)
+		d.KernelMinNS = durs[0]
+		d.KernelMaxNS = durs[len(durs)-1]
+		d.KernelP90NS = Percentile(durs, 90)
+		d.KernelP99NS = Percentile(durs, 99)
+	}
+	d.KernelBusyNS = Length(unionSorted(activityIntervals(t, dev.ID, false)))
+	for _, ks := range byName {
+		ks.MeanNS = float64(ks.TotalNS) / float64(ks.Count)
+		if d.KernelNS > 0 {
+			ks.Share = float64(ks.TotalNS) / float64(d.KernelNS)
+		}
+		d.TopKernels = append(d.TopKernels, *ks)
+	}
+	slices.SortFunc(d.TopKernels, func(a, b KernelStat) int {
+		if c := cmp.Compare(b.TotalNS, a.TotalNS); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.Name, b.Name)
+	})
+	if len(d.TopKernels) > topN {
+		d.TopKernels = d.TopKernels[:topN]
+	}
+
+	copies := map[CopyStat]*CopyStat{} // keyed by Kind/Src/Dst only
+	for i := range t.Memcpys {
+		m := &t.Memcpys[i]
+		if m.Device != dev.ID {
+			continue
+		}
+		streams[m.Stream] = true
+		key := CopyStat{Kind: m.Kind.String(), Src: m.Src.String(), Dst: m.Dst.String()}
+		cs := copies[key]
+		if cs == nil {
+			c := key
+			cs = &c
+			copies[key] = cs
+		}
+		for _, c := range []*CopyStat{cs, directionTotal(&d, m.Kind)} {
+			if c != nil {
+				c.Copies++
+				c.Bytes += m.Bytes
+				c.NS += m.Dur()
+			}
+		}
+	}
+	d.H2D.Kind, d.D2H.Kind = "HtoD", "DtoH"
+	d.H2D.GBps, d.D2H.GBps = gbps(d.H2D.Bytes, d.H2D.NS), gbps(d.D2H.Bytes, d.D2H.NS)
+	for _, cs := range copies {
+		cs.GBps = gbps(cs.Bytes, cs.NS)
+		d.Copies = append(d.Copies, *cs)
+	}
+	slices.SortFunc(d.Copies, func(a, b CopyStat) int {
+		return cmp.Or(cmp.Compare(a.Kind, b.Kind), cmp.Compare(a.Src, b.Src), cmp.Compare(a.Dst, b.Dst))
+	})
+
+	for i := range t.Memsets {
+		m := &t.Memsets[i]
+		if m.Device != dev.ID {
+			continue
+		}
+		streams[m.Stream] = true
+		d.Memsets++
+		d.MemsetBytes += m.Bytes
+		d.MemsetNS += m.Dur()
+	}
+	d.Streams = len(streams)
+
+	busy := DeviceBusy(t, dev.ID)
+	if len(busy) > 0 {
+		d.StartNS, d.EndNS = busy[0].Start, busy[len(busy)-1].End
+		d.SpanNS = d.EndNS - d.StartNS
+		d.BusyNS = Length(busy)
+		d.IdleNS = d.SpanNS - d.BusyNS
+		gaps := Gaps(busy)
+		d.IdleGaps = len(gaps)
+		d.GapHist = GapHistogram(gaps)
+		for _, g := range gaps {
+			d.LargestGapNS = max(d.LargestGapNS, g.Len())
+		}
+		if d.SpanNS > 0 {
+			d.GPUUtil = float64(d.BusyNS) / float64(d.SpanNS)
+		} else {
+			d.GPUUtil = 1 // all activity at one instant: never idle
+		}
+	}
+	return d
+}
+
+func directionTotal(d *DeviceSummary, k trace.CopyKind) *CopyStat {
+	switch k {
+	case trace.HtoD:
+		return &d.H2D
+	case trace.DtoH:
+		return &d.D2H
+	}
+	return nil
+}
+
+func gbps(bytes, ns int64) float64 {
+	if ns == 0 {
+		return 0
+	}
+	return float64(bytes) / float64(ns)
+}
+
+// Median returns the middle of sorted values, or the mean of the two middle
+// values for an even count; 0 for none.
+func Median(sorted []int64) float64 {
+	n := len(sorted)
+	switch {
+	case n == 0:
+		return 0
+	case n%2 == 1:
+		return float64(sorted[n/2])
+	}
+	// (a+b)/2 without overflowing int64.
+	a, b := sorted[n/2-1], sorted[n/2]
+	return float64(a) + float64(b-a)/2
+}
+
+// Percentile returns the nearest-rank p-th percentile of sorted values: the
+// smallest value with at least p % of the values at or below it.
+func Percentile(sorted []int64, p float64) int64 {
+	if len(sorted) == 0 {
+		return 0
+	}
+	r := int(math.Ceil(p / 100 * float64(len(sorted))))
+	return sorted[min(max(r, 1), len(sorted))-1]
+}
+
+// gapEdges are the bucket bounds of GapHistogram: 1 µs … 1 s by decades.
+var gapEdges = [...]int64{1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9}
+
+// GapHistogram counts gaps by length in decades: <1 µs, 1–10 µs, …, ≥1 s.
+func GapHistogram(gaps []Interval) []Bin {
+	bins := make([]Bin, len(gapEdges)+1)
+	for i := range bins {
+		if i > 0 {
+			bins[i].Lo = gapEdges[i-1]
+		}
+		if i < len(gapEdges) {
+			bins[i].Hi = gapEdges[i]
+		}
+	}
+	for _, g := range gaps {
+		n := g.Len()
+		i, _ := slices.BinarySearch(gapEdges[:], n+1)
+		bins[i].Count++
+		bins[i].SumNS += n
+	}
+	return bins
+}
+
+// summarizeHost aggregates cpu_op events: count, and top ops by total time
+// with their self time (time not spent in ops nested inside them on the
+// same thread).
+func summarizeHost(t *trace.Trace, topN int) HostSummary {
+	h := HostSummary{APICalls: len(t.APICalls)}
+	type thread struct{ pid, tid int64 }
+	byThread := map[thread][]int{}
+	for i := range t.Ops {
+		if t.Ops[i].Kind != trace.CPUOp {
+			continue
+		}
+		h.Ops++
+		k := thread{t.Ops[i].PID, t.Ops[i].TID}
+		byThread[k] = append(byThread[k], i)
+	}
+	if h.Ops == 0 {
+		return h
+	}
+	self := make(map[int]int64, h.Ops)
+	for _, idx := range byThread {
+		// Ops are sorted by start; a stack of open ops gives each its parent.
+		var stack []int
+		for _, i := range idx {
+			op := &t.Ops[i]
+			for len(stack) > 0 && t.Ops[stack[len(stack)-1]].End <= op.Start {
+				stack = stack[:len(stack)-1]
+			}
+			self[i] = op.End - op.Start
+			if len(stack) > 0 {
+				p := stack[len(stack)-1]
+				self[p] -= min(op.End, t.Ops[p].End) - op.Start
+			}
+			stack = append(stack, i)
+		}
+	}
+	stats := map[string]*OpStat{}
+	for i, s := range self {
+		op := &t.Ops[i]
+		st := stats[op.Name]
+		if st == nil {
+			st = &OpStat{Name: op.Name}
+			stats[op.Name] = st
+		}
+		st.Count++
+		st.TotalNS += op.End - op.Start
+		st.SelfNS += s
+	}
+	for _, st := range stats {
+		h.TopOps = append(h.TopOps, *st)
+	}
+	slices.SortFunc(h.TopOps, func(a, b OpStat) int {
+		return cmp.Or(cmp.Compare(b.TotalNS, a.TotalNS), cmp.Compare(a.Name, b.Name))
+	})
+	if len(h.TopOps) > topN {
+		h.TopOps = h.TopOps[:topN]
+	}
+	return h
+}

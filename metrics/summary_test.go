@@ -1,0 +1,80 @@
+package metrics
+
+import (
+	"testing"
+
+	"github.com/traceql/traceql/trace"
+)
+
+func TestSummarizeHostSelfTime(t *testing.T) {
+	tr := &trace.Trace{Ops: []trace.Op{
+		{Name: "step", Kind: trace.CPUOp, PID: 1, TID: 1, Start: 0, End: 100},
+		{Name: "aten::mm", Kind: trace.CPUOp, PID: 1, TID: 1, Start: 10, End: 40},
+		{Name: "aten::add", Kind: trace.CPUOp, PID: 1, TID: 1, Start: 15, End: 25},
+		{Name: "aten::mm", Kind: trace.CPUOp, PID: 1, TID: 2, Start: 20, End: 30},
+		{Name: "ProfilerStep#1", Kind: trace.UserAnnotation, PID: 1, TID: 1, Start: 0, End: 100},
+	}}
+	h := Summarize(tr, Options{}).Host
+	if h.Ops != 4 {
+		t.Fatalf("ops = %d, want 4", h.Ops)
+	}
+	want := map[string]OpStat{
+		"step":      {Name: "step", Count: 1, TotalNS: 100, SelfNS: 70},
+		"aten::mm":  {Name: "aten::mm", Count: 2, TotalNS: 40, SelfNS: 30},
+		"aten::add": {Name: "aten::add", Count: 1, TotalNS: 10, SelfNS: 10},
+	}
+	for _, op := range h.TopOps {
+		if op != want[op.Name] {
+			t.Errorf("%s: got %+v, want %+v", op.Name, op, want[op.Name])
+		}
+	}
+	if h.TopOps[0].Name != "step" {
+		t.Errorf("top op %q, want step", h.TopOps[0].Name)
+	}
+}
+
+func TestSummarizeDevice(t *testing.T) {
+	act := func(dev int, s int64, start, end int64) trace.Activity {
+		return trace.Activity{Device: dev, Stream: s, Start: start, End: end}
+	}
+	tr := &trace.Trace{
+		Devices: []trace.Device{{ID: 0, Name: "A"}, {ID: 1}, {ID: 2}},
+		Kernels: []trace.Kernel{
+			{Activity: act(0, 7, 100, 200), Name: "k1"},
+			{Activity: act(0, 8, 150, 300), Name: "k2"},
+			{Activity: act(1, 7, 100, 110), Name: "k1"},
+			{Activity: act(0, 7, 400, 450), Name: "k1"},
+		},
+		Memcpys: []trace.Memcpy{
+			{Activity: act(0, 7, 50, 100), Kind: trace.HtoD, Src: trace.Pinned, Dst: trace.DeviceMem, Bytes: 1000},
+			{Activity: act(0, 7, 500, 600), Kind: trace.DtoH, Src: trace.DeviceMem, Dst: trace.Pageable, Bytes: 50},
+			{Activity: act(0, 7, 600, 610), Kind: trace.DtoD, Bytes: 7},
+		},
+	}
+	s := Summarize(tr, Options{})
+	if len(s.Devices) != 2 {
+		t.Fatalf("devices = %d, want 2 (device 2 has no activity)", len(s.Devices))
+	}
+	d := s.Devices[0]
+	check := func(name string, got, want any) {
+		t.Helper()
+		if got != want {
+			t.Errorf("%s = %v, want %v", name, got, want)
+		}
+	}
+	check("kernels", d.Kernels, 3)
+	check("kernel_ns", d.KernelNS, int64(100+150+50))
+	check("kernel_busy_ns", d.KernelBusyNS, int64(200+50))
+	check("span", d.SpanNS, int64(610-50))
+	check("busy", d.BusyNS, int64(250+50+110)) // [50,300] [400,450] [500,610]
+	check("idle", d.IdleNS, int64(560-410))
+	check("gaps", d.IdleGaps, 2)
+	check("largest gap", d.LargestGapNS, int64(100))
+	check("median", d.KernelMedianNS, 100.0)
+	check("h2d", d.H2D, CopyStat{Kind: "HtoD", Copies: 1, Bytes: 1000, NS: 50, GBps: 20})
+	check("d2h bytes", d.D2H.Bytes, int64(50))
+	check("copy kinds", len(d.Copies), 3)
+	check("streams", d.Streams, 2)
+	check("top kernel", d.TopKernels[0].Name, "k1")
+	check("top share", d.TopKernels[0].Share, 0.5)
+}

@@ -1,0 +1,260 @@
+package report
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/traceql/traceql/metrics"
+	"github.com/traceql/traceql/trace"
+)
+
+// A Cell is a value with its own unit, for tables whose rows differ in unit
+// (a metric per row).
+type Cell struct {
+	V    any
+	Unit metrics.Unit
+}
+
+// hiddenInText are columns the per-device text table leaves out: they are
+// in the column header or only useful to machines.
+var hiddenInText = map[string]bool{"device": true, "name": true, "start_ns": true, "end_ns": true}
+
+// alwaysShown are rows the text table keeps even when zero everywhere; the
+// others (D2H bytes of a run without D2H copies, …) only add noise then.
+var alwaysShown = map[string]bool{"kernels": true, "idle_gaps": true, "idle_ns": true, "h2d_copies": true, "d2h_copies": true}
+
+func isZero(v any) bool {
+	switch x := v.(type) {
+	case int:
+		return x == 0
+	case int64:
+		return x == 0
+	case float64:
+		return x == 0
+	}
+	return false
+}
+
+// SummaryTables lays out one trace's summary for people: the metrics of
+// every active device side by side, then copies by kind, top kernels and
+// the idle-gap histogram per device. A trace without GPU activity gets its
+// host side instead.
+func SummaryTables(s metrics.Summary) []*Table {
+	title := fmt.Sprintf("%s  (%s", s.Source, s.Format)
+	switch {
+	case s.Version == "":
+	case s.Format == trace.Kineto:
+		title += ", schema " + s.Version
+	default:
+		title += " " + s.Version
+	}
+	if s.Rank >= 0 {
+		title += fmt.Sprintf(", rank %d", s.Rank)
+	}
+	title += ")"
+	var warn []string
+	for _, w := range s.Warnings {
+		warn = append(warn, "warning: "+w)
+	}
+	if len(s.Devices) == 0 {
+		return hostTables(s, title, warn)
+	}
+
+	main := &Table{Title: title, Columns: []Column{{"metric", metrics.Text}}, Notes: warn}
+	for _, d := range s.Devices {
+		name := fmt.Sprintf("GPU %d", d.Device)
+		if d.Name != "" {
+			name += " " + d.Name
+		}
+		main.Columns = append(main.Columns, Column{name, metrics.Count})
+	}
+	for _, c := range metrics.Columns() {
+		if hiddenInText[c.Name] {
+			continue
+		}
+		row := []any{c.Label}
+		zero := true
+		for i := range s.Devices {
+			v := c.Value(&s.Devices[i])
+			zero = zero && isZero(v)
+			row = append(row, Cell{v, c.Unit})
+		}
+		if zero && !alwaysShown[c.Name] {
+			continue
+		}
+		main.Rows = append(main.Rows, row)
+	}
+	tables := []*Table{main}
+	for i := range s.Devices {
+		tables = append(tables, deviceTables(&s.Devices[i], len(s.Devices) > 1)...)
+	}
+	return tables
+}
+
+func deviceTables(d *metrics.DeviceSummary, many bool) []*Table {
+	suffix := ""
+	if many {
+		suffix = fmt.Sprintf(" (GPU %d)", d.Device)
+	}
+	var out []*Table
+	if len(d.Copies) > 0 {
+		t := &Table{Title: "copies" + suffix, Columns: []Column{
+			{"kind", metrics.Text}, {"from -> to", metrics.Text}, {"copies", metrics.Count},
+			{"bytes", metrics.Bytes}, {"time", metrics.NS}, {"bandwidth", metrics.GBps}}}
+		for _, c := range d.Copies {
+			t.Rows = append(t.Rows, []any{c.Kind, c.Src + " -> " + c.Dst, c.Copies, c.Bytes, c.NS, c.GBps})
+		}
+		out = append(out, t)
+	}
+	if len(d.TopKernels) > 0 {
+		t := &Table{Title: "top kernels by total time" + suffix, Columns: []Column{
+			{"kernel", metrics.Text}, {"count", metrics.Count}, {"total", metrics.NS},
+			{"mean", metrics.NS}, {"share", metrics.Ratio}}}
+		for _, k := range d.TopKernels {
+			t.Rows = append(t.Rows, []any{Shorten(k.Name, 80), k.Count, k.TotalNS, k.MeanNS, k.Share})
+		}
+		out = append(out, t)
+	}
+	if d.IdleGaps > 0 {
+		t := &Table{Title: "idle gaps by length" + suffix, Columns: []Column{
+			{"length", metrics.Text}, {"gaps", metrics.Count}, {"idle", metrics.NS}}}
+		for _, b := range d.GapHist {
+			if b.Count == 0 {
+				continue
+			}
+			t.Rows = append(t.Rows, []any{binLabel(b), b.Count, b.SumNS})
+		}
+		out = append(out, t)
+	}
+	return out
+}
+
+func binLabel(b metrics.Bin) string {
+	switch {
+	case b.Lo == 0:
+		return "< " + Format(b.Hi, metrics.NS)
+	case b.Hi == 0:
+		return "≥ " + Format(b.Lo, metrics.NS)
+	}
+	return Format(b.Lo, metrics.NS) + " – " + Format(b.Hi, metrics.NS)
+}
+
+func hostTables(s metrics.Summary, title string, warn []string) []*Table {
+	title += fmt.Sprintf("\n  no GPU activity (no kernel, memcpy or memset events): %d host ops, %d runtime/driver calls; host side:",
+		s.Host.Ops, s.Host.APICalls)
+	if len(s.Host.TopOps) == 0 {
+		return []*Table{{Title: title, Notes: warn}}
+	}
+	t := &Table{Title: title, Notes: warn, Columns: []Column{
+		{"host op", metrics.Text}, {"count", metrics.Count}, {"total", metrics.NS}, {"self", metrics.NS}}}
+	for _, op := range s.Host.TopOps {
+		t.Rows = append(t.Rows, []any{Shorten(op.Name, 80), op.Count, op.TotalNS, op.SelfNS})
+	}
+	return []*Table{t}
+}
+
+// Shorten cuts a long (templated C++) name to n runes with an ellipsis.
+func Shorten(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n-1]) + "…"
+}
+
+// SummaryRecords is the machine-readable shape of summaries: one table,
+// one row per (file, device), columns "file" then metrics.Columns().
+// Traces without GPU activity have no row.
+func SummaryRecords(sums []metrics.Summary) *Table {
+	t := &Table{Columns: []Column{{"file", metrics.Text}}}
+	cols := metrics.Columns()
+	for _, c := range cols {
+		t.Columns = append(t.Columns, Column{c.Name, c.Unit})
+	}
+	for _, s := range sums {
+		for i := range s.Devices {
+			row := []any{s.Source}
+			for _, c := range cols {
+				row = append(row, c.Value(&s.Devices[i]))
+			}
+			t.Rows = append(t.Rows, row)
+		}
+	}
+	return t
+}
+
+// WriteSummaryJSON writes a JSON array with one object per (file, device):
+// the CSV columns under the same names, plus "copies" and "top_kernels".
+func WriteSummaryJSON(w io.Writer, sums []metrics.Summary) error {
+	cols := metrics.Columns()
+	var out []json.RawMessage
+	for _, s := range sums {
+		for i := range s.Devices {
+			d := &s.Devices[i]
+			var b strings.Builder
+			b.WriteString("{")
+			field := func(k string, v any) {
+				if b.Len() > 1 {
+					b.WriteString(",")
+				}
+				kb, _ := json.Marshal(k)
+				vb, _ := json.Marshal(v)
+				b.Write(kb)
+				b.WriteString(":")
+				b.Write(vb)
+			}
+			field("file", s.Source)
+			for _, c := range cols {
+				field(c.Name, c.Value(d))
+			}
+			field("copies", copiesJSON(d.Copies))
+			field("top_kernels", kernelsJSON(d.TopKernels))
+			b.WriteString("}")
+			out = append(out, json.RawMessage(b.String()))
+		}
+	}
+	if out == nil {
+		out = []json.RawMessage{}
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(out)
+}
+
+type copyJSON struct {
+	Kind   string  `json:"kind"`
+	Src    string  `json:"src"`
+	Dst    string  `json:"dst"`
+	Copies int     `json:"copies"`
+	Bytes  int64   `json:"bytes"`
+	NS     int64   `json:"ns"`
+	GBps   float64 `json:"gbps"`
+}
+
+func copiesJSON(cs []metrics.CopyStat) []copyJSON {
+	out := []copyJSON{}
+	for _, c := range cs {
+		out = append(out, copyJSON{c.Kind, c.Src, c.Dst, c.Copies, c.Bytes, c.NS, c.GBps})
+	}
+	return out
+}
+
+type kernelJSON struct {
+	Name    string  `json:"name"`
+	Count   int     `json:"count"`
+	TotalNS int64   `json:"total_ns"`
+	MeanNS  float64 `json:"mean_ns"`
+	MinNS   int64   `json:"min_ns"`
+	MaxNS   int64   `json:"max_ns"`
+	Share   float64 `json:"share"`
+}
+
+func kernelsJSON(ks []metrics.KernelStat) []kernelJSON {
+	out := []kernelJSON{}
+	for _, k := range ks {
+		out = append(out, kernelJSON{k.Name, k.Count, k.TotalNS, k.MeanNS, k.MinNS, k.MaxNS, k.Share})
+	}
+	return out
+}

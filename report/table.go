@@ -1,0 +1,149 @@
+// Package report renders computed results (metrics.Summary and friends) as
+// text tables, CSV, JSON and Markdown. It computes no metrics itself.
+package report
+
+import (
+	"encoding/csv"
+	"fmt"
+	"io"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/traceql/traceql/metrics"
+)
+
+// A Table is a titled grid of values with units, rendered by WriteText,
+// WriteMarkdown or WriteCSV.
+type Table struct {
+	Title   string
+	Columns []Column
+	Rows    [][]any // int, int64, float64 or string, one per column
+	Notes   []string
+}
+
+// A Column names a table column and says how to format its values.
+type Column struct {
+	Name string
+	Unit metrics.Unit
+}
+
+// cell formats one value for people (scaled units) or machines (raw).
+func cell(v any, u metrics.Unit, human bool) string {
+	if c, ok := v.(Cell); ok {
+		v, u = c.V, c.Unit
+	}
+	if human {
+		return Format(v, u)
+	}
+	return Raw(v)
+}
+
+// WriteText writes tables for a terminal: aligned columns, scaled units,
+// text left-aligned and numbers right-aligned.
+func WriteText(w io.Writer, tables ...*Table) error {
+	for i, t := range tables {
+		if i > 0 {
+			fmt.Fprintln(w)
+		}
+		if t.Title != "" {
+			fmt.Fprintln(w, t.Title)
+		}
+		grid := [][]string{make([]string, len(t.Columns))}
+		for j, c := range t.Columns {
+			grid[0][j] = c.Name
+		}
+		for _, r := range t.Rows {
+			line := make([]string, len(t.Columns))
+			for j, c := range t.Columns {
+				line[j] = cell(r[j], c.Unit, true)
+			}
+			grid = append(grid, line)
+		}
+		width := make([]int, len(t.Columns))
+		for _, line := range grid {
+			for j, s := range line {
+				width[j] = max(width[j], utf8.RuneCountInString(s))
+			}
+		}
+		for _, line := range grid {
+			var b strings.Builder
+			for j, s := range line {
+				pad := strings.Repeat(" ", width[j]-utf8.RuneCountInString(s))
+				if j > 0 {
+					b.WriteString("  ")
+				}
+				if t.Columns[j].Unit == metrics.Text {
+					b.WriteString(s)
+					if j < len(line)-1 {
+						b.WriteString(pad)
+					}
+				} else {
+					b.WriteString(pad + s)
+				}
+			}
+			fmt.Fprintln(w, "  "+strings.TrimRight(b.String(), " "))
+		}
+		for _, n := range t.Notes {
+			fmt.Fprintln(w, "  "+n)
+		}
+	}
+	return nil
+}
+
+// WriteMarkdown writes tables as GitHub-flavoured Markdown.
+func WriteMarkdown(w io.Writer, tables ...*Table) error {
+	esc := strings.NewReplacer("|", `\|`, "\n", " ")
+	for i, t := range tables {
+		if i > 0 {
+			fmt.Fprintln(w)
+		}
+		if t.Title != "" {
+			fmt.Fprintf(w, "**%s**\n\n", esc.Replace(t.Title))
+		}
+		var head, rule []string
+		for _, c := range t.Columns {
+			head = append(head, esc.Replace(c.Name))
+			if c.Unit == metrics.Text {
+				rule = append(rule, "---")
+			} else {
+				rule = append(rule, "---:")
+			}
+		}
+		fmt.Fprintf(w, "| %s |\n| %s |\n", strings.Join(head, " | "), strings.Join(rule, " | "))
+		for _, r := range t.Rows {
+			var cells []string
+			for j, c := range t.Columns {
+				cells = append(cells, esc.Replace(cell(r[j], c.Unit, true)))
+			}
+			fmt.Fprintf(w, "| %s |\n", strings.Join(cells, " | "))
+		}
+		for _, n := range t.Notes {
+			fmt.Fprintf(w, "\n%s\n", n)
+		}
+	}
+	return nil
+}
+
+// WriteCSV writes one table as CSV with a header row and raw values
+// (integer ns, bytes, plain ratios), for pandas.
+func WriteCSV(w io.Writer, t *Table) error {
+	cw := csv.NewWriter(w)
+	head := make([]string, len(t.Columns))
+	for j, c := range t.Columns {
+		head[j] = c.Name
+	}
+	if err := cw.Write(head); err != nil {
+		return err
+	}
+	for _, r := range t.Rows {
+		line := make([]string, len(t.Columns))
+		for j, c := range t.Columns {
+			line[j] = cell(r[j], c.Unit, false)
+		}
+		if err := cw.Write(line); err != nil {
+			return err
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}

@@ -1,0 +1,111 @@
+package report
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+
+	"github.com/traceql/traceql/metrics"
+)
+
+// Format renders a value for people: ns as ns/µs/ms/s, bytes as B/kB/MB/GB
+// (powers of 1000), bandwidth in GB/s, ratios as percent, counts with
+// thousands separators, all to three significant digits. This is the one
+// place units are scaled.
+func Format(v any, u metrics.Unit) string {
+	if s, ok := v.(string); ok {
+		return s
+	}
+	x := toFloat(v)
+	switch u {
+	case metrics.NS:
+		return scaled(x, []unit{{1e9, "s"}, {1e6, "ms"}, {1e3, "µs"}, {1, "ns"}})
+	case metrics.Bytes:
+		return scaled(x, []unit{{1e12, "TB"}, {1e9, "GB"}, {1e6, "MB"}, {1e3, "kB"}, {1, "B"}})
+	case metrics.GBps:
+		return sig3(x) + " GB/s"
+	case metrics.Ratio:
+		return strconv.FormatFloat(100*x, 'f', 1, 64) + " %"
+	case metrics.Count:
+		if x == math.Trunc(x) && math.Abs(x) < 1<<53 {
+			return thousands(int64(x))
+		}
+		return sig3(x)
+	}
+	return Raw(v)
+}
+
+// Raw renders a value for machines: integers as integers, floats in the
+// shortest form that reads back exactly.
+func Raw(v any) string {
+	switch x := v.(type) {
+	case int:
+		return strconv.Itoa(x)
+	case int64:
+		return strconv.FormatInt(x, 10)
+	case float64:
+		return strconv.FormatFloat(x, 'f', -1, 64)
+	case string:
+		return x
+	}
+	return fmt.Sprint(v)
+}
+
+type unit struct {
+	size float64
+	name string
+}
+
+func scaled(x float64, units []unit) string {
+	for _, u := range units {
+		if math.Abs(x) >= u.size {
+			return sig3(x/u.size) + " " + u.name
+		}
+	}
+	last := units[len(units)-1]
+	return sig3(x/last.size) + " " + last.name
+}
+
+// sig3 prints x with three significant digits (at least the integer part).
+func sig3(x float64) string {
+	switch a := math.Abs(x); {
+	case a == 0:
+		return "0"
+	case a >= 100 || a == math.Trunc(a):
+		return strconv.FormatFloat(x, 'f', 0, 64)
+	case a >= 10:
+		return strconv.FormatFloat(x, 'f', 1, 64)
+	}
+	return strconv.FormatFloat(x, 'f', 2, 64)
+}
+
+func thousands(n int64) string {
+	s := strconv.FormatInt(n, 10)
+	neg := n < 0
+	if neg {
+		s = s[1:]
+	}
+	var out []byte
+	for i := range len(s) {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			out = append(out, ',')
+		}
+		out = append(out, s[i])
+	}
+	if neg {
+		return "-" + string(out)
+	}
+	return string(out)
+}
+
+func toFloat(v any) float64 {
+	switch x := v.(type) {
+	case int:
+		return float64(x)
+	case int64:
+		return float64(x)
+	case float64:
+		return x
+	}
+	return math.NaN()
+}

@@ -1,0 +1,173 @@
+package trace
+
+import (
+	"errors"
+	"fmt"
+	"io"
+)
+
+// A jsonScanner cuts a JSON text read from a stream into complete values
+// without decoding them, so that a multi-gigabyte trace is read with memory
+// bounded by its largest single event. Values it returns alias its buffer
+// and are valid until the next call.
+type jsonScanner struct {
+	r    io.Reader
+	buf  []byte
+	pos  int   // next unread byte in buf
+	end  int   // buf[:end] holds data
+	base int64 // stream offset of buf[0]
+	err  error // sticky read error; io.EOF at the end
+	max  int   // largest value accepted, bytes
+}
+
+var errTruncated = errors.New("unexpected end of input")
+
+func newJSONScanner(r io.Reader) *jsonScanner {
+	return &jsonScanner{r: r, buf: make([]byte, 4<<20), max: 1 << 30}
+}
+
+// offset is the stream offset of the next unread byte.
+func (s *jsonScanner) offset() int64 { return s.base + int64(s.pos) }
+
+// fill reads more input, first moving buf[s.pos:] to the front. It reports
+// whether any new bytes arrived.
+func (s *jsonScanner) fill() (bool, error) {
+	if s.pos > 0 {
+		n := copy(s.buf, s.buf[s.pos:s.end])
+		s.base += int64(s.pos)
+		s.end = n
+		s.pos = 0
+	}
+	if s.end == len(s.buf) {
+		if len(s.buf) >= s.max {
+			return false, fmt.Errorf("a single JSON value larger than %d MiB", s.max>>20)
+		}
+		nb := make([]byte, min(2*len(s.buf), s.max))
+		copy(nb, s.buf[:s.end])
+		s.buf = nb
+	}
+	for s.err == nil {
+		n, err := s.r.Read(s.buf[s.end:])
+		s.end += n
+		if err != nil {
+			s.err = err
+		}
+		if n > 0 {
+			return true, nil
+		}
+	}
+	if s.err == io.EOF {
+		return false, nil
+	}
+	return false, s.err
+}
+
+// peek skips whitespace and returns the next byte without consuming it;
+// ok is false at the end of the input.
+func (s *jsonScanner) peek() (c byte, ok bool, err error) {
+	for {
+		for s.pos < s.end {
+			switch c := s.buf[s.pos]; c {
+			case ' ', '\t', '\n', '\r':
+				s.pos++
+			default:
+				return c, true, nil
+			}
+		}
+		if more, err := s.fill(); !more {
+			return 0, false, err
+		}
+	}
+}
+
+// value returns the complete JSON value that starts at the next non-space
+// byte and consumes it. Strings and nesting are tracked; the contents are
+// not validated here.
+func (s *jsonScanner) value() ([]byte, error) {
+	c, ok, err := s.peek()
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		return nil, errTruncated
+	}
+	i := s.pos // scan position; s.pos stays at the value's start
+	switch c {
+	case '{', '[', '"':
+		depth := 0
+		inStr, esc := false, false
+		for {
+			for ; i < s.end; i++ {
+				c := s.buf[i]
+				if inStr {
+					switch {
+					case esc:
+						esc = false
+					case c == '\\':
+						esc = true
+					case c == '"':
+						inStr = false
+						if depth == 0 {
+							return s.take(i + 1), nil
+						}
+					}
+					continue
+				}
+				switch c {
+				case '"':
+					inStr = true
+				case '{', '[':
+					depth++
+				case '}', ']':
+					depth--
+					if depth == 0 {
+						return s.take(i + 1), nil
+					}
+				}
+			}
+			rel := i - s.pos
+			more, err := s.fill()
+			if err != nil {
+				return nil, err
+			}
+			if !more {
+				return nil, errTruncated
+			}
+			i = s.pos + rel
+		}
+	default: // number, true, false, null, or garbage up to a delimiter
+		for {
+			for ; i < s.end; i++ {
+				switch s.buf[i] {
+				case ',', ']', '}', ' ', '\t', '\n', '\r':
+					return s.take(i), nil
+				}
+			}
+			rel := i - s.pos
+			more, err := s.fill()
+			if err != nil {
+				return nil, err
+			}
+			if !more {
+				return s.take(s.pos + rel), nil
+			}
+			i = s.pos + rel
+		}
+	}
+}
+
+func (s *jsonScanner) take(stop int) []byte {
+	v := s.buf[s.pos:stop]
+	s.pos = stop
+	return v
+}
+
+// expect consumes the byte c after optional whitespace.
+func (s *jsonScanner) expect(c byte) bool {
+	got, ok, _ := s.peek()
+	if ok && got == c {
+		s.pos++
+		return true
+	}
+	return false
+}
