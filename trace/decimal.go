@@ -61,13 +61,14 @@ func MicrosToNanos(s string) (int64, error) {
 		}
 		return 0, errNotNumber
 	}
-	if whole > (1<<63-1-1000)/1000 {
+	if round {
+		frac++
+	}
+	const maxNS = 1<<63 - 1
+	if whole > maxNS/1000 || whole*1000 > maxNS-frac {
 		return 0, errRange
 	}
 	ns := whole*1000 + frac
-	if round {
-		ns++
-	}
 	if neg {
 		ns = -ns
 	}

@@ -22,8 +22,9 @@ type jsonScanner struct {
 
 var errTruncated = errors.New("unexpected end of input")
 
-func newJSONScanner(r io.Reader) *jsonScanner {
-	return &jsonScanner{r: r, buf: make([]byte, 4<<20), max: 1 << 30}
+// newJSONScanner reads r, whose size is expected to be about size bytes.
+func newJSONScanner(r io.Reader, size int64) *jsonScanner {
+	return &jsonScanner{r: r, buf: make([]byte, min(max(size, 4<<10), 4<<20)), max: 1 << 30}
 }
 
 // offset is the stream offset of the next unread byte.

@@ -30,7 +30,7 @@ func (kinetoFormat) decode(ctx context.Context, in *input) (*Trace, error) {
 	d := &kinetoDecoder{
 		ctx:   ctx,
 		in:    in,
-		sc:    newJSONScanner(in.r),
+		sc:    newJSONScanner(in.r, in.size),
 		names: map[string]string{},
 		t:     &Trace{Source: in.path, Meta: Meta{Format: Kineto, Rank: -1}},
 

@@ -64,8 +64,14 @@ func (o Options) Open(ctx context.Context, path string) (*Trace, error) {
 	if st.IsDir() {
 		return nil, fmt.Errorf("%s: is a directory", path)
 	}
-	in := &input{path: path, size: st.Size(), opts: o}
-	in.r = bufio.NewReaderSize(f, 1<<20)
+	return o.read(ctx, path, f, st.Size())
+}
+
+// read decodes the content of r, which is the file at path.
+func (o Options) read(ctx context.Context, path string, r io.Reader, size int64) (*Trace, error) {
+	var err error
+	in := &input{path: path, size: size, opts: o}
+	in.r = bufio.NewReaderSize(r, bufSize(size))
 	in.head, err = in.r.Peek(headLen)
 	if err != nil && err != io.EOF && err != bufio.ErrBufferFull {
 		return nil, fmt.Errorf("read %s: %w", path, err)
@@ -80,7 +86,7 @@ func (o Options) Open(ctx context.Context, path string) (*Trace, error) {
 		}
 		defer zr.Close()
 		in.gzipped = true
-		in.r = bufio.NewReaderSize(zr, 1<<20)
+		in.r = bufio.NewReaderSize(zr, bufSize(8*size))
 		in.head, err = in.r.Peek(headLen)
 		if err != nil && err != io.EOF && err != bufio.ErrBufferFull {
 			return nil, &SyntaxError{File: path, Offset: -1, Msg: "gzip", Err: err}
@@ -99,6 +105,12 @@ func (o Options) Open(ctx context.Context, path string) (*Trace, error) {
 		}
 	}
 	return nil, unknownFormat(path, in.head)
+}
+
+// bufSize picks a read buffer for content of about n bytes: small files
+// (and the fuzzer) should not pay for a megabyte.
+func bufSize(n int64) int {
+	return int(min(max(n, headLen), 1<<20))
 }
 
 func unknownFormat(path string, head []byte) error {

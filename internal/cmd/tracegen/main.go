@@ -1,0 +1,159 @@
+// Command tracegen writes a synthetic Kineto (PyTorch profiler) trace with
+// known ground truth, for tests, samples and benchmarks.
+//
+// Usage:
+//
+//	go run ./internal/cmd/tracegen -o FILE [flags]
+//
+// Flags:
+//
+//	-o FILE          output trace; gzip-compressed when FILE ends in .gz (see -gzip)
+//	-size SIZE       keep adding steps until at least SIZE bytes of JSON (100MB, 1GB, 512KB, 0 = off)
+//	-seed N          random seed (1); the same flags give the same bytes
+//	-devices N       GPUs (2)
+//	-streams N       streams per GPU (3)
+//	-steps N         ProfilerStep#N ranges, at least (4)
+//	-kernels N       kernels per GPU per step, graph replays not counted (32)
+//	-graphs N        cudaGraphLaunch calls per GPU per step (1)
+//	-python N        python_function frames per launch (4; in era 2021: [memory] events)
+//	-era E           modern or 2021 (modern)
+//	-container C     object, object-after or array (object)
+//	-gzip MODE       auto (by the .gz suffix), true or false (auto)
+//	-truth FILE      also write the ground truth as indented JSON
+//
+// A summary of the truth goes to stderr.
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/traceql/traceql/internal/synth"
+)
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stderr))
+}
+
+// errUsage marks bad command-line usage (exit status 2).
+var errUsage = errors.New("usage")
+
+func run(args []string, stderr io.Writer) int {
+	err := generate(args, stderr)
+	switch {
+	case err == nil:
+		return 0
+	case errors.Is(err, flag.ErrHelp):
+		return 0
+	case errors.Is(err, errUsage):
+		fmt.Fprintf(stderr, "tracegen: %v\n", err)
+		return 2
+	}
+	fmt.Fprintf(stderr, "tracegen: %v\n", err)
+	return 1
+}
+
+func generate(args []string, stderr io.Writer) error {
+	fs := flag.NewFlagSet("tracegen", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var (
+		out       = fs.String("o", "", "output trace `file`")
+		size      = fs.String("size", "0", "write at least `SIZE` bytes of JSON (e.g. 100MB)")
+		seed      = fs.Int64("seed", 1, "random seed")
+		devices   = fs.Int("devices", 2, "GPUs")
+		streams   = fs.Int("streams", 3, "streams per GPU")
+		steps     = fs.Int("steps", 4, "profiler steps (at least)")
+		kernels   = fs.Int("kernels", 32, "kernels per GPU per step")
+		graphs    = fs.Int("graphs", 1, "graph launches per GPU per step")
+		python    = fs.Int("python", 4, "python_function frames per launch")
+		era       = fs.String("era", "modern", "trace era: modern or 2021")
+		container = fs.String("container", "object", "object, object-after or array")
+		gz        = fs.String("gzip", "auto", "compress: auto (by .gz suffix), true or false")
+		truthPath = fs.String("truth", "", "write the ground truth to `file` as JSON")
+	)
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return err
+		}
+		return fmt.Errorf("%w: %v", errUsage, err)
+	}
+	if *out == "" || fs.NArg() > 0 {
+		return fmt.Errorf("%w: tracegen -o FILE [flags] (see -help)", errUsage)
+	}
+	target, err := parseSize(*size)
+	if err != nil {
+		return fmt.Errorf("%w: -size: %v", errUsage, err)
+	}
+	cfg := synth.Config{
+		Seed: *seed, Devices: *devices, Streams: *streams, Steps: *steps,
+		KernelsPerStep: *kernels, GraphLaunches: *graphs, PythonEvents: *python,
+		TargetBytes: target,
+	}
+	if cfg.Era, err = synth.ParseEra(*era); err != nil {
+		return fmt.Errorf("%w: -era: %v", errUsage, err)
+	}
+	if cfg.Container, err = synth.ParseContainer(*container); err != nil {
+		return fmt.Errorf("%w: -container: %v", errUsage, err)
+	}
+	compress := strings.HasSuffix(*out, ".gz")
+	switch *gz {
+	case "auto":
+	case "true":
+		compress = true
+	case "false":
+		compress = false
+	default:
+		return fmt.Errorf("%w: -gzip %q: want auto, true or false", errUsage, *gz)
+	}
+
+	t, err := synth.WriteFile(*out, cfg, compress)
+	if err != nil {
+		return err
+	}
+	if *truthPath != "" {
+		data, err := json.MarshalIndent(t, "", "  ")
+		if err != nil {
+			return err
+		}
+		if err := os.WriteFile(*truthPath, append(data, '\n'), 0o644); err != nil {
+			return err
+		}
+	}
+	fmt.Fprintf(stderr, "%s: %d bytes JSON (%d on disk), %d events, %d steps, %d kernels, %d memcpys, %d memsets\n",
+		*out, t.Bytes, t.FileBytes, t.Events, len(t.Steps), t.Kernels, t.Memcpys, t.Memsets)
+	for _, d := range t.Devices {
+		fmt.Fprintf(stderr, "  GPU %d: %d kernels, busy %d ns of span %d ns, %d idle gaps\n",
+			d.Device, d.Kernels, d.BusyNS, d.SpanNS, d.IdleGaps)
+	}
+	return nil
+}
+
+// parseSize parses a byte count with an optional KB, MB or GB suffix
+// (powers of 1000) or KiB, MiB, GiB (powers of 1024).
+func parseSize(s string) (int64, error) {
+	u := strings.ToUpper(strings.TrimSpace(s))
+	mult := int64(1)
+	for _, m := range []struct {
+		suffix string
+		mult   int64
+	}{
+		{"KIB", 1 << 10}, {"MIB", 1 << 20}, {"GIB", 1 << 30},
+		{"KB", 1e3}, {"MB", 1e6}, {"GB", 1e9}, {"B", 1},
+	} {
+		if strings.HasSuffix(u, m.suffix) {
+			u, mult = strings.TrimSpace(strings.TrimSuffix(u, m.suffix)), m.mult
+			break
+		}
+	}
+	n, err := strconv.ParseInt(u, 10, 64)
+	if err != nil || n < 0 {
+		return 0, fmt.Errorf("bad size %q", s)
+	}
+	return n * mult, nil
+}
