@@ -3,6 +3,8 @@ package metrics
 import (
 	"slices"
 	"testing"
+
+	"github.com/traceql/traceql/trace"
 )
 
 func TestUnion(t *testing.T) {
@@ -84,5 +86,18 @@ func TestGapHistogram(t *testing.T) {
 		if b.Count != want[b.Lo] {
 			t.Errorf("bin [%d,%d): %d, want %d", b.Lo, b.Hi, b.Count, want[b.Lo])
 		}
+	}
+}
+
+func TestTimeline(t *testing.T) {
+	tr := &trace.Trace{Kernels: []trace.Kernel{
+		{Activity: trace.Activity{Start: 0, End: 10}},
+		{Activity: trace.Activity{Stream: 1, Start: 5, End: 10}}, // overlaps: counts once
+		{Activity: trace.Activity{Start: 25, End: 40}},
+	}}
+	got := Timeline(tr, 0, 4) // bins of 10 ns over [0,40]
+	want := []Point{{0, 1}, {10, 0}, {20, 0.5}, {30, 1}}
+	if !slices.Equal(got, want) {
+		t.Errorf("Timeline = %v, want %v", got, want)
 	}
 }

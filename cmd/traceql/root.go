@@ -24,6 +24,10 @@ between them, utilization, copy bandwidth.`,
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
 	root.AddCommand(
 		newSummarizeCmd(nil),
+		newDiffCmd(nil),
+		newCompareCmd(nil),
+		newExportCmd(nil),
+		newPlotCmd(nil),
 		newVersionCmd(),
 	)
 	return root

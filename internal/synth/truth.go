@@ -74,7 +74,7 @@ type Window struct {
 // and memsets on any stream; annotations are not activity.
 type DeviceTruth struct {
 	Device  int     `json:"device"`
-	Name    string  `json:"name"`    // deviceProperties name
+	Name    string  `json:"name"`    // deviceProperties name; "" for a bare array
 	Streams []int64 `json:"streams"` // streams with activity, ascending
 
 	Kernels        int     `json:"kernels"`
@@ -101,9 +101,9 @@ type DeviceTruth struct {
 	Memcpys     int         `json:"memcpys"`
 	MemcpyBytes int64       `json:"memcpy_bytes"`
 	MemcpyNS    int64       `json:"memcpy_ns"`
-	H2D         CopyTruth   `json:"h2d"` // all HtoD copies, pinned and pageable
-	D2H         CopyTruth   `json:"d2h"` // all DtoH copies
-	D2D         CopyTruth   `json:"d2d"` // DtoD only (PtoP is separate)
+	H2D         CopyTruth   `json:"h2d"`    // all HtoD copies, pinned and pageable
+	D2H         CopyTruth   `json:"d2h"`    // all DtoH copies
+	D2D         CopyTruth   `json:"d2d"`    // DtoD only (PtoP is separate)
 	Copies      []CopyTruth `json:"copies"` // one per Kineto memcpy name present, sorted by Name
 	Memsets     int         `json:"memsets"`
 	MemsetBytes int64       `json:"memset_bytes"`
@@ -227,9 +227,13 @@ func (g *gen) truth() Truth {
 }
 
 func (d *devState) truth(g *gen) DeviceTruth {
+	name := g.prop.name
+	if g.cfg.Container == Array {
+		name = "" // a bare array has no deviceProperties
+	}
 	t := DeviceTruth{
 		Device:       d.id,
-		Name:         g.prop.name,
+		Name:         name,
 		Kernels:      d.kernels,
 		ZeroKernels:  d.zeroKernels,
 		KernelNS:     d.kernelNS,

@@ -1,0 +1,149 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/traceql/traceql/metrics"
+	"github.com/traceql/traceql/report"
+	"github.com/traceql/traceql/trace"
+)
+
+type compareOptions struct {
+	Files  []string
+	Labels []string
+	Format string
+	Plot   string
+	Strict bool
+	Out    io.Writer
+	Err    io.Writer
+}
+
+func newCompareCmd(runF func(context.Context, *compareOptions) error) *cobra.Command {
+	opts := &compareOptions{}
+	cmd := &cobra.Command{
+		Use:   "compare FILE FILE...",
+		Short: "Several runs side by side: metrics as rows, runs as columns, ratio to the first",
+		Long: `Compare puts two or more runs side by side — the table of a torch.compile
+mode study: kernels, mean kernel, idle, utilization, duration (span),
+bandwidth, one column per run and the ratio of each run to the first.
+Labels default to the file names.`,
+		Example: `  traceql compare default.json reduce.json autotune.json --label default,reduce-overhead,max-autotune
+  traceql compare a.json b.json --plot modes.png`,
+		Args: minArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Files = args
+			opts.Out, opts.Err = cmd.OutOrStdout(), cmd.ErrOrStderr()
+			if len(opts.Labels) == 0 {
+				for _, f := range args {
+					opts.Labels = append(opts.Labels, runLabel(f))
+				}
+			}
+			if len(opts.Labels) != len(args) {
+				return usageError{fmt.Errorf("--label has %d labels for %d files", len(opts.Labels), len(args))}
+			}
+			if err := checkFormat(opts.Format, "text", "csv", "markdown"); err != nil {
+				return err
+			}
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return runCompare(cmd.Context(), opts)
+		},
+	}
+	f := cmd.Flags()
+	f.StringSliceVar(&opts.Labels, "label", nil, "comma-separated run labels, one per file")
+	f.StringVarP(&opts.Format, "format", "f", "text", "output format: text, csv or markdown")
+	f.StringVar(&opts.Plot, "plot", "", "also draw the headline metrics as grouped bars to this .png or .svg file")
+	f.BoolVar(&opts.Strict, "strict", false, "treat skipped or malformed events and truncation as errors")
+	return cmd
+}
+
+// runLabel shortens a trace path to a label: the file name without the
+// usual trace suffixes.
+func runLabel(path string) string {
+	b := filepath.Base(path)
+	for _, suf := range []string{".gz", ".json", ".pt.trace", ".sqlite"} {
+		b = strings.TrimSuffix(b, suf)
+	}
+	return b
+}
+
+func runCompare(ctx context.Context, opts *compareOptions) error {
+	var sums []metrics.Summary
+	for _, f := range opts.Files {
+		t, err := trace.Options{Strict: opts.Strict}.Open(ctx, f)
+		if err != nil {
+			return err
+		}
+		sums = append(sums, metrics.Summarize(t, metrics.Options{}))
+	}
+	positions := 0
+	for _, s := range sums {
+		positions = max(positions, len(s.Devices))
+	}
+	if positions == 0 {
+		return fmt.Errorf("none of the traces has GPU activity")
+	}
+	if opts.Plot != "" {
+		if err := writePlotFile(opts.Plot, func(w io.Writer, format string) error {
+			return report.PlotCompare(w, format, compareBars(opts.Labels, sums), "headline metrics, ratio to "+opts.Labels[0])
+		}); err != nil {
+			return err
+		}
+	}
+	switch opts.Format {
+	case "csv":
+		return report.WriteCSV(opts.Out, report.CompareRecords(opts.Labels, sums))
+	}
+	var tables []*report.Table
+	for pos := range positions {
+		tables = append(tables, report.CompareTable(opts.Labels, sums, pos))
+	}
+	if opts.Format == "markdown" {
+		return report.WriteMarkdown(opts.Out, tables...)
+	}
+	return report.WriteText(opts.Out, tables...)
+}
+
+// headline are the metrics compare --plot draws.
+var headline = []string{"kernels", "kernel_mean_ns", "idle_ns", "gpu_util", "span_ns", "h2d_gbps"}
+
+// compareBars gathers the headline metrics of each run's first device.
+func compareBars(labels []string, sums []metrics.Summary) report.Bars {
+	b := report.Bars{Runs: labels}
+	for _, c := range metrics.Columns() {
+		for _, h := range headline {
+			if c.Name != h {
+				continue
+			}
+			m := report.BarMetric{Name: c.Label, Unit: c.Unit}
+			for _, s := range sums {
+				v := 0.0
+				if len(s.Devices) > 0 {
+					v = toFloat(c.Value(&s.Devices[0]))
+				}
+				m.Values = append(m.Values, v)
+			}
+			b.Metrics = append(b.Metrics, m)
+		}
+	}
+	return b
+}
+
+func toFloat(v any) float64 {
+	switch x := v.(type) {
+	case int:
+		return float64(x)
+	case int64:
+		return float64(x)
+	case float64:
+		return x
+	}
+	return 0
+}

@@ -1,0 +1,103 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+
+	"github.com/spf13/cobra"
+
+	"github.com/traceql/traceql/metrics"
+	"github.com/traceql/traceql/report"
+	"github.com/traceql/traceql/trace"
+)
+
+type diffOptions struct {
+	Old, New string
+	Group    string
+	Format   string
+	Top      int
+	Strict   bool
+	Out      io.Writer
+}
+
+func newDiffCmd(runF func(context.Context, *diffOptions) error) *cobra.Command {
+	opts := &diffOptions{}
+	cmd := &cobra.Command{
+		Use:   "diff OLD NEW",
+		Short: "What changed between two runs: every metric old/new/delta, per step and per kernel",
+		Long: `Diff compares two traces (any mix of Kineto JSON and Nsight SQLite), device
+by device (devices pair up by position among those with GPU activity).
+
+It prints every summary metric old, new, the absolute delta and the change
+(−98.6 % ×0.014); when both traces hold at least two ProfilerStep#N, the
+per-step distributions of step time, kernels, busy, idle and utilization
+(median, n, and ~ when the change lies within step-to-step spread:
+Mann-Whitney U, p ≥ 0.05, as benchstat); then kernels matched by name —
+or with --group family by a normalized family (triton_poi_fused_add_0 and
+_1 → triton_poi_fused_add; templated C++ names cut to their base name) —
+with count, total and mean on both sides, new/gone ones marked, sorted by
+the absolute change in total time.`,
+		Example: `  traceql diff default.json reduce-overhead.json
+  traceql diff eager.json compiled.json --group family --top 30
+  traceql diff a.json b.sqlite --format csv > diff.csv`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) != 2 {
+				return usageError{fmt.Errorf("diff needs exactly two traces, OLD and NEW; got %d", len(args))}
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Old, opts.New = args[0], args[1]
+			opts.Out = cmd.OutOrStdout()
+			if opts.Group != "name" && opts.Group != "family" {
+				return usageError{fmt.Errorf("--group %q: want name or family", opts.Group)}
+			}
+			if err := checkFormat(opts.Format, "text", "csv", "markdown"); err != nil {
+				return err
+			}
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return runDiff(cmd.Context(), opts)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&opts.Group, "group", "name", "match kernels by exact name or by family")
+	f.StringVarP(&opts.Format, "format", "f", "text", "output format: text, csv or markdown")
+	f.IntVar(&opts.Top, "top", 20, "kernel rows shown")
+	f.BoolVar(&opts.Strict, "strict", false, "treat skipped or malformed events and truncation as errors")
+	return cmd
+}
+
+func runDiff(ctx context.Context, opts *diffOptions) error {
+	to := trace.Options{Strict: opts.Strict}
+	a, err := to.Open(ctx, opts.Old)
+	if err != nil {
+		return err
+	}
+	b, err := to.Open(ctx, opts.New)
+	if err != nil {
+		return err
+	}
+	d := metrics.DiffTraces(a, b, metrics.DiffOptions{Family: opts.Group == "family"})
+	if len(d.Devices) == 0 {
+		return fmt.Errorf("neither %s nor %s has GPU activity", opts.Old, opts.New)
+	}
+	switch opts.Format {
+	case "csv":
+		return report.WriteCSV(opts.Out, report.DiffRecords(d))
+	case "markdown":
+		return report.WriteMarkdown(opts.Out, report.DiffTables(d, opts.Top)...)
+	}
+	return report.WriteText(opts.Out, report.DiffTables(d, opts.Top)...)
+}
+
+func checkFormat(f string, allowed ...string) error {
+	for _, a := range allowed {
+		if f == a {
+			return nil
+		}
+	}
+	return usageError{fmt.Errorf("--format %q: want one of %v", f, allowed)}
+}

@@ -1,0 +1,97 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/traceql/traceql/report"
+	"github.com/traceql/traceql/trace"
+)
+
+type exportOptions struct {
+	Args   []string
+	Table  string
+	Format string
+	Output string
+	Strict bool
+	Out    io.Writer
+	Err    io.Writer
+}
+
+func newExportCmd(runF func(context.Context, *exportOptions) error) *cobra.Command {
+	opts := &exportOptions{}
+	cmd := &cobra.Command{
+		Use:   "export FILE|DIR...",
+		Short: "Tidy CSV or JSON lines of kernels, kernel stats, idle gaps, copies or summaries, for notebooks",
+		Long: `Export writes one table for all the given traces: a header row, one row per
+event or group, the file and device on every row, times in integer ns.
+
+Tables:
+  summary       one row per (file, device): the columns of summarize --format csv
+  kernels       one row per kernel: stream, name, start/end/dur, correlation, grid, block, …
+  kernel-stats  one row per (file, device, kernel name): count, total, mean, min, max, share, family
+  gaps          one row per idle gap between merged busy intervals: start, end, dur
+  memcpy        one row per copy: kind, src/dst memory, bytes, start/end/dur, GB/s
+
+Load it in pandas with pd.read_csv("out.csv"), or pd.read_json("out.jsonl", lines=True)
+for --format json.`,
+		Example: `  traceql export run.json --table kernels -o kernels.csv
+  traceql export runs/ --table gaps --format json > gaps.jsonl`,
+		Args: minArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Args = args
+			opts.Out, opts.Err = cmd.OutOrStdout(), cmd.ErrOrStderr()
+			if _, ok := report.ExportColumns(opts.Table); !ok {
+				return usageError{fmt.Errorf("--table %q: want one of %s", opts.Table, strings.Join(report.ExportTables(), ", "))}
+			}
+			if err := checkFormat(opts.Format, "csv", "json"); err != nil {
+				return err
+			}
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return runExport(cmd.Context(), opts)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVarP(&opts.Table, "table", "t", "summary", "table: "+strings.Join(report.ExportTables(), ", "))
+	f.StringVarP(&opts.Format, "format", "f", "csv", "csv, or json for JSON lines")
+	f.StringVarP(&opts.Output, "output", "o", "", "write to this file (atomically) instead of stdout")
+	f.BoolVar(&opts.Strict, "strict", false, "treat skipped or malformed events and truncation as errors")
+	return cmd
+}
+
+func runExport(ctx context.Context, opts *exportOptions) error {
+	files, err := expandInputs(opts.Args)
+	if err != nil {
+		return err
+	}
+	write := func(w io.Writer) error {
+		cols, _ := report.ExportColumns(opts.Table)
+		rw, err := report.NewRowWriter(w, opts.Format, cols)
+		if err != nil {
+			return err
+		}
+		for _, f := range files {
+			t, err := trace.Options{Strict: opts.Strict}.Open(ctx, f)
+			if err != nil {
+				return err
+			}
+			for _, w := range t.Warnings {
+				fmt.Fprintf(opts.Err, "traceql: warning: %s: %s\n", f, w)
+			}
+			if err := report.Export(rw, opts.Table, t); err != nil {
+				return err
+			}
+		}
+		return rw.Flush()
+	}
+	if opts.Output == "" {
+		return write(opts.Out)
+	}
+	return writeFileAtomic(opts.Output, write)
+}

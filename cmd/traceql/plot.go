@@ -1,0 +1,120 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+
+	"github.com/spf13/cobra"
+
+	"github.com/traceql/traceql/metrics"
+	"github.com/traceql/traceql/report"
+	"github.com/traceql/traceql/trace"
+)
+
+type plotOptions struct {
+	Files  []string
+	Labels []string
+	Kind   string
+	Output string
+	Bins   int
+	Top    int
+	Strict bool
+}
+
+func newPlotCmd(runF func(context.Context, *plotOptions) error) *cobra.Command {
+	opts := &plotOptions{}
+	cmd := &cobra.Command{
+		Use:   "plot FILE... -o OUT.png|OUT.svg",
+		Short: "Draw kernel durations, idle gaps, utilization over time or top kernels",
+		Long: `Plot draws one picture of one or more runs (PNG or SVG by the output's extension):
+
+  --kind kernels   kernel-duration histogram on a log axis, runs overlaid
+  --kind gaps      idle-gap length histogram, runs overlaid
+  --kind timeline  GPU utilization over time in --bins bins, one line per run and device
+  --kind top       the --top kernels by total time as horizontal bars (first run)`,
+		Example: `  traceql plot default.json reduce.json --kind kernels -o kernels.png
+  traceql plot run.json --kind timeline --bins 200 -o util.svg`,
+		Args: minArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Files = args
+			switch opts.Kind {
+			case "kernels", "gaps", "timeline", "top":
+			default:
+				return usageError{fmt.Errorf("--kind %q: want kernels, gaps, timeline or top", opts.Kind)}
+			}
+			if opts.Output == "" {
+				return usageError{fmt.Errorf("plot needs -o OUT.png or OUT.svg")}
+			}
+			if len(opts.Labels) > 0 && len(opts.Labels) != len(args) {
+				return usageError{fmt.Errorf("--label has %d labels for %d files", len(opts.Labels), len(args))}
+			}
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return runPlot(cmd.Context(), opts)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVarP(&opts.Kind, "kind", "k", "kernels", "kernels, gaps, timeline or top")
+	f.StringVarP(&opts.Output, "output", "o", "", "output file, .png or .svg")
+	f.StringSliceVar(&opts.Labels, "label", nil, "comma-separated run labels, one per file")
+	f.IntVar(&opts.Bins, "bins", 100, "time bins of --kind timeline")
+	f.IntVar(&opts.Top, "top", 15, "kernels drawn by --kind top")
+	f.BoolVar(&opts.Strict, "strict", false, "treat skipped or malformed events and truncation as errors")
+	return cmd
+}
+
+func runPlot(ctx context.Context, opts *plotOptions) error {
+	var series []report.Series
+	var lines []report.Line
+	var top []metrics.KernelStat
+	for i, f := range opts.Files {
+		t, err := trace.Options{Strict: opts.Strict}.Open(ctx, f)
+		if err != nil {
+			return err
+		}
+		label := runLabel(f)
+		if len(opts.Labels) > 0 {
+			label = opts.Labels[i]
+		}
+		devs := metrics.ActiveDevices(t)
+		if len(devs) == 0 {
+			return fmt.Errorf("%s: no GPU activity to plot", f)
+		}
+		for _, dev := range devs {
+			l := label
+			if len(devs) > 1 {
+				l = fmt.Sprintf("%s GPU %d", label, dev)
+			}
+			switch opts.Kind {
+			case "kernels":
+				series = append(series, report.Series{Label: l, Values: metrics.KernelDurations(t, dev)})
+			case "gaps":
+				var v []int64
+				for _, g := range metrics.IdleGaps(t, dev) {
+					v = append(v, g.Len())
+				}
+				series = append(series, report.Series{Label: l, Values: v})
+			case "timeline":
+				lines = append(lines, report.Line{Label: l, Points: metrics.Timeline(t, dev, opts.Bins)})
+			case "top":
+				if top == nil {
+					top = metrics.KernelStats(t, dev, nil)
+					top = top[:min(len(top), opts.Top)]
+				}
+			}
+		}
+	}
+	return writePlotFile(opts.Output, func(w io.Writer, format string) error {
+		switch opts.Kind {
+		case "kernels":
+			return report.PlotKernelHist(w, format, series, "kernel durations")
+		case "gaps":
+			return report.PlotGapHist(w, format, series, "idle gaps between GPU activity")
+		case "timeline":
+			return report.PlotTimeline(w, format, lines, "GPU utilization over time")
+		}
+		return report.PlotTopKernels(w, format, top, "top kernels by total time: "+runLabel(opts.Files[0]))
+	})
+}

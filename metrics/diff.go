@@ -1,0 +1,234 @@
+package metrics
+
+import (
+	"cmp"
+	"slices"
+	"strings"
+
+	"github.com/traceql/traceql/trace"
+)
+
+// KernelStats aggregates a device's kernels by key(name) — the name itself,
+// or Family — sorted by total time, longest first, ties by name.
+func KernelStats(t *trace.Trace, dev int, key func(string) string) []KernelStat {
+	byKey := map[string]*KernelStat{}
+	var total int64
+	for i := range t.Kernels {
+		k := &t.Kernels[i]
+		if k.Device != dev {
+			continue
+		}
+		name := k.Name
+		if key != nil {
+			name = key(name)
+		}
+		d := k.Dur()
+		total += d
+		ks := byKey[name]
+		if ks == nil {
+			ks = &KernelStat{Name: name, MinNS: d, MaxNS: d}
+			byKey[name] = ks
+		}
+		ks.Count++
+		ks.TotalNS += d
+		ks.MinNS = min(ks.MinNS, d)
+		ks.MaxNS = max(ks.MaxNS, d)
+	}
+	out := make([]KernelStat, 0, len(byKey))
+	for _, ks := range byKey {
+		ks.MeanNS = float64(ks.TotalNS) / float64(ks.Count)
+		if total > 0 {
+			ks.Share = float64(ks.TotalNS) / float64(total)
+		}
+		out = append(out, *ks)
+	}
+	slices.SortFunc(out, func(a, b KernelStat) int {
+		return cmp.Or(cmp.Compare(b.TotalNS, a.TotalNS), cmp.Compare(a.Name, b.Name))
+	})
+	return out
+}
+
+// Family normalizes a kernel name so that the same kernel matches across
+// compiles and template instantiations: Triton/Inductor names lose their
+// numeric suffix (triton_poi_fused_add_0 → triton_poi_fused_add), templated
+// C++ names are cut to their base name (void at::native::foo<4, …>(int, …)
+// → at::native::foo), other names are kept.
+func Family(name string) string {
+	if strings.HasPrefix(name, "triton_") {
+		// Drop the generated counter: _0, _12.
+		s := strings.TrimRight(name, "0123456789")
+		if len(s) < len(name) && strings.HasSuffix(s, "_") {
+			return s[:len(s)-1]
+		}
+		return name
+	}
+	s := strings.TrimPrefix(name, "void ")
+	if i := strings.IndexAny(s, "<("); i > 0 {
+		s = s[:i]
+	}
+	return strings.TrimSpace(s)
+}
+
+// A KernelDelta pairs one kernel (or family) across two runs.
+type KernelDelta struct {
+	Name     string
+	Old, New KernelStat // Count 0 where the kernel is absent
+	DeltaNS  int64      // New.TotalNS − Old.TotalNS
+}
+
+// Status says "new" or "gone" for a kernel found in one run only, else "".
+func (d KernelDelta) Status() string {
+	switch {
+	case d.Old.Count == 0:
+		return "new"
+	case d.New.Count == 0:
+		return "gone"
+	}
+	return ""
+}
+
+// DiffKernels matches kernel statistics of two runs by name, sorted by the
+// absolute change in total time, largest first, ties by name.
+func DiffKernels(old, new []KernelStat) []KernelDelta {
+	byName := map[string]*KernelDelta{}
+	var out []*KernelDelta
+	get := func(name string) *KernelDelta {
+		d := byName[name]
+		if d == nil {
+			d = &KernelDelta{Name: name}
+			byName[name] = d
+			out = append(out, d)
+		}
+		return d
+	}
+	for _, k := range old {
+		get(k.Name).Old = k
+	}
+	for _, k := range new {
+		get(k.Name).New = k
+	}
+	res := make([]KernelDelta, len(out))
+	for i, d := range out {
+		d.DeltaNS = d.New.TotalNS - d.Old.TotalNS
+		res[i] = *d
+	}
+	slices.SortFunc(res, func(a, b KernelDelta) int {
+		return cmp.Or(cmp.Compare(abs(b.DeltaNS), abs(a.DeltaNS)), cmp.Compare(a.Name, b.Name))
+	})
+	return res
+}
+
+func abs(x int64) int64 {
+	if x < 0 {
+		return -x
+	}
+	return x
+}
+
+// DiffOptions tune DiffTraces.
+type DiffOptions struct {
+	Family bool    // match kernels by Family instead of by exact name
+	Alpha  float64 // significance level of step comparisons; 0 means 0.05
+}
+
+// A Diff compares two traces device by device.
+type Diff struct {
+	Old, New Summary
+	Devices  []DeviceDiff
+}
+
+// A DeviceDiff compares one device of each trace.
+type DeviceDiff struct {
+	Old, New *DeviceSummary
+	Kernels  []KernelDelta
+	Steps    []StepDelta // per-step distributions; empty unless both traces have ≥ 2 steps
+}
+
+// A StepDelta compares the per-step values of one metric.
+type StepDelta struct {
+	Metric      string
+	Unit        Unit
+	Old, New    []float64 // one value per step
+	P           float64   // Mann-Whitney U two-sided p-value
+	Significant bool      // P < alpha: the change exceeds step-to-step spread
+}
+
+// DiffTraces compares a (old) and b (new). Devices pair up by position
+// among the devices with GPU activity (rank-local GPU 0 with GPU 0, even
+// when the traces number them differently).
+func DiffTraces(a, b *trace.Trace, o DiffOptions) Diff {
+	if o.Alpha == 0 {
+		o.Alpha = 0.05
+	}
+	var key func(string) string
+	if o.Family {
+		key = Family
+	}
+	d := Diff{Old: Summarize(a, Options{}), New: Summarize(b, Options{})}
+	for i := range max(len(d.Old.Devices), len(d.New.Devices)) {
+		dd := DeviceDiff{}
+		var ka, kb []KernelStat
+		var sa, sb []StepStat
+		if i < len(d.Old.Devices) {
+			dd.Old = &d.Old.Devices[i]
+			ka = KernelStats(a, dd.Old.Device, key)
+			sa = StepStats(a, dd.Old.Device)
+		}
+		if i < len(d.New.Devices) {
+			dd.New = &d.New.Devices[i]
+			kb = KernelStats(b, dd.New.Device, key)
+			sb = StepStats(b, dd.New.Device)
+		}
+		dd.Kernels = DiffKernels(ka, kb)
+		if len(sa) >= 2 && len(sb) >= 2 {
+			dd.Steps = diffSteps(sa, sb, o.Alpha)
+		}
+		d.Devices = append(d.Devices, dd)
+	}
+	return d
+}
+
+// stepMetrics are the per-step quantities diff compares.
+var stepMetrics = []struct {
+	name string
+	unit Unit
+	f    func(StepStat) float64
+}{
+	{"step time", NS, func(s StepStat) float64 { return float64(s.DurNS()) }},
+	{"kernels", Count, func(s StepStat) float64 { return float64(s.Kernels) }},
+	{"busy", NS, func(s StepStat) float64 { return float64(s.BusyNS) }},
+	{"idle", NS, func(s StepStat) float64 { return float64(s.IdleNS) }},
+	{"GPU utilization", Ratio, func(s StepStat) float64 { return s.Util }},
+}
+
+func diffSteps(a, b []StepStat, alpha float64) []StepDelta {
+	var out []StepDelta
+	for _, m := range stepMetrics {
+		sd := StepDelta{Metric: m.name, Unit: m.unit}
+		for _, s := range a {
+			sd.Old = append(sd.Old, m.f(s))
+		}
+		for _, s := range b {
+			sd.New = append(sd.New, m.f(s))
+		}
+		sd.P = MannWhitney(sd.Old, sd.New)
+		sd.Significant = sd.P < alpha
+		out = append(out, sd)
+	}
+	return out
+}
+
+// MedianF returns the median of values (mean of the middle two for an even
+// count); 0 for none. values is not modified.
+func MedianF(values []float64) float64 {
+	s := slices.Clone(values)
+	slices.Sort(s)
+	n := len(s)
+	switch {
+	case n == 0:
+		return 0
+	case n%2 == 1:
+		return s[n/2]
+	}
+	return (s[n/2-1] + s[n/2]) / 2
+}

@@ -1,0 +1,51 @@
+package metrics
+
+import (
+	"math"
+	"testing"
+)
+
+func TestMannWhitney(t *testing.T) {
+	tests := []struct {
+		name string
+		a, b []float64
+		want float64
+	}{
+		{"separated 2v2", []float64{1, 2}, []float64{3, 4}, 1.0 / 3},                      // the smallest p 2 vs 2 can give
+		{"separated 5v5", []float64{1, 2, 3, 4, 5}, []float64{6, 7, 8, 9, 10}, 2.0 / 252}, // 2/C(10,5)
+		{"identical", []float64{1, 2, 3}, []float64{1, 2, 3}, 1},
+		{"too few", []float64{1}, []float64{2, 3}, 1},
+	}
+	for _, tt := range tests {
+		if got := MannWhitney(tt.a, tt.b); math.Abs(got-tt.want) > 1e-12 {
+			t.Errorf("%s: p = %v, want %v", tt.name, got, tt.want)
+		}
+	}
+	// Large separated samples with ties: normal approximation, tiny p.
+	var a, b []float64
+	for i := range 50 {
+		a = append(a, float64(i/2))
+		b = append(b, float64(100+i/2))
+	}
+	if p := MannWhitney(a, b); p > 1e-10 {
+		t.Errorf("large separated: p = %v", p)
+	}
+}
+
+func TestFamily(t *testing.T) {
+	tests := map[string]string{
+		"triton_poi_fused_add_0":               "triton_poi_fused_add",
+		"triton_red_fused__softmax_12":         "triton_red_fused__softmax",
+		"triton_per_fused_native_layer_norm_0": "triton_per_fused_native_layer_norm",
+		"triton_tem_fused_mm":                  "triton_tem_fused_mm",
+		"void at::native::vectorized_elementwise_kernel<4, at::native::FillFunctor<float>, at::detail::Array<char*, 1> >(int, at::native::FillFunctor<float>, at::detail::Array<char*, 1>)": "at::native::vectorized_elementwise_kernel",
+		"void cudnn::detail::dgrad_engine<float, 512, 6, 5, 3, 3, 3, false>(int, int, int)":                                                                                                 "cudnn::detail::dgrad_engine",
+		"volta_sgemm_64x64_nt":                                 "volta_sgemm_64x64_nt",
+		"ncclKernel_AllReduce_RING_LL_Sum_float(ncclWorkElem)": "ncclKernel_AllReduce_RING_LL_Sum_float",
+	}
+	for in, want := range tests {
+		if got := Family(in); got != want {
+			t.Errorf("Family(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

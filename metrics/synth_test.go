@@ -1,0 +1,74 @@
+package metrics_test
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"testing"
+
+	"github.com/traceql/traceql/internal/synth"
+	"github.com/traceql/traceql/metrics"
+	"github.com/traceql/traceql/trace"
+)
+
+// TestGroundTruth reads generated traces, whose numbers are known by
+// construction, through the reader and metrics: every container, both eras,
+// gzip, several devices and streams, graph launches.
+func TestGroundTruth(t *testing.T) {
+	var configs []synth.Config
+	for seed := int64(1); seed <= 3; seed++ {
+		for _, era := range []synth.Era{synth.Modern, synth.Era2021} {
+			for _, c := range []synth.Container{synth.Object, synth.ObjectAfter, synth.Array} {
+				configs = append(configs, synth.Config{Seed: seed, Devices: int(seed), Streams: 3, Steps: 3,
+					KernelsPerStep: 20, GraphLaunches: 2, Era: era, Container: c, PythonEvents: 2})
+			}
+		}
+	}
+	for i, cfg := range configs {
+		gz := i%2 == 0
+		t.Run(fmt.Sprintf("seed%d-era%d-container%d-gz%v", cfg.Seed, cfg.Era, cfg.Container, gz), func(t *testing.T) {
+			t.Parallel()
+			path := filepath.Join(t.TempDir(), "t.json")
+			truth, err := synth.WriteFile(path, cfg, gz)
+			if err != nil {
+				t.Fatal(err)
+			}
+			tr, err := trace.Open(context.Background(), path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(tr.Warnings) > 0 {
+				t.Errorf("warnings: %v", tr.Warnings)
+			}
+			if tr.Meta.Events != truth.Events {
+				t.Errorf("events = %d, want %d", tr.Meta.Events, truth.Events)
+			}
+			if len(tr.Kernels) != truth.Kernels || len(tr.Memcpys) != truth.Memcpys || len(tr.Memsets) != truth.Memsets || len(tr.APICalls) != truth.APICalls {
+				t.Errorf("kernels/memcpys/memsets/calls = %d/%d/%d/%d, want %d/%d/%d/%d", len(tr.Kernels), len(tr.Memcpys), len(tr.Memsets),
+					len(tr.APICalls), truth.Kernels, truth.Memcpys, truth.Memsets, truth.APICalls)
+			}
+			s := metrics.Summarize(tr, metrics.Options{})
+			if len(s.Devices) != len(truth.Devices) {
+				t.Fatalf("%d devices, want %d", len(s.Devices), len(truth.Devices))
+			}
+			for i, w := range truth.Devices {
+				d := s.Devices[i]
+				got := []any{d.Device, d.Name, d.Streams, d.Kernels, d.KernelNS, d.KernelMinNS, d.KernelMaxNS, d.KernelMedianNS, d.KernelBusyNS,
+					d.StartNS, d.EndNS, d.SpanNS, d.BusyNS, d.IdleNS, d.IdleGaps, d.LargestGapNS,
+					d.H2D.Copies, d.H2D.Bytes, d.H2D.NS, d.D2H.Copies, d.D2H.Bytes, d.D2H.NS, d.Memsets, d.MemsetBytes, d.MemsetNS}
+				want := []any{w.Device, w.Name, len(w.Streams), w.Kernels, w.KernelNS, w.KernelMinNS, w.KernelMaxNS, w.KernelMedianNS, w.KernelBusyNS,
+					w.FirstNS, w.LastNS, w.SpanNS, w.BusyNS, w.IdleNS, w.IdleGaps, w.LargestGapNS,
+					w.H2D.Copies, w.H2D.Bytes, w.H2D.NS, w.D2H.Copies, w.D2H.Bytes, w.D2H.NS, w.Memsets, w.MemsetBytes, w.MemsetNS}
+				for j := range got {
+					if got[j] != want[j] {
+						t.Errorf("device %d field %d: got %v, want %v", w.Device, j, got[j], want[j])
+					}
+				}
+			}
+			steps := metrics.Steps(tr)
+			if len(steps) != len(truth.Steps) {
+				t.Errorf("%d steps, want %d", len(steps), len(truth.Steps))
+			}
+		})
+	}
+}

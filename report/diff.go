@@ -1,0 +1,250 @@
+package report
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+
+	"github.com/traceql/traceql/metrics"
+)
+
+// Signed formats a change with an explicit sign: "+1.20 ms", "−387".
+func Signed(v float64, u metrics.Unit) string {
+	if u == metrics.Ratio {
+		return signChar(v) + strconv.FormatFloat(math.Abs(100*v), 'f', 1, 64) + " pp"
+	}
+	if v == 0 {
+		return "0"
+	}
+	return signChar(v) + Format(math.Abs(v), u)
+}
+
+func signChar(v float64) string {
+	if v < 0 {
+		return "−"
+	}
+	return "+"
+}
+
+// Change formats new relative to old: "−98.6 % ×0.014"; "new" when old is 0.
+func Change(old, new float64) string {
+	switch {
+	case old == new:
+		return "0 %"
+	case old == 0:
+		return "new"
+	}
+	pct := 100 * (new - old) / old
+	return fmt.Sprintf("%s%s %% ×%s", signChar(pct), sig3(math.Abs(pct)), ratio(new/old))
+}
+
+// ratio prints a factor with three significant digits: ×0.014, ×1.50, ×71.
+func ratio(r float64) string {
+	if r == 0 {
+		return "0"
+	}
+	digits := max(0, 2-int(math.Floor(math.Log10(math.Abs(r)))))
+	return strconv.FormatFloat(r, 'f', digits, 64)
+}
+
+// DiffTables lays out a Diff: per device the summary metrics old/new/delta,
+// the per-step comparison when both traces have steps, and the per-kernel
+// table (top rows by |Δ total|).
+func DiffTables(d metrics.Diff, top int) []*Table {
+	var out []*Table
+	for _, dd := range d.Devices {
+		title := fmt.Sprintf("%s (old) vs %s (new)", d.Old.Source, d.New.Source)
+		if dd.Old != nil && dd.New != nil {
+			title += fmt.Sprintf(": GPU %d vs GPU %d", dd.Old.Device, dd.New.Device)
+		}
+		if dd.Old == nil || dd.New == nil {
+			which, s := "old", dd.New
+			if dd.New == nil {
+				which, s = "new", dd.Old
+			}
+			out = append(out, &Table{Title: title, Notes: []string{fmt.Sprintf("GPU %d has no counterpart in the %s trace", s.Device, which)}})
+			continue
+		}
+		t := &Table{Title: title, Columns: []Column{{"metric", metrics.Text}, {"old", metrics.Count},
+			{"new", metrics.Count}, {"delta", metrics.Text}, {"change", metrics.Text}}}
+		for _, c := range metrics.Columns() {
+			if hiddenInText[c.Name] {
+				continue
+			}
+			o, n := c.Value(dd.Old), c.Value(dd.New)
+			if isZero(o) && isZero(n) && !alwaysShown[c.Name] {
+				continue
+			}
+			t.Rows = append(t.Rows, []any{c.Label, Cell{o, c.Unit}, Cell{n, c.Unit},
+				Signed(toFloat(n)-toFloat(o), c.Unit), Change(toFloat(o), toFloat(n))})
+		}
+		out = append(out, t)
+		if len(dd.Steps) > 0 {
+			out = append(out, stepTable(dd.Steps))
+		}
+		out = append(out, kernelDiffTable(dd.Kernels, top))
+	}
+	return out
+}
+
+func stepTable(steps []metrics.StepDelta) *Table {
+	t := &Table{Title: "per step (median over steps; ~ = within step-to-step spread, Mann-Whitney U, p ≥ 0.05)",
+		Columns: []Column{{"metric", metrics.Text}, {"old", metrics.Count}, {"n", metrics.Count},
+			{"new", metrics.Count}, {"n", metrics.Count}, {"change", metrics.Text}, {"p", metrics.Text}}}
+	for _, s := range steps {
+		o, n := metrics.MedianF(s.Old), metrics.MedianF(s.New)
+		change := "~"
+		if s.Significant {
+			change = Change(o, n)
+		}
+		t.Rows = append(t.Rows, []any{s.Metric, Cell{o, s.Unit}, len(s.Old), Cell{n, s.Unit}, len(s.New),
+			change, strconv.FormatFloat(s.P, 'f', 3, 64)})
+	}
+	return t
+}
+
+func kernelDiffTable(ks []metrics.KernelDelta, top int) *Table {
+	t := &Table{Title: "kernels by |Δ total time|", Columns: []Column{
+		{"kernel", metrics.Text}, {"count old", metrics.Count}, {"count new", metrics.Count},
+		{"total old", metrics.NS}, {"total new", metrics.NS}, {"Δ total", metrics.Text},
+		{"mean old", metrics.NS}, {"mean new", metrics.NS}, {"", metrics.Text}}}
+	var newN, gone int
+	for _, k := range ks {
+		switch k.Status() {
+		case "new":
+			newN++
+		case "gone":
+			gone++
+		}
+	}
+	for i, k := range ks {
+		if i == top {
+			t.Notes = append(t.Notes, fmt.Sprintf("%d more kernels (--top to show more)", len(ks)-top))
+			break
+		}
+		t.Rows = append(t.Rows, []any{Shorten(k.Name, 70), k.Old.Count, k.New.Count, k.Old.TotalNS, k.New.TotalNS,
+			Signed(float64(k.DeltaNS), metrics.NS), k.Old.MeanNS, k.New.MeanNS, k.Status()})
+	}
+	t.Notes = append(t.Notes, fmt.Sprintf("%d kernel names in both runs, %d only in new, %d only in old", len(ks)-newN-gone, newN, gone))
+	return t
+}
+
+// DiffRecords is a Diff in tidy form for CSV: one row per (device pair,
+// metric) with raw values.
+func DiffRecords(d metrics.Diff) *Table {
+	t := &Table{Columns: []Column{{"old_file", metrics.Text}, {"new_file", metrics.Text},
+		{"old_device", metrics.Count}, {"new_device", metrics.Count}, {"metric", metrics.Text},
+		{"old", metrics.Count}, {"new", metrics.Count}, {"delta", metrics.Count}, {"ratio", metrics.Count}}}
+	for _, dd := range d.Devices {
+		if dd.Old == nil || dd.New == nil {
+			continue
+		}
+		for _, c := range metrics.Columns() {
+			if c.Unit == metrics.Text || c.Name == "device" {
+				continue
+			}
+			o, n := c.Value(dd.Old), c.Value(dd.New)
+			var r any = ""
+			if toFloat(o) != 0 {
+				r = toFloat(n) / toFloat(o)
+			}
+			var delta any = toFloat(n) - toFloat(o)
+			if oi, ok := o.(int64); ok {
+				delta = n.(int64) - oi
+			} else if oi, ok := o.(int); ok {
+				delta = n.(int) - oi
+			}
+			t.Rows = append(t.Rows, []any{d.Old.Source, d.New.Source, dd.Old.Device, dd.New.Device, c.Name, o, n, delta, r})
+		}
+	}
+	return t
+}
+
+// CompareTable puts several runs side by side: metrics as rows, each run a
+// column, and each run after the first followed by its ratio to the first.
+// Devices pair up by position, as in diff; pos selects which.
+func CompareTable(labels []string, sums []metrics.Summary, pos int) *Table {
+	t := &Table{Columns: []Column{{"metric", metrics.Text}}}
+	devs := make([]*metrics.DeviceSummary, len(sums))
+	for i, s := range sums {
+		t.Columns = append(t.Columns, Column{labels[i], metrics.Count})
+		if i > 0 {
+			t.Columns = append(t.Columns, Column{"×", metrics.Text})
+		}
+		if pos < len(s.Devices) {
+			devs[i] = &s.Devices[pos]
+		}
+	}
+	title := "GPU"
+	for i, d := range devs {
+		if d == nil {
+			t.Notes = append(t.Notes, fmt.Sprintf("%s has no GPU #%d with activity", labels[i], pos))
+			continue
+		}
+		title += fmt.Sprintf(" %s:%d", labels[i], d.Device)
+	}
+	t.Title = title
+	for _, c := range metrics.Columns() {
+		if hiddenInText[c.Name] {
+			continue
+		}
+		row := []any{c.Label}
+		zero := true
+		var base float64
+		for i, d := range devs {
+			var v any = "–"
+			if d != nil {
+				v = c.Value(d)
+				zero = zero && isZero(v)
+			}
+			row = append(row, Cell{v, c.Unit})
+			if i == 0 {
+				base = toFloat(v)
+				continue
+			}
+			r := ""
+			if d != nil && base != 0 && devs[0] != nil {
+				r = "×" + ratio(toFloat(v)/base)
+			}
+			row = append(row, r)
+		}
+		if zero && !alwaysShown[c.Name] {
+			continue
+		}
+		t.Rows = append(t.Rows, row)
+	}
+	return t
+}
+
+// CompareRecords is the CSV shape of compare: one row per (run, device
+// position, metric) with raw values and the ratio to the first run.
+func CompareRecords(labels []string, sums []metrics.Summary) *Table {
+	t := &Table{Columns: []Column{{"label", metrics.Text}, {"file", metrics.Text}, {"device", metrics.Count},
+		{"metric", metrics.Text}, {"value", metrics.Count}, {"ratio_to_first", metrics.Count}}}
+	for pos := 0; ; pos++ {
+		found := false
+		for i, s := range sums {
+			if pos >= len(s.Devices) {
+				continue
+			}
+			found = true
+			d := &s.Devices[pos]
+			for _, c := range metrics.Columns() {
+				if c.Unit == metrics.Text || c.Name == "device" {
+					continue
+				}
+				v := c.Value(d)
+				var r any = ""
+				if pos < len(sums[0].Devices) {
+					if b := toFloat(c.Value(&sums[0].Devices[pos])); b != 0 {
+						r = toFloat(v) / b
+					}
+				}
+				t.Rows = append(t.Rows, []any{labels[i], s.Source, d.Device, c.Name, v, r})
+			}
+		}
+		if !found {
+			return t
+		}
+	}
+}

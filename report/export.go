@@ -1,0 +1,170 @@
+package report
+
+import (
+	"bufio"
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/traceql/traceql/metrics"
+	"github.com/traceql/traceql/trace"
+)
+
+// A RowWriter streams tidy rows as CSV (with a header) or JSON lines, so an
+// export of millions of kernels never builds a table in memory.
+type RowWriter struct {
+	cols []Column
+	csv  *csv.Writer
+	bw   *bufio.Writer // JSON lines
+	keys [][]byte      // JSON-quoted column names
+	line []string
+}
+
+// NewRowWriter starts a CSV ("csv") or JSON-lines ("json") stream with
+// these columns.
+func NewRowWriter(w io.Writer, format string, cols []Column) (*RowWriter, error) {
+	rw := &RowWriter{cols: cols, line: make([]string, len(cols))}
+	switch format {
+	case "csv":
+		rw.csv = csv.NewWriter(w)
+		head := make([]string, len(cols))
+		for i, c := range cols {
+			head[i] = c.Name
+		}
+		return rw, rw.csv.Write(head)
+	case "json":
+		rw.bw = bufio.NewWriterSize(w, 1<<16)
+		for _, c := range cols {
+			k, _ := json.Marshal(c.Name)
+			rw.keys = append(rw.keys, k)
+		}
+		return rw, nil
+	}
+	return nil, fmt.Errorf("unknown row format %q", format)
+}
+
+// Write adds one row: int, int64, float64 or string values, one per column.
+func (rw *RowWriter) Write(row ...any) error {
+	if rw.csv != nil {
+		for i, v := range row {
+			rw.line[i] = Raw(v)
+		}
+		return rw.csv.Write(rw.line)
+	}
+	b := rw.bw
+	b.WriteByte('{')
+	for i, v := range row {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.Write(rw.keys[i])
+		b.WriteByte(':')
+		if s, ok := v.(string); ok {
+			q, _ := json.Marshal(s)
+			b.Write(q)
+		} else {
+			b.WriteString(Raw(v))
+		}
+	}
+	b.WriteString("}\n")
+	return nil
+}
+
+// Flush ends the stream.
+func (rw *RowWriter) Flush() error {
+	if rw.csv != nil {
+		rw.csv.Flush()
+		return rw.csv.Error()
+	}
+	return rw.bw.Flush()
+}
+
+// exportSpecs are the columns of the tables `traceql export --table`
+// writes, one row per event or group, the file and device on every row,
+// times in integer ns (":t" marks text).
+var exportSpecs = map[string]string{
+	"kernels": "file:t device stream name:t start_ns end_ns dur_ns correlation external_id grid_x grid_y grid_z " +
+		"block_x block_y block_z registers shared_mem_bytes graph_id",
+	"kernel-stats": "file:t device name:t family:t count total_ns mean_ns min_ns max_ns share",
+	"gaps":         "file:t device start_ns end_ns dur_ns",
+	"memcpy":       "file:t device stream kind:t src:t dst:t bytes start_ns end_ns dur_ns gbps correlation",
+}
+
+func cols(spec string) []Column {
+	var out []Column
+	for _, f := range strings.Fields(spec) {
+		c := Column{Name: f, Unit: metrics.Count}
+		if n := len(f); n > 2 && f[n-2:] == ":t" {
+			c = Column{Name: f[:n-2], Unit: metrics.Text}
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+// ExportTables lists the table names ExportColumns and Export accept.
+func ExportTables() []string { return []string{"summary", "kernels", "kernel-stats", "gaps", "memcpy"} }
+
+// ExportColumns returns the columns of an export table.
+func ExportColumns(table string) ([]Column, bool) {
+	if table == "summary" {
+		return SummaryRecords(nil).Columns, true
+	}
+	spec, ok := exportSpecs[table]
+	return cols(spec), ok
+}
+
+// Export writes the rows of one table for one trace.
+func Export(rw *RowWriter, table string, t *trace.Trace) error {
+	file := t.Source
+	switch table {
+	case "summary":
+		for _, row := range SummaryRecords([]metrics.Summary{metrics.Summarize(t, metrics.Options{})}).Rows {
+			if err := rw.Write(row...); err != nil {
+				return err
+			}
+		}
+	case "kernels":
+		for i := range t.Kernels {
+			k := &t.Kernels[i]
+			if err := rw.Write(file, k.Device, k.Stream, k.Name, k.Start, k.End, k.Dur(), k.Correlation, k.ExternalID,
+				int64(k.Grid[0]), int64(k.Grid[1]), int64(k.Grid[2]), int64(k.Block[0]), int64(k.Block[1]), int64(k.Block[2]),
+				int64(k.Registers), k.SharedMem, k.GraphID); err != nil {
+				return err
+			}
+		}
+	case "kernel-stats":
+		for _, dev := range metrics.ActiveDevices(t) {
+			for _, s := range metrics.KernelStats(t, dev, nil) {
+				if err := rw.Write(file, dev, s.Name, metrics.Family(s.Name), s.Count, s.TotalNS, s.MeanNS, s.MinNS, s.MaxNS, s.Share); err != nil {
+					return err
+				}
+			}
+		}
+	case "gaps":
+		for _, dev := range metrics.ActiveDevices(t) {
+			for _, g := range metrics.IdleGaps(t, dev) {
+				if err := rw.Write(file, dev, g.Start, g.End, g.Len()); err != nil {
+					return err
+				}
+			}
+		}
+	case "memcpy":
+		for i := range t.Memcpys {
+			m := &t.Memcpys[i]
+			gbps := 0.0
+			if m.Dur() > 0 {
+				gbps = float64(m.Bytes) / float64(m.Dur())
+			}
+			if err := rw.Write(file, m.Device, m.Stream, m.Kind.String(), m.Src.String(), m.Dst.String(), m.Bytes,
+				m.Start, m.End, m.Dur(), gbps, m.Correlation); err != nil {
+				return err
+			}
+		}
+	default:
+		return fmt.Errorf("unknown table %q", table)
+	}
+	return nil
+}
