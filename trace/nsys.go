@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"io"
 	"net/url"
 	"path/filepath"
 	"runtime"
@@ -325,7 +327,7 @@ func readTable[T, A any](r *nsysReader, table string, cols []string, where strin
 	as := make([]A, span)
 	type part struct {
 		lo, hi int64 // rowids, inclusive
-		n      int   // rows kept, from ts[lo-lo0]
+		n      int   // rows kept, stored from ts[p.lo-lo] on
 		s      *rowScanner
 		err    error
 	}
@@ -386,21 +388,52 @@ func (r *nsysReader) rowids(table string) (lo, hi int64, ok bool) {
 // scanRows runs q and calls row for each result. first is the number of
 // the first row, for messages.
 func (r *nsysReader) scanRows(table, q string, cols []string, first int64, row func(s *rowScanner) error) (*rowScanner, error) {
-	rows, err := r.db.QueryContext(r.ctx, q)
+	conn, err := r.db.Conn(r.ctx)
 	if err != nil {
 		return nil, r.tableErr(table, err)
 	}
-	defer rows.Close()
-	s := newRowScanner(r, table, rows, cols, first)
-	for s.next() {
-		if err := row(s); err != nil {
-			return s, r.tableErr(table, err)
+	defer conn.Close()
+	s := newRowScanner(r, table, cols, first)
+	var rowErr error
+	err = conn.Raw(func(dc any) error {
+		// The driver's own rows: database/sql would add a lock and a
+		// conversion per value.
+		qc, ok := dc.(driver.QueryerContext)
+		if !ok {
+			return fmt.Errorf("driver %T cannot run queries", dc)
 		}
-		if s.bad != nil {
-			return s, &SyntaxError{File: r.path, Offset: -1, Table: table, Msg: fmt.Sprintf("row %d", s.row()), Err: s.bad}
+		rows, err := qc.QueryContext(r.ctx, q, nil)
+		if err != nil {
+			return err
 		}
+		defer rows.Close()
+		for {
+			if err := rows.Next(s.vals); err != nil {
+				if err == io.EOF {
+					return nil
+				}
+				return err
+			}
+			s.n++
+			if s.n%(1<<16) == 0 {
+				// The driver watches ctx only while a query starts.
+				if err := r.ctx.Err(); err != nil {
+					return err
+				}
+			}
+			if rowErr = row(s); rowErr != nil {
+				return nil
+			}
+			if s.bad != nil {
+				rowErr = &SyntaxError{File: r.path, Offset: -1, Table: table, Msg: fmt.Sprintf("row %d", s.row()), Err: s.bad}
+				return nil
+			}
+		}
+	})
+	if err == nil {
+		err = rowErr
 	}
-	if err := s.err(); err != nil {
+	if err != nil {
 		return s, r.tableErr(table, err)
 	}
 	return s, nil
@@ -423,50 +456,22 @@ func (r *nsysReader) merge(s *rowScanner) {
 	}
 }
 
-// A rowScanner reads a query's rows as the driver's values: database/sql
-// stores those into *any without the reflection it uses for *int64. It
-// counts its own warnings, so that several can run at once.
+// A rowScanner holds the current row of a query as the driver's values,
+// and counts its own warnings, so that several can run at once.
 type rowScanner struct {
-	rows   *sql.Rows
 	table  string
 	path   string
 	strict bool
 	cols   []string
-	vals   []any
-	ptrs   []any
+	vals   []driver.Value
 	first  int64   // number of the first row
 	n      int     // rows read so far
 	bad    error   // the first value of the current row that has the wrong type
-	fails  error   // from Scan
 	warn   counter // skipped rows
 }
 
-func newRowScanner(r *nsysReader, table string, rows *sql.Rows, cols []string, first int64) *rowScanner {
-	s := &rowScanner{rows: rows, table: table, path: r.path, strict: r.strict, cols: cols, first: first,
-		vals: make([]any, len(cols)), ptrs: make([]any, len(cols))}
-	for i := range s.vals {
-		s.ptrs[i] = &s.vals[i]
-	}
-	return s
-}
-
-func (s *rowScanner) next() bool {
-	if !s.rows.Next() {
-		return false
-	}
-	s.n++
-	if err := s.rows.Scan(s.ptrs...); err != nil {
-		s.fails = err
-		return false
-	}
-	return true
-}
-
-func (s *rowScanner) err() error {
-	if s.fails != nil {
-		return s.fails
-	}
-	return s.rows.Err()
+func newRowScanner(r *nsysReader, table string, cols []string, first int64) *rowScanner {
+	return &rowScanner{table: table, path: r.path, strict: r.strict, cols: cols, first: first, vals: make([]driver.Value, len(cols))}
 }
 
 // row returns the number of the current row: its rowid when rowids have

@@ -875,3 +875,57 @@ func TestStripAPIVersion(t *testing.T) {
 		})
 	}
 }
+
+// TestNsysParallel reads a table big enough to be split between
+// goroutines, with gaps in its rowids and bad rows in both halves.
+func TestNsysParallel(t *testing.T) {
+	const n = 3 * parallelRows
+	path := writeExport(t, "big.sqlite", nsysgen.Spec{
+		Kernels: nsysgen.ManyKernels(n),
+		SQL: []string{
+			// Kernel i has rowid and correlation id i+1.
+			"DELETE FROM CUPTI_ACTIVITY_KIND_KERNEL WHERE rowid BETWEEN 1000 AND 1999",
+			`UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET "end" = start - 1 WHERE rowid IN (500, 150000)`,
+		},
+	})
+	tr, err := Open(context.Background(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := len(tr.Kernels), n-1000-2; got != want {
+		t.Fatalf("%d kernels, want %d", got, want)
+	}
+	seen := make([]bool, n+1)
+	for _, k := range tr.Kernels {
+		if seen[k.Correlation] {
+			t.Fatalf("kernel %d read twice", k.Correlation)
+		}
+		seen[k.Correlation] = true
+	}
+	for c := 1; c <= n; c++ {
+		dropped := c >= 1000 && c <= 1999 || c == 500 || c == 150000
+		if seen[c] == dropped {
+			t.Errorf("kernel %d: read %v", c, seen[c])
+		}
+	}
+	if want := []string{"2 CUPTI_ACTIVITY_KIND_KERNEL rows with end before start skipped"}; !slices.Equal(tr.Warnings, want) {
+		t.Errorf("warnings %q, want %q", tr.Warnings, want)
+	}
+	if tr.Meta.Events != n-1000 {
+		t.Errorf("Meta.Events = %d, want %d", tr.Meta.Events, n-1000)
+	}
+	_, err = Options{Strict: true}.Open(context.Background(), path)
+	if err == nil || !strings.Contains(err.Error(), "table CUPTI_ACTIVITY_KIND_KERNEL: row 500: end") {
+		t.Errorf("strict: %v, want the error of row 500", err)
+	}
+}
+
+func TestNsysCanceled(t *testing.T) {
+	path := writeExport(t, "x.sqlite", multiSpec(nsysgen.Shape2026))
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err := Open(ctx, path)
+	if !errors.Is(err, context.Canceled) || !strings.HasPrefix(err.Error(), path) {
+		t.Errorf("got %v, want context.Canceled naming %s", err, path)
+	}
+}

@@ -36,6 +36,7 @@ const (
 	Shape2021
 )
 
+// String returns the year of the shape, "2026" or "2021".
 func (s Shape) String() string {
 	switch s {
 	case Shape2026:

@@ -81,18 +81,18 @@ func (c *countWriter) Write(p []byte) (int, error) {
 
 // gen is the state of one Write.
 type gen struct {
-	cfg    Config
-	r      *rand.Rand
-	cw     *countWriter
-	w      *bufio.Writer
-	modern bool
-	u      int64 // time quantum: 1 ns (Modern), 1000 ns (Era2021, whole µs)
-	prop   deviceProps
-	base   int64 // baseTimeNanoseconds (Modern)
-	t0     int64 // profiler start, ns on the ts clock
-	pid    int64
-	pidB   []byte
-	traceN string // traceName
+	cfg     Config
+	r       *rand.Rand
+	cw      *countWriter
+	w       *bufio.Writer
+	modern  bool
+	u       int64 // time quantum: 1 ns (Modern), 1000 ns (Era2021, whole µs)
+	prop    deviceProps
+	base    int64 // baseTimeNanoseconds (Modern)
+	t0      int64 // profiler start, ns on the ts clock
+	pid     int64
+	pidB    []byte
+	traceN  string // traceName
 	traceID string
 
 	corr, ext, evIdx, pyID int64 // last ids handed out
@@ -415,7 +415,7 @@ func (g *gen) addCopy(c *cluster, kind, stream int, off, dur int64) {
 	} else {
 		bw = copyKinds[kind].bw
 	}
-	it.bytes = max(4, dur*bw/1000*g.between(80, 120)/100&^3)
+	it.bytes = max(4, (dur*bw/1000*g.between(800, 1200)/1000+g.r.Int64N(4096))&^3)
 	c.items = append(c.items, it)
 }
 

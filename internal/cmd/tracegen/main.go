@@ -1,27 +1,3 @@
-// Command tracegen writes a synthetic Kineto (PyTorch profiler) trace with
-// known ground truth, for tests, samples and benchmarks.
-//
-// Usage:
-//
-//	go run ./internal/cmd/tracegen -o FILE [flags]
-//
-// Flags:
-//
-//	-o FILE          output trace; gzip-compressed when FILE ends in .gz (see -gzip)
-//	-size SIZE       keep adding steps until at least SIZE bytes of JSON (100MB, 1GB, 512KB, 0 = off)
-//	-seed N          random seed (1); the same flags give the same bytes
-//	-devices N       GPUs (2)
-//	-streams N       streams per GPU (3)
-//	-steps N         ProfilerStep#N ranges, at least (4)
-//	-kernels N       kernels per GPU per step, graph replays not counted (32)
-//	-graphs N        cudaGraphLaunch calls per GPU per step (1)
-//	-python N        python_function frames per launch (4; in era 2021: [memory] events)
-//	-era E           modern or 2021 (modern)
-//	-container C     object, object-after or array (object)
-//	-gzip MODE       auto (by the .gz suffix), true or false (auto)
-//	-truth FILE      also write the ground truth as indented JSON
-//
-// A summary of the truth goes to stderr.
 package main
 
 import (
@@ -38,13 +14,16 @@ import (
 )
 
 func main() {
-	os.Exit(run(os.Args[1:], os.Stderr))
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 
 // errUsage marks bad command-line usage (exit status 2).
 var errUsage = errors.New("usage")
 
-func run(args []string, stderr io.Writer) int {
+// run generates as args say; the summary of the truth goes to stderr, and
+// stdout is unused.
+func run(args []string, stdout, stderr io.Writer) int {
+	_ = stdout
 	err := generate(args, stderr)
 	switch {
 	case err == nil:
