@@ -67,6 +67,15 @@ func Columns() []Column {
 		{"memsets", "memsets", Count, "memset executions", func(d *DeviceSummary) any { return d.Memsets }},
 		{"memset_bytes", "memset bytes", Bytes, "bytes set", func(d *DeviceSummary) any { return d.MemsetBytes }},
 		{"memset_ns", "memset time", NS, "sum of memset durations", func(d *DeviceSummary) any { return d.MemsetNS }},
+		{"launches", "kernel launches", Count, "kernel launch calls (cudaLaunchKernel*, cuLaunchKernel*, cudaLaunchCooperativeKernel*, hipLaunchKernel, hipModuleLaunchKernel, hipExtLaunchKernel, …) whose kernels ran on the device, matched on correlation id within a process", func(d *DeviceSummary) any { return d.Launch.Launches }},
+		{"graph_launches", "graph launches", Count, "graph launch calls (cudaGraphLaunch, cuGraphLaunch, hipGraphLaunch) whose kernels ran on the device", func(d *DeviceSummary) any { return d.Launch.GraphLaunches }},
+		{"kernels_per_launch", "kernels per launch", Count, "kernels matched to a launch call / (launches + graph_launches); > 1 when graphs replay many kernels per call", func(d *DeviceSummary) any { return d.Launch.KernelsPerLaunch }},
+		{"launch_ns", "launch CPU time", NS, "CPU time spent in those launch calls", func(d *DeviceSummary) any { return d.Launch.LaunchNS }},
+		{"launch_latency_median_ns", "launch latency (median)", NS, "median of (GPU start of a launch's first kernel − the call's start)", func(d *DeviceSummary) any { return d.Launch.LatencyMedianNS }},
+		{"launch_latency_p90_ns", "launch latency (p90)", NS, "90th percentile of that latency, nearest rank", func(d *DeviceSummary) any { return d.Launch.LatencyP90NS }},
+		{"idle_launch_ns", "idle: waiting on launches", NS, "idle gaps whose next GPU work was launched by a call that began after the GPU went idle: the CPU was late", func(d *DeviceSummary) any { return d.IdleLaunchNS }},
+		{"idle_sync_ns", "idle: in host syncs", NS, "idle gaps during which a host synchronization (cudaStreamSynchronize, cudaDeviceSynchronize, cudaEventSynchronize, blocking cudaMemcpy, Nsight SYNCHRONIZATION rows, Kineto cuda_sync) was in progress", func(d *DeviceSummary) any { return d.IdleSyncNS }},
+		{"idle_other_ns", "idle: other", NS, "the rest of idle_ns", func(d *DeviceSummary) any { return d.IdleOtherNS }},
 	}
 }
 

@@ -52,6 +52,15 @@ type DeviceSummary struct {
 	MemsetNS    int64
 
 	TopKernels []KernelStat
+
+	Launch LaunchStats
+	// Idle time by cause (see ClassifyGaps): IdleLaunchNS + IdleSyncNS +
+	// IdleOtherNS = IdleNS.
+	IdleLaunchNS, IdleSyncNS, IdleOtherNS int64
+	// ShortLaunchGaps and ShortLaunchNS count the launch-bound gaps shorter
+	// than 1 ms: launch overhead rather than a host busy elsewhere.
+	ShortLaunchGaps int
+	ShortLaunchNS   int64
 }
 
 // A CopyStat aggregates memcpys of one kind (and, in Copies, one pair of
@@ -295,6 +304,7 @@ func summarizeDevice(t *trace.Trace, dev trace.Device, topN int) DeviceSummary {
 		d.MemsetNS += m.Dur()
 	}
 	d.Streams = len(streams)
+	d.Launch = Launches(t, dev.ID)
 
 	busy := DeviceBusy(t, dev.ID)
 	if len(busy) > 0 {
@@ -308,6 +318,15 @@ func summarizeDevice(t *trace.Trace, dev trace.Device, topN int) DeviceSummary {
 		for _, g := range gaps {
 			d.LargestGapNS = max(d.LargestGapNS, g.Len())
 		}
+		classified := ClassifyGaps(t, dev.ID)
+		byClass := IdleByClass(classified)
+		for _, g := range classified {
+			if g.Class == GapLaunch && g.Len() < 1e6 {
+				d.ShortLaunchGaps++
+				d.ShortLaunchNS += g.Len()
+			}
+		}
+		d.IdleLaunchNS, d.IdleSyncNS, d.IdleOtherNS = byClass[GapLaunch], byClass[GapSync], byClass[GapOther]
 		if d.SpanNS > 0 {
 			d.GPUUtil = float64(d.BusyNS) / float64(d.SpanNS)
 		} else {

@@ -62,7 +62,13 @@ func SummaryTables(s metrics.Summary) []*Table {
 		return hostTables(s, title, warn)
 	}
 
-	main := &Table{Title: title, Columns: []Column{{"metric", metrics.Text}}, Notes: warn}
+	main := &Table{Title: title, Columns: []Column{{"metric", metrics.Text}}}
+	for i := range s.Devices {
+		if v := metrics.Verdict(&s.Devices[i]); v != "" {
+			main.Notes = append(main.Notes, fmt.Sprintf("GPU %d %s", s.Devices[i].Device, v))
+		}
+	}
+	main.Notes = append(main.Notes, warn...)
 	for _, d := range s.Devices {
 		name := fmt.Sprintf("GPU %d", d.Device)
 		if d.Name != "" {

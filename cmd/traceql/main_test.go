@@ -3,6 +3,9 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/csv"
+	"fmt"
+	"image/png"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,6 +13,7 @@ import (
 
 	"github.com/traceql/traceql/internal/golden"
 	"github.com/traceql/traceql/internal/shared"
+	"github.com/traceql/traceql/internal/synth"
 )
 
 // traceql runs the whole CLI in-process.
@@ -24,12 +28,7 @@ const sample = "../../testdata/sample.pt.trace.json.gz"
 
 func TestSummarizeGolden(t *testing.T) {
 	realPair := func(t *testing.T) []string {
-		dir := shared.Traces(t)
-		wd, _ := os.Getwd()
-		rel, err := filepath.Rel(wd, dir)
-		if err != nil {
-			t.Fatal(err)
-		}
+		rel := realTraces(t)
 		return []string{filepath.Join(rel, "hta/trace_compare/base/base.json.gz"), filepath.Join(rel, "kineto/vllm_decode_mi300x_hipgraph.json.gz")}
 	}
 	tests := []struct {
@@ -43,9 +42,7 @@ func TestSummarizeGolden(t *testing.T) {
 		{"sample.md", func(*testing.T) []string { return []string{sample} }, []string{"--format", "markdown", "--top", "3"}},
 		{"real.text", realPair, nil},
 		{"real.csv", realPair, []string{"--format", "csv"}},
-		{"cpu_only.text", func(t *testing.T) []string {
-			return []string{realPair(t)[0][:strings.Index(realPair(t)[0], "hta/")] + "hta/cpu_only"}
-		}, nil},
+		{"cpu_only.text", func(t *testing.T) []string { return []string{filepath.Join(realTraces(t), "hta/cpu_only")} }, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -133,6 +130,127 @@ func TestHelpShowsDefinitions(t *testing.T) {
 	for _, s := range []string{"busy_ns", "union of GPU activity intervals", "kernel_median_ns", "h2d_gbps"} {
 		if code != 0 || !strings.Contains(out, s) {
 			t.Errorf("--help lacks %q", s)
+		}
+	}
+}
+
+// realTraces returns the path of ../shared/traces relative to this package,
+// so that golden output does not depend on where the checkout lives.
+func realTraces(t *testing.T) string {
+	dir := shared.Traces(t)
+	wd, _ := os.Getwd()
+	rel, err := filepath.Rel(wd, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rel
+}
+
+func TestDiffCompareGolden(t *testing.T) {
+	tests := []struct {
+		name string
+		args func(dir string) []string
+	}{
+		{"diff_resnet_workers", func(d string) []string {
+			return []string{"diff", d + "/kineto/resnet50_v100_workers0.pt.trace.json.gz", d + "/kineto/resnet50_v100_workers4.pt.trace.json.gz", "--top", "10"}
+		}},
+		{"diff_hta_family", func(d string) []string {
+			return []string{"diff", d + "/hta/trace_diff/control/control.json.gz", d + "/hta/trace_diff/test/test.json.gz", "--group", "family", "--top", "10"}
+		}},
+		{"diff_hta.csv", func(d string) []string {
+			return []string{"diff", d + "/hta/trace_diff/control/control.json.gz", d + "/hta/trace_diff/test/test.json.gz", "--format", "csv"}
+		}},
+		{"compare_resnet", func(d string) []string {
+			return []string{"compare", d + "/kineto/resnet50_v100_workers0.pt.trace.json.gz", d + "/kineto/resnet50_v100_workers4.pt.trace.json.gz",
+				d + "/nsys/nsys2024.2.1_mmagic_pytorch.sqlite", "--label", "workers0,workers4,nsys"}
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out, errOut, code := traceql(tt.args(realTraces(t))...)
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, errOut)
+			}
+			golden.Check(t, filepath.Join("testdata", tt.name+".golden"), []byte(out))
+		})
+	}
+}
+
+// TestDiffKnownDeltas diffs two generated traces whose true numbers are
+// known and checks the deltas the CSV reports.
+func TestDiffKnownDeltas(t *testing.T) {
+	dir := t.TempDir()
+	a, b := filepath.Join(dir, "a.json"), filepath.Join(dir, "b.json.gz")
+	ta, err := synth.WriteFile(a, synth.Config{Seed: 1, Streams: 2, Steps: 4, KernelsPerStep: 30}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tb, err := synth.WriteFile(b, synth.Config{Seed: 2, Streams: 3, Steps: 4, KernelsPerStep: 50, GraphLaunches: 2}, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, errOut, code := traceql("diff", a, b, "--format", "csv")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	rows, err := csv.NewReader(strings.NewReader(out)).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string][]string{}
+	for _, r := range rows[1:] {
+		got[r[4]] = r[5:8] // old, new, delta
+	}
+	da, db := ta.Devices[0], tb.Devices[0]
+	want := map[string][3]int64{
+		"kernels":   {int64(da.Kernels), int64(db.Kernels), int64(db.Kernels - da.Kernels)},
+		"busy_ns":   {da.BusyNS, db.BusyNS, db.BusyNS - da.BusyNS},
+		"idle_ns":   {da.IdleNS, db.IdleNS, db.IdleNS - da.IdleNS},
+		"idle_gaps": {int64(da.IdleGaps), int64(db.IdleGaps), int64(db.IdleGaps - da.IdleGaps)},
+		"h2d_bytes": {da.H2D.Bytes, db.H2D.Bytes, db.H2D.Bytes - da.H2D.Bytes},
+	}
+	for m, w := range want {
+		if g := got[m]; len(g) != 3 || g[0] != fmt.Sprint(w[0]) || g[1] != fmt.Sprint(w[1]) || g[2] != fmt.Sprint(w[2]) {
+			t.Errorf("%s: old,new,delta = %v, want %v", m, g, w)
+		}
+	}
+}
+
+func TestPlotAndExportFiles(t *testing.T) {
+	dir := t.TempDir()
+	for _, kind := range []string{"kernels", "gaps", "timeline", "top"} {
+		out := filepath.Join(dir, kind+".png")
+		if _, errOut, code := traceql("plot", sample, sample, "--label", "a,b", "--kind", kind, "-o", out); code != 0 {
+			t.Fatalf("plot %s: exit %d: %s", kind, code, errOut)
+		}
+		f, err := os.Open(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		img, err := png.Decode(f)
+		f.Close()
+		if err != nil || img.Bounds().Dx() < 400 {
+			t.Errorf("%s: %v, bounds %v", kind, err, img.Bounds())
+		}
+	}
+	if _, errOut, code := traceql("compare", sample, sample, "--plot", filepath.Join(dir, "modes.svg")); code != 0 {
+		t.Fatalf("compare --plot: %s", errOut)
+	}
+	if _, errOut, code := traceql("plot", sample, "-o", filepath.Join(dir, "x.pdf")); code != 2 || !strings.Contains(errOut, ".png or .svg") {
+		t.Errorf("plot to .pdf: exit %d, %q", code, errOut)
+	}
+	out := filepath.Join(dir, "k.csv")
+	if _, errOut, code := traceql("export", sample, "--table", "kernels", "-o", out); code != 0 {
+		t.Fatalf("export: %s", errOut)
+	}
+	b, _ := os.ReadFile(out)
+	if n := strings.Count(string(b), "\n"); n != 1+208 {
+		t.Errorf("kernels.csv has %d lines, want header + 208 kernels", n)
+	}
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		if strings.HasSuffix(e.Name(), ".tmp") {
+			t.Errorf("temporary file left behind: %s", e.Name())
 		}
 	}
 }

@@ -1,0 +1,233 @@
+package metrics
+
+import (
+	"cmp"
+	"slices"
+	"strings"
+
+	"github.com/traceql/traceql/trace"
+)
+
+// kernelLaunchPrefixes name the API calls that launch one kernel.
+var kernelLaunchPrefixes = []string{
+	"cudaLaunchKernel", "cudaLaunchCooperativeKernel", "cuLaunchKernel", "cuLaunchCooperativeKernel",
+	"hipLaunchKernel", "hipModuleLaunchKernel", "hipExtLaunchKernel", "hipExtModuleLaunchKernel", "hipLaunchCooperativeKernel",
+}
+
+// graphLaunchNames name the API calls that replay a CUDA/HIP graph.
+var graphLaunchNames = []string{"cudaGraphLaunch", "cuGraphLaunch", "hipGraphLaunch"}
+
+// syncNames name the host calls that block until the device catches up.
+// cudaMemcpy (without Async) blocks too.
+var syncNames = []string{
+	"cudaDeviceSynchronize", "cudaStreamSynchronize", "cudaEventSynchronize", "cudaMemcpy", "cudaMemcpy2D",
+	"cuCtxSynchronize", "cuStreamSynchronize", "cuEventSynchronize", "cuMemcpyDtoH", "cuMemcpyHtoD",
+	"hipDeviceSynchronize", "hipStreamSynchronize", "hipEventSynchronize", "hipMemcpy",
+}
+
+// IsKernelLaunch reports whether an API call launches a single kernel.
+func IsKernelLaunch(name string) bool {
+	for _, p := range kernelLaunchPrefixes {
+		if strings.HasPrefix(name, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// IsGraphLaunch reports whether an API call replays a graph.
+func IsGraphLaunch(name string) bool {
+	for _, p := range graphLaunchNames {
+		if strings.HasPrefix(name, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// IsSync reports whether an API call blocks the host until the device is done.
+func IsSync(name string) bool { return slices.Contains(syncNames, name) }
+
+// corrKey identifies a correlation id: ids are unique per process in Nsight
+// exports and per trace in Kineto ones (whose device records carry no pid).
+type corrKey struct{ pid, corr int64 }
+
+// launchIndex maps correlation ids to API calls and device work.
+type launchIndex struct {
+	calls map[corrKey]int // → index in t.APICalls
+}
+
+func newLaunchIndex(t *trace.Trace) launchIndex {
+	ix := launchIndex{calls: make(map[corrKey]int, len(t.APICalls))}
+	for i := range t.APICalls {
+		c := &t.APICalls[i]
+		if c.Correlation != 0 {
+			ix.calls[corrKey{c.PID, c.Correlation}] = i
+			ix.calls[corrKey{0, c.Correlation}] = i
+		}
+	}
+	return ix
+}
+
+// call returns the API call that launched device work a, or -1.
+func (ix launchIndex) call(a *trace.Activity) int {
+	if a.Correlation == 0 {
+		return -1
+	}
+	if i, ok := ix.calls[corrKey{a.PID, a.Correlation}]; ok {
+		return i
+	}
+	return -1
+}
+
+// LaunchStats describes how the host fed one device.
+type LaunchStats struct {
+	Launches         int     // kernel launch calls whose kernels ran on the device
+	GraphLaunches    int     // graph launch calls whose work ran on the device
+	LaunchNS         int64   // CPU time in those calls (kernel and graph launches)
+	MeanLaunchNS     float64 // LaunchNS / (Launches + GraphLaunches)
+	LaunchedKernels  int     // kernels matched to one of those calls
+	KernelsPerLaunch float64 // LaunchedKernels / (Launches + GraphLaunches)
+	GraphKernels     int     // kernels replayed by graph launches
+	// LatencyMedianNS and LatencyP90NS: GPU start of the first kernel of a
+	// launch − the launch call's start.
+	LatencyMedianNS float64
+	LatencyP90NS    int64
+}
+
+// Launches computes the launch statistics of a device, joining kernels to
+// API calls on correlation id (within one process).
+func Launches(t *trace.Trace, dev int) LaunchStats {
+	ix := newLaunchIndex(t)
+	var s LaunchStats
+	first := map[int]int64{} // call index → first kernel start
+	for i := range t.Kernels {
+		k := &t.Kernels[i]
+		if k.Device != dev {
+			continue
+		}
+		ci := ix.call(&k.Activity)
+		if ci < 0 {
+			continue
+		}
+		c := &t.APICalls[ci]
+		graph := IsGraphLaunch(c.Name)
+		if !graph && !IsKernelLaunch(c.Name) {
+			continue
+		}
+		s.LaunchedKernels++
+		if graph {
+			s.GraphKernels++
+		}
+		if st, seen := first[ci]; !seen || k.Start < st {
+			first[ci] = k.Start
+		}
+	}
+	var lat []int64
+	for ci, st := range first {
+		c := &t.APICalls[ci]
+		if IsGraphLaunch(c.Name) {
+			s.GraphLaunches++
+		} else {
+			s.Launches++
+		}
+		s.LaunchNS += c.End - c.Start
+		lat = append(lat, st-c.Start)
+	}
+	if n := s.Launches + s.GraphLaunches; n > 0 {
+		s.MeanLaunchNS = float64(s.LaunchNS) / float64(n)
+		s.KernelsPerLaunch = float64(s.LaunchedKernels) / float64(n)
+		slices.Sort(lat)
+		s.LatencyMedianNS = Median(lat)
+		s.LatencyP90NS = Percentile(lat, 90)
+	}
+	return s
+}
+
+// Gap classes.
+const (
+	GapLaunch = "launch" // the call that launched the next GPU work began after the GPU went idle
+	GapSync   = "sync"   // a host synchronization was in progress during the gap
+	GapOther  = "other"
+)
+
+// A ClassifiedGap is an idle gap with its likely cause.
+type ClassifiedGap struct {
+	Interval
+	Class string
+}
+
+// ClassifyGaps attributes each idle gap of a device: sync when a blocking
+// host call (cudaStreamSynchronize, cudaDeviceSynchronize,
+// cudaEventSynchronize, blocking cudaMemcpy, …) or a device-side sync
+// record overlaps the gap; else launch when the API call that launched the
+// GPU work ending the gap started after the gap began (the CPU was late);
+// else other.
+func ClassifyGaps(t *trace.Trace, dev int) []ClassifiedGap {
+	busy := DeviceBusy(t, dev)
+	gaps := Gaps(busy)
+	if len(gaps) == 0 {
+		return nil
+	}
+	ix := newLaunchIndex(t)
+	// What starts each busy interval: the earliest-starting activity there.
+	next := make(map[int64]*trace.Activity, len(gaps))
+	note := func(a *trace.Activity) {
+		if a.Device != dev {
+			return
+		}
+		if cur, ok := next[a.Start]; !ok || ix.call(cur) < 0 && ix.call(a) >= 0 {
+			next[a.Start] = a
+		}
+	}
+	for i := range t.Kernels {
+		note(&t.Kernels[i].Activity)
+	}
+	for i := range t.Memcpys {
+		note(&t.Memcpys[i].Activity)
+	}
+	for i := range t.Memsets {
+		note(&t.Memsets[i].Activity)
+	}
+	var syncs []Interval
+	for i := range t.APICalls {
+		if c := &t.APICalls[i]; IsSync(c.Name) {
+			syncs = append(syncs, Interval{c.Start, c.End})
+		}
+	}
+	for i := range t.Syncs {
+		if s := &t.Syncs[i]; s.Device == dev {
+			syncs = append(syncs, Interval{s.Start, s.End})
+		}
+	}
+	syncs = Union(syncs)
+	out := make([]ClassifiedGap, len(gaps))
+	for i, g := range gaps {
+		out[i] = ClassifiedGap{g, GapOther}
+		if overlaps(syncs, g) {
+			out[i].Class = GapSync
+			continue
+		}
+		if a := next[g.End]; a != nil {
+			if ci := ix.call(a); ci >= 0 && t.APICalls[ci].Start > g.Start {
+				out[i].Class = GapLaunch
+			}
+		}
+	}
+	return out
+}
+
+// overlaps reports whether sorted disjoint intervals meet the open gap g.
+func overlaps(ivs []Interval, g Interval) bool {
+	j, _ := slices.BinarySearchFunc(ivs, g.Start, func(iv Interval, x int64) int { return cmp.Compare(iv.End, x+1) })
+	return j < len(ivs) && ivs[j].Start < g.End && ivs[j].End > g.Start
+}
+
+// IdleByClass sums classified gaps per class.
+func IdleByClass(gaps []ClassifiedGap) map[string]int64 {
+	m := map[string]int64{GapLaunch: 0, GapSync: 0, GapOther: 0}
+	for _, g := range gaps {
+		m[g.Class] += g.Len()
+	}
+	return m
+}

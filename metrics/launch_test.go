@@ -1,0 +1,89 @@
+package metrics_test
+
+import (
+	"context"
+	"path/filepath"
+	"testing"
+
+	"github.com/traceql/traceql/internal/shared"
+	"github.com/traceql/traceql/metrics"
+	"github.com/traceql/traceql/trace"
+)
+
+func TestLaunchesRealTraces(t *testing.T) {
+	dir := shared.Traces(t)
+	tests := []struct {
+		file                           string
+		launches, graphLaunches, graph int // graph = kernels replayed by graph launches
+		syncIdle                       bool
+	}{
+		{"hta/negative_queue_length_values_check/rank0.json.gz", -1, 70, -1, true}, // has cudaStreamSynchronize calls
+		{"kineto/vllm_decode_mi300x_hipgraph.json.gz", 4, 1, 421, false},
+		{"hta/triton_example/triton_example.json.gz", 1, 0, 0, false}, // Triton through cuLaunchKernel
+		{"hta/critical_path/cuda_event_sync/event_sync_trace.json.gz", 4, 0, 0, true},
+		{"hta/critical_path/alexnet/benchmark_result_2869224_1695835535_trace.json.gz", 79, 0, 0, true},
+		{"nsys/nsys2024.2.1_mmagic_pytorch.sqlite", 328, 0, 0, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.file, func(t *testing.T) {
+			tr, err := trace.Open(context.Background(), filepath.Join(dir, tt.file))
+			if err != nil {
+				t.Fatal(err)
+			}
+			d := metrics.Summarize(tr, metrics.Options{}).Devices[0]
+			l := d.Launch
+			if tt.launches >= 0 && l.Launches != tt.launches || l.GraphLaunches != tt.graphLaunches || tt.graph >= 0 && l.GraphKernels != tt.graph {
+				t.Errorf("launches %d, graph launches %d, graph kernels %d; want %d, %d, %d", l.Launches, l.GraphLaunches, l.GraphKernels,
+					tt.launches, tt.graphLaunches, tt.graph)
+			}
+			if tt.graphLaunches > 0 && l.KernelsPerLaunch <= 1 {
+				t.Errorf("kernels per launch %v, want > 1 with graph launches", l.KernelsPerLaunch)
+			}
+			if l.LatencyMedianNS <= 0 {
+				t.Errorf("launch latency median %v", l.LatencyMedianNS)
+			}
+			if (d.IdleSyncNS > 0) != tt.syncIdle {
+				t.Errorf("idle in syncs = %d, want > 0: %v", d.IdleSyncNS, tt.syncIdle)
+			}
+			if d.IdleLaunchNS+d.IdleSyncNS+d.IdleOtherNS != d.IdleNS {
+				t.Errorf("idle by class %d+%d+%d != idle %d", d.IdleLaunchNS, d.IdleSyncNS, d.IdleOtherNS, d.IdleNS)
+			}
+		})
+	}
+}
+
+// TestClassifyGaps builds the three kinds of gap by hand.
+func TestClassifyGaps(t *testing.T) {
+	k := func(start, end, corr int64) trace.Kernel {
+		return trace.Kernel{Activity: trace.Activity{Start: start, End: end, Correlation: corr}, Name: "k"}
+	}
+	call := func(name string, start, end, corr int64) trace.APICall {
+		return trace.APICall{Name: name, PID: 1, TID: 1, Start: start, End: end, Correlation: corr}
+	}
+	tr := &trace.Trace{
+		Devices: []trace.Device{{ID: 0}},
+		Kernels: []trace.Kernel{k(0, 100, 1), k(200, 300, 2), k(500, 600, 3), k(700, 800, 4)},
+		APICalls: []trace.APICall{
+			call("cudaLaunchKernel", 0, 5, 1),
+			call("cudaLaunchKernel", 150, 160, 2),           // began after the GPU went idle at 100: launch-bound
+			call("cudaStreamSynchronize", 290, 310, 0),      // in progress when the gap [300,500) began: sync
+			call("cudaLaunchKernel", 450, 460, 3),           // also late, but the sync comes first
+			call("cudaLaunchKernelExC_v11060", 590, 620, 4), // before the gap [600,700) began: other
+		},
+	}
+	got := metrics.ClassifyGaps(tr, 0)
+	want := []string{metrics.GapLaunch, metrics.GapSync, metrics.GapOther}
+	if len(got) != len(want) {
+		t.Fatalf("%d gaps, want %d", len(got), len(want))
+	}
+	for i, g := range got {
+		if g.Class != want[i] {
+			t.Errorf("gap %v: %s, want %s", g.Interval, g.Class, want[i])
+		}
+	}
+	// Latencies (first kernel start − call start): 0, 50, 50, 110.
+	l := metrics.Launches(tr, 0)
+	if l.Launches != 4 || l.LatencyMedianNS != 50 || l.LatencyP90NS != 110 || l.KernelsPerLaunch != 1 || l.LaunchNS != 5+10+10+30 {
+		t.Errorf("launch stats %+v", l)
+	}
+}
