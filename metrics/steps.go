@@ -2,6 +2,7 @@ package metrics
 
 import (
 	"cmp"
+	"fmt"
 	"slices"
 	"strconv"
 	"strings"
@@ -13,12 +14,17 @@ import (
 type Step struct {
 	Number     int
 	Start, End int64
-	OnGPU      bool // from the gpu_user_annotation copy; else the CPU range
+	// Source says where the window comes from: "gpu" (the
+	// gpu_user_annotation copy), "projected" (the CPU range projected onto
+	// the GPU) or "cpu" (the CPU range: it launched no GPU work).
+	Source string
 }
 
 // Steps returns the ProfilerStep#N windows of a trace, by number. The
 // device-side copy (gpu_user_annotation) is used when the trace has one;
-// otherwise the CPU range (user_annotation, or a 2021 Operator).
+// otherwise the CPU range (user_annotation, or a 2021 Operator) is
+// projected onto the GPU: from the first start to the last end of the GPU
+// work launched by API calls made inside it.
 func Steps(t *trace.Trace) []Step {
 	gpu := map[int]*Step{}
 	cpu := map[int]*Step{}
@@ -39,7 +45,11 @@ func Steps(t *trace.Trace) []Step {
 			s.Start, s.End = min(s.Start, op.Start), max(s.End, op.End)
 			continue
 		}
-		m[n] = &Step{Number: n, Start: op.Start, End: op.End, OnGPU: op.Kind == trace.GPUAnnotation}
+		src := "cpu"
+		if op.Kind == trace.GPUAnnotation {
+			src = "gpu"
+		}
+		m[n] = &Step{Number: n, Start: op.Start, End: op.End, Source: src}
 	}
 	src := cpu
 	if len(gpu) > 0 {
@@ -50,7 +60,138 @@ func Steps(t *trace.Trace) []Step {
 		out = append(out, *s)
 	}
 	slices.SortFunc(out, func(a, b Step) int { return cmp.Compare(a.Number, b.Number) })
+	if len(gpu) == 0 {
+		project(t, out)
+	}
 	return out
+}
+
+// project moves CPU step windows onto the GPU timeline through the
+// correlation of the calls launched inside them.
+func project(t *trace.Trace, steps []Step) {
+	if len(steps) == 0 {
+		return
+	}
+	p := newProjector(t)
+	for i := range steps {
+		if w, ok := p.project(Interval{steps[i].Start, steps[i].End}); ok {
+			steps[i].Start, steps[i].End, steps[i].Source = w.Start, w.End, "projected"
+		}
+	}
+}
+
+// A projector maps host ranges to the device work launched inside them.
+type projector struct {
+	t    *trace.Trace
+	work map[corrKey]Interval // correlation → span of the device work it launched
+}
+
+func newProjector(t *trace.Trace) projector {
+	p := projector{t, map[corrKey]Interval{}}
+	add := func(a *trace.Activity) {
+		if a.Correlation == 0 {
+			return
+		}
+		k := corrKey{a.PID, a.Correlation}
+		if w, ok := p.work[k]; ok {
+			p.work[k] = Interval{min(w.Start, a.Start), max(w.End, a.End)}
+		} else {
+			p.work[k] = Interval{a.Start, a.End}
+		}
+	}
+	for i := range t.Kernels {
+		add(&t.Kernels[i].Activity)
+	}
+	for i := range t.Memcpys {
+		add(&t.Memcpys[i].Activity)
+	}
+	for i := range t.Memsets {
+		add(&t.Memsets[i].Activity)
+	}
+	return p
+}
+
+// project returns the span from the first start to the last end of the
+// device work launched by API calls that began inside the host range r;
+// ok is false when they launched none.
+func (p projector) project(r Interval) (span Interval, ok bool) {
+	calls := p.t.APICalls
+	lo, _ := slices.BinarySearchFunc(calls, r.Start, func(c trace.APICall, x int64) int { return cmp.Compare(c.Start, x) })
+	for _, c := range calls[lo:] {
+		if c.Start >= r.End {
+			break
+		}
+		if c.Correlation == 0 {
+			continue
+		}
+		w, found := p.work[corrKey{c.PID, c.Correlation}]
+		if !found {
+			w, found = p.work[corrKey{0, c.Correlation}]
+		}
+		if !found {
+			continue
+		}
+		if !ok {
+			span, ok = w, true
+		}
+		span = Interval{min(span.Start, w.Start), max(span.End, w.End)}
+	}
+	return span, ok
+}
+
+// RangeWindow returns the window of the ranges named name: annotations
+// (record_function user_annotation, gpu_user_annotation) or NVTX ranges,
+// from the first start to the last end of all of them. Host ranges are
+// projected onto the GPU as steps are; the device-side copy wins when the
+// trace has one.
+func RangeWindow(t *trace.Trace, name string) (Interval, error) {
+	var host, dev []Interval
+	for _, op := range t.Ops {
+		if op.Name != name {
+			continue
+		}
+		if op.Kind == trace.GPUAnnotation {
+			dev = append(dev, Interval{op.Start, op.End})
+		} else {
+			host = append(host, Interval{op.Start, op.End})
+		}
+	}
+	spanOf := func(ivs []Interval) Interval {
+		w := ivs[0]
+		for _, iv := range ivs {
+			w = Interval{min(w.Start, iv.Start), max(w.End, iv.End)}
+		}
+		return w
+	}
+	switch {
+	case len(dev) > 0:
+		return spanOf(dev), nil
+	case len(host) == 0:
+		return Interval{}, fmt.Errorf("no range, annotation or op named %q", name)
+	}
+	p := newProjector(t)
+	var proj []Interval
+	for _, h := range host {
+		if w, ok := p.project(h); ok {
+			proj = append(proj, w)
+		}
+	}
+	if len(proj) == 0 {
+		return spanOf(host), nil
+	}
+	return spanOf(proj), nil
+}
+
+// SelectSteps keeps the steps numbered from..to inclusive; a bound < 0 is
+// open. skip drops that many of the first remaining steps.
+func SelectSteps(steps []Step, from, to, skip int) []Step {
+	var out []Step
+	for _, s := range steps {
+		if (from < 0 || s.Number >= from) && (to < 0 || s.Number <= to) {
+			out = append(out, s)
+		}
+	}
+	return out[min(skip, len(out)):]
 }
 
 // A StepStat is what one device did during one step.

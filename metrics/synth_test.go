@@ -67,7 +67,22 @@ func TestGroundTruth(t *testing.T) {
 			}
 			steps := metrics.Steps(tr)
 			if len(steps) != len(truth.Steps) {
-				t.Errorf("%d steps, want %d", len(steps), len(truth.Steps))
+				t.Fatalf("%d steps, want %d", len(steps), len(truth.Steps))
+			}
+			for i, w := range truth.Steps {
+				// The device-side window: the union over devices; the modern
+				// gpu_user_annotation is 1 ns wider on each side, the 2021
+				// era has none and projects the CPU range.
+				lo, hi := w.GPU[0].StartNS, w.GPU[0].EndNS
+				for _, g := range w.GPU {
+					lo, hi = min(lo, g.StartNS), max(hi, g.EndNS)
+				}
+				if cfg.Era == synth.Modern {
+					lo, hi = lo-1, hi+1
+				}
+				if got := steps[i]; got.Number != w.Number || got.Start != lo || got.End != hi {
+					t.Errorf("step %d: %+v, want [%d, %d]", w.Number, got, lo, hi)
+				}
 			}
 		})
 	}

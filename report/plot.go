@@ -1,0 +1,812 @@
+package report
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"image/color"
+	"io"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+
+	xfont "golang.org/x/image/font"
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/font"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/text"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+
+	"github.com/traceql/traceql/metrics"
+)
+
+// The plots below take computed results and draw them with gonum.org/v1/plot.
+// Each writes one image, "png" (96 dpi) or "svg", to w. The same input
+// always gives the same bytes.
+
+// A Series is a sample of durations of one run or device, in ns: kernel
+// durations for PlotKernelHist, idle-gap lengths for PlotGapHist.
+type Series struct {
+	Label  string
+	Values []int64 // ns
+}
+
+// A Line is the utilization timeline of one run or device, for
+// PlotTimeline.
+type Line struct {
+	Label  string
+	Points []metrics.Point
+}
+
+// Bars holds the headline metrics of several runs, for PlotCompare.
+type Bars struct {
+	Runs    []string // run labels; the first is the baseline
+	Metrics []BarMetric
+}
+
+// A BarMetric is one metric of every run in a Bars.
+type BarMetric struct {
+	Name   string
+	Unit   metrics.Unit
+	Values []float64 // one per run, in the order of Bars.Runs
+}
+
+// PlotCompare draws grouped bars, one group per metric and one bar per run.
+// A bar's height is the run's value divided by the first run's (the
+// baseline is 1; a bar whose baseline is 0 is drawn as 0), and its label
+// is the absolute value. The y axis turns logarithmic when the ratios span
+// more than a factor of 10.
+func PlotCompare(w io.Writer, format string, b Bars, title string) error {
+	if len(b.Runs) == 0 || len(b.Metrics) == 0 {
+		return errors.New("nothing to plot: no runs or no metrics")
+	}
+	for _, m := range b.Metrics {
+		if len(m.Values) != len(b.Runs) {
+			return fmt.Errorf("plot compare: metric %q has %d values for %d runs", m.Name, len(m.Values), len(b.Runs))
+		}
+	}
+	const (
+		width, height = 8 * vg.Inch, 5 * vg.Inch
+		group         = 0.9 // share of a metric's slot taken by its bars
+	)
+	nm, nr := len(b.Metrics), len(b.Runs)
+	p := newPlot()
+	lo, hi := 1.0, 1.0
+	bars := &barPlot{width: group / float64(nr) * 0.94, label: styled(p.X.Tick.Label, 8, text.XCenter, text.YBottom)}
+	for i, m := range b.Metrics {
+		for j, v := range m.Values {
+			r := 0.0
+			if base := m.Values[0]; base != 0 && !math.IsNaN(v/base) && !math.IsInf(v/base, 0) {
+				r = v / base
+			}
+			if r > 0 {
+				lo, hi = min(lo, r), max(hi, r)
+			}
+			x := float64(i) - group/2 + (float64(j)+0.5)*group/float64(nr)
+			bars.bars = append(bars.bars, plotBar{pos: x, val: r, color: runColor(j), label: Format(v, m.Unit)})
+		}
+	}
+	logY := hi/lo > 10
+
+	// Labels wider than their bars are turned upright. The data area is
+	// about the figure less the margins and the y axis.
+	slot := (width - 2*figureMargin - 65) / vg.Length(nm)
+	var widest vg.Length
+	for _, br := range bars.bars {
+		widest = max(widest, bars.label.Width(br.label))
+	}
+	if widest+2 > slot*group/vg.Length(nr) {
+		bars.label.Rotation = math.Pi / 2
+		bars.label.XAlign, bars.label.YAlign = text.XLeft, text.YCenter
+	}
+
+	p.Y.Label.Text = "ratio to " + b.Runs[0]
+	one := 1.0
+	if logY {
+		// Log axes are drawn as linear axes of log10 values: gonum's
+		// LogScale misplaces the axis label's glyph box.
+		for i := range bars.bars {
+			bars.bars[i].val = logOrInf(bars.bars[i].val)
+		}
+		p.Y.Tick.Marker = plot.TickerFunc(ratioLogTicks)
+		p.Y.Label.Text += " (log scale)"
+		p.Y.Min, p.Y.Max = math.Log10(lo/2), math.Log10(hi*2)
+		bars.base = p.Y.Min
+		one = 0
+	} else {
+		p.Y.Tick.Marker = plot.TickerFunc(ratioTicks)
+		p.Y.Min, p.Y.Max = 0, hi*1.1
+	}
+	p.X.Min, p.X.Max = -0.5, float64(nm)-0.5
+	p.X.Padding = 0
+	p.X.Tick.Length = 0
+	// Metric names wrap at spaces to fit their slot; if some still do not
+	// fit, or take more than two lines, they are slanted instead.
+	var names plot.ConstantTicks
+	slant := false
+	for i, m := range b.Metrics {
+		name := wrapLabel(p.X.Tick.Label, m.Name, slot*0.95)
+		if p.X.Tick.Label.Width(name) > slot*0.95 || strings.Count(name, "\n") > 1 {
+			slant = true
+		}
+		names = append(names, plot.Tick{Value: float64(i), Label: name})
+	}
+	if slant {
+		for i, m := range b.Metrics {
+			names[i].Label = m.Name
+		}
+		p.X.Tick.Label.Rotation = math.Pi / 4
+		p.X.Tick.Label.XAlign, p.X.Tick.Label.YAlign = text.XRight, text.YTop
+	}
+	p.X.Tick.Marker = names
+
+	// The dashed line at 1 goes over the bars and under their labels.
+	labels := *bars
+	bars.part, labels.part = barFills, barLabels
+	p.Add(lightGrid(false, true), bars, baseLine(-0.5, float64(nm)-0.5, one), &labels)
+	var leg []legendEntry
+	for j, r := range b.Runs {
+		leg = append(leg, legendEntry{label: r, fill: runColor(j)})
+	}
+	return renderFigure(w, format, figure{title: title, p: p, legend: leg, w: width, h: height})
+}
+
+// PlotKernelHist draws a histogram of kernel durations (ns) with 40
+// log-spaced bins, one outlined, translucent histogram per series. The y
+// axis turns logarithmic when the series' peaks differ by more than a
+// factor of 10.
+func PlotKernelHist(w io.Writer, format string, s []Series, title string) error {
+	return plotHist(w, format, s, title, "kernel duration", "kernels", "kernel durations")
+}
+
+// PlotGapHist draws a histogram of idle-gap lengths (ns), like
+// PlotKernelHist.
+func PlotGapHist(w io.Writer, format string, s []Series, title string) error {
+	return plotHist(w, format, s, title, "idle gap length", "gaps", "idle gaps")
+}
+
+// plotHist draws PlotKernelHist and PlotGapHist: xlabel names the axis,
+// noun the things counted ("kernels"), what the values in errors.
+func plotHist(w io.Writer, format string, s []Series, title, xlabel, noun, what string) error {
+	const nbins = 40
+	n, lo, hi := 0, int64(math.MaxInt64), int64(0)
+	for _, se := range s {
+		for _, v := range se.Values {
+			n++
+			if v > 0 {
+				lo = min(lo, v)
+			}
+			hi = max(hi, v)
+		}
+	}
+	if n == 0 {
+		return fmt.Errorf("nothing to plot: no %s", what)
+	}
+	if hi <= 0 { // all zero
+		lo, hi = 1, 1
+	}
+	flo, fhi := float64(lo), float64(hi)
+	if fhi/flo < 1.5 {
+		flo, fhi = flo/2, fhi*2
+	}
+	// Bins and axes are in log10 units (see PlotCompare).
+	llo, lhi := math.Log10(flo), math.Log10(fhi)
+	step := (lhi - llo) / nbins
+	edges := make([]float64, nbins+1)
+	for k := range edges {
+		edges[k] = llo + float64(k)*step
+	}
+	edges[nbins] = lhi
+
+	counts := make([][]float64, len(s))
+	var peakLo, peakHi float64
+	for i, se := range s {
+		c := make([]float64, nbins)
+		for _, v := range se.Values {
+			k := 0
+			if v > 0 {
+				k = min(max(int((math.Log10(float64(v))-llo)/step), 0), nbins-1)
+			}
+			c[k]++
+		}
+		counts[i] = c
+		if peak := slices.Max(c); peak > 0 {
+			if peakLo == 0 {
+				peakLo = peak
+			}
+			peakLo, peakHi = min(peakLo, peak), max(peakHi, peak)
+		}
+	}
+
+	p := newPlot()
+	p.X.Label.Text = xlabel + " (log scale)"
+	p.X.Tick.Marker = plot.TickerFunc(nsLogTicks)
+	p.X.Min, p.X.Max = edges[0], edges[nbins]
+	p.X.Padding = 0
+	p.Y.Label.Text = noun
+	base := 0.0
+	if peakHi/peakLo > 10 {
+		for _, c := range counts {
+			for k := range c {
+				c[k] = logOrInf(c[k])
+			}
+		}
+		p.Y.Tick.Marker = plot.TickerFunc(countLogTicks)
+		p.Y.Label.Text += " (log scale)"
+		base = math.Log10(0.5)
+		p.Y.Min, p.Y.Max = base, math.Log10(peakHi*2)
+	} else {
+		p.Y.Tick.Marker = plot.TickerFunc(countTicks)
+		p.Y.Min, p.Y.Max = 0, peakHi*1.08
+	}
+
+	p.Add(lightGrid(true, true))
+	var fills, lines []plot.Plotter
+	var leg []legendEntry
+	for i, se := range s {
+		fill := translucent(runColor(i))
+		line := draw.LineStyle{Color: runColor(i), Width: vg.Points(1.5)}
+		fills = append(fills, &stepHist{edges: edges, counts: counts[i], base: base, fill: fill})
+		lines = append(lines, &stepHist{edges: edges, counts: counts[i], base: base, line: line})
+		leg = append(leg, legendEntry{
+			label: fmt.Sprintf("%s (%s)", se.Label, plural(len(se.Values), noun)),
+			fill:  fill,
+			line:  line,
+		})
+	}
+	p.Add(fills...) // all fills under all outlines
+	p.Add(lines...)
+	return renderFigure(w, format, figure{title: title, p: p, legend: leg, w: 8 * vg.Inch, h: 5 * vg.Inch})
+}
+
+// PlotTimeline draws GPU utilization (0–100 %) over time, one step line
+// per Line. Each line's time axis starts at its first point, so runs align
+// at 0.
+func PlotTimeline(w io.Writer, format string, lines []Line, title string) error {
+	p := newPlot()
+	p.X.Label.Text = "time since first GPU activity (ms)"
+	p.Y.Label.Text = "GPU utilization (%)"
+	p.Y.Min, p.Y.Max = 0, 100
+	p.Y.Tick.Marker = plot.TickerFunc(percentTicks)
+	p.X.Tick.Marker = plot.TickerFunc(msTicks)
+	p.X.Min, p.X.Max = 0, 0
+	p.Add(lightGrid(true, true))
+	var leg []legendEntry
+	for i, l := range lines {
+		if len(l.Points) == 0 {
+			continue
+		}
+		t0 := l.Points[0].StartNS
+		xys := make(plotter.XYs, 0, len(l.Points)+1)
+		for _, pt := range l.Points {
+			xys = append(xys, plotter.XY{X: float64(pt.StartNS-t0) / 1e6, Y: 100 * pt.Util})
+		}
+		// Extend the last bin by the width of the one before it.
+		last := xys[len(xys)-1]
+		if len(xys) > 1 {
+			last.X += last.X - xys[len(xys)-2].X
+		}
+		xys = append(xys, last)
+		style := draw.LineStyle{Color: runColor(i), Width: vg.Points(1.25)}
+		p.Add(&plotter.Line{XYs: xys, LineStyle: style, StepStyle: plotter.PostStep})
+		if len(l.Points) == 1 {
+			sc := &plotter.Scatter{XYs: xys[:1], GlyphStyle: draw.GlyphStyle{Color: style.Color, Radius: vg.Points(3), Shape: draw.CircleGlyph{}}}
+			p.Add(sc)
+		}
+		p.X.Max = max(p.X.Max, last.X)
+		leg = append(leg, legendEntry{label: l.Label, line: draw.LineStyle{Color: style.Color, Width: vg.Points(2)}})
+	}
+	if len(leg) == 0 {
+		return errors.New("nothing to plot: no utilization points")
+	}
+	if p.X.Max <= 0 { // single points only
+		p.X.Max = 1
+	}
+	p.Y.Min, p.Y.Max = 0, 100
+	return renderFigure(w, format, figure{title: title, p: p, legend: leg, w: 10 * vg.Inch, h: 4 * vg.Inch})
+}
+
+// PlotTopKernels draws the kernels' total times as horizontal bars,
+// longest on top, each labelled with its count and share of kernel time.
+// The image grows taller with the number of kernels.
+func PlotTopKernels(w io.Writer, format string, k []metrics.KernelStat, title string) error {
+	if len(k) == 0 {
+		return errors.New("nothing to plot: no kernels")
+	}
+	ks := slices.Clone(k)
+	slices.SortStableFunc(ks, func(a, b metrics.KernelStat) int {
+		return cmp.Or(cmp.Compare(b.TotalNS, a.TotalNS), cmp.Compare(a.Name, b.Name))
+	})
+	p := newPlot()
+	p.X.Label.Text = "total time"
+	p.X.Tick.Marker = plot.TickerFunc(nsTicks)
+	p.Y.Tick.Label = styled(p.Y.Tick.Label, 9, text.XRight, text.YCenter)
+	p.Y.Tick.Length = 0
+	p.Y.Padding = 0
+	bars := &barPlot{part: barAll, width: 0.7, horizontal: true, label: styled(p.X.Tick.Label, 9, text.XLeft, text.YCenter)}
+	var names plot.ConstantTicks
+	var longest int64
+	for i, s := range ks {
+		y := float64(len(ks) - 1 - i)
+		names = append(names, plot.Tick{Value: y, Label: Shorten(s.Name, 60)})
+		label := plural(s.Count, "calls") + ", " + Format(s.Share, metrics.Ratio)
+		bars.bars = append(bars.bars, plotBar{pos: y, val: float64(s.TotalNS), color: runColor(0), label: label})
+		longest = max(longest, s.TotalNS)
+	}
+	p.Y.Tick.Marker = names
+	p.Add(lightGrid(true, false), bars)
+	p.X.Min, p.X.Max = 0, max(float64(longest), 1)
+	p.Y.Min, p.Y.Max = -0.5, float64(len(ks))-0.5
+	h := 1.25*vg.Inch + vg.Length(len(ks))*vg.Inch/4
+	return renderFigure(w, format, figure{title: title, p: p, w: 10 * vg.Inch, h: max(h, 3*vg.Inch)})
+}
+
+// figure is a plot with its title and a legend row drawn above it.
+type figure struct {
+	title  string
+	p      *plot.Plot
+	legend []legendEntry
+	w, h   vg.Length
+}
+
+// A legendEntry is a label after a swatch: a filled box, a line, or a box
+// outlined by the line.
+type legendEntry struct {
+	label string
+	fill  color.Color
+	line  draw.LineStyle
+}
+
+const figureMargin = 10 // points around the figure
+
+// renderFigure draws f on a white canvas of the given format and writes it to w.
+func renderFigure(w io.Writer, format string, f figure) error {
+	if format != "png" && format != "svg" {
+		return fmt.Errorf("plot: unsupported image format %q (want png or svg)", format)
+	}
+	cw, err := draw.NewFormattedCanvas(f.w, f.h, format)
+	if err != nil {
+		return err
+	}
+	c := draw.New(cw)
+	c.SetColor(color.White)
+	c.Fill(c.Rectangle.Path())
+	c = draw.Crop(c, figureMargin, -figureMargin, figureMargin, -figureMargin)
+	if f.title != "" {
+		st := f.p.Title.TextStyle
+		st.Font = font.From(font.Font{Typeface: "Liberation", Variant: "Sans", Weight: xfont.WeightBold}, 14)
+		c.FillText(st, vg.Point{X: c.Center().X, Y: c.Max.Y}, f.title)
+		c.Max.Y -= st.Height(f.title) + 6
+	}
+	if len(f.legend) > 0 {
+		c.Max.Y = drawLegend(c, styled(f.p.X.Tick.Label, 10, text.XLeft, text.YCenter), f.legend) - 4
+	}
+	f.p.Title.Text = ""
+	f.p.Draw(c)
+	_, err = cw.WriteTo(w)
+	return err
+}
+
+// drawLegend lays the entries out in centered rows at the top of c and
+// returns the y coordinate below them.
+func drawLegend(c draw.Canvas, st text.Style, entries []legendEntry) vg.Length {
+	const swatch, gap, sep = 16, 5, 18
+	rowH := st.Height("Xg") + 4
+	itemW := func(e legendEntry) vg.Length { return swatch + gap + st.Width(e.label) }
+	var rows [][]legendEntry
+	var rowW []vg.Length
+	for _, e := range entries {
+		n := len(rows)
+		if n == 0 || rowW[n-1]+sep+itemW(e) > c.Size().X {
+			rows, rowW = append(rows, nil), append(rowW, -sep)
+			n++
+		}
+		rows[n-1] = append(rows[n-1], e)
+		rowW[n-1] += sep + itemW(e)
+	}
+	y := c.Max.Y
+	for i, row := range rows {
+		x := c.Center().X - rowW[i]/2
+		mid := y - rowH/2
+		for _, e := range row {
+			box := draw.Canvas{Canvas: c.Canvas, Rectangle: vg.Rectangle{
+				Min: vg.Point{X: x, Y: mid - 5},
+				Max: vg.Point{X: x + swatch, Y: mid + 5},
+			}}
+			if e.fill != nil {
+				box.SetColor(e.fill)
+				box.Fill(box.Rectangle.Path())
+			}
+			if e.line.Width > 0 {
+				if e.fill != nil {
+					box.StrokeLines(e.line, []vg.Point{box.Min, {X: box.Min.X, Y: box.Max.Y}, box.Max, {X: box.Max.X, Y: box.Min.Y}, box.Min})
+				} else {
+					box.StrokeLine2(e.line, box.Min.X, mid, box.Max.X, mid)
+				}
+			}
+			c.FillText(st, vg.Point{X: x + swatch + gap, Y: mid}, e.label)
+			x += itemW(e) + sep
+		}
+		y -= rowH
+	}
+	return y
+}
+
+// newPlot returns a plot with sans-serif text and no title (renderFigure
+// draws the title).
+func newPlot() *plot.Plot {
+	p := plot.New()
+	p.BackgroundColor = nil // renderFigure paints the whole canvas
+	for _, a := range []*plot.Axis{&p.X, &p.Y} {
+		a.Label.TextStyle = styled(a.Label.TextStyle, 12, a.Label.TextStyle.XAlign, a.Label.TextStyle.YAlign)
+		a.Tick.Label = styled(a.Tick.Label, 10, a.Tick.Label.XAlign, a.Tick.Label.YAlign)
+		a.Tick.Length = 4
+		a.LineStyle.Color = color.Gray{Y: 90}
+		a.Tick.LineStyle.Color = color.Gray{Y: 90}
+	}
+	return p
+}
+
+// styled returns st in Liberation Sans of the given size and alignment,
+// unrotated.
+func styled(st text.Style, size vg.Length, x text.XAlignment, y text.YAlignment) text.Style {
+	st.Font = font.From(font.Font{Typeface: "Liberation", Variant: "Sans"}, size)
+	st.XAlign, st.YAlign = x, y
+	st.Rotation = 0
+	return st
+}
+
+// runColor returns the color of the i-th run: the Tableau 10 palette.
+func runColor(i int) color.NRGBA {
+	p := [...]color.NRGBA{
+		{0x4e, 0x79, 0xa7, 0xff}, // blue
+		{0xf2, 0x8e, 0x2b, 0xff}, // orange
+		{0x59, 0xa1, 0x4f, 0xff}, // green
+		{0xe1, 0x57, 0x59, 0xff}, // red
+		{0xb0, 0x7a, 0xa1, 0xff}, // purple
+		{0x76, 0xb7, 0xb2, 0xff}, // teal
+		{0xed, 0xc9, 0x48, 0xff}, // yellow
+		{0x9c, 0x75, 0x5f, 0xff}, // brown
+		{0xff, 0x9d, 0xa7, 0xff}, // pink
+		{0xba, 0xb0, 0xac, 0xff}, // gray
+	}
+	return p[i%len(p)]
+}
+
+// translucent returns c at 28 % opacity, for fills that overlap.
+func translucent(c color.NRGBA) color.NRGBA {
+	c.A = 0x48
+	return c
+}
+
+// lightGrid draws light lines at the major ticks.
+func lightGrid(vertical, horizontal bool) *plotter.Grid {
+	g := &plotter.Grid{}
+	light := draw.LineStyle{Color: color.Gray{Y: 225}, Width: vg.Points(0.6)}
+	if vertical {
+		g.Vertical = light
+	}
+	if horizontal {
+		g.Horizontal = light
+	}
+	return g
+}
+
+// baseLine is a dashed horizontal line at y from x0 to x1.
+func baseLine(x0, x1, y float64) *plotter.Line {
+	return &plotter.Line{
+		XYs: plotter.XYs{{X: x0, Y: y}, {X: x1, Y: y}},
+		LineStyle: draw.LineStyle{
+			Color:  color.Gray{Y: 60},
+			Width:  vg.Points(1),
+			Dashes: []vg.Length{vg.Points(5), vg.Points(3)},
+		},
+	}
+}
+
+// wrapLabel breaks s at spaces into lines no wider than w, where it can.
+func wrapLabel(st text.Style, s string, w vg.Length) string {
+	words := strings.Fields(s)
+	if len(words) == 0 {
+		return s
+	}
+	lines := []string{words[0]}
+	for _, word := range words[1:] {
+		if cand := lines[len(lines)-1] + " " + word; st.Width(cand) <= w {
+			lines[len(lines)-1] = cand
+		} else {
+			lines = append(lines, word)
+		}
+	}
+	return strings.Join(lines, "\n")
+}
+
+// A plotBar is one bar of a barPlot: centered at pos on the category axis,
+// val long on the value axis.
+type plotBar struct {
+	pos, val float64
+	color    color.Color
+	label    string
+}
+
+// barPlot draws bars from base (0, or the axis minimum of a log axis) with
+// a label past each bar's end: above vertical bars, right of horizontal
+// ones.
+type barPlot struct {
+	bars       []plotBar
+	width      float64 // in category-axis units
+	base       float64
+	horizontal bool
+	label      text.Style
+	part       barPart // what Plot draws
+}
+
+// A barPart says what of a barPlot its Plot method draws.
+type barPart int
+
+const (
+	barFills barPart = 1 << iota
+	barLabels
+	barAll = barFills | barLabels
+)
+
+const labelGap = 3 // points between a bar's end and its label
+
+// Plot implements plot.Plotter.
+func (b *barPlot) Plot(c draw.Canvas, p *plot.Plot) {
+	trX, trY := p.Transforms(&c)
+	for _, br := range b.bars {
+		v := max(br.val, b.base)
+		lo, hi := br.pos-b.width/2, br.pos+b.width/2
+		var r vg.Rectangle
+		var at vg.Point
+		if b.horizontal {
+			r = vg.Rectangle{Min: vg.Point{X: trX(b.base), Y: trY(lo)}, Max: vg.Point{X: trX(v), Y: trY(hi)}}
+			at = vg.Point{X: r.Max.X + labelGap, Y: trY(br.pos)}
+		} else {
+			r = vg.Rectangle{Min: vg.Point{X: trX(lo), Y: trY(b.base)}, Max: vg.Point{X: trX(hi), Y: trY(v)}}
+			at = vg.Point{X: trX(br.pos), Y: r.Max.Y + labelGap}
+		}
+		if b.part&barFills != 0 {
+			c.SetColor(br.color)
+			c.Fill(r.Path())
+		}
+		if b.part&barLabels != 0 {
+			c.FillText(b.label, at, br.label)
+		}
+	}
+}
+
+// GlyphBoxes implements plot.GlyphBoxer, so that labels are not clipped.
+func (b *barPlot) GlyphBoxes(p *plot.Plot) []plot.GlyphBox {
+	if b.part&barLabels == 0 {
+		return nil
+	}
+	var boxes []plot.GlyphBox
+	for _, br := range b.bars {
+		v := max(br.val, b.base)
+		w, h := b.label.Width(br.label), b.label.Height(br.label)
+		var g plot.GlyphBox
+		switch {
+		case b.horizontal:
+			g.X, g.Y = p.X.Norm(v), p.Y.Norm(br.pos)
+			g.Rectangle = vg.Rectangle{Min: vg.Point{X: labelGap, Y: -h / 2}, Max: vg.Point{X: labelGap + w, Y: h / 2}}
+		case b.label.Rotation != 0:
+			g.X, g.Y = p.X.Norm(br.pos), p.Y.Norm(v)
+			g.Rectangle = vg.Rectangle{Min: vg.Point{X: -h / 2, Y: labelGap}, Max: vg.Point{X: h / 2, Y: labelGap + w}}
+		default:
+			g.X, g.Y = p.X.Norm(br.pos), p.Y.Norm(v)
+			g.Rectangle = vg.Rectangle{Min: vg.Point{X: -w / 2, Y: labelGap}, Max: vg.Point{X: w / 2, Y: labelGap + h}}
+		}
+		boxes = append(boxes, g)
+	}
+	return boxes
+}
+
+// stepHist draws a histogram as a filled area or an outline: counts[k] over
+// [edges[k], edges[k+1]), dropping to base at both ends.
+type stepHist struct {
+	edges, counts []float64
+	base          float64
+	fill          color.Color
+	line          draw.LineStyle
+}
+
+// Plot implements plot.Plotter. Each run of non-empty bins is one shape,
+// so that empty bins leave no line along the x axis.
+func (h *stepHist) Plot(c draw.Canvas, p *plot.Plot) {
+	trX, trY := p.Transforms(&c)
+	for k := 0; k < len(h.counts); k++ {
+		if !(h.counts[k] > h.base) {
+			continue
+		}
+		pts := []vg.Point{{X: trX(h.edges[k]), Y: trY(h.base)}}
+		for ; k < len(h.counts) && h.counts[k] > h.base; k++ {
+			y := trY(h.counts[k])
+			pts = append(pts, vg.Point{X: trX(h.edges[k]), Y: y}, vg.Point{X: trX(h.edges[k+1]), Y: y})
+		}
+		pts = append(pts, vg.Point{X: trX(h.edges[k]), Y: trY(h.base)})
+		if h.fill != nil {
+			var path vg.Path
+			path.Move(pts[0])
+			for _, pt := range pts[1:] {
+				path.Line(pt)
+			}
+			path.Close()
+			c.SetColor(h.fill)
+			c.Fill(path)
+		}
+		if h.line.Width > 0 {
+			c.StrokeLines(h.line, pts)
+		}
+	}
+}
+
+// logOrInf is math.Log10, except that it returns -Inf for all x <= 0.
+func logOrInf(x float64) float64 {
+	if x <= 0 || math.IsNaN(x) {
+		return math.Inf(-1)
+	}
+	return math.Log10(x)
+}
+
+// nsLogTicks marks an axis of log10 nanoseconds: decades, labelled "1 µs",
+// "10 µs", …; also 2× and 5× (or every multiple) when the range holds
+// fewer than three decades.
+func nsLogTicks(lo, hi float64) []plot.Tick {
+	return logTicks(lo, hi, func(v float64) string { return trimZeros(Format(v, metrics.NS)) })
+}
+
+// countLogTicks marks an axis of log10 counts.
+func countLogTicks(lo, hi float64) []plot.Tick {
+	return logTicks(lo, hi, func(v float64) string {
+		if v < 1 {
+			return ""
+		}
+		return Format(v, metrics.Count)
+	})
+}
+
+// ratioLogTicks marks an axis of log10 ratios: "0.1×", "1×", "10×".
+func ratioLogTicks(lo, hi float64) []plot.Tick {
+	return logTicks(lo, hi, func(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) + "×" })
+}
+
+// logTicks marks a linear axis of log10 values from lo to hi at 10^k,
+// labelled by label(10^k); if that gives fewer than three labels, also at 2
+// and 5 times 10^k, and failing that at every multiple.
+func logTicks(lo, hi float64, label func(float64) string) []plot.Tick {
+	if !(hi > lo) {
+		return nil
+	}
+	lo, hi = math.Pow(10, lo), math.Pow(10, hi)
+	var ticks []plot.Tick
+	for _, labelled := range [][]int{{1}, {1, 2, 5}, {1, 2, 3, 4, 5, 6, 7, 8, 9}} {
+		ticks = ticks[:0]
+		n := 0
+		for e := math.Floor(math.Log10(lo)); e <= math.Ceil(math.Log10(hi)); e++ {
+			for m := 1; m <= 9; m++ {
+				// Parse the decimal form so that 3e-2 is 0.03, not 0.030000000000000002.
+				v, _ := strconv.ParseFloat(strconv.Itoa(m)+"e"+strconv.Itoa(int(e)), 64)
+				if v < lo*(1-1e-9) || v > hi*(1+1e-9) {
+					continue
+				}
+				t := plot.Tick{Value: math.Log10(v)}
+				if slices.Contains(labelled, m) {
+					t.Label = label(v)
+					if t.Label != "" {
+						n++
+					}
+				}
+				ticks = append(ticks, t)
+			}
+		}
+		if n >= 3 {
+			break
+		}
+	}
+	return ticks
+}
+
+// ratioTicks marks a linear axis of ratios.
+func ratioTicks(lo, hi float64) []plot.Tick {
+	return linearTicks(lo, hi, 6, func(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) + "×" })
+}
+
+// countTicks marks a linear axis of counts; fractions are unlabelled.
+func countTicks(lo, hi float64) []plot.Tick {
+	return linearTicks(lo, hi, 6, func(v float64) string {
+		if v != math.Trunc(v) {
+			return ""
+		}
+		return Format(v, metrics.Count)
+	})
+}
+
+// nsTicks marks a linear axis of nanoseconds.
+func nsTicks(lo, hi float64) []plot.Tick {
+	return linearTicks(lo, hi, 7, func(v float64) string {
+		if v == 0 {
+			return "0"
+		}
+		return trimZeros(Format(v, metrics.NS))
+	})
+}
+
+// msTicks marks a linear axis of milliseconds, about every inch of a
+// 10-inch plot.
+func msTicks(lo, hi float64) []plot.Tick {
+	return linearTicks(lo, hi, 10, func(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) })
+}
+
+// percentTicks marks 0–100 % every 20, with minor ticks every 10.
+func percentTicks(lo, hi float64) []plot.Tick {
+	var ticks []plot.Tick
+	for v := 0; v <= 100; v += 10 {
+		t := plot.Tick{Value: float64(v)}
+		if v%20 == 0 {
+			t.Label = strconv.Itoa(v)
+		}
+		ticks = append(ticks, t)
+	}
+	return ticks
+}
+
+// linearTicks marks [lo, hi] at multiples of a round step (1, 2, 2.5 or 5
+// times a power of ten) that gives at most about want labelled ticks, with
+// unlabelled minor ticks between them.
+func linearTicks(lo, hi float64, want int, label func(float64) string) []plot.Tick {
+	if !(hi > lo) || math.IsInf(hi-lo, 0) {
+		return nil
+	}
+	raw := (hi - lo) / float64(want)
+	mag := math.Pow(10, math.Floor(math.Log10(raw)))
+	step, minor := 10*mag, 5
+	for _, s := range []struct {
+		f     float64
+		minor int
+	}{{1, 5}, {2, 4}, {2.5, 5}, {5, 5}} {
+		if s.f*mag >= raw {
+			step, minor = s.f*mag, s.minor
+			break
+		}
+	}
+	small := step / float64(minor)
+	var ticks []plot.Tick
+	for i := math.Ceil(lo/small - 1e-9); i*small <= hi+small*1e-9; i++ {
+		// Round through decimal text: 3*0.1 is 0.30000000000000004.
+		v, _ := strconv.ParseFloat(strconv.FormatFloat(i*small, 'g', 12, 64), 64)
+		if v == 0 {
+			v = 0 // not -0
+		}
+		t := plot.Tick{Value: v}
+		if k := int64(i); k%int64(minor) == 0 {
+			t.Label = label(v)
+		}
+		ticks = append(ticks, t)
+	}
+	return ticks
+}
+
+// plural formats n things: "1 kernel", "27,500 kernels" (noun is the
+// plural, ending in "s").
+func plural(n int, noun string) string {
+	if n == 1 {
+		noun = strings.TrimSuffix(noun, "s")
+	}
+	return Format(n, metrics.Count) + " " + noun
+}
+
+// trimZeros drops trailing zeros after a decimal point: "1.50 ms" → "1.5 ms".
+func trimZeros(s string) string {
+	num, unit, _ := strings.Cut(s, " ")
+	if strings.Contains(num, ".") {
+		num = strings.TrimRight(strings.TrimRight(num, "0"), ".")
+	}
+	if unit == "" {
+		return num
+	}
+	return num + " " + unit
+}

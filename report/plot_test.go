@@ -1,0 +1,325 @@
+package report
+
+import (
+	"bytes"
+	"flag"
+	"image"
+	"image/png"
+	"io"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/traceql/traceql/internal/golden"
+	"github.com/traceql/traceql/metrics"
+)
+
+var plotDir = flag.String("plotdir", "", "also write the PNGs of TestPlotPNG to this directory, to look at")
+
+// Three runs of one model, as in the README: eager, CUDA graphs, autotuned.
+var plotRuns = []string{"default", "reduce-overhead", "max-autotune"}
+
+// lognormalNS returns n durations (ns) around median with spread sigma (in
+// natural-log units), from a fixed seed.
+func lognormalNS(seed uint64, n int, median, sigma float64) []int64 {
+	r := rand.New(rand.NewPCG(seed, 1))
+	out := make([]int64, n)
+	for i := range out {
+		out[i] = int64(median * math.Exp(sigma*r.NormFloat64()))
+	}
+	return out
+}
+
+func plotKernelSeries() []Series {
+	return []Series{
+		{plotRuns[0], lognormalNS(1, 27500, 14e3, 0.8)},
+		{plotRuns[1], lognormalNS(2, 387, 500e3, 0.9)},
+		{plotRuns[2], lognormalNS(3, 410, 470e3, 0.9)},
+	}
+}
+
+func plotGapSeries() []Series {
+	return []Series{
+		{plotRuns[0], lognormalNS(4, 27400, 4e3, 0.6)},
+		{plotRuns[1], lognormalNS(5, 380, 6e3, 0.8)},
+		{plotRuns[2], lognormalNS(6, 400, 7e3, 0.9)},
+	}
+}
+
+// utilPoints returns n bins over span ns with utilization around mean and
+// a few dips.
+func utilPoints(seed uint64, n int, span int64, mean, noise float64) []metrics.Point {
+	r := rand.New(rand.NewPCG(seed, 2))
+	pts := make([]metrics.Point, n)
+	for i := range pts {
+		u := mean + noise*r.NormFloat64()
+		if r.IntN(25) == 0 {
+			u -= 0.4 * r.Float64()
+		}
+		pts[i] = metrics.Point{StartNS: 5_000_000_000 + int64(i)*span/int64(n), Util: min(max(u, 0), 1)}
+	}
+	return pts
+}
+
+func plotCompareBars() Bars {
+	return Bars{
+		Runs: plotRuns,
+		Metrics: []BarMetric{
+			{"kernels", metrics.Count, []float64{27500, 387, 410}},
+			{"mean kernel", metrics.NS, []float64{20e3, 700e3, 650e3}},
+			{"idle", metrics.NS, []float64{145e6, 3e6, 4e6}},
+			{"GPU utilization", metrics.Ratio, []float64{0.758, 0.99, 0.987}},
+			{"span", metrics.NS, []float64{659e6, 424e6, 430e6}},
+		},
+	}
+}
+
+func plotKernelStats() []metrics.KernelStat {
+	names := []string{
+		"sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x128x64_warpgroupsize1x1x1_execute_segment_k_off_kernel__5x_cublas",
+		"triton_per_fused__to_copy_add_mean_mul_pow_rsqrt_0",
+		"void at::native::vectorized_elementwise_kernel<4, at::native::FillFunctor<float>, at::detail::Array<char*, 1> >(int, at::native::FillFunctor<float>, at::detail::Array<char*, 1>)",
+		"flash_fwd_kernel",
+		"triton_poi_fused_cat_1",
+		"void at::native::(anonymous namespace)::CatArrayBatchedCopy<at::native::(anonymous namespace)::OpaqueType<2u>, unsigned int, 4, 64, 64>",
+		"ampere_bf16_s16816gemm_bf16_128x64_ldg8_f2f_stages_64x3_tn",
+		"triton_red_fused_softmax_2",
+		"Memset (Device)",
+		"elementwise_kernel",
+	}
+	var total int64
+	var out []metrics.KernelStat
+	for i, n := range names {
+		count := 400 + 37*i*i
+		t := int64(120e6 / float64(i+1) / float64(i+1) * 0.9)
+		total += t
+		out = append(out, metrics.KernelStat{Name: n, Count: count, TotalNS: t, MeanNS: float64(t) / float64(count)})
+	}
+	for i := range out {
+		out[i].Share = float64(out[i].TotalNS) / float64(total)
+	}
+	return out
+}
+
+// plotCase is one plot kind drawn from realistic data.
+type plotCase struct {
+	kind   string
+	w, h   int // PNG size in pixels at 96 dpi
+	render func(w io.Writer, format string) error
+}
+
+func plotCases() []plotCase {
+	return []plotCase{
+		{"compare", 768, 480, func(w io.Writer, f string) error {
+			return PlotCompare(w, f, plotCompareBars(), "resnet50 training step: torch.compile modes")
+		}},
+		{"kernel_hist", 768, 480, func(w io.Writer, f string) error {
+			return PlotKernelHist(w, f, plotKernelSeries(), "kernel durations")
+		}},
+		{"gap_hist", 768, 480, func(w io.Writer, f string) error {
+			return PlotGapHist(w, f, plotGapSeries(), "idle gaps between GPU activity")
+		}},
+		{"timeline", 960, 384, func(w io.Writer, f string) error {
+			return PlotTimeline(w, f, []Line{
+				{plotRuns[0], utilPoints(7, 150, 659e6, 0.80, 0.08)},
+				{plotRuns[1], utilPoints(8, 150, 424e6, 0.995, 0.01)},
+				{plotRuns[2], utilPoints(9, 150, 430e6, 0.99, 0.015)},
+			}, "GPU utilization, device 0")
+		}},
+		{"top_kernels", 960, 96 * (5 + 10) / 4, func(w io.Writer, f string) error {
+			return PlotTopKernels(w, f, plotKernelStats(), "top kernels by total time (default)")
+		}},
+	}
+}
+
+func TestPlotPNG(t *testing.T) {
+	for _, tt := range plotCases() {
+		t.Run(tt.kind, func(t *testing.T) {
+			var buf bytes.Buffer
+			if err := tt.render(&buf, "png"); err != nil {
+				t.Fatal(err)
+			}
+			if *plotDir != "" {
+				if err := os.MkdirAll(*plotDir, 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(filepath.Join(*plotDir, tt.kind+".png"), buf.Bytes(), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			img, err := png.Decode(&buf)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := img.Bounds().Size(); got != (image.Point{tt.w, tt.h}) {
+				t.Errorf("size = %v, want %dx%d", got, tt.w, tt.h)
+			}
+			colors, ink := plotInk(img)
+			if colors < 8 {
+				t.Errorf("%d distinct colors, want at least 8", colors)
+			}
+			if share := float64(ink) / float64(tt.w*tt.h); share < 0.02 {
+				t.Errorf("%.1f %% of the pixels are not white, want at least 2 %%", 100*share)
+			}
+			// The corners are background: white.
+			if r, g, b, _ := img.At(0, 0).RGBA(); r != 0xffff || g != 0xffff || b != 0xffff {
+				t.Errorf("corner pixel = %v, want white", img.At(0, 0))
+			}
+		})
+	}
+}
+
+// plotInk counts the distinct colors of img and its pixels that are not white.
+func plotInk(img image.Image) (colors, ink int) {
+	seen := map[[3]uint32]bool{}
+	b := img.Bounds()
+	for y := b.Min.Y; y < b.Max.Y; y++ {
+		for x := b.Min.X; x < b.Max.X; x++ {
+			r, g, bl, _ := img.At(x, y).RGBA()
+			seen[[3]uint32{r, g, bl}] = true
+			if r != 0xffff || g != 0xffff || bl != 0xffff {
+				ink++
+			}
+		}
+	}
+	return len(seen), ink
+}
+
+func TestPlotSVG(t *testing.T) {
+	for _, tt := range plotCases() {
+		t.Run(tt.kind, func(t *testing.T) {
+			var a, b bytes.Buffer
+			if err := tt.render(&a, "svg"); err != nil {
+				t.Fatal(err)
+			}
+			if err := tt.render(&b, "svg"); err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(a.Bytes(), b.Bytes()) {
+				t.Error("two renderings of the same input differ")
+			}
+			golden.Check(t, "testdata/plot_"+tt.kind+".svg.golden", a.Bytes())
+		})
+	}
+}
+
+func TestPlotPNGDeterministic(t *testing.T) {
+	c := plotCases()[1]
+	var a, b bytes.Buffer
+	if err := c.render(&a, "png"); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.render(&b, "png"); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(a.Bytes(), b.Bytes()) {
+		t.Error("two renderings of the same input differ")
+	}
+}
+
+func TestPlotErrors(t *testing.T) {
+	tests := []struct {
+		name   string
+		render func(w io.Writer) error
+		want   string
+	}{
+		{"compare no runs", func(w io.Writer) error { return PlotCompare(w, "png", Bars{}, "t") }, "nothing to plot"},
+		{"compare no metrics", func(w io.Writer) error { return PlotCompare(w, "png", Bars{Runs: plotRuns}, "t") }, "nothing to plot"},
+		{"compare short values", func(w io.Writer) error {
+			return PlotCompare(w, "png", Bars{Runs: plotRuns, Metrics: []BarMetric{{"kernels", metrics.Count, []float64{1}}}}, "t")
+		}, `metric "kernels" has 1 values for 3 runs`},
+		{"kernel hist nil", func(w io.Writer) error { return PlotKernelHist(w, "png", nil, "t") }, "nothing to plot"},
+		{"kernel hist empty series", func(w io.Writer) error {
+			return PlotKernelHist(w, "png", []Series{{Label: "a"}, {Label: "b"}}, "t")
+		}, "nothing to plot"},
+		{"gap hist nil", func(w io.Writer) error { return PlotGapHist(w, "svg", nil, "t") }, "nothing to plot"},
+		{"timeline nil", func(w io.Writer) error { return PlotTimeline(w, "png", nil, "t") }, "nothing to plot"},
+		{"timeline no points", func(w io.Writer) error { return PlotTimeline(w, "png", []Line{{Label: "a"}}, "t") }, "nothing to plot"},
+		{"top kernels nil", func(w io.Writer) error { return PlotTopKernels(w, "png", nil, "t") }, "nothing to plot"},
+		{"bad format", func(w io.Writer) error { return PlotKernelHist(w, "jpg", plotKernelSeries(), "t") }, `unsupported image format "jpg"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var buf bytes.Buffer
+			err := tt.render(&buf)
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("err = %v, want one containing %q", err, tt.want)
+			}
+			if buf.Len() != 0 {
+				t.Errorf("wrote %d bytes despite the error", buf.Len())
+			}
+		})
+	}
+}
+
+// TestPlotEdgeCases renders degenerate but valid input: it must not panic.
+func TestPlotEdgeCases(t *testing.T) {
+	tests := []struct {
+		name   string
+		render func(w io.Writer) error
+	}{
+		{"compare zero baseline", func(w io.Writer) error {
+			return PlotCompare(w, "png", Bars{Runs: []string{"a", "b"}, Metrics: []BarMetric{
+				{"idle", metrics.NS, []float64{0, 3e6}},
+				{"copies", metrics.Count, []float64{0, 0}},
+				{"util", metrics.Ratio, []float64{0.5, math.NaN()}},
+			}}, "t")
+		}},
+		{"compare linear", func(w io.Writer) error {
+			b := plotCompareBars()
+			b.Metrics = append(b.Metrics[3:], BarMetric{"H2D bandwidth", metrics.GBps, []float64{11.2, 12.5, 12.1}})
+			return PlotCompare(w, "png", b, "t")
+		}},
+		{"compare one run", func(w io.Writer) error {
+			return PlotCompare(w, "svg", Bars{Runs: []string{"a"}, Metrics: []BarMetric{{"kernels", metrics.Count, []float64{5}}}}, "")
+		}},
+		{"compare many metrics", func(w io.Writer) error {
+			b := plotCompareBars()
+			b.Metrics = append(b.Metrics, b.Metrics...)
+			b.Metrics = append(b.Metrics, b.Metrics...)
+			return PlotCompare(w, "png", b, "t")
+		}},
+		{"hist all zero", func(w io.Writer) error {
+			return PlotKernelHist(w, "png", []Series{{"a", []int64{0, 0}}}, "t")
+		}},
+		{"hist one value", func(w io.Writer) error {
+			return PlotKernelHist(w, "png", []Series{{"a", []int64{1500}}, {"b", nil}}, "t")
+		}},
+		{"hist narrow range", func(w io.Writer) error {
+			return PlotGapHist(w, "svg", []Series{{"a", []int64{21e3, 30e3, 49e3}}}, "t")
+		}},
+		{"timeline one point", func(w io.Writer) error {
+			return PlotTimeline(w, "png", []Line{{"a", []metrics.Point{{StartNS: 7, Util: 1}}}, {"b", nil}}, "t")
+		}},
+		{"top kernels zero time", func(w io.Writer) error {
+			return PlotTopKernels(w, "png", []metrics.KernelStat{{Name: "k", Count: 1}}, "t")
+		}},
+		{"many series", func(w io.Writer) error {
+			var s []Series
+			for i := range 14 {
+				s = append(s, Series{strings.Repeat("run", i+1), lognormalNS(uint64(i), 50, 1e4*float64(i+1), 0.5)})
+			}
+			return PlotKernelHist(w, "png", s, "t")
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var buf bytes.Buffer
+			if err := tt.render(&buf); err != nil {
+				t.Fatal(err)
+			}
+			if buf.Len() == 0 {
+				t.Error("wrote nothing")
+			}
+			if *plotDir != "" && bytes.HasPrefix(buf.Bytes(), []byte("\x89PNG")) {
+				name := "edge_" + strings.ReplaceAll(tt.name, " ", "_") + ".png"
+				if err := os.WriteFile(filepath.Join(*plotDir, name), buf.Bytes(), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+		})
+	}
+}
