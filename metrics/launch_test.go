@@ -3,6 +3,7 @@ package metrics_test
 import (
 	"context"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/traceql/traceql/internal/shared"
@@ -85,5 +86,47 @@ func TestClassifyGaps(t *testing.T) {
 	l := metrics.Launches(tr, 0)
 	if l.Launches != 4 || l.LatencyMedianNS != 50 || l.LatencyP90NS != 110 || l.KernelsPerLaunch != 1 || l.LaunchNS != 5+10+10+30 {
 		t.Errorf("launch stats %+v", l)
+	}
+}
+
+func TestKernelStacks(t *testing.T) {
+	op := func(name string, kind trace.OpKind, s, e int64) trace.Op {
+		return trace.Op{Name: name, Kind: kind, PID: 1, TID: 1, Start: s, End: e}
+	}
+	tr := &trace.Trace{
+		Devices: []trace.Device{{ID: 0}},
+		Kernels: []trace.Kernel{
+			{Activity: trace.Activity{Start: 100, End: 110, Correlation: 1}, Name: "k1"},
+			{Activity: trace.Activity{Start: 120, End: 150, Correlation: 2}, Name: "g1"},
+			{Activity: trace.Activity{Start: 150, End: 160, Correlation: 2}, Name: "g2"},
+			{Activity: trace.Activity{Start: 200, End: 205, Correlation: 9}, Name: "orphan"},
+		},
+		APICalls: []trace.APICall{
+			{Name: "cudaLaunchKernel", PID: 1, TID: 1, Start: 12, End: 14, Correlation: 1},
+			{Name: "cudaGraphLaunch", PID: 1, TID: 1, Start: 40, End: 45, Correlation: 2},
+		},
+		Ops: []trace.Op{ // parent and child start together; sorted as finish() does (shorter first)
+			op("aten::mm", trace.CPUOp, 10, 20),
+			op("train.py(3): step", trace.PythonFunction, 10, 50),
+			op("ProfilerStep#1", trace.UserAnnotation, 0, 100),
+		},
+	}
+	got := map[string]metrics.StackSample{}
+	for _, s := range metrics.KernelStacks(tr) {
+		got[s.Stack[len(s.Stack)-1]] = s
+	}
+	want := map[string]string{
+		"k1":     "ProfilerStep#1 > train.py(3): step > aten::mm > cudaLaunchKernel > k1",
+		"g1":     "ProfilerStep#1 > train.py(3): step > cudaGraphLaunch > g1",
+		"g2":     "ProfilerStep#1 > train.py(3): step > cudaGraphLaunch > g2",
+		"orphan": metrics.NoLaunch + " > orphan",
+	}
+	for k, w := range want {
+		if s := strings.Join(got[k].Stack, " > "); s != w {
+			t.Errorf("%s: %s, want %s", k, s, w)
+		}
+	}
+	if got["g1"].GPUNS != 30 || got["k1"].Kernels != 1 {
+		t.Errorf("values: %+v", got)
 	}
 }

@@ -241,3 +241,22 @@ func StepStats(t *trace.Trace, dev int) []StepStat {
 	}
 	return out
 }
+
+// WarmupSteps returns how many leading steps look like warm-up or
+// compilation: each lasting more than twice the median step time.
+func WarmupSteps(steps []StepStat) int {
+	if len(steps) < 3 {
+		return 0
+	}
+	durs := make([]int64, len(steps))
+	for i, s := range steps {
+		durs[i] = s.DurNS()
+	}
+	slices.Sort(durs)
+	med := Median(durs)
+	n := 0
+	for n < len(steps)-1 && float64(steps[n].DurNS()) > 2*med {
+		n++
+	}
+	return n
+}

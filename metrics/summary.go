@@ -54,6 +54,7 @@ type DeviceSummary struct {
 	TopKernels []KernelStat
 
 	Launch LaunchStats
+	Steps  []StepStat // ProfilerStep#N windows measured on this device
 	// Idle time by cause (see ClassifyGaps): IdleLaunchNS + IdleSyncNS +
 	// IdleOtherNS = IdleNS.
 	IdleLaunchNS, IdleSyncNS, IdleOtherNS int64
@@ -305,6 +306,7 @@ func summarizeDevice(t *trace.Trace, dev trace.Device, topN int) DeviceSummary {
 	}
 	d.Streams = len(streams)
 	d.Launch = Launches(t, dev.ID)
+	d.Steps = StepStats(t, dev.ID)
 
 	busy := DeviceBusy(t, dev.ID)
 	if len(busy) > 0 {

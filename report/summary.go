@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"strings"
 
 	"github.com/traceql/traceql/metrics"
@@ -122,6 +123,9 @@ func deviceTables(d *metrics.DeviceSummary, many bool) []*Table {
 			t.Rows = append(t.Rows, []any{Shorten(k.Name, 80), k.Count, k.TotalNS, k.MeanNS, k.Share})
 		}
 		out = append(out, t)
+	}
+	if len(d.Steps) >= 2 {
+		out = append(out, stepStatsTable(d.Steps, suffix))
 	}
 	if d.IdleGaps > 0 {
 		t := &Table{Title: "idle gaps by length" + suffix, Columns: []Column{
@@ -263,4 +267,56 @@ func kernelsJSON(ks []metrics.KernelStat) []kernelJSON {
 		out = append(out, kernelJSON{k.Name, k.Count, k.TotalNS, k.MeanNS, k.MinNS, k.MaxNS, k.Share})
 	}
 	return out
+}
+
+// stepStatsTable lists each ProfilerStep#N with mean, median and standard
+// deviation rows, and flags leading steps that look like warm-up.
+func stepStatsTable(steps []metrics.StepStat, suffix string) *Table {
+	t := &Table{Title: "steps" + suffix, Columns: []Column{{"step", metrics.Text}, {"time", metrics.NS},
+		{"kernels", metrics.Count}, {"busy", metrics.NS}, {"idle", metrics.NS}, {"GPU util", metrics.Ratio}}}
+	cols := [][]float64{{}, {}, {}, {}, {}}
+	for _, s := range steps {
+		t.Rows = append(t.Rows, []any{fmt.Sprintf("#%d", s.Number), s.DurNS(), s.Kernels, s.BusyNS, s.IdleNS, s.Util})
+		for i, v := range []float64{float64(s.DurNS()), float64(s.Kernels), float64(s.BusyNS), float64(s.IdleNS), s.Util} {
+			cols[i] = append(cols[i], v)
+		}
+	}
+	for _, agg := range []struct {
+		name string
+		f    func([]float64) float64
+	}{{"mean", mean}, {"median", metrics.MedianF}, {"stdev", stdev}} {
+		row := []any{agg.name}
+		for _, c := range cols {
+			row = append(row, agg.f(c))
+		}
+		t.Rows = append(t.Rows, row)
+	}
+	src := steps[0].Source
+	t.Notes = append(t.Notes, fmt.Sprintf("%d steps, windows from the %s", len(steps), map[string]string{
+		"gpu": "gpu_user_annotation copies", "projected": "CPU ranges projected onto the GPU", "cpu": "CPU ranges"}[src]))
+	if n := metrics.WarmupSteps(steps); n > 0 {
+		t.Notes = append(t.Notes, fmt.Sprintf("the first %d step(s) took over twice the median step time: warm-up or compilation? "+
+			"measure the steady state with --skip-steps %d", n, n))
+	}
+	return t
+}
+
+func mean(v []float64) float64 {
+	s := 0.0
+	for _, x := range v {
+		s += x
+	}
+	return s / float64(len(v))
+}
+
+// stdev is the sample standard deviation.
+func stdev(v []float64) float64 {
+	if len(v) < 2 {
+		return 0
+	}
+	m, ss := mean(v), 0.0
+	for _, x := range v {
+		ss += (x - m) * (x - m)
+	}
+	return math.Sqrt(ss / float64(len(v)-1))
 }

@@ -250,6 +250,7 @@ const (
 	clsUserAnnotation
 	clsGPUAnnotation
 	clsSync
+	clsPython // python_function, kept only with Options.PythonStacks
 )
 
 // classify maps a category, case-insensitively and in both eras' spellings,
@@ -301,6 +302,9 @@ func classify(cat string) eventClass {
 		if strings.EqualFold(cat, "user_annotation") {
 			return clsUserAnnotation
 		}
+		if strings.EqualFold(cat, "python_function") {
+			return clsPython
+		}
 	case 19:
 		if strings.EqualFold(cat, "gpu_user_annotation") {
 			return clsGPUAnnotation
@@ -332,6 +336,9 @@ func (d *kinetoDecoder) event(b []byte, off int64) error {
 		switch k.Str {
 		case "cat":
 			e.cls = classify(v.Str)
+			if e.cls == clsPython && !d.in.opts.PythonStacks {
+				e.cls = clsSkip
+			}
 			return e.cls != clsSkip
 		case "ph":
 			e.ph = v.Str
@@ -421,7 +428,7 @@ func (d *kinetoDecoder) event(b []byte, off int64) error {
 		}
 		t.APICalls = append(t.APICalls, APICall{Name: name, Kind: kind, PID: pid, TID: tid,
 			Start: start, End: end, Correlation: a.correlation, ExternalID: a.external})
-	case clsCPUOp, clsUserAnnotation, clsGPUAnnotation:
+	case clsCPUOp, clsUserAnnotation, clsGPUAnnotation, clsPython:
 		op := Op{Name: name, Start: start, End: end, ExternalID: a.external}
 		op.PID, _ = intOf(e.pid)
 		op.TID, _ = intOf(e.tid)
@@ -430,6 +437,8 @@ func (d *kinetoDecoder) event(b []byte, off int64) error {
 			op.Kind = CPUOp
 		case clsUserAnnotation:
 			op.Kind = UserAnnotation
+		case clsPython:
+			op.Kind = PythonFunction
 		case clsGPUAnnotation:
 			op.Kind = GPUAnnotation
 			if a.hasDevice {
@@ -447,7 +456,7 @@ func (d *kinetoDecoder) event(b []byte, off int64) error {
 }
 
 func (e *rawEvent) catName() string {
-	return [...]string{"", "kernel", "memcpy", "memset", "runtime", "driver", "cpu_op", "user_annotation", "gpu_user_annotation", "cuda_sync"}[e.cls]
+	return [...]string{"", "kernel", "memcpy", "memset", "runtime", "driver", "cpu_op", "user_annotation", "gpu_user_annotation", "cuda_sync", "python_function"}[e.cls]
 }
 
 // invalid reports a malformed event with the offset of the first bad byte,

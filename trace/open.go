@@ -42,6 +42,10 @@ type Options struct {
 	// Strict turns every recoverable problem (skipped events, a truncated
 	// file) into an error.
 	Strict bool
+	// PythonStacks keeps Kineto python_function events (Ops of kind
+	// PythonFunction), which are skipped by default: they are most of a big
+	// trace and only the pprof export needs them.
+	PythonStacks bool
 }
 
 // Open reads the trace at path in whichever supported format it is.

@@ -11,10 +11,10 @@ import (
 
 	"github.com/traceql/traceql/metrics"
 	"github.com/traceql/traceql/report"
-	"github.com/traceql/traceql/trace"
 )
 
 type compareOptions struct {
+	Window windowOptions
 	Files  []string
 	Labels []string
 	Format string
@@ -32,7 +32,7 @@ func newCompareCmd(runF func(context.Context, *compareOptions) error) *cobra.Com
 		Long: `Compare puts two or more runs side by side — the table of a torch.compile
 mode study: kernels, mean kernel, idle, utilization, duration (span),
 bandwidth, one column per run and the ratio of each run to the first.
-Labels default to the file names.`,
+Labels default to the file names.` + windowHelp,
 		Example: `  traceql compare default.json reduce.json autotune.json --label default,reduce-overhead,max-autotune
   traceql compare a.json b.json --plot modes.png`,
 		Args: minArgs(2),
@@ -50,6 +50,9 @@ Labels default to the file names.`,
 			if err := checkFormat(opts.Format, "text", "csv", "markdown"); err != nil {
 				return err
 			}
+			if err := opts.Window.check(); err != nil {
+				return err
+			}
 			if runF != nil {
 				return runF(cmd.Context(), opts)
 			}
@@ -61,6 +64,7 @@ Labels default to the file names.`,
 	f.StringVarP(&opts.Format, "format", "f", "text", "output format: text, csv or markdown")
 	f.StringVar(&opts.Plot, "plot", "", "also draw the headline metrics as grouped bars to this .png or .svg file")
 	f.BoolVar(&opts.Strict, "strict", false, "treat skipped or malformed events and truncation as errors")
+	opts.Window.addFlags(f)
 	return cmd
 }
 
@@ -77,7 +81,7 @@ func runLabel(path string) string {
 func runCompare(ctx context.Context, opts *compareOptions) error {
 	var sums []metrics.Summary
 	for _, f := range opts.Files {
-		t, err := trace.Options{Strict: opts.Strict}.Open(ctx, f)
+		t, err := openTrace(ctx, f, opts.Strict, &opts.Window)
 		if err != nil {
 			return err
 		}

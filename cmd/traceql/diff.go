@@ -9,10 +9,10 @@ import (
 
 	"github.com/traceql/traceql/metrics"
 	"github.com/traceql/traceql/report"
-	"github.com/traceql/traceql/trace"
 )
 
 type diffOptions struct {
+	Window   windowOptions
 	Old, New string
 	Group    string
 	Format   string
@@ -37,7 +37,7 @@ Mann-Whitney U, p ≥ 0.05, as benchstat); then kernels matched by name —
 or with --group family by a normalized family (triton_poi_fused_add_0 and
 _1 → triton_poi_fused_add; templated C++ names cut to their base name) —
 with count, total and mean on both sides, new/gone ones marked, sorted by
-the absolute change in total time.`,
+the absolute change in total time.` + windowHelp,
 		Example: `  traceql diff default.json reduce-overhead.json
   traceql diff eager.json compiled.json --group family --top 30
   traceql diff a.json b.sqlite --format csv > diff.csv`,
@@ -56,6 +56,9 @@ the absolute change in total time.`,
 			if err := checkFormat(opts.Format, "text", "csv", "markdown"); err != nil {
 				return err
 			}
+			if err := opts.Window.check(); err != nil {
+				return err
+			}
 			if runF != nil {
 				return runF(cmd.Context(), opts)
 			}
@@ -67,16 +70,16 @@ the absolute change in total time.`,
 	f.StringVarP(&opts.Format, "format", "f", "text", "output format: text, csv or markdown")
 	f.IntVar(&opts.Top, "top", 20, "kernel rows shown")
 	f.BoolVar(&opts.Strict, "strict", false, "treat skipped or malformed events and truncation as errors")
+	opts.Window.addFlags(f)
 	return cmd
 }
 
 func runDiff(ctx context.Context, opts *diffOptions) error {
-	to := trace.Options{Strict: opts.Strict}
-	a, err := to.Open(ctx, opts.Old)
+	a, err := openTrace(ctx, opts.Old, opts.Strict, &opts.Window)
 	if err != nil {
 		return err
 	}
-	b, err := to.Open(ctx, opts.New)
+	b, err := openTrace(ctx, opts.New, opts.Strict, &opts.Window)
 	if err != nil {
 		return err
 	}

@@ -9,10 +9,10 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/traceql/traceql/report"
-	"github.com/traceql/traceql/trace"
 )
 
 type exportOptions struct {
+	Window windowOptions
 	Args   []string
 	Table  string
 	Format string
@@ -38,7 +38,7 @@ Tables:
   memcpy        one row per copy: kind, src/dst memory, bytes, start/end/dur, GB/s
 
 Load it in pandas with pd.read_csv("out.csv"), or pd.read_json("out.jsonl", lines=True)
-for --format json.`,
+for --format json.` + windowHelp,
 		Example: `  traceql export run.json --table kernels -o kernels.csv
   traceql export runs/ --table gaps --format json > gaps.jsonl`,
 		Args: minArgs(1),
@@ -49,6 +49,9 @@ for --format json.`,
 				return usageError{fmt.Errorf("--table %q: want one of %s", opts.Table, strings.Join(report.ExportTables(), ", "))}
 			}
 			if err := checkFormat(opts.Format, "csv", "json"); err != nil {
+				return err
+			}
+			if err := opts.Window.check(); err != nil {
 				return err
 			}
 			if runF != nil {
@@ -62,6 +65,7 @@ for --format json.`,
 	f.StringVarP(&opts.Format, "format", "f", "csv", "csv, or json for JSON lines")
 	f.StringVarP(&opts.Output, "output", "o", "", "write to this file (atomically) instead of stdout")
 	f.BoolVar(&opts.Strict, "strict", false, "treat skipped or malformed events and truncation as errors")
+	opts.Window.addFlags(f)
 	return cmd
 }
 
@@ -77,7 +81,7 @@ func runExport(ctx context.Context, opts *exportOptions) error {
 			return err
 		}
 		for _, f := range files {
-			t, err := trace.Options{Strict: opts.Strict}.Open(ctx, f)
+			t, err := openTrace(ctx, f, opts.Strict, &opts.Window)
 			if err != nil {
 				return err
 			}

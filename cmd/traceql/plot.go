@@ -9,10 +9,10 @@ import (
 
 	"github.com/traceql/traceql/metrics"
 	"github.com/traceql/traceql/report"
-	"github.com/traceql/traceql/trace"
 )
 
 type plotOptions struct {
+	Window windowOptions
 	Files  []string
 	Labels []string
 	Kind   string
@@ -32,7 +32,7 @@ func newPlotCmd(runF func(context.Context, *plotOptions) error) *cobra.Command {
   --kind kernels   kernel-duration histogram on a log axis, runs overlaid
   --kind gaps      idle-gap length histogram, runs overlaid
   --kind timeline  GPU utilization over time in --bins bins, one line per run and device
-  --kind top       the --top kernels by total time as horizontal bars (first run)`,
+  --kind top       the --top kernels by total time as horizontal bars (first run)` + windowHelp,
 		Example: `  traceql plot default.json reduce.json --kind kernels -o kernels.png
   traceql plot run.json --kind timeline --bins 200 -o util.svg`,
 		Args: minArgs(1),
@@ -49,6 +49,9 @@ func newPlotCmd(runF func(context.Context, *plotOptions) error) *cobra.Command {
 			if len(opts.Labels) > 0 && len(opts.Labels) != len(args) {
 				return usageError{fmt.Errorf("--label has %d labels for %d files", len(opts.Labels), len(args))}
 			}
+			if err := opts.Window.check(); err != nil {
+				return err
+			}
 			if runF != nil {
 				return runF(cmd.Context(), opts)
 			}
@@ -62,6 +65,7 @@ func newPlotCmd(runF func(context.Context, *plotOptions) error) *cobra.Command {
 	f.IntVar(&opts.Bins, "bins", 100, "time bins of --kind timeline")
 	f.IntVar(&opts.Top, "top", 15, "kernels drawn by --kind top")
 	f.BoolVar(&opts.Strict, "strict", false, "treat skipped or malformed events and truncation as errors")
+	opts.Window.addFlags(f)
 	return cmd
 }
 
@@ -70,7 +74,7 @@ func runPlot(ctx context.Context, opts *plotOptions) error {
 	var lines []report.Line
 	var top []metrics.KernelStat
 	for i, f := range opts.Files {
-		t, err := trace.Options{Strict: opts.Strict}.Open(ctx, f)
+		t, err := openTrace(ctx, f, opts.Strict, &opts.Window)
 		if err != nil {
 			return err
 		}

@@ -28,6 +28,7 @@ between them, utilization, copy bandwidth.`,
 		newCompareCmd(nil),
 		newExportCmd(nil),
 		newPlotCmd(nil),
+		newPprofCmd(nil),
 		newVersionCmd(),
 	)
 	return root

@@ -9,10 +9,10 @@ import (
 
 	"github.com/traceql/traceql/metrics"
 	"github.com/traceql/traceql/report"
-	"github.com/traceql/traceql/trace"
 )
 
 type summarizeOptions struct {
+	Window windowOptions
 	Args   []string
 	Format string
 	Top    int
@@ -34,7 +34,7 @@ A DIR argument is searched recursively for *.json, *.json.gz, *.gz, *.sqlite.
 With --format csv there is one row per (file, device), times in integer ns,
 ready for pandas.read_csv; --format json has the same names.
 
-` + metrics.Help(),
+` + windowHelp + metrics.Help(),
 		Example: `  traceql summarize run.pt.trace.json.gz
   traceql summarize runs/ --format csv > summary.csv
   traceql summarize report.sqlite --format markdown`,
@@ -50,6 +50,9 @@ ready for pandas.read_csv; --format json has the same names.
 			if opts.Top < 1 {
 				return usageError{fmt.Errorf("--top %d: want at least 1", opts.Top)}
 			}
+			if err := opts.Window.check(); err != nil {
+				return err
+			}
 			if runF != nil {
 				return runF(cmd.Context(), opts)
 			}
@@ -60,6 +63,7 @@ ready for pandas.read_csv; --format json has the same names.
 	f.StringVarP(&opts.Format, "format", "f", "text", "output format: text, csv, json or markdown")
 	f.IntVar(&opts.Top, "top", 10, "kernels (and host ops) listed per device")
 	f.BoolVar(&opts.Strict, "strict", false, "treat skipped or malformed events and truncation as errors")
+	opts.Window.addFlags(f)
 	return cmd
 }
 
@@ -68,7 +72,7 @@ func runSummarize(ctx context.Context, opts *summarizeOptions) error {
 	if err != nil {
 		return err
 	}
-	sums, failed := summarizeFiles(ctx, files, trace.Options{Strict: opts.Strict}, metrics.Options{TopN: opts.Top}, opts.Err)
+	sums, failed := summarizeFiles(ctx, files, opts, metrics.Options{TopN: opts.Top})
 	if err := writeSummaries(opts, sums); err != nil {
 		return err
 	}
@@ -80,11 +84,12 @@ func runSummarize(ctx context.Context, opts *summarizeOptions) error {
 
 // summarizeFiles reads and summarizes each file; a file that fails is
 // reported on errw and skipped, so one bad rank does not hide the others.
-func summarizeFiles(ctx context.Context, files []string, to trace.Options, mo metrics.Options, errw io.Writer) ([]metrics.Summary, int) {
+func summarizeFiles(ctx context.Context, files []string, opts *summarizeOptions, mo metrics.Options) ([]metrics.Summary, int) {
+	errw := opts.Err
 	var sums []metrics.Summary
 	failed := 0
 	for _, f := range files {
-		t, err := to.Open(ctx, f)
+		t, err := openTrace(ctx, f, opts.Strict, &opts.Window)
 		if err != nil {
 			if ctx.Err() != nil {
 				fmt.Fprintf(errw, "traceql: %v\n", ctx.Err())

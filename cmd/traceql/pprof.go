@@ -1,0 +1,76 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+
+	"github.com/spf13/cobra"
+
+	"github.com/traceql/traceql/metrics"
+	"github.com/traceql/traceql/report"
+	"github.com/traceql/traceql/trace"
+)
+
+type pprofOptions struct {
+	File   string
+	Output string
+	Strict bool
+	Window windowOptions
+}
+
+func newPprofCmd(runF func(context.Context, *pprofOptions) error) *cobra.Command {
+	opts := &pprofOptions{}
+	cmd := &cobra.Command{
+		Use:   "pprof FILE -o gpu.pb.gz",
+		Short: "GPU time by the host stack that launched each kernel, as a pprof profile",
+		Long: `Pprof writes a profile whose samples are GPU time (and kernel count)
+attributed to the host stack that launched each kernel: the Python frames
+(with_stack=True), ops and annotations (NVTX ranges for Nsight) open on the
+launching thread, then the launch call, then the kernel name as the leaf.
+Kernels replayed by a CUDA graph sit under the graph launch's stack.
+
+  go tool pprof -top gpu.pb.gz
+  go tool pprof -http=: gpu.pb.gz     # flame graph of GPU time by source line
+` + windowHelp,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) != 1 {
+				return usageError{fmt.Errorf("pprof takes one trace; got %d", len(args))}
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.File = args[0]
+			if opts.Output == "" {
+				return usageError{fmt.Errorf("pprof needs -o FILE (e.g. gpu.pb.gz)")}
+			}
+			if err := opts.Window.check(); err != nil {
+				return err
+			}
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return runPprof(cmd.Context(), opts)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVarP(&opts.Output, "output", "o", "", "profile to write (gzipped protobuf)")
+	f.BoolVar(&opts.Strict, "strict", false, "treat skipped or malformed events and truncation as errors")
+	opts.Window.addFlags(f)
+	return cmd
+}
+
+func runPprof(ctx context.Context, opts *pprofOptions) error {
+	t, err := trace.Options{Strict: opts.Strict, PythonStacks: true}.Open(ctx, opts.File)
+	if err != nil {
+		return err
+	}
+	if t, err = opts.Window.apply(t); err != nil {
+		return err
+	}
+	if len(t.Kernels) == 0 {
+		return fmt.Errorf("%s: no kernels to attribute", opts.File)
+	}
+	samples := metrics.KernelStacks(t)
+	return writeFileAtomic(opts.Output, func(w io.Writer) error { return report.WritePprof(w, samples) })
+}

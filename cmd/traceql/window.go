@@ -1,0 +1,215 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/pflag"
+
+	"github.com/traceql/traceql/metrics"
+	"github.com/traceql/traceql/trace"
+)
+
+// windowOptions select the part of a trace to measure: the steady state,
+// without warm-up and compilation.
+type windowOptions struct {
+	Steps     string // "3:", "3:5", ":5", "4"
+	SkipSteps int
+	Window    string // "100ms:500ms", relative to the first GPU activity
+	Range     string // an annotation or NVTX range name
+}
+
+const windowHelp = `
+Windows (metrics are clipped to the window):
+  --steps 3:        ProfilerStep#3 to the last (3:5, :5, 4 also work); the
+                    device-side gpu_user_annotation copy when present, else the
+                    CPU range projected onto the GPU through the calls made in it
+  --skip-steps N    drop the first N recorded steps (warm-up, compilation)
+  --window A:B      from A to B after the first GPU activity, with units:
+                    ns, us (µs), ms, s; either side may be empty
+  --range NAME      from the first start to the last end of the ranges named
+                    NAME (record_function annotation or NVTX range)
+`
+
+func (w *windowOptions) addFlags(f *pflag.FlagSet) {
+	f.StringVar(&w.Steps, "steps", "", "measure only these ProfilerStep#N: 3:, 3:5, :5 or 4")
+	f.IntVar(&w.SkipSteps, "skip-steps", 0, "drop the first N recorded ProfilerStep#N")
+	f.StringVar(&w.Window, "window", "", "measure only START:END after the first GPU activity, e.g. 100ms:500ms")
+	f.StringVar(&w.Range, "range", "", "measure only the span of the annotation or NVTX range with this name")
+}
+
+// check validates the flags alone, before any trace is read.
+func (w *windowOptions) check() error {
+	n := 0
+	for _, set := range []bool{w.Steps != "" || w.SkipSteps > 0, w.Window != "", w.Range != ""} {
+		if set {
+			n++
+		}
+	}
+	if n > 1 {
+		return usageError{fmt.Errorf("use one of --steps/--skip-steps, --window and --range")}
+	}
+	if w.SkipSteps < 0 {
+		return usageError{fmt.Errorf("--skip-steps %d: want 0 or more", w.SkipSteps)}
+	}
+	if _, _, err := parseStepSpec(w.Steps); err != nil {
+		return usageError{err}
+	}
+	if _, _, err := parseWindow(w.Window); err != nil {
+		return usageError{err}
+	}
+	return nil
+}
+
+func (w *windowOptions) active() bool {
+	return w.Steps != "" || w.SkipSteps > 0 || w.Window != "" || w.Range != ""
+}
+
+// apply clips t to the selected window.
+func (w *windowOptions) apply(t *trace.Trace) (*trace.Trace, error) {
+	if !w.active() {
+		return t, nil
+	}
+	var win metrics.Interval
+	switch {
+	case w.Range != "":
+		r, err := metrics.RangeWindow(t, w.Range)
+		if err != nil {
+			return nil, fmt.Errorf("%s: --range: %w", t.Source, err)
+		}
+		win = r
+	case w.Window != "":
+		origin, ok := firstActivity(t)
+		if !ok {
+			return nil, fmt.Errorf("%s: --window: no GPU activity to measure from", t.Source)
+		}
+		a, b, _ := parseWindow(w.Window)
+		win = metrics.Interval{Start: origin + a, End: origin + b}
+		if b < 0 {
+			win.End = 1<<63 - 1
+		}
+	default:
+		from, to, _ := parseStepSpec(w.Steps)
+		all := metrics.Steps(t)
+		if len(all) == 0 {
+			return nil, fmt.Errorf("%s: --steps: the trace has no ProfilerStep#N (profile with a schedule and call prof.step())", t.Source)
+		}
+		sel := metrics.SelectSteps(all, from, to, w.SkipSteps)
+		if len(sel) == 0 {
+			return nil, fmt.Errorf("%s: --steps %s --skip-steps %d selects none of steps %d..%d", t.Source, w.Steps, w.SkipSteps,
+				all[0].Number, all[len(all)-1].Number)
+		}
+		win = metrics.Interval{Start: sel[0].Start, End: sel[len(sel)-1].End}
+		for _, s := range sel {
+			win = metrics.Interval{Start: min(win.Start, s.Start), End: max(win.End, s.End)}
+		}
+	}
+	return t.Clip(win.Start, win.End), nil
+}
+
+// firstActivity returns the earliest start of GPU work (each slice is
+// sorted by start).
+func firstActivity(t *trace.Trace) (int64, bool) {
+	var starts []int64
+	if len(t.Kernels) > 0 {
+		starts = append(starts, t.Kernels[0].Start)
+	}
+	if len(t.Memcpys) > 0 {
+		starts = append(starts, t.Memcpys[0].Start)
+	}
+	if len(t.Memsets) > 0 {
+		starts = append(starts, t.Memsets[0].Start)
+	}
+	if len(starts) == 0 {
+		return 0, false
+	}
+	return slices.Min(starts), true
+}
+
+// parseStepSpec reads "3:", "3:5", ":5" or "4"; -1 is an open bound.
+func parseStepSpec(s string) (from, to int, err error) {
+	if s == "" {
+		return -1, -1, nil
+	}
+	a, b, colon := strings.Cut(s, ":")
+	if !colon {
+		b = a
+	}
+	bound := func(x string) (int, error) {
+		if x == "" {
+			return -1, nil
+		}
+		n, err := strconv.Atoi(x)
+		if err != nil || n < 0 {
+			return 0, fmt.Errorf("--steps %q: want N, A:B, A: or :B with step numbers", s)
+		}
+		return n, nil
+	}
+	if from, err = bound(a); err != nil {
+		return
+	}
+	to, err = bound(b)
+	return
+}
+
+// parseWindow reads "A:B" with units; an empty A is 0, an empty B is -1
+// (to the end).
+func parseWindow(s string) (a, b int64, err error) {
+	if s == "" {
+		return 0, -1, nil
+	}
+	x, y, ok := strings.Cut(s, ":")
+	if !ok {
+		return 0, 0, fmt.Errorf("--window %q: want START:END, e.g. 100ms:500ms", s)
+	}
+	if a, err = parseDuration(x, 0); err != nil {
+		return 0, 0, fmt.Errorf("--window %q: %w", s, err)
+	}
+	if b, err = parseDuration(y, -1); err != nil {
+		return 0, 0, fmt.Errorf("--window %q: %w", s, err)
+	}
+	if b >= 0 && b < a {
+		return 0, 0, fmt.Errorf("--window %q: end before start", s)
+	}
+	return a, b, nil
+}
+
+// parseDuration reads "250ms", "1.5s", "20us", "20µs", "100ns" into ns.
+func parseDuration(s string, empty int64) (int64, error) {
+	if s == "" {
+		return empty, nil
+	}
+	for _, u := range []struct {
+		suffix string
+		ns     int64
+	}{{"ns", 1}, {"us", 1e3}, {"µs", 1e3}, {"ms", 1e6}, {"s", 1e9}} {
+		if num, ok := strings.CutSuffix(s, u.suffix); ok {
+			us, err := trace.MicrosToNanos(num) // exact decimal: value in "µs" ×1000
+			if err != nil || us < 0 {
+				return 0, fmt.Errorf("bad time %q", s)
+			}
+			// us is num×1000; scale to ns of the unit without float64.
+			if u.ns == 1 {
+				return us / 1000, nil
+			}
+			f := u.ns / 1e3
+			if us > (1<<63-1)/f {
+				return 0, fmt.Errorf("time %q too large", s)
+			}
+			return us * f, nil
+		}
+	}
+	return 0, fmt.Errorf("time %q needs a unit: ns, us, ms or s", s)
+}
+
+// openTrace reads a trace and clips it to the selected window.
+func openTrace(ctx context.Context, path string, strict bool, w *windowOptions) (*trace.Trace, error) {
+	t, err := trace.Options{Strict: strict}.Open(ctx, path)
+	if err != nil {
+		return nil, err
+	}
+	return w.apply(t)
+}

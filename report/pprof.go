@@ -1,0 +1,78 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/google/pprof/profile"
+
+	"github.com/traceql/traceql/metrics"
+)
+
+// WritePprof writes GPU time by host stack as a gzipped pprof profile with
+// two sample values, gpu_time (ns) and kernels (count). `go tool pprof -top`
+// and `-http` then show where GPU time comes from in the user's code.
+// Python frames written as "file.py(12): func" become function func in
+// file.py at line 12.
+func WritePprof(w io.Writer, samples []metrics.StackSample) error {
+	p := &profile.Profile{
+		SampleType:        []*profile.ValueType{{Type: "gpu_time", Unit: "nanoseconds"}, {Type: "kernels", Unit: "count"}},
+		PeriodType:        &profile.ValueType{Type: "gpu_time", Unit: "nanoseconds"},
+		Period:            1,
+		DefaultSampleType: "gpu_time",
+	}
+	funcs := map[string]*profile.Function{}
+	locs := map[string]*profile.Location{}
+	loc := func(frame string) *profile.Location {
+		if l, ok := locs[frame]; ok {
+			return l
+		}
+		name, file, line := parseFrame(frame)
+		f := funcs[name+"\x00"+file]
+		if f == nil {
+			f = &profile.Function{ID: uint64(len(p.Function) + 1), Name: name, SystemName: name, Filename: file}
+			funcs[name+"\x00"+file] = f
+			p.Function = append(p.Function, f)
+		}
+		l := &profile.Location{ID: uint64(len(p.Location) + 1), Line: []profile.Line{{Function: f, Line: line}}}
+		locs[frame] = l
+		p.Location = append(p.Location, l)
+		return l
+	}
+	for _, s := range samples {
+		ls := make([]*profile.Location, len(s.Stack))
+		for i, frame := range s.Stack {
+			ls[len(s.Stack)-1-i] = loc(frame) // pprof wants the leaf first
+		}
+		p.Sample = append(p.Sample, &profile.Sample{Location: ls, Value: []int64{s.GPUNS, int64(s.Kernels)}})
+	}
+	if err := p.CheckValid(); err != nil {
+		return fmt.Errorf("pprof: %w", err)
+	}
+	return p.Write(w)
+}
+
+// parseFrame splits a Kineto python_function name "path/file.py(123): func"
+// into function, file and line; other names are functions without a file.
+func parseFrame(s string) (name, file string, line int64) {
+	head, fn, ok := strings.Cut(s, "): ")
+	if !ok {
+		return s, "", 0
+	}
+	i := strings.LastIndexByte(head, '(')
+	if i < 0 {
+		return s, "", 0
+	}
+	n, err := strconv.ParseInt(head[i+1:], 10, 64)
+	if err != nil {
+		return s, "", 0
+	}
+	if strings.HasPrefix(fn, "<") && strings.HasSuffix(fn, ">") {
+		// pprof strips C++ template arguments "<…>" for display, which
+		// would leave Python's "<module>" and "<lambda>" nameless.
+		fn = "[" + fn[1:len(fn)-1] + "]"
+	}
+	return fn, head[:i], n
+}
