@@ -52,18 +52,25 @@ func IsSync(name string) bool { return slices.Contains(syncNames, name) }
 // exports and per trace in Kineto ones (whose device records carry no pid).
 type corrKey struct{ pid, corr int64 }
 
-// launchIndex maps correlation ids to API calls and device work.
+// keyOf returns the correlation key of a record of process pid.
+func keyOf(t *trace.Trace, pid, corr int64) corrKey {
+	if t.Meta.Format == trace.Nsys {
+		return corrKey{pid, corr}
+	}
+	return corrKey{0, corr}
+}
+
+// launchIndex maps correlation ids to API calls.
 type launchIndex struct {
-	calls map[corrKey]int // → index in t.APICalls
+	t     *trace.Trace
+	calls map[corrKey]int32 // → index in t.APICalls
 }
 
 func newLaunchIndex(t *trace.Trace) launchIndex {
-	ix := launchIndex{calls: make(map[corrKey]int, len(t.APICalls))}
+	ix := launchIndex{t, make(map[corrKey]int32, len(t.APICalls))}
 	for i := range t.APICalls {
-		c := &t.APICalls[i]
-		if c.Correlation != 0 {
-			ix.calls[corrKey{c.PID, c.Correlation}] = i
-			ix.calls[corrKey{0, c.Correlation}] = i
+		if c := &t.APICalls[i]; c.Correlation != 0 {
+			ix.calls[keyOf(t, c.PID, c.Correlation)] = int32(i)
 		}
 	}
 	return ix
@@ -74,8 +81,8 @@ func (ix launchIndex) call(a *trace.Activity) int {
 	if a.Correlation == 0 {
 		return -1
 	}
-	if i, ok := ix.calls[corrKey{a.PID, a.Correlation}]; ok {
-		return i
+	if i, ok := ix.calls[keyOf(ix.t, a.PID, a.Correlation)]; ok {
+		return int(i)
 	}
 	return -1
 }
@@ -98,7 +105,10 @@ type LaunchStats struct {
 // Launches computes the launch statistics of a device, joining kernels to
 // API calls on correlation id (within one process).
 func Launches(t *trace.Trace, dev int) LaunchStats {
-	ix := newLaunchIndex(t)
+	return launches(t, dev, newLaunchIndex(t))
+}
+
+func launches(t *trace.Trace, dev int, ix launchIndex) LaunchStats {
 	var s LaunchStats
 	first := map[int]int64{} // call index → first kernel start
 	for i := range t.Kernels {
@@ -164,12 +174,14 @@ type ClassifiedGap struct {
 // GPU work ending the gap started after the gap began (the CPU was late);
 // else other.
 func ClassifyGaps(t *trace.Trace, dev int) []ClassifiedGap {
-	busy := DeviceBusy(t, dev)
+	return classifyGaps(t, dev, newLaunchIndex(t), DeviceBusy(t, dev))
+}
+
+func classifyGaps(t *trace.Trace, dev int, ix launchIndex, busy []Interval) []ClassifiedGap {
 	gaps := Gaps(busy)
 	if len(gaps) == 0 {
 		return nil
 	}
-	ix := newLaunchIndex(t)
 	// What starts each busy interval: the earliest-starting activity there.
 	next := make(map[int64]*trace.Activity, len(gaps))
 	note := func(a *trace.Activity) {

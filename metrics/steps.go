@@ -92,7 +92,7 @@ func newProjector(t *trace.Trace) projector {
 		if a.Correlation == 0 {
 			return
 		}
-		k := corrKey{a.PID, a.Correlation}
+		k := keyOf(t, a.PID, a.Correlation)
 		if w, ok := p.work[k]; ok {
 			p.work[k] = Interval{min(w.Start, a.Start), max(w.End, a.End)}
 		} else {
@@ -124,10 +124,7 @@ func (p projector) project(r Interval) (span Interval, ok bool) {
 		if c.Correlation == 0 {
 			continue
 		}
-		w, found := p.work[corrKey{c.PID, c.Correlation}]
-		if !found {
-			w, found = p.work[corrKey{0, c.Correlation}]
-		}
+		w, found := p.work[keyOf(p.t, c.PID, c.Correlation)]
 		if !found {
 			continue
 		}
@@ -208,11 +205,13 @@ func (s StepStat) DurNS() int64 { return s.End - s.Start }
 
 // StepStats measures each step window on one device.
 func StepStats(t *trace.Trace, dev int) []StepStat {
-	steps := Steps(t)
+	return stepStats(t, dev, Steps(t), DeviceBusy(t, dev))
+}
+
+func stepStats(t *trace.Trace, dev int, steps []Step, busy []Interval) []StepStat {
 	if len(steps) == 0 {
 		return nil
 	}
-	busy := DeviceBusy(t, dev)
 	out := make([]StepStat, len(steps))
 	for i, s := range steps {
 		w := Interval{s.Start, s.End}

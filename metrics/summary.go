@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"math"
 	"slices"
+	"sync"
 
 	"github.com/traceql/traceql/trace"
 )
@@ -126,11 +127,18 @@ func Summarize(t *trace.Trace, o Options) Summary {
 		Version:  t.Meta.Version,
 		Rank:     t.Meta.Rank,
 		Warnings: t.Warnings,
-		Host:     summarizeHost(t, o.TopN),
 	}
-	for _, dev := range activeDevices(t) {
-		s.Devices = append(s.Devices, summarizeDevice(t, dev, o.TopN))
+	// Devices and the host side are independent: compute them in parallel.
+	devs := activeDevices(t)
+	s.Devices = make([]DeviceSummary, len(devs))
+	ix := newLaunchIndex(t)
+	steps := Steps(t)
+	var wg sync.WaitGroup
+	for i, dev := range devs {
+		wg.Go(func() { s.Devices[i] = summarizeDevice(t, dev, o.TopN, ix, steps) })
 	}
+	s.Host = summarizeHost(t, o.TopN)
+	wg.Wait()
 	return s
 }
 
@@ -209,7 +217,7 @@ func mergeSorted(a, b []Interval) []Interval {
 	return append(out, b[j:]...)
 }
 
-func summarizeDevice(t *trace.Trace, dev trace.Device, topN int) DeviceSummary {
+func summarizeDevice(t *trace.Trace, dev trace.Device, topN int, ix launchIndex, steps []Step) DeviceSummary {
 	d := DeviceSummary{Device: dev.ID, Name: dev.Name}
 	streams := map[int64]bool{}
 
@@ -305,10 +313,10 @@ func summarizeDevice(t *trace.Trace, dev trace.Device, topN int) DeviceSummary {
 		d.MemsetNS += m.Dur()
 	}
 	d.Streams = len(streams)
-	d.Launch = Launches(t, dev.ID)
-	d.Steps = StepStats(t, dev.ID)
+	d.Launch = launches(t, dev.ID, ix)
 
 	busy := DeviceBusy(t, dev.ID)
+	d.Steps = stepStats(t, dev.ID, steps, busy)
 	if len(busy) > 0 {
 		d.StartNS, d.EndNS = busy[0].Start, busy[len(busy)-1].End
 		d.SpanNS = d.EndNS - d.StartNS
@@ -320,7 +328,7 @@ func summarizeDevice(t *trace.Trace, dev trace.Device, topN int) DeviceSummary {
 		for _, g := range gaps {
 			d.LargestGapNS = max(d.LargestGapNS, g.Len())
 		}
-		classified := ClassifyGaps(t, dev.ID)
+		classified := classifyGaps(t, dev.ID, ix, busy)
 		byClass := IdleByClass(classified)
 		for _, g := range classified {
 			if g.Class == GapLaunch && g.Len() < 1e6 {

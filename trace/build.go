@@ -80,14 +80,16 @@ type counter struct {
 	n     map[string]int
 }
 
-func (c *counter) add(msg string) {
+func (c *counter) add(msg string) { c.addN(msg, 1) }
+
+func (c *counter) addN(msg string, n int) {
 	if c.n == nil {
 		c.n = map[string]int{}
 	}
 	if c.n[msg] == 0 {
 		c.order = append(c.order, msg)
 	}
-	c.n[msg]++
+	c.n[msg] += n
 }
 
 func (c *counter) total() int {

@@ -1,6 +1,7 @@
 package trace
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -99,8 +100,30 @@ func (s *jsonScanner) value() ([]byte, error) {
 		inStr, esc := false, false
 		for {
 			for ; i < s.end; i++ {
+				if !inStr {
+					// Skip bytes that cannot change the state.
+					for i < s.end && !structural[s.buf[i]] {
+						i++
+					}
+					if i == s.end {
+						break
+					}
+				}
 				c := s.buf[i]
 				if inStr {
+					if !esc && c != '\\' && c != '"' {
+						// Jump to the next quote; fall back to byte steps
+						// when an escape comes first.
+						q := bytes.IndexByte(s.buf[i:s.end], '"')
+						if q < 0 {
+							q = s.end - i
+						}
+						if bs := bytes.IndexByte(s.buf[i:i+q], '\\'); bs >= 0 {
+							q = bs
+						}
+						i += q - 1
+						continue
+					}
 					switch {
 					case esc:
 						esc = false
@@ -156,6 +179,10 @@ func (s *jsonScanner) value() ([]byte, error) {
 		}
 	}
 }
+
+// structural marks the bytes that change the scanner's state outside
+// strings.
+var structural = [256]bool{'"': true, '{': true, '}': true, '[': true, ']': true}
 
 func (s *jsonScanner) take(stop int) []byte {
 	v := s.buf[s.pos:stop]

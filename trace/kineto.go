@@ -6,9 +6,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"runtime"
 	"strconv"
-	"strings"
-	"unsafe"
+	"sync"
 
 	"github.com/tidwall/gjson"
 )
@@ -27,37 +27,217 @@ func (kinetoFormat) sniff(head []byte) bool {
 }
 
 func (kinetoFormat) decode(ctx context.Context, in *input) (*Trace, error) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
 	d := &kinetoDecoder{
-		ctx:   ctx,
-		in:    in,
-		sc:    newJSONScanner(in.r, in.size),
-		names: map[string]string{},
-		t:     &Trace{Source: in.path, Meta: Meta{Format: Kineto, Rank: -1}},
-
+		ctx:         ctx,
+		in:          in,
+		sc:          newJSONScanner(in.r, in.size),
+		t:           &Trace{Source: in.path, Meta: Meta{Format: Kineto, Rank: -1}},
 		truncatedAt: -1,
+		batches:     make(chan *eventBatch, 4),
+		free:        make(chan *eventBatch, 8),
 	}
-	if err := d.run(); err != nil {
+	workers := d.startWorkers(cancel)
+	err := d.run()
+	if err == nil {
+		d.flush()
+	}
+	close(d.batches)
+	parts, werr := workers.wait()
+	if werr != nil && (err == nil || offsetOf(werr) < offsetOf(err) || errors.Is(err, context.Canceled)) {
+		err = werr
+	}
+	if err != nil {
 		return nil, err
 	}
+	d.merge(parts)
 	d.t.Meta.Events = d.nEvents
-	d.t.Warnings = append(d.t.Warnings, d.warn.lines()...)
 	if in.opts.Strict && len(d.t.Warnings) > 0 {
 		return nil, fmt.Errorf("%s: %s (--strict)", in.path, d.t.Warnings[0])
 	}
 	return finish(d.t, d.devices)
 }
 
+// kinetoDecoder reads the top level of a Kineto file and cuts the event
+// array into batches that workers decode in parallel.
 type kinetoDecoder struct {
 	ctx     context.Context
 	in      *input
 	sc      *jsonScanner
 	t       *Trace
 	devices []Device
-	names   map[string]string // interned event names
-	warn    counter
 	nEvents int
 	// truncatedAt is the offset where the input ended early, or -1.
 	truncatedAt int64
+
+	cur     *eventBatch
+	seq     int
+	batches chan *eventBatch // to the workers
+	free    chan *eventBatch // recycled batches
+}
+
+// An eventBatch is a run of consecutive events copied out of the scanner's
+// buffer.
+type eventBatch struct {
+	seq   int     // position among batches
+	first int     // index of the first event
+	buf   []byte  // the events' bytes, back to back
+	ends  []int   // end of each event in buf
+	offs  []int64 // stream offset of each event
+}
+
+const batchBytes = 512 << 10
+
+// emit adds one event to the current batch, sending it when full.
+func (d *kinetoDecoder) emit(ev []byte, off int64) {
+	if d.cur == nil {
+		select {
+		case d.cur = <-d.free:
+			d.cur.buf, d.cur.ends, d.cur.offs = d.cur.buf[:0], d.cur.ends[:0], d.cur.offs[:0]
+		default:
+			d.cur = &eventBatch{buf: make([]byte, 0, min(batchBytes, 2*d.in.size)+4096)}
+		}
+		d.cur.seq, d.cur.first = d.seq, d.nEvents
+		d.seq++
+	}
+	b := d.cur
+	b.buf = append(b.buf, ev...)
+	b.ends = append(b.ends, len(b.buf))
+	b.offs = append(b.offs, off)
+	if len(b.buf) >= batchBytes {
+		d.flush()
+	}
+}
+
+func (d *kinetoDecoder) flush() {
+	if d.cur != nil {
+		select {
+		case d.batches <- d.cur:
+		case <-d.ctx.Done():
+		}
+		d.cur = nil
+	}
+}
+
+// A workerPool decodes batches; results come back indexed by batch seq.
+type workerPool struct {
+	wg    sync.WaitGroup
+	mu    sync.Mutex
+	parts map[int]*eventDecoder
+	err   error
+	errAt int64
+}
+
+func (d *kinetoDecoder) startWorkers(cancel context.CancelFunc) *workerPool {
+	p := &workerPool{parts: map[int]*eventDecoder{}}
+	n := max(1, runtime.GOMAXPROCS(0))
+	for range n {
+		p.wg.Add(1)
+		go func() {
+			defer p.wg.Done()
+			for b := range d.batches {
+				ed := newEventDecoder(d.in)
+				start := 0
+				var err error
+				for i, end := range b.ends {
+					if err = ed.event(b.buf[start:end], b.offs[i], b.first+i); err != nil {
+						break
+					}
+					start = end
+				}
+				p.mu.Lock()
+				if err != nil {
+					if p.err == nil || offsetOf(err) < p.errAt {
+						p.err, p.errAt = err, offsetOf(err)
+					}
+					cancel()
+				} else {
+					p.parts[b.seq] = ed
+				}
+				p.mu.Unlock()
+				select {
+				case d.free <- b:
+				default:
+				}
+			}
+		}()
+	}
+	return p
+}
+
+// wait returns the decoded batches in order.
+func (p *workerPool) wait() ([]*eventDecoder, error) {
+	p.wg.Wait()
+	if p.err != nil {
+		return nil, p.err
+	}
+	out := make([]*eventDecoder, len(p.parts))
+	for seq, ed := range p.parts {
+		out[seq] = ed
+	}
+	return out, nil
+}
+
+// merge concatenates the workers' records in file order and their
+// warnings, re-interning names so each distinct name is stored once.
+func (d *kinetoDecoder) merge(parts []*eventDecoder) {
+	t := d.t
+	var n [6]int
+	for _, p := range parts {
+		n[0] += len(p.t.Kernels)
+		n[1] += len(p.t.Memcpys)
+		n[2] += len(p.t.Memsets)
+		n[3] += len(p.t.Syncs)
+		n[4] += len(p.t.APICalls)
+		n[5] += len(p.t.Ops)
+	}
+	t.Kernels = make([]Kernel, 0, n[0])
+	t.Memcpys = make([]Memcpy, 0, n[1])
+	t.Memsets = make([]Memset, 0, n[2])
+	t.Syncs = make([]Sync, 0, n[3])
+	t.APICalls = make([]APICall, 0, n[4])
+	t.Ops = make([]Op, 0, n[5])
+	names := map[string]string{}
+	intern := func(s string) string {
+		if v, ok := names[s]; ok {
+			return v
+		}
+		names[s] = s
+		return s
+	}
+	var warn counter
+	for _, p := range parts {
+		for _, k := range p.t.Kernels {
+			k.Name = intern(k.Name)
+			t.Kernels = append(t.Kernels, k)
+		}
+		t.Memcpys = append(t.Memcpys, p.t.Memcpys...)
+		t.Memsets = append(t.Memsets, p.t.Memsets...)
+		t.Syncs = append(t.Syncs, p.t.Syncs...)
+		for _, c := range p.t.APICalls {
+			c.Name = intern(c.Name)
+			t.APICalls = append(t.APICalls, c)
+		}
+		for _, o := range p.t.Ops {
+			o.Name = intern(o.Name)
+			t.Ops = append(t.Ops, o)
+		}
+		for _, m := range p.warn.order {
+			warn.addN(m, p.warn.n[m])
+		}
+	}
+	t.Warnings = append(t.Warnings, warn.lines()...)
+}
+
+// offsetOf is the byte offset a read error points at, or the largest
+// offset when it has none.
+func offsetOf(err error) int64 {
+	var se *SyntaxError
+	if errors.As(err, &se) && se.Offset >= 0 {
+		return se.Offset
+	}
+	return 1<<63 - 1
 }
 
 func (d *kinetoDecoder) syntax(off int64, format string, args ...any) error {
@@ -207,9 +387,7 @@ func (d *kinetoDecoder) events(bare bool) error {
 			}
 			return d.readErr(err)
 		}
-		if err := d.event(ev, off); err != nil {
-			return err
-		}
+		d.emit(ev, off)
 		d.nEvents++
 		if d.nEvents&0xffff == 0 {
 			if err := d.ctx.Err(); err != nil {
@@ -234,380 +412,6 @@ func (d *kinetoDecoder) events(bare bool) error {
 			return d.syntax(sc.offset(), "expected ',' or ']' after event #%d, found %q", d.nEvents-1, c)
 		}
 	}
-}
-
-// eventClass is what traceql keeps of an event, by its category.
-type eventClass uint8
-
-const (
-	clsSkip eventClass = iota
-	clsKernel
-	clsMemcpy
-	clsMemset
-	clsRuntime
-	clsDriver
-	clsCPUOp
-	clsUserAnnotation
-	clsGPUAnnotation
-	clsSync
-	clsPython // python_function, kept only with Options.PythonStacks
-)
-
-// classify maps a category, case-insensitively and in both eras' spellings,
-// to what traceql keeps. Everything else (python_function, [memory],
-// flows, metadata) is skipped.
-func classify(cat string) eventClass {
-	switch len(cat) {
-	case 6:
-		if strings.EqualFold(cat, "kernel") {
-			return clsKernel
-		}
-		if strings.EqualFold(cat, "memcpy") {
-			return clsMemcpy
-		}
-		if strings.EqualFold(cat, "memset") {
-			return clsMemset
-		}
-		if strings.EqualFold(cat, "cpu_op") {
-			return clsCPUOp
-		}
-	case 7:
-		if strings.EqualFold(cat, "runtime") {
-			return clsRuntime
-		}
-	case 8:
-		if strings.EqualFold(cat, "operator") {
-			return clsCPUOp
-		}
-	case 9:
-		if strings.EqualFold(cat, "cuda_sync") {
-			return clsSync
-		}
-	case 10:
-		if strings.EqualFold(cat, "gpu_memcpy") {
-			return clsMemcpy
-		}
-		if strings.EqualFold(cat, "gpu_memset") {
-			return clsMemset
-		}
-	case 11:
-		if strings.EqualFold(cat, "cuda_driver") {
-			return clsDriver
-		}
-	case 12:
-		if strings.EqualFold(cat, "cuda_runtime") {
-			return clsRuntime
-		}
-	case 15:
-		if strings.EqualFold(cat, "user_annotation") {
-			return clsUserAnnotation
-		}
-		if strings.EqualFold(cat, "python_function") {
-			return clsPython
-		}
-	case 19:
-		if strings.EqualFold(cat, "gpu_user_annotation") {
-			return clsGPUAnnotation
-		}
-	}
-	return clsSkip
-}
-
-// rawEvent holds the members of one event that traceql reads.
-type rawEvent struct {
-	cls                     eventClass
-	ph, name                string
-	pid, tid, ts, dur, args gjson.Result
-	hasTS, hasDur, hasArgs  bool
-}
-
-// str views b as a string without copying. The string aliases the scanner's
-// buffer: anything kept past the current event must be copied (intern).
-func str(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }
-
-// event decodes one event object. Uninteresting events are dropped as soon
-// as their category is seen, before the rest is looked at.
-func (d *kinetoDecoder) event(b []byte, off int64) error {
-	if !gjson.ValidBytes(b) {
-		return d.invalid(b, off)
-	}
-	var e rawEvent
-	gjson.Parse(str(b)).ForEach(func(k, v gjson.Result) bool {
-		switch k.Str {
-		case "cat":
-			e.cls = classify(v.Str)
-			if e.cls == clsPython && !d.in.opts.PythonStacks {
-				e.cls = clsSkip
-			}
-			return e.cls != clsSkip
-		case "ph":
-			e.ph = v.Str
-		case "name":
-			e.name = v.Str
-		case "pid":
-			e.pid = v
-		case "tid":
-			e.tid = v
-		case "ts":
-			e.ts, e.hasTS = v, true
-		case "dur":
-			e.dur, e.hasDur = v, true
-		case "args":
-			e.args, e.hasArgs = v, true
-		}
-		return true
-	})
-	if e.cls == clsSkip {
-		return nil
-	}
-	if e.ph != "X" {
-		d.warn.add(fmt.Sprintf("%s events with ph %q (not a complete event) skipped", e.catName(), e.ph))
-		return nil
-	}
-	if !e.hasTS || !e.hasDur {
-		d.warn.add(e.catName() + ` events without "ts" or "dur" skipped`)
-		return nil
-	}
-	start, err := d.micros(e.ts)
-	if err != nil {
-		d.warn.add(fmt.Sprintf("%s events with a bad ts skipped (%v)", e.catName(), err))
-		return nil
-	}
-	dur, err := d.micros(e.dur)
-	if err != nil {
-		d.warn.add(fmt.Sprintf("%s events with a bad dur skipped (%v)", e.catName(), err))
-		return nil
-	}
-	if dur < 0 {
-		d.warn.add(e.catName() + " events with negative dur skipped")
-		return nil
-	}
-	end := start + dur
-	if end < start {
-		d.warn.add(e.catName() + " events whose end overflows int64 ns skipped")
-		return nil
-	}
-	a := d.args(&e)
-	name := d.intern(e.name)
-	t := d.t
-	switch e.cls {
-	case clsKernel, clsMemcpy, clsMemset, clsSync:
-		act := Activity{Start: start, End: end, Correlation: a.correlation}
-		act.Device = int(a.device)
-		if !a.hasDevice {
-			id, ok := intOf(e.pid)
-			if !ok {
-				d.warn.add(e.catName() + " events without a numeric device skipped")
-				return nil
-			}
-			act.Device = int(id)
-		}
-		act.Stream = a.stream
-		if !a.hasStream {
-			act.Stream = streamOf(e.tid)
-		}
-		switch e.cls {
-		case clsKernel:
-			t.Kernels = append(t.Kernels, Kernel{Activity: act, Name: name, ExternalID: a.external,
-				Grid: a.grid, Block: a.block, Registers: a.registers, SharedMem: a.sharedMem,
-				GraphID: a.graphID, GraphNode: a.graphNode})
-		case clsMemcpy:
-			kind, src, dst := parseMemcpyName(name)
-			t.Memcpys = append(t.Memcpys, Memcpy{Activity: act, Kind: kind, Src: src, Dst: dst, Bytes: a.bytes})
-		case clsMemset:
-			t.Memsets = append(t.Memsets, Memset{Activity: act, Mem: parseMemsetName(name), Bytes: a.bytes})
-		case clsSync:
-			t.Syncs = append(t.Syncs, Sync{Activity: act, Kind: name})
-		}
-	case clsRuntime, clsDriver:
-		pid, _ := intOf(e.pid)
-		tid, _ := intOf(e.tid)
-		kind := Runtime
-		if e.cls == clsDriver {
-			kind = Driver
-		}
-		t.APICalls = append(t.APICalls, APICall{Name: name, Kind: kind, PID: pid, TID: tid,
-			Start: start, End: end, Correlation: a.correlation, ExternalID: a.external})
-	case clsCPUOp, clsUserAnnotation, clsGPUAnnotation, clsPython:
-		op := Op{Name: name, Start: start, End: end, ExternalID: a.external}
-		op.PID, _ = intOf(e.pid)
-		op.TID, _ = intOf(e.tid)
-		switch e.cls {
-		case clsCPUOp:
-			op.Kind = CPUOp
-		case clsUserAnnotation:
-			op.Kind = UserAnnotation
-		case clsPython:
-			op.Kind = PythonFunction
-		case clsGPUAnnotation:
-			op.Kind = GPUAnnotation
-			if a.hasDevice {
-				op.PID = a.device
-			}
-			if a.hasStream {
-				op.TID = a.stream
-			} else {
-				op.TID = streamOf(e.tid)
-			}
-		}
-		t.Ops = append(t.Ops, op)
-	}
-	return nil
-}
-
-func (e *rawEvent) catName() string {
-	return [...]string{"", "kernel", "memcpy", "memset", "runtime", "driver", "cpu_op", "user_annotation", "gpu_user_annotation", "cuda_sync", "python_function"}[e.cls]
-}
-
-// invalid reports a malformed event with the offset of the first bad byte,
-// found by encoding/json (only on this error path).
-func (d *kinetoDecoder) invalid(b []byte, off int64) error {
-	var v any
-	err := json.Unmarshal(b, &v)
-	var se *json.SyntaxError
-	if errors.As(err, &se) {
-		return d.syntax(off+se.Offset-1, "event #%d: invalid JSON: %v", d.nEvents, se)
-	}
-	return d.syntax(off, "event #%d: invalid JSON", d.nEvents)
-}
-
-// micros converts a ts or dur member to ns.
-func (d *kinetoDecoder) micros(v gjson.Result) (int64, error) {
-	switch v.Type {
-	case gjson.Number:
-		return MicrosToNanos(v.Raw)
-	case gjson.String:
-		return MicrosToNanos(strings.TrimSpace(v.Str))
-	}
-	return 0, errNotNumber
-}
-
-func (d *kinetoDecoder) intern(s string) string {
-	if v, ok := d.names[s]; ok {
-		return v
-	}
-	s = strings.Clone(s)
-	d.names[s] = s
-	return s
-}
-
-// eventArgs are the members of "args" traceql reads.
-type eventArgs struct {
-	device, stream        int64
-	hasDevice, hasStream  bool
-	correlation, external int64
-	bytes, sharedMem      int64
-	registers             int32
-	grid, block           [3]int32
-	graphID, graphNode    int64
-}
-
-func (d *kinetoDecoder) args(e *rawEvent) eventArgs {
-	var a eventArgs
-	if !e.hasArgs || !e.args.IsObject() {
-		return a
-	}
-	e.args.ForEach(func(k, v gjson.Result) bool {
-		switch k.Str {
-		case "device":
-			a.device, a.hasDevice = intOf(v)
-		case "stream":
-			a.stream, a.hasStream = intOf(v)
-		case "correlation":
-			a.correlation, _ = intOf(v)
-		case "External id", "external id":
-			a.external, _ = intOf(v)
-		case "bytes":
-			a.bytes, _ = intOf(v)
-		case "registers per thread":
-			r, _ := intOf(v)
-			a.registers = int32(r)
-		case "shared memory":
-			a.sharedMem, _ = intOf(v)
-		case "grid":
-			a.grid = dim3(v)
-		case "block":
-			a.block = dim3(v)
-		case "graph id":
-			a.graphID, _ = intOf(v)
-		case "graph node id":
-			a.graphNode, _ = intOf(v)
-		}
-		return true
-	})
-	return a
-}
-
-// intOf reads an integer that may be written as a number or a numeric
-// string ("25738"), as pids and tids are in some traces.
-func intOf(v gjson.Result) (int64, bool) {
-	switch v.Type {
-	case gjson.Number:
-		if n, err := strconv.ParseInt(v.Raw, 10, 64); err == nil {
-			return n, true
-		}
-		return v.Int(), true
-	case gjson.String:
-		n, err := strconv.ParseInt(strings.TrimSpace(v.Str), 10, 64)
-		return n, err == nil
-	}
-	return 0, false
-}
-
-// streamOf reads a stream id from a tid: 7, "7", or the 2021 form "stream 7".
-func streamOf(v gjson.Result) int64 {
-	if n, ok := intOf(v); ok {
-		return n
-	}
-	if v.Type == gjson.String {
-		s := strings.TrimSpace(v.Str)
-		if rest, ok := strings.CutPrefix(s, "stream "); ok {
-			if n, err := strconv.ParseInt(strings.TrimSpace(rest), 10, 64); err == nil {
-				return n
-			}
-		}
-	}
-	return 0
-}
-
-func dim3(v gjson.Result) [3]int32 {
-	var d [3]int32
-	i := 0
-	v.ForEach(func(_, x gjson.Result) bool {
-		if i < 3 {
-			d[i] = int32(x.Int())
-		}
-		i++
-		return i < 3
-	})
-	return d
-}
-
-// parseMemcpyName reads "Memcpy HtoD (Pageable -> Device)".
-func parseMemcpyName(name string) (CopyKind, MemKind, MemKind) {
-	rest, ok := strings.CutPrefix(name, "Memcpy ")
-	if !ok {
-		return CopyUnknown, MemUnknown, MemUnknown
-	}
-	tok, paren, _ := strings.Cut(rest, " ")
-	kind := ParseCopyKind(tok)
-	src, dst := MemUnknown, MemUnknown
-	if p, ok := strings.CutPrefix(paren, "("); ok {
-		p = strings.TrimSuffix(p, ")")
-		if s, t, ok := strings.Cut(p, " -> "); ok {
-			src, dst = ParseMemKind(s), ParseMemKind(t)
-		}
-	}
-	return kind, src, dst
-}
-
-// parseMemsetName reads "Memset (Device)".
-func parseMemsetName(name string) MemKind {
-	_, p, ok := strings.Cut(name, "(")
-	if !ok {
-		return MemUnknown
-	}
-	return ParseMemKind(strings.TrimSuffix(p, ")"))
 }
 
 // meta reads a top-level member other than traceEvents.

@@ -2,45 +2,39 @@ package trace
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
-	"sync"
 	"testing"
 
 	"github.com/traceql/traceql/internal/synth"
 )
 
-var benchFiles sync.Map // "size/gz" → path
-
-// benchTrace writes (once per process) a generated Kineto trace of at
-// least size bytes into the benchmark's temp space and returns its path and
-// truth.
+// benchTrace returns a generated Kineto trace of at least size bytes and
+// its truth. It is written once into the system's temp directory and
+// reused by later runs (the generator is deterministic).
 func benchTrace(b *testing.B, size int64, gz bool) (string, synth.Truth) {
 	b.Helper()
-	key := fmt.Sprint(size, gz)
-	type entry struct {
-		path  string
-		truth synth.Truth
-	}
-	if e, ok := benchFiles.Load(key); ok {
-		return e.(entry).path, e.(entry).truth
-	}
-	dir, err := os.MkdirTemp("", "traceql-bench")
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { os.RemoveAll(dir) })
-	path := filepath.Join(dir, "bench.json")
+	path := filepath.Join(os.TempDir(), fmt.Sprintf("traceql-bench-%d.json", size))
 	if gz {
 		path += ".gz"
+	}
+	var truth synth.Truth
+	if tb, err := os.ReadFile(path + ".truth"); err == nil && json.Unmarshal(tb, &truth) == nil {
+		if _, err := os.Stat(path); err == nil {
+			return path, truth
+		}
 	}
 	truth, err := synth.WriteFile(path, synth.Config{Seed: 1, Devices: 1, Streams: 4, Steps: 1, KernelsPerStep: 2000,
 		GraphLaunches: 10, PythonEvents: 4, TargetBytes: size}, gz)
 	if err != nil {
 		b.Fatal(err)
 	}
-	benchFiles.Store(key, entry{path, truth})
+	tb, _ := json.Marshal(truth)
+	if err := os.WriteFile(path+".truth", tb, 0o644); err != nil {
+		b.Fatal(err)
+	}
 	return path, truth
 }
 
