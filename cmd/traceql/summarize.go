@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"runtime"
+	"sync"
 
 	"github.com/spf13/cobra"
 
@@ -82,24 +84,39 @@ func runSummarize(ctx context.Context, opts *summarizeOptions) error {
 	return nil
 }
 
-// summarizeFiles reads and summarizes each file; a file that fails is
-// reported on errw and skipped, so one bad rank does not hide the others.
+// summarizeFiles reads and summarizes the files, several at a time, and
+// returns the summaries in argument order. A file that fails is reported
+// on stderr, in order, and skipped, so one bad rank does not hide the others.
 func summarizeFiles(ctx context.Context, files []string, opts *summarizeOptions, mo metrics.Options) ([]metrics.Summary, int) {
-	errw := opts.Err
+	type result struct {
+		sum metrics.Summary
+		err error
+	}
+	results := make([]result, len(files))
+	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
+	var wg sync.WaitGroup
+	for i, f := range files {
+		wg.Go(func() {
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			t, err := openTrace(ctx, f, opts.Strict, &opts.Window)
+			if err != nil {
+				results[i].err = err
+				return
+			}
+			results[i].sum = metrics.Summarize(t, mo)
+		})
+	}
+	wg.Wait()
 	var sums []metrics.Summary
 	failed := 0
-	for _, f := range files {
-		t, err := openTrace(ctx, f, opts.Strict, &opts.Window)
-		if err != nil {
-			if ctx.Err() != nil {
-				fmt.Fprintf(errw, "traceql: %v\n", ctx.Err())
-				return sums, failed + 1
-			}
-			fmt.Fprintf(errw, "traceql: %v\n", err)
+	for _, r := range results {
+		if r.err != nil {
+			fmt.Fprintf(opts.Err, "traceql: %v\n", r.err)
 			failed++
 			continue
 		}
-		sums = append(sums, metrics.Summarize(t, mo))
+		sums = append(sums, r.sum)
 	}
 	return sums, failed
 }
