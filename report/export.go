@@ -88,7 +88,7 @@ var exportSpecs = map[string]string{
 	"kernels": "file:t device stream name:t start_ns end_ns dur_ns correlation external_id grid_x grid_y grid_z " +
 		"block_x block_y block_z registers shared_mem_bytes graph_id",
 	"kernel-stats": "file:t device name:t family:t count total_ns mean_ns min_ns max_ns share",
-	"gaps":         "file:t device start_ns end_ns dur_ns",
+	"gaps":         "file:t device start_ns end_ns dur_ns class:t",
 	"memcpy":       "file:t device stream kind:t src:t dst:t bytes start_ns end_ns dur_ns gbps correlation",
 }
 
@@ -145,8 +145,8 @@ func Export(rw *RowWriter, table string, t *trace.Trace) error {
 		}
 	case "gaps":
 		for _, dev := range metrics.ActiveDevices(t) {
-			for _, g := range metrics.IdleGaps(t, dev) {
-				if err := rw.Write(file, dev, g.Start, g.End, g.Len()); err != nil {
+			for _, g := range metrics.ClassifyGaps(t, dev) {
+				if err := rw.Write(file, dev, g.Start, g.End, g.Len(), g.Class); err != nil {
 					return err
 				}
 			}

@@ -34,7 +34,8 @@ Tables:
   summary       one row per (file, device): the columns of summarize --format csv
   kernels       one row per kernel: stream, name, start/end/dur, correlation, grid, block, …
   kernel-stats  one row per (file, device, kernel name): count, total, mean, min, max, share, family
-  gaps          one row per idle gap between merged busy intervals: start, end, dur
+  gaps          one row per idle gap between merged busy intervals: start, end, dur, class
+                (sync, launch or other; see summarize --help)
   memcpy        one row per copy: kind, src/dst memory, bytes, start/end/dur, GB/s
 
 Load it in pandas with pd.read_csv("out.csv"), or pd.read_json("out.jsonl", lines=True)
