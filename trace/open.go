@@ -46,6 +46,23 @@ type Options struct {
 	// PythonFunction), which are skipped by default: they are most of a big
 	// trace and only the pprof export needs them.
 	PythonStacks bool
+	// Progress, when set, is called with the number of bytes of the file
+	// read since the last call, from the reading goroutine.
+	Progress func(n int)
+}
+
+// progressReader reports the bytes that pass through it.
+type progressReader struct {
+	r  io.Reader
+	fn func(int)
+}
+
+func (p progressReader) Read(b []byte) (int, error) {
+	n, err := p.r.Read(b)
+	if n > 0 {
+		p.fn(n)
+	}
+	return n, err
 }
 
 // Open reads the trace at path in whichever supported format it is.
@@ -68,7 +85,11 @@ func (o Options) Open(ctx context.Context, path string) (*Trace, error) {
 	if st.IsDir() {
 		return nil, fmt.Errorf("%s: is a directory", path)
 	}
-	return o.read(ctx, path, f, st.Size())
+	var r io.Reader = f
+	if o.Progress != nil {
+		r = progressReader{f, o.Progress}
+	}
+	return o.read(ctx, path, r, st.Size())
 }
 
 // read decodes the content of r, which is the file at path.

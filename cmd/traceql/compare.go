@@ -14,12 +14,11 @@ import (
 )
 
 type compareOptions struct {
-	Window windowOptions
+	Read   readOptions
 	Files  []string
 	Labels []string
 	Format string
 	Plot   string
-	Strict bool
 	Out    io.Writer
 	Err    io.Writer
 }
@@ -50,7 +49,8 @@ Labels default to the file names.` + windowHelp,
 			if err := checkFormat(opts.Format, "text", "csv", "markdown"); err != nil {
 				return err
 			}
-			if err := opts.Window.check(); err != nil {
+			opts.Read.stderr = cmd.ErrOrStderr()
+			if err := opts.Read.check(); err != nil {
 				return err
 			}
 			if runF != nil {
@@ -63,8 +63,7 @@ Labels default to the file names.` + windowHelp,
 	f.StringSliceVar(&opts.Labels, "label", nil, "comma-separated run labels, one per file")
 	f.StringVarP(&opts.Format, "format", "f", "text", "output format: text, csv or markdown")
 	f.StringVar(&opts.Plot, "plot", "", "also draw the headline metrics as grouped bars to this .png or .svg file")
-	f.BoolVar(&opts.Strict, "strict", false, "treat skipped or malformed events and truncation as errors")
-	opts.Window.addFlags(f)
+	opts.Read.addFlags(f)
 	return cmd
 }
 
@@ -79,14 +78,16 @@ func runLabel(path string) string {
 }
 
 func runCompare(ctx context.Context, opts *compareOptions) error {
+	done := opts.Read.startProgress(opts.Files)
 	var sums []metrics.Summary
 	for _, f := range opts.Files {
-		t, err := openTrace(ctx, f, opts.Strict, &opts.Window)
+		t, err := openTrace(ctx, f, &opts.Read)
 		if err != nil {
 			return err
 		}
 		sums = append(sums, metrics.Summarize(t, metrics.Options{}))
 	}
+	done()
 	positions := 0
 	for _, s := range sums {
 		positions = max(positions, len(s.Devices))

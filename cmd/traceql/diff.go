@@ -12,12 +12,11 @@ import (
 )
 
 type diffOptions struct {
-	Window   windowOptions
+	Read     readOptions
 	Old, New string
 	Group    string
 	Format   string
 	Top      int
-	Strict   bool
 	Out      io.Writer
 }
 
@@ -56,7 +55,8 @@ the absolute change in total time.` + windowHelp,
 			if err := checkFormat(opts.Format, "text", "csv", "markdown"); err != nil {
 				return err
 			}
-			if err := opts.Window.check(); err != nil {
+			opts.Read.stderr = cmd.ErrOrStderr()
+			if err := opts.Read.check(); err != nil {
 				return err
 			}
 			if runF != nil {
@@ -69,17 +69,18 @@ the absolute change in total time.` + windowHelp,
 	f.StringVar(&opts.Group, "group", "name", "match kernels by exact name or by family")
 	f.StringVarP(&opts.Format, "format", "f", "text", "output format: text, csv or markdown")
 	f.IntVar(&opts.Top, "top", 20, "kernel rows shown")
-	f.BoolVar(&opts.Strict, "strict", false, "treat skipped or malformed events and truncation as errors")
-	opts.Window.addFlags(f)
+	opts.Read.addFlags(f)
 	return cmd
 }
 
 func runDiff(ctx context.Context, opts *diffOptions) error {
-	a, err := openTrace(ctx, opts.Old, opts.Strict, &opts.Window)
+	done := opts.Read.startProgress([]string{opts.Old, opts.New})
+	defer done()
+	a, err := openTrace(ctx, opts.Old, &opts.Read)
 	if err != nil {
 		return err
 	}
-	b, err := openTrace(ctx, opts.New, opts.Strict, &opts.Window)
+	b, err := openTrace(ctx, opts.New, &opts.Read)
 	if err != nil {
 		return err
 	}

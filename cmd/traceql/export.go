@@ -12,12 +12,11 @@ import (
 )
 
 type exportOptions struct {
-	Window windowOptions
+	Read   readOptions
 	Args   []string
 	Table  string
 	Format string
 	Output string
-	Strict bool
 	Out    io.Writer
 	Err    io.Writer
 }
@@ -52,7 +51,8 @@ for --format json.` + windowHelp,
 			if err := checkFormat(opts.Format, "csv", "json"); err != nil {
 				return err
 			}
-			if err := opts.Window.check(); err != nil {
+			opts.Read.stderr = cmd.ErrOrStderr()
+			if err := opts.Read.check(); err != nil {
 				return err
 			}
 			if runF != nil {
@@ -65,8 +65,7 @@ for --format json.` + windowHelp,
 	f.StringVarP(&opts.Table, "table", "t", "summary", "table: "+strings.Join(report.ExportTables(), ", "))
 	f.StringVarP(&opts.Format, "format", "f", "csv", "csv, or json for JSON lines")
 	f.StringVarP(&opts.Output, "output", "o", "", "write to this file (atomically) instead of stdout")
-	f.BoolVar(&opts.Strict, "strict", false, "treat skipped or malformed events and truncation as errors")
-	opts.Window.addFlags(f)
+	opts.Read.addFlags(f)
 	return cmd
 }
 
@@ -75,6 +74,7 @@ func runExport(ctx context.Context, opts *exportOptions) error {
 	if err != nil {
 		return err
 	}
+	defer opts.Read.startProgress(files)()
 	write := func(w io.Writer) error {
 		cols, _ := report.ExportColumns(opts.Table)
 		rw, err := report.NewRowWriter(w, opts.Format, cols)
@@ -82,7 +82,7 @@ func runExport(ctx context.Context, opts *exportOptions) error {
 			return err
 		}
 		for _, f := range files {
-			t, err := openTrace(ctx, f, opts.Strict, &opts.Window)
+			t, err := openTrace(ctx, f, &opts.Read)
 			if err != nil {
 				return err
 			}

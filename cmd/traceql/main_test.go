@@ -120,7 +120,7 @@ func TestSummarizeFlags(t *testing.T) {
 	if err := cmd.Execute(); err != nil {
 		t.Fatal(err)
 	}
-	if got.Format != "csv" || got.Top != 3 || !got.Strict || strings.Join(got.Args, " ") != "a.json dir/" {
+	if got.Format != "csv" || got.Top != 3 || !got.Read.Strict || strings.Join(got.Args, " ") != "a.json dir/" {
 		t.Errorf("options %+v", got)
 	}
 }

@@ -12,14 +12,13 @@ import (
 )
 
 type plotOptions struct {
-	Window windowOptions
+	Read   readOptions
 	Files  []string
 	Labels []string
 	Kind   string
 	Output string
 	Bins   int
 	Top    int
-	Strict bool
 }
 
 func newPlotCmd(runF func(context.Context, *plotOptions) error) *cobra.Command {
@@ -49,7 +48,8 @@ func newPlotCmd(runF func(context.Context, *plotOptions) error) *cobra.Command {
 			if len(opts.Labels) > 0 && len(opts.Labels) != len(args) {
 				return usageError{fmt.Errorf("--label has %d labels for %d files", len(opts.Labels), len(args))}
 			}
-			if err := opts.Window.check(); err != nil {
+			opts.Read.stderr = cmd.ErrOrStderr()
+			if err := opts.Read.check(); err != nil {
 				return err
 			}
 			if runF != nil {
@@ -64,17 +64,17 @@ func newPlotCmd(runF func(context.Context, *plotOptions) error) *cobra.Command {
 	f.StringSliceVar(&opts.Labels, "label", nil, "comma-separated run labels, one per file")
 	f.IntVar(&opts.Bins, "bins", 100, "time bins of --kind timeline")
 	f.IntVar(&opts.Top, "top", 15, "kernels drawn by --kind top")
-	f.BoolVar(&opts.Strict, "strict", false, "treat skipped or malformed events and truncation as errors")
-	opts.Window.addFlags(f)
+	opts.Read.addFlags(f)
 	return cmd
 }
 
 func runPlot(ctx context.Context, opts *plotOptions) error {
+	defer opts.Read.startProgress(opts.Files)()
 	var series []report.Series
 	var lines []report.Line
 	var top []metrics.KernelStat
 	for i, f := range opts.Files {
-		t, err := openTrace(ctx, f, opts.Strict, &opts.Window)
+		t, err := openTrace(ctx, f, &opts.Read)
 		if err != nil {
 			return err
 		}

@@ -9,14 +9,12 @@ import (
 
 	"github.com/traceql/traceql/metrics"
 	"github.com/traceql/traceql/report"
-	"github.com/traceql/traceql/trace"
 )
 
 type pprofOptions struct {
 	File   string
 	Output string
-	Strict bool
-	Window windowOptions
+	Read   readOptions
 }
 
 func newPprofCmd(runF func(context.Context, *pprofOptions) error) *cobra.Command {
@@ -44,7 +42,8 @@ Kernels replayed by a CUDA graph sit under the graph launch's stack.
 			if opts.Output == "" {
 				return usageError{fmt.Errorf("pprof needs -o FILE (e.g. gpu.pb.gz)")}
 			}
-			if err := opts.Window.check(); err != nil {
+			opts.Read.stderr = cmd.ErrOrStderr()
+			if err := opts.Read.check(); err != nil {
 				return err
 			}
 			if runF != nil {
@@ -55,17 +54,15 @@ Kernels replayed by a CUDA graph sit under the graph launch's stack.
 	}
 	f := cmd.Flags()
 	f.StringVarP(&opts.Output, "output", "o", "", "profile to write (gzipped protobuf)")
-	f.BoolVar(&opts.Strict, "strict", false, "treat skipped or malformed events and truncation as errors")
-	opts.Window.addFlags(f)
+	opts.Read.addFlags(f)
 	return cmd
 }
 
 func runPprof(ctx context.Context, opts *pprofOptions) error {
-	t, err := trace.Options{Strict: opts.Strict, PythonStacks: true}.Open(ctx, opts.File)
+	opts.Read.pythonStacks = true
+	defer opts.Read.startProgress([]string{opts.File})()
+	t, err := openTrace(ctx, opts.File, &opts.Read)
 	if err != nil {
-		return err
-	}
-	if t, err = opts.Window.apply(t); err != nil {
 		return err
 	}
 	if len(t.Kernels) == 0 {

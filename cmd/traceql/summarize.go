@@ -14,11 +14,10 @@ import (
 )
 
 type summarizeOptions struct {
-	Window windowOptions
+	Read   readOptions
 	Args   []string
 	Format string
 	Top    int
-	Strict bool
 	Out    io.Writer
 	Err    io.Writer
 }
@@ -52,7 +51,8 @@ ready for pandas.read_csv; --format json has the same names.
 			if opts.Top < 1 {
 				return usageError{fmt.Errorf("--top %d: want at least 1", opts.Top)}
 			}
-			if err := opts.Window.check(); err != nil {
+			opts.Read.stderr = cmd.ErrOrStderr()
+			if err := opts.Read.check(); err != nil {
 				return err
 			}
 			if runF != nil {
@@ -64,8 +64,7 @@ ready for pandas.read_csv; --format json has the same names.
 	f := cmd.Flags()
 	f.StringVarP(&opts.Format, "format", "f", "text", "output format: text, csv, json or markdown")
 	f.IntVar(&opts.Top, "top", 10, "kernels (and host ops) listed per device")
-	f.BoolVar(&opts.Strict, "strict", false, "treat skipped or malformed events and truncation as errors")
-	opts.Window.addFlags(f)
+	opts.Read.addFlags(f)
 	return cmd
 }
 
@@ -74,7 +73,9 @@ func runSummarize(ctx context.Context, opts *summarizeOptions) error {
 	if err != nil {
 		return err
 	}
+	done := opts.Read.startProgress(files)
 	sums, failed := summarizeFiles(ctx, files, opts, metrics.Options{TopN: opts.Top})
+	done()
 	if err := writeSummaries(opts, sums); err != nil {
 		return err
 	}
@@ -99,7 +100,7 @@ func summarizeFiles(ctx context.Context, files []string, opts *summarizeOptions,
 		wg.Go(func() {
 			sem <- struct{}{}
 			defer func() { <-sem }()
-			t, err := openTrace(ctx, f, opts.Strict, &opts.Window)
+			t, err := openTrace(ctx, f, &opts.Read)
 			if err != nil {
 				results[i].err = err
 				return

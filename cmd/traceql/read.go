@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"slices"
 	"strconv"
 	"strings"
@@ -13,13 +14,27 @@ import (
 	"github.com/traceql/traceql/trace"
 )
 
-// windowOptions select the part of a trace to measure: the steady state,
-// without warm-up and compilation.
-type windowOptions struct {
+// readOptions say how traces are read: strictness, progress, and the part
+// of each trace to measure (the steady state, without warm-up and
+// compilation). Every command that reads traces embeds one.
+type readOptions struct {
+	Strict    bool
+	Quiet     bool
 	Steps     string // "3:", "3:5", ":5", "4"
 	SkipSteps int
 	Window    string // "100ms:500ms", relative to the first GPU activity
 	Range     string // an annotation or NVTX range name
+
+	pythonStacks bool      // keep python_function events (pprof)
+	stderr       io.Writer // for the progress bar
+	progress     *progress // nil: none
+}
+
+// startProgress shows a progress bar while files are read, when stderr is
+// a terminal and they are large; call the returned func when done.
+func (r *readOptions) startProgress(files []string) func() {
+	r.progress = startProgress(r.stderr, files, r.Quiet)
+	return r.progress.finish
 }
 
 const windowHelp = `
@@ -34,7 +49,9 @@ Windows (metrics are clipped to the window):
                     NAME (record_function annotation or NVTX range)
 `
 
-func (w *windowOptions) addFlags(f *pflag.FlagSet) {
+func (w *readOptions) addFlags(f *pflag.FlagSet) {
+	f.BoolVar(&w.Strict, "strict", false, "treat skipped or malformed events and truncation as errors")
+	f.BoolVarP(&w.Quiet, "quiet", "q", false, "no progress bar on stderr")
 	f.StringVar(&w.Steps, "steps", "", "measure only these ProfilerStep#N: 3:, 3:5, :5 or 4")
 	f.IntVar(&w.SkipSteps, "skip-steps", 0, "drop the first N recorded ProfilerStep#N")
 	f.StringVar(&w.Window, "window", "", "measure only START:END after the first GPU activity, e.g. 100ms:500ms")
@@ -42,7 +59,7 @@ func (w *windowOptions) addFlags(f *pflag.FlagSet) {
 }
 
 // check validates the flags alone, before any trace is read.
-func (w *windowOptions) check() error {
+func (w *readOptions) check() error {
 	n := 0
 	for _, set := range []bool{w.Steps != "" || w.SkipSteps > 0, w.Window != "", w.Range != ""} {
 		if set {
@@ -64,12 +81,12 @@ func (w *windowOptions) check() error {
 	return nil
 }
 
-func (w *windowOptions) active() bool {
+func (w *readOptions) active() bool {
 	return w.Steps != "" || w.SkipSteps > 0 || w.Window != "" || w.Range != ""
 }
 
 // apply clips t to the selected window.
-func (w *windowOptions) apply(t *trace.Trace) (*trace.Trace, error) {
+func (w *readOptions) apply(t *trace.Trace) (*trace.Trace, error) {
 	if !w.active() {
 		return t, nil
 	}
@@ -206,10 +223,14 @@ func parseDuration(s string, empty int64) (int64, error) {
 }
 
 // openTrace reads a trace and clips it to the selected window.
-func openTrace(ctx context.Context, path string, strict bool, w *windowOptions) (*trace.Trace, error) {
-	t, err := trace.Options{Strict: strict}.Open(ctx, path)
+func openTrace(ctx context.Context, path string, r *readOptions) (*trace.Trace, error) {
+	o := trace.Options{Strict: r.Strict, PythonStacks: r.pythonStacks}
+	if r.progress != nil {
+		o.Progress = r.progress.add
+	}
+	t, err := o.Open(ctx, path)
 	if err != nil {
 		return nil, err
 	}
-	return w.apply(t)
+	return r.apply(t)
 }
