@@ -65,8 +65,8 @@ func DiffTables(d metrics.Diff, top int) []*Table {
 			out = append(out, &Table{Title: title, Notes: []string{fmt.Sprintf("GPU %d has no counterpart in the %s trace", s.Device, which)}})
 			continue
 		}
-		t := &Table{Title: title, Columns: []Column{{"metric", metrics.Text}, {"old", metrics.Count},
-			{"new", metrics.Count}, {"delta", metrics.Text}, {"change", metrics.Text}}}
+		t := &Table{Title: title, Columns: []Column{{Name: "metric", Unit: metrics.Text}, {Name: "old", Unit: metrics.Count},
+			{Name: "new", Unit: metrics.Count}, {Name: "delta", Unit: metrics.Text}, {Name: "change", Unit: metrics.Text}}}
 		for _, c := range metrics.Columns() {
 			if hiddenInText[c.Name] {
 				continue
@@ -89,8 +89,8 @@ func DiffTables(d metrics.Diff, top int) []*Table {
 
 func stepTable(steps []metrics.StepDelta) *Table {
 	t := &Table{Title: "per step (median over steps; ~ = within step-to-step spread, Mann-Whitney U, p ≥ 0.05)",
-		Columns: []Column{{"metric", metrics.Text}, {"old", metrics.Count}, {"n", metrics.Count},
-			{"new", metrics.Count}, {"n", metrics.Count}, {"change", metrics.Text}, {"p", metrics.Text}}}
+		Columns: []Column{{Name: "metric", Unit: metrics.Text}, {Name: "old", Unit: metrics.Count}, {Name: "n", Unit: metrics.Count},
+			{Name: "new", Unit: metrics.Count}, {Name: "n", Unit: metrics.Count}, {Name: "change", Unit: metrics.Text}, {Name: "p", Unit: metrics.Text}}}
 	for _, s := range steps {
 		o, n := metrics.MedianF(s.Old), metrics.MedianF(s.New)
 		change := "~"
@@ -105,9 +105,9 @@ func stepTable(steps []metrics.StepDelta) *Table {
 
 func kernelDiffTable(ks []metrics.KernelDelta, top int) *Table {
 	t := &Table{Title: "kernels by |Δ total time|", Columns: []Column{
-		{"kernel", metrics.Text}, {"count old", metrics.Count}, {"count new", metrics.Count},
-		{"total old", metrics.NS}, {"total new", metrics.NS}, {"Δ total", metrics.Text},
-		{"mean old", metrics.NS}, {"mean new", metrics.NS}, {"", metrics.Text}}}
+		{Name: "kernel", Unit: metrics.Text}, {Name: "count old", Unit: metrics.Count}, {Name: "count new", Unit: metrics.Count},
+		{Name: "total old", Unit: metrics.NS}, {Name: "total new", Unit: metrics.NS}, {Name: "Δ total", Unit: metrics.Text},
+		{Name: "mean old", Unit: metrics.NS}, {Name: "mean new", Unit: metrics.NS}, {Name: "", Unit: metrics.Text}}}
 	var newN, gone int
 	for _, k := range ks {
 		switch k.Status() {
@@ -132,9 +132,9 @@ func kernelDiffTable(ks []metrics.KernelDelta, top int) *Table {
 // DiffRecords is a Diff in tidy form for CSV: one row per (device pair,
 // metric) with raw values.
 func DiffRecords(d metrics.Diff) *Table {
-	t := &Table{Columns: []Column{{"old_file", metrics.Text}, {"new_file", metrics.Text},
-		{"old_device", metrics.Count}, {"new_device", metrics.Count}, {"metric", metrics.Text},
-		{"old", metrics.Count}, {"new", metrics.Count}, {"delta", metrics.Count}, {"ratio", metrics.Count}}}
+	t := &Table{Columns: []Column{{Name: "old_file", Unit: metrics.Text}, {Name: "new_file", Unit: metrics.Text},
+		{Name: "old_device", Unit: metrics.Count}, {Name: "new_device", Unit: metrics.Count}, {Name: "metric", Unit: metrics.Text},
+		{Name: "old", Unit: metrics.Count}, {Name: "new", Unit: metrics.Count}, {Name: "delta", Unit: metrics.Count}, {Name: "ratio", Unit: metrics.Count}}}
 	for _, dd := range d.Devices {
 		if dd.Old == nil || dd.New == nil {
 			continue
@@ -164,12 +164,12 @@ func DiffRecords(d metrics.Diff) *Table {
 // column, and each run after the first followed by its ratio to the first.
 // Devices pair up by position, as in diff; pos selects which.
 func CompareTable(labels []string, sums []metrics.Summary, pos int) *Table {
-	t := &Table{Columns: []Column{{"metric", metrics.Text}}}
+	t := &Table{Columns: []Column{{Name: "metric", Unit: metrics.Text}}}
 	devs := make([]*metrics.DeviceSummary, len(sums))
 	for i, s := range sums {
-		t.Columns = append(t.Columns, Column{labels[i], metrics.Count})
+		t.Columns = append(t.Columns, Column{Name: labels[i], Unit: metrics.Count})
 		if i > 0 {
-			t.Columns = append(t.Columns, Column{"×", metrics.Text})
+			t.Columns = append(t.Columns, Column{Name: "×", Unit: metrics.Text})
 		}
 		if pos < len(s.Devices) {
 			devs[i] = &s.Devices[pos]
@@ -219,8 +219,8 @@ func CompareTable(labels []string, sums []metrics.Summary, pos int) *Table {
 // CompareRecords is the CSV shape of compare: one row per (run, device
 // position, metric) with raw values and the ratio to the first run.
 func CompareRecords(labels []string, sums []metrics.Summary) *Table {
-	t := &Table{Columns: []Column{{"label", metrics.Text}, {"file", metrics.Text}, {"device", metrics.Count},
-		{"metric", metrics.Text}, {"value", metrics.Count}, {"ratio_to_first", metrics.Count}}}
+	t := &Table{Columns: []Column{{Name: "label", Unit: metrics.Text}, {Name: "file", Unit: metrics.Text}, {Name: "device", Unit: metrics.Count},
+		{Name: "metric", Unit: metrics.Text}, {Name: "value", Unit: metrics.Count}, {Name: "ratio_to_first", Unit: metrics.Count}}}
 	for pos := 0; ; pos++ {
 		found := false
 		for i, s := range sums {

@@ -20,13 +20,17 @@ type RowWriter struct {
 	bw   *bufio.Writer // JSON lines
 	keys [][]byte      // JSON-quoted column names
 	line []string
+	pq   *parquetRows
 }
 
-// NewRowWriter starts a CSV ("csv") or JSON-lines ("json") stream with
-// these columns.
+// NewRowWriter starts a CSV ("csv"), JSON-lines ("json") or Parquet
+// ("parquet") stream with these columns.
 func NewRowWriter(w io.Writer, format string, cols []Column) (*RowWriter, error) {
 	rw := &RowWriter{cols: cols, line: make([]string, len(cols))}
 	switch format {
+	case "parquet":
+		rw.pq = newParquetRows(w, cols)
+		return rw, nil
 	case "csv":
 		rw.csv = csv.NewWriter(w)
 		head := make([]string, len(cols))
@@ -47,6 +51,9 @@ func NewRowWriter(w io.Writer, format string, cols []Column) (*RowWriter, error)
 
 // Write adds one row: int, int64, float64 or string values, one per column.
 func (rw *RowWriter) Write(row ...any) error {
+	if rw.pq != nil {
+		return rw.pq.write(row)
+	}
 	if rw.csv != nil {
 		for i, v := range row {
 			rw.line[i] = Raw(v)
@@ -74,6 +81,9 @@ func (rw *RowWriter) Write(row ...any) error {
 
 // Flush ends the stream.
 func (rw *RowWriter) Flush() error {
+	if rw.pq != nil {
+		return rw.pq.close()
+	}
 	if rw.csv != nil {
 		rw.csv.Flush()
 		return rw.csv.Error()
@@ -83,21 +93,23 @@ func (rw *RowWriter) Flush() error {
 
 // exportSpecs are the columns of the tables `traceql export --table`
 // writes, one row per event or group, the file and device on every row,
-// times in integer ns (":t" marks text).
+// times in integer ns (":t" marks text, ":f" floating point).
 var exportSpecs = map[string]string{
 	"kernels": "file:t device stream name:t start_ns end_ns dur_ns correlation external_id grid_x grid_y grid_z " +
 		"block_x block_y block_z registers shared_mem_bytes graph_id",
-	"kernel-stats": "file:t device name:t family:t count total_ns mean_ns min_ns max_ns share",
+	"kernel-stats": "file:t device name:t family:t count total_ns mean_ns:f min_ns max_ns share:f",
 	"gaps":         "file:t device start_ns end_ns dur_ns class:t",
-	"memcpy":       "file:t device stream kind:t src:t dst:t bytes start_ns end_ns dur_ns gbps correlation",
+	"memcpy":       "file:t device stream kind:t src:t dst:t bytes start_ns end_ns dur_ns gbps:f correlation",
 }
 
 func cols(spec string) []Column {
 	var out []Column
 	for _, f := range strings.Fields(spec) {
 		c := Column{Name: f, Unit: metrics.Count}
-		if n := len(f); n > 2 && f[n-2:] == ":t" {
-			c = Column{Name: f[:n-2], Unit: metrics.Text}
+		if name, ok := strings.CutSuffix(f, ":t"); ok {
+			c = Column{Name: name, Unit: metrics.Text}
+		} else if name, ok := strings.CutSuffix(f, ":f"); ok {
+			c = Column{Name: name, Unit: metrics.Count, Float: true}
 		}
 		out = append(out, c)
 	}

@@ -63,7 +63,7 @@ func SummaryTables(s metrics.Summary) []*Table {
 		return hostTables(s, title, warn)
 	}
 
-	main := &Table{Title: title, Columns: []Column{{"metric", metrics.Text}}}
+	main := &Table{Title: title, Columns: []Column{{Name: "metric", Unit: metrics.Text}}}
 	for i := range s.Devices {
 		if v := metrics.Verdict(&s.Devices[i]); v != "" {
 			main.Notes = append(main.Notes, fmt.Sprintf("GPU %d %s", s.Devices[i].Device, v))
@@ -75,7 +75,7 @@ func SummaryTables(s metrics.Summary) []*Table {
 		if d.Name != "" {
 			name += " " + d.Name
 		}
-		main.Columns = append(main.Columns, Column{name, metrics.Count})
+		main.Columns = append(main.Columns, Column{Name: name, Unit: metrics.Count})
 	}
 	for _, c := range metrics.Columns() {
 		if hiddenInText[c.Name] {
@@ -108,8 +108,8 @@ func deviceTables(d *metrics.DeviceSummary, many bool) []*Table {
 	var out []*Table
 	if len(d.Copies) > 0 {
 		t := &Table{Title: "copies" + suffix, Columns: []Column{
-			{"kind", metrics.Text}, {"from -> to", metrics.Text}, {"copies", metrics.Count},
-			{"bytes", metrics.Bytes}, {"time", metrics.NS}, {"bandwidth", metrics.GBps}}}
+			{Name: "kind", Unit: metrics.Text}, {Name: "from -> to", Unit: metrics.Text}, {Name: "copies", Unit: metrics.Count},
+			{Name: "bytes", Unit: metrics.Bytes}, {Name: "time", Unit: metrics.NS}, {Name: "bandwidth", Unit: metrics.GBps}}}
 		for _, c := range d.Copies {
 			t.Rows = append(t.Rows, []any{c.Kind, c.Src + " -> " + c.Dst, c.Copies, c.Bytes, c.NS, c.GBps})
 		}
@@ -117,8 +117,8 @@ func deviceTables(d *metrics.DeviceSummary, many bool) []*Table {
 	}
 	if len(d.TopKernels) > 0 {
 		t := &Table{Title: "top kernels by total time" + suffix, Columns: []Column{
-			{"kernel", metrics.Text}, {"count", metrics.Count}, {"total", metrics.NS},
-			{"mean", metrics.NS}, {"share", metrics.Ratio}}}
+			{Name: "kernel", Unit: metrics.Text}, {Name: "count", Unit: metrics.Count}, {Name: "total", Unit: metrics.NS},
+			{Name: "mean", Unit: metrics.NS}, {Name: "share", Unit: metrics.Ratio}}}
 		for _, k := range d.TopKernels {
 			t.Rows = append(t.Rows, []any{Shorten(k.Name, 80), k.Count, k.TotalNS, k.MeanNS, k.Share})
 		}
@@ -129,7 +129,7 @@ func deviceTables(d *metrics.DeviceSummary, many bool) []*Table {
 	}
 	if d.IdleGaps > 0 {
 		t := &Table{Title: "idle gaps by length" + suffix, Columns: []Column{
-			{"length", metrics.Text}, {"gaps", metrics.Count}, {"idle", metrics.NS}}}
+			{Name: "length", Unit: metrics.Text}, {Name: "gaps", Unit: metrics.Count}, {Name: "idle", Unit: metrics.NS}}}
 		for _, b := range d.GapHist {
 			if b.Count == 0 {
 				continue
@@ -158,7 +158,7 @@ func hostTables(s metrics.Summary, title string, warn []string) []*Table {
 		return []*Table{{Title: title, Notes: warn}}
 	}
 	t := &Table{Title: title, Notes: warn, Columns: []Column{
-		{"host op", metrics.Text}, {"count", metrics.Count}, {"total", metrics.NS}, {"self", metrics.NS}}}
+		{Name: "host op", Unit: metrics.Text}, {Name: "count", Unit: metrics.Count}, {Name: "total", Unit: metrics.NS}, {Name: "self", Unit: metrics.NS}}}
 	for _, op := range s.Host.TopOps {
 		t.Rows = append(t.Rows, []any{Shorten(op.Name, 80), op.Count, op.TotalNS, op.SelfNS})
 	}
@@ -175,17 +175,19 @@ func Shorten(s string, n int) string {
 }
 
 // SummaryRecords is the machine-readable shape of summaries: one table,
-// one row per (file, device), columns "file" then metrics.Columns().
+// one row per (file, device), columns "file", "rank" (from distributedInfo;
+// -1 when unknown) then metrics.Columns().
 // Traces without GPU activity have no row.
 func SummaryRecords(sums []metrics.Summary) *Table {
-	t := &Table{Columns: []Column{{"file", metrics.Text}}}
+	t := &Table{Columns: []Column{{Name: "file", Unit: metrics.Text}, {Name: "rank", Unit: metrics.Count}}}
 	cols := metrics.Columns()
 	for _, c := range cols {
-		t.Columns = append(t.Columns, Column{c.Name, c.Unit})
+		_, float := c.Value(&metrics.DeviceSummary{}).(float64)
+		t.Columns = append(t.Columns, Column{Name: c.Name, Unit: c.Unit, Float: float})
 	}
 	for _, s := range sums {
 		for i := range s.Devices {
-			row := []any{s.Source}
+			row := []any{s.Source, s.Rank}
 			for _, c := range cols {
 				row = append(row, c.Value(&s.Devices[i]))
 			}
@@ -216,6 +218,7 @@ func WriteSummaryJSON(w io.Writer, sums []metrics.Summary) error {
 				b.Write(vb)
 			}
 			field("file", s.Source)
+			field("rank", s.Rank)
 			for _, c := range cols {
 				field(c.Name, c.Value(d))
 			}
@@ -272,8 +275,8 @@ func kernelsJSON(ks []metrics.KernelStat) []kernelJSON {
 // stepStatsTable lists each ProfilerStep#N with mean, median and standard
 // deviation rows, and flags leading steps that look like warm-up.
 func stepStatsTable(steps []metrics.StepStat, suffix string) *Table {
-	t := &Table{Title: "steps" + suffix, Columns: []Column{{"step", metrics.Text}, {"time", metrics.NS},
-		{"kernels", metrics.Count}, {"busy", metrics.NS}, {"idle", metrics.NS}, {"GPU util", metrics.Ratio}}}
+	t := &Table{Title: "steps" + suffix, Columns: []Column{{Name: "step", Unit: metrics.Text}, {Name: "time", Unit: metrics.NS},
+		{Name: "kernels", Unit: metrics.Count}, {Name: "busy", Unit: metrics.NS}, {Name: "idle", Unit: metrics.NS}, {Name: "GPU util", Unit: metrics.Ratio}}}
 	cols := [][]float64{{}, {}, {}, {}, {}}
 	for _, s := range steps {
 		t.Rows = append(t.Rows, []any{fmt.Sprintf("#%d", s.Number), s.DurNS(), s.Kernels, s.BusyNS, s.IdleNS, s.Util})

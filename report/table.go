@@ -23,8 +23,9 @@ type Table struct {
 
 // A Column names a table column and says how to format its values.
 type Column struct {
-	Name string
-	Unit metrics.Unit
+	Name  string
+	Unit  metrics.Unit
+	Float bool // non-text values are float64 (else integers); for typed outputs (Parquet)
 }
 
 // cell formats one value for people (scaled units) or machines (raw).

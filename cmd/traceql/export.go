@@ -37,8 +37,9 @@ Tables:
                 (sync, launch or other; see summarize --help)
   memcpy        one row per copy: kind, src/dst memory, bytes, start/end/dur, GB/s
 
-Load it in pandas with pd.read_csv("out.csv"), or pd.read_json("out.jsonl", lines=True)
-for --format json.` + windowHelp,
+Load it in pandas with pd.read_csv("out.csv"), pd.read_json("out.jsonl", lines=True)
+for --format json, or pd.read_parquet("out.parquet") for --format parquet (zstd;
+DuckDB, Spark and Polars read it too: SELECT * FROM 'out.parquet').` + windowHelp,
 		Example: `  traceql export run.json --table kernels -o kernels.csv
   traceql export runs/ --table gaps --format json > gaps.jsonl`,
 		Args: minArgs(1),
@@ -48,7 +49,7 @@ for --format json.` + windowHelp,
 			if _, ok := report.ExportColumns(opts.Table); !ok {
 				return usageError{fmt.Errorf("--table %q: want one of %s", opts.Table, strings.Join(report.ExportTables(), ", "))}
 			}
-			if err := checkFormat(opts.Format, "csv", "json"); err != nil {
+			if err := checkFormat(opts.Format, "csv", "json", "parquet"); err != nil {
 				return err
 			}
 			opts.Read.stderr = cmd.ErrOrStderr()
@@ -63,7 +64,7 @@ for --format json.` + windowHelp,
 	}
 	f := cmd.Flags()
 	f.StringVarP(&opts.Table, "table", "t", "summary", "table: "+strings.Join(report.ExportTables(), ", "))
-	f.StringVarP(&opts.Format, "format", "f", "csv", "csv, or json for JSON lines")
+	f.StringVarP(&opts.Format, "format", "f", "csv", "csv, json (JSON lines) or parquet")
 	f.StringVarP(&opts.Output, "output", "o", "", "write to this file (atomically) instead of stdout")
 	opts.Read.addFlags(f)
 	return cmd

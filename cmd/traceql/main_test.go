@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/parquet-go/parquet-go"
+
 	"github.com/traceql/traceql/internal/golden"
 	"github.com/traceql/traceql/internal/shared"
 	"github.com/traceql/traceql/internal/synth"
@@ -252,5 +254,35 @@ func TestPlotAndExportFiles(t *testing.T) {
 		if strings.HasSuffix(e.Name(), ".tmp") {
 			t.Errorf("temporary file left behind: %s", e.Name())
 		}
+	}
+}
+
+func TestExportParquet(t *testing.T) {
+	dir := t.TempDir()
+	for _, tt := range []struct {
+		table string
+		rows  int64
+		col   string
+	}{{"kernels", 208, "dur_ns"}, {"summary", 2, "idle_ns"}, {"gaps", 101, "class"}} {
+		out := filepath.Join(dir, tt.table+".parquet")
+		if _, errOut, code := traceql("export", sample, "--table", tt.table, "--format", "parquet", "-o", out); code != 0 {
+			t.Fatalf("export %s: %s", tt.table, errOut)
+		}
+		f, err := os.Open(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		st, _ := f.Stat()
+		pf, err := parquet.OpenFile(f, st.Size())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if pf.NumRows() != tt.rows {
+			t.Errorf("%s: %d rows, want %d", tt.table, pf.NumRows(), tt.rows)
+		}
+		if _, ok := pf.Schema().Lookup(tt.col); !ok {
+			t.Errorf("%s: no column %s in %s", tt.table, tt.col, pf.Schema())
+		}
+		f.Close()
 	}
 }
