@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/traceql/traceql/internal/nsysgen"
 	"github.com/traceql/traceql/internal/synth"
 )
 
@@ -55,6 +56,7 @@ func generate(args []string, stderr io.Writer) error {
 		container = fs.String("container", "object", "object, object-after or array")
 		gz        = fs.String("gzip", "auto", "compress: auto (by .gz suffix), true or false")
 		truthPath = fs.String("truth", "", "write the ground truth to `file` as JSON")
+		nsysRows  = fs.Int("nsys-kernels", 0, "write an Nsight Systems SQLite export with `N` kernel rows (2026.1 schema) instead")
 	)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -64,6 +66,14 @@ func generate(args []string, stderr io.Writer) error {
 	}
 	if *out == "" || fs.NArg() > 0 {
 		return fmt.Errorf("%w: tracegen -o FILE [flags] (see -help)", errUsage)
+	}
+	if *nsysRows > 0 {
+		err := nsysgen.Write(*out, nsysgen.Spec{Version: "2026.1.1.204",
+			GPUs: []nsysgen.GPU{{ID: 0, Name: "generated GPU", SMs: 132}}, Kernels: nsysgen.ManyKernels(*nsysRows)})
+		if err == nil {
+			fmt.Fprintf(stderr, "%s: Nsight export with %d kernel rows\n", *out, *nsysRows)
+		}
+		return err
 	}
 	target, err := parseSize(*size)
 	if err != nil {
