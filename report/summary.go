@@ -165,8 +165,15 @@ func hostTables(s metrics.Summary, title string, warn []string) []*Table {
 	return []*Table{t}
 }
 
-// Shorten cuts a long (templated C++) name to n runes with an ellipsis.
+// Shorten cuts a long (templated C++) name to n runes with an ellipsis,
+// and blanks control characters so a name cannot garble a terminal.
 func Shorten(s string, n int) string {
+	s = strings.Map(func(r rune) rune {
+		if r < 0x20 || r == 0x7f {
+			return ' '
+		}
+		return r
+	}, s)
 	r := []rune(s)
 	if len(r) <= n {
 		return s

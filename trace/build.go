@@ -57,6 +57,13 @@ func finish(t *Trace, known []Device) (*Trace, error) {
 	for i := range t.Syncs {
 		add(&t.Syncs[i].Activity)
 	}
+	// A GPU trace has a handful of devices and at most thousands of
+	// streams; millions mean a broken or hostile file, and would make
+	// every per-device loop crawl.
+	if len(devs) > maxDevices || len(streams) > maxStreams {
+		return nil, fmt.Errorf("%s: %d devices and %d streams: more than a GPU trace can have (limits %d and %d)",
+			t.Source, len(devs), len(streams), maxDevices, maxStreams)
+	}
 	t.Devices = t.Devices[:0]
 	for _, d := range devs {
 		t.Devices = append(t.Devices, d)
@@ -72,6 +79,12 @@ func finish(t *Trace, known []Device) (*Trace, error) {
 	}
 	return t, nil
 }
+
+// Limits on what a trace may hold.
+const (
+	maxDevices = 4096
+	maxStreams = 1 << 20
+)
 
 // counter aggregates repeated warnings so that a million bad events make one
 // line, in the order the kinds were first seen.

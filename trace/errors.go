@@ -14,8 +14,10 @@ type SyntaxError struct {
 	File   string
 	Offset int64  // byte offset in the (decompressed) input; -1 when unknown
 	Table  string // Nsight table, when the problem is in one
-	Msg    string
-	Err    error
+	// Gunzipped says Offset counts bytes of the decompressed content.
+	Gunzipped bool
+	Msg       string
+	Err       error
 }
 
 func (e *SyntaxError) Error() string {
@@ -23,6 +25,8 @@ func (e *SyntaxError) Error() string {
 	switch {
 	case e.Table != "":
 		where = fmt.Sprintf(": table %s", e.Table)
+	case e.Offset >= 0 && e.Gunzipped:
+		where = fmt.Sprintf(": byte %d of the gunzipped content", e.Offset)
 	case e.Offset >= 0:
 		where = fmt.Sprintf(": byte %d", e.Offset)
 	}

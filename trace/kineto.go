@@ -49,6 +49,10 @@ func (kinetoFormat) decode(ctx context.Context, in *input) (*Trace, error) {
 		err = werr
 	}
 	if err != nil {
+		var se *SyntaxError
+		if errors.As(err, &se) && in.gzipped {
+			se.Gunzipped = true
+		}
 		return nil, err
 	}
 	d.merge(parts)

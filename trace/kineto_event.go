@@ -1,11 +1,13 @@
 package trace
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 	"unsafe"
 
 	"github.com/tidwall/gjson"
@@ -118,6 +120,27 @@ func str(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }
 // event decodes one event object. Uninteresting events are dropped as soon
 // as their category is seen, before the rest is looked at.
 func (d *eventDecoder) event(b []byte, off int64, index int) error {
+	e := d.fields(b)
+	// Validate only what is kept, or what has no readable category: most
+	// events (python_function) are dropped on their category, and the
+	// scanner already checked their nesting.
+	if (e.cls != clsSkip || !e.catOK) && !gjson.ValidBytes(b) {
+		fixed, ok := repairJSON(b)
+		if !ok || !gjson.ValidBytes(fixed) {
+			return d.invalid(b, off, index)
+		}
+		d.warn.add("events with control characters or bare N/A, NaN or Infinity tokens read leniently (known Kineto bugs)")
+		e = d.fields(fixed)
+	}
+	if e.cls == clsSkip {
+		return nil
+	}
+	return d.keep(&e)
+}
+
+// fields reads the members of an event that traceql uses, stopping early
+// when the category says the event is not kept.
+func (d *eventDecoder) fields(b []byte) rawEvent {
 	var e rawEvent
 	gjson.Parse(str(b)).ForEach(func(k, v gjson.Result) bool {
 		switch k.Str {
@@ -145,15 +168,11 @@ func (d *eventDecoder) event(b []byte, off int64, index int) error {
 		}
 		return true
 	})
-	// Validate only what is kept, or what has no readable category: most
-	// events (python_function) are dropped on their category, and the
-	// scanner already checked their nesting.
-	if (e.cls != clsSkip || !e.catOK) && !gjson.ValidBytes(b) {
-		return d.invalid(b, off, index)
-	}
-	if e.cls == clsSkip {
-		return nil
-	}
+	return e
+}
+
+// keep turns a kept event into a model record, or counts why it cannot.
+func (d *eventDecoder) keep(e *rawEvent) error {
 	if e.ph != "X" {
 		d.warn.add(fmt.Sprintf("%s events with ph %q (not a complete event) skipped", e.catName(), e.ph))
 		return nil
@@ -181,7 +200,7 @@ func (d *eventDecoder) event(b []byte, off int64, index int) error {
 		d.warn.add(e.catName() + " events whose end overflows int64 ns skipped")
 		return nil
 	}
-	a := d.args(&e)
+	a := d.args(e)
 	name := d.intern(e.name)
 	t := &d.t
 	switch e.cls {
@@ -284,9 +303,59 @@ func (d *eventDecoder) intern(s string) string {
 	if v, ok := d.names[s]; ok {
 		return v
 	}
-	s = strings.Clone(s)
-	d.names[s] = s
-	return s
+	key := strings.Clone(s)
+	v := key
+	if !utf8.ValidString(v) {
+		d.warn.add("names with invalid UTF-8 (shown with U+FFFD)")
+		v = strings.ToValidUTF8(v, "\uFFFD")
+	}
+	d.names[key] = v
+	return v
+}
+
+// repairJSON fixes the malformed JSON known Kineto versions wrote (as
+// tb-profiler's lenient reading did): raw control characters inside
+// strings are escaped, bare N/A tokens become "N/A", and NaN and
+// Infinity become null. ok is false when there was nothing to fix.
+func repairJSON(b []byte) (fixed []byte, ok bool) {
+	out := make([]byte, 0, len(b)+16)
+	inStr, esc := false, false
+	for i := 0; i < len(b); i++ {
+		c := b[i]
+		if inStr {
+			switch {
+			case esc:
+				esc = false
+			case c == '\\':
+				esc = true
+			case c == '"':
+				inStr = false
+			case c < 0x20:
+				out = fmt.Appendf(out, `\u%04x`, c)
+				ok = true
+				continue
+			}
+			out = append(out, c)
+			continue
+		}
+		if c == '"' {
+			inStr = true
+		}
+		rest := b[i:]
+		for _, tok := range []struct{ bad, good string }{{"N/A", `"N/A"`}, {"-Infinity", "null"}, {"Infinity", "null"}, {"NaN", "null"}} {
+			if bytes.HasPrefix(rest, []byte(tok.bad)) {
+				out = append(out, tok.good...)
+				i += len(tok.bad) - 1
+				ok = true
+				c = 0
+				break
+			}
+		}
+		if c != 0 {
+			out = append(out, c)
+		}
+	}
+	return out, ok
 }
 
 // eventArgs are the members of "args" traceql reads.

@@ -286,3 +286,47 @@ func TestExportParquet(t *testing.T) {
 		f.Close()
 	}
 }
+
+// TestInputsUnchanged: no command modifies its inputs (bytes and mtime).
+func TestInputsUnchanged(t *testing.T) {
+	dir := t.TempDir()
+	data, err := os.ReadFile(sample)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := filepath.Join(dir, "in.json.gz")
+	if err := os.WriteFile(in, data, 0o444); err != nil {
+		t.Fatal(err)
+	}
+	before, _ := os.Stat(in)
+	for _, args := range [][]string{
+		{"summarize", in}, {"diff", in, in}, {"compare", in, in}, {"export", in, "-t", "kernels"},
+		{"plot", in, "-o", filepath.Join(dir, "p.png")}, {"pprof", in, "-o", filepath.Join(dir, "p.pb.gz")},
+	} {
+		if _, errOut, code := traceql(args...); code != 0 {
+			t.Fatalf("%v: %s", args, errOut)
+		}
+	}
+	after, _ := os.Stat(in)
+	got, _ := os.ReadFile(in)
+	if !bytes.Equal(got, data) || !after.ModTime().Equal(before.ModTime()) || after.Mode() != before.Mode() {
+		t.Errorf("input changed: bytes equal %v, mtime %v -> %v, mode %v -> %v",
+			bytes.Equal(got, data), before.ModTime(), after.ModTime(), before.Mode(), after.Mode())
+	}
+}
+
+func TestSymlinkLoop(t *testing.T) {
+	dir := t.TempDir()
+	a, b := filepath.Join(dir, "a.json"), filepath.Join(dir, "b.json")
+	os.Symlink(b, a)
+	os.Symlink(a, b)
+	_, errOut, code := traceql("summarize", a)
+	if code != 1 || !strings.Contains(errOut, "a.json") || !strings.Contains(errOut, "too many levels of symbolic links") {
+		t.Errorf("exit %d, %q", code, errOut)
+	}
+	// A directory holding the loop: the links are not regular files, so skipped.
+	_, errOut, code = traceql("summarize", dir)
+	if code != 1 || !strings.Contains(errOut, "no trace files") {
+		t.Errorf("dir: exit %d, %q", code, errOut)
+	}
+}
