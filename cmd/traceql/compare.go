@@ -49,8 +49,7 @@ Labels default to the file names.` + windowHelp,
 			if err := checkFormat(opts.Format, "text", "csv", "markdown"); err != nil {
 				return err
 			}
-			opts.Read.stderr = cmd.ErrOrStderr()
-			if err := opts.Read.check(); err != nil {
+			if err := opts.Read.prepare(cmd); err != nil {
 				return err
 			}
 			if runF != nil {

@@ -52,8 +52,7 @@ DuckDB, Spark and Polars read it too: SELECT * FROM 'out.parquet').` + windowHel
 			if err := checkFormat(opts.Format, "csv", "json", "parquet"); err != nil {
 				return err
 			}
-			opts.Read.stderr = cmd.ErrOrStderr()
-			if err := opts.Read.check(); err != nil {
+			if err := opts.Read.prepare(cmd); err != nil {
 				return err
 			}
 			if runF != nil {

@@ -48,8 +48,7 @@ func newPlotCmd(runF func(context.Context, *plotOptions) error) *cobra.Command {
 			if len(opts.Labels) > 0 && len(opts.Labels) != len(args) {
 				return usageError{fmt.Errorf("--label has %d labels for %d files", len(opts.Labels), len(args))}
 			}
-			opts.Read.stderr = cmd.ErrOrStderr()
-			if err := opts.Read.check(); err != nil {
+			if err := opts.Read.prepare(cmd); err != nil {
 				return err
 			}
 			if runF != nil {

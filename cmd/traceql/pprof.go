@@ -42,8 +42,7 @@ Kernels replayed by a CUDA graph sit under the graph launch's stack.
 			if opts.Output == "" {
 				return usageError{fmt.Errorf("pprof needs -o FILE (e.g. gpu.pb.gz)")}
 			}
-			opts.Read.stderr = cmd.ErrOrStderr()
-			if err := opts.Read.check(); err != nil {
+			if err := opts.Read.prepare(cmd); err != nil {
 				return err
 			}
 			if runF != nil {

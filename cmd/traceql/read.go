@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
 	"github.com/traceql/traceql/metrics"
@@ -56,6 +57,13 @@ func (w *readOptions) addFlags(f *pflag.FlagSet) {
 	f.IntVar(&w.SkipSteps, "skip-steps", 0, "drop the first N recorded ProfilerStep#N")
 	f.StringVar(&w.Window, "window", "", "measure only START:END after the first GPU activity, e.g. 100ms:500ms")
 	f.StringVar(&w.Range, "range", "", "measure only the span of the annotation or NVTX range with this name")
+}
+
+// prepare takes the command's stderr for the progress bar and validates
+// the flags.
+func (w *readOptions) prepare(cmd *cobra.Command) error {
+	w.stderr = cmd.ErrOrStderr()
+	return w.check()
 }
 
 // check validates the flags alone, before any trace is read.

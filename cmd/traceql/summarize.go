@@ -51,8 +51,7 @@ ready for pandas.read_csv; --format json has the same names.
 			if opts.Top < 1 {
 				return usageError{fmt.Errorf("--top %d: want at least 1", opts.Top)}
 			}
-			opts.Read.stderr = cmd.ErrOrStderr()
-			if err := opts.Read.check(); err != nil {
+			if err := opts.Read.prepare(cmd); err != nil {
 				return err
 			}
 			if runF != nil {
