@@ -277,15 +277,11 @@ func (d *kinetoDecoder) run() error {
 			}
 			return d.syntax(sc.offset(), "unexpected end of input in the top-level object")
 		}
-		if c == '}' && first {
+		if c == '}' {
 			sc.pos++
 			break
 		}
 		if !first {
-			if c == '}' {
-				sc.pos++
-				break
-			}
 			if c != ',' {
 				return d.syntax(sc.offset(), "expected ',' or '}' in the top-level object, found %q", c)
 			}
