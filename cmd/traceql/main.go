@@ -1,5 +1,3 @@
-// Command traceql summarizes and compares GPU traces: PyTorch profiler
-// (Kineto) JSON and Nsight Systems SQLite exports. See doc.go.
 package main
 
 import (
