@@ -810,3 +810,28 @@ func trimZeros(s string) string {
 	}
 	return num + " " + unit
 }
+
+// headline are the metrics HeadlineBars draws.
+var headline = []string{"kernels", "kernel_mean_ns", "idle_ns", "gpu_util", "span_ns", "h2d_gbps"}
+
+// HeadlineBars gathers the headline metrics (kernels, mean kernel, idle,
+// utilization, span, H2D bandwidth) of each run's first active device for
+// PlotCompare.
+func HeadlineBars(labels []string, sums []metrics.Summary) Bars {
+	b := Bars{Runs: labels}
+	for _, c := range metrics.Columns() {
+		if !slices.Contains(headline, c.Name) {
+			continue
+		}
+		m := BarMetric{Name: c.Label, Unit: c.Unit}
+		for _, s := range sums {
+			v := 0.0
+			if len(s.Devices) > 0 {
+				v = toFloat(c.Value(&s.Devices[0]))
+			}
+			m.Values = append(m.Values, v)
+		}
+		b.Metrics = append(b.Metrics, m)
+	}
+	return b
+}

@@ -96,7 +96,7 @@ func runCompare(ctx context.Context, opts *compareOptions) error {
 	}
 	if opts.Plot != "" {
 		if err := writePlotFile(opts.Plot, func(w io.Writer, format string) error {
-			return report.PlotCompare(w, format, compareBars(opts.Labels, sums), "headline metrics, ratio to "+opts.Labels[0])
+			return report.PlotCompare(w, format, report.HeadlineBars(opts.Labels, sums), "headline metrics, ratio to "+opts.Labels[0])
 		}); err != nil {
 			return err
 		}
@@ -113,41 +113,4 @@ func runCompare(ctx context.Context, opts *compareOptions) error {
 		return report.WriteMarkdown(opts.Out, tables...)
 	}
 	return report.WriteText(opts.Out, tables...)
-}
-
-// headline are the metrics compare --plot draws.
-var headline = []string{"kernels", "kernel_mean_ns", "idle_ns", "gpu_util", "span_ns", "h2d_gbps"}
-
-// compareBars gathers the headline metrics of each run's first device.
-func compareBars(labels []string, sums []metrics.Summary) report.Bars {
-	b := report.Bars{Runs: labels}
-	for _, c := range metrics.Columns() {
-		for _, h := range headline {
-			if c.Name != h {
-				continue
-			}
-			m := report.BarMetric{Name: c.Label, Unit: c.Unit}
-			for _, s := range sums {
-				v := 0.0
-				if len(s.Devices) > 0 {
-					v = toFloat(c.Value(&s.Devices[0]))
-				}
-				m.Values = append(m.Values, v)
-			}
-			b.Metrics = append(b.Metrics, m)
-		}
-	}
-	return b
-}
-
-func toFloat(v any) float64 {
-	switch x := v.(type) {
-	case int:
-		return float64(x)
-	case int64:
-		return float64(x)
-	case float64:
-		return x
-	}
-	return 0
 }
