@@ -105,14 +105,6 @@ func (c *counter) addN(msg string, n int) {
 	c.n[msg] += n
 }
 
-func (c *counter) total() int {
-	s := 0
-	for _, n := range c.n {
-		s += n
-	}
-	return s
-}
-
 // lines renders the warnings, each with its count: "3 events without dur skipped".
 func (c *counter) lines() []string {
 	var out []string

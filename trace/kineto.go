@@ -18,8 +18,6 @@ import (
 // bare [...] array. See ../shared/formats/kineto.md.
 type kinetoFormat struct{}
 
-func (kinetoFormat) name() string { return "kineto" }
-
 func (kinetoFormat) sniff(head []byte) bool {
 	head = bytes.TrimPrefix(head, []byte("\xef\xbb\xbf")) // UTF-8 BOM
 	head = bytes.TrimLeft(head, " \t\r\n")

@@ -66,8 +66,6 @@ var syncKinds = [...]string{"Unknown", "Event Sync", "Stream Wait", "Stream Sync
 // sqlite`), every schema from 2021.2 to 2026.1; see shared/formats/nsys.md.
 type nsysFormat struct{}
 
-func (nsysFormat) name() string { return "nsys" }
-
 func (nsysFormat) sniff(head []byte) bool { return bytes.HasPrefix(head, []byte(sqliteMagic)) }
 
 func (nsysFormat) decode(ctx context.Context, in *input) (*Trace, error) {

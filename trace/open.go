@@ -15,7 +15,6 @@ import (
 // A format is one input format: it recognises its files by their first
 // bytes and decodes them into a Trace.
 type format interface {
-	name() string
 	sniff(head []byte) bool
 	decode(ctx context.Context, in *input) (*Trace, error)
 }
