@@ -192,15 +192,7 @@ func classifyGaps(t *trace.Trace, dev int, ix launchIndex, busy []Interval) []Cl
 			next[a.Start] = a
 		}
 	}
-	for i := range t.Kernels {
-		note(&t.Kernels[i].Activity)
-	}
-	for i := range t.Memcpys {
-		note(&t.Memcpys[i].Activity)
-	}
-	for i := range t.Memsets {
-		note(&t.Memsets[i].Activity)
-	}
+	t.EachGPUActivity(note)
 	var syncs []Interval
 	for i := range t.APICalls {
 		if c := &t.APICalls[i]; IsSync(c.Name) {

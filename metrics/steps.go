@@ -99,15 +99,7 @@ func newProjector(t *trace.Trace) projector {
 			p.work[k] = Interval{a.Start, a.End}
 		}
 	}
-	for i := range t.Kernels {
-		add(&t.Kernels[i].Activity)
-	}
-	for i := range t.Memcpys {
-		add(&t.Memcpys[i].Activity)
-	}
-	for i := range t.Memsets {
-		add(&t.Memsets[i].Activity)
-	}
+	t.EachGPUActivity(add)
 	return p
 }
 

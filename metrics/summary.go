@@ -145,15 +145,7 @@ func Summarize(t *trace.Trace, o Options) Summary {
 // activeDevices lists the devices with at least one kernel, memcpy or memset.
 func activeDevices(t *trace.Trace) []trace.Device {
 	seen := map[int]bool{}
-	for i := range t.Kernels {
-		seen[t.Kernels[i].Device] = true
-	}
-	for i := range t.Memcpys {
-		seen[t.Memcpys[i].Device] = true
-	}
-	for i := range t.Memsets {
-		seen[t.Memsets[i].Device] = true
-	}
+	t.EachGPUActivity(func(a *trace.Activity) { seen[a.Device] = true })
 	var out []trace.Device
 	for _, d := range t.Devices {
 		if seen[d.ID] {

@@ -45,15 +45,7 @@ func finish(t *Trace, known []Device) (*Trace, error) {
 		}
 		streams[Stream{a.Device, a.Stream}] = true
 	}
-	for i := range t.Kernels {
-		add(&t.Kernels[i].Activity)
-	}
-	for i := range t.Memcpys {
-		add(&t.Memcpys[i].Activity)
-	}
-	for i := range t.Memsets {
-		add(&t.Memsets[i].Activity)
-	}
+	t.EachGPUActivity(add)
 	for i := range t.Syncs {
 		add(&t.Syncs[i].Activity)
 	}

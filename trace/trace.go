@@ -247,6 +247,20 @@ func (t *Trace) Device(id int) (Device, bool) {
 	return t.Devices[i], true
 }
 
+// EachGPUActivity calls fn for every kernel, memcpy and memset, in that
+// order (each kind sorted by start).
+func (t *Trace) EachGPUActivity(fn func(*Activity)) {
+	for i := range t.Kernels {
+		fn(&t.Kernels[i].Activity)
+	}
+	for i := range t.Memcpys {
+		fn(&t.Memcpys[i].Activity)
+	}
+	for i := range t.Memsets {
+		fn(&t.Memsets[i].Activity)
+	}
+}
+
 // HasGPUActivity reports whether the trace holds any kernel, memcpy or memset.
 func (t *Trace) HasGPUActivity() bool {
 	return len(t.Kernels)+len(t.Memcpys)+len(t.Memsets) > 0

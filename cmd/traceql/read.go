@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -135,23 +134,14 @@ func (w *readOptions) apply(t *trace.Trace) (*trace.Trace, error) {
 	return t.Clip(win.Start, win.End), nil
 }
 
-// firstActivity returns the earliest start of GPU work (each slice is
-// sorted by start).
-func firstActivity(t *trace.Trace) (int64, bool) {
-	var starts []int64
-	if len(t.Kernels) > 0 {
-		starts = append(starts, t.Kernels[0].Start)
-	}
-	if len(t.Memcpys) > 0 {
-		starts = append(starts, t.Memcpys[0].Start)
-	}
-	if len(t.Memsets) > 0 {
-		starts = append(starts, t.Memsets[0].Start)
-	}
-	if len(starts) == 0 {
-		return 0, false
-	}
-	return slices.Min(starts), true
+// firstActivity returns the earliest start of GPU work.
+func firstActivity(t *trace.Trace) (first int64, ok bool) {
+	t.EachGPUActivity(func(a *trace.Activity) {
+		if !ok || a.Start < first {
+			first, ok = a.Start, true
+		}
+	})
+	return first, ok
 }
 
 // parseStepSpec reads "3:", "3:5", ":5" or "4"; -1 is an open bound.
