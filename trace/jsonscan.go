@@ -25,7 +25,7 @@ var errTruncated = errors.New("unexpected end of input")
 
 // newJSONScanner reads r, whose size is expected to be about size bytes.
 func newJSONScanner(r io.Reader, size int64) *jsonScanner {
-	return &jsonScanner{r: r, buf: make([]byte, min(max(size, 4<<10), 4<<20)), max: 1 << 30}
+	return &jsonScanner{r: r, buf: make([]byte, min(max(size, 16), 4<<20)), max: 1 << 30}
 }
 
 // offset is the stream offset of the next unread byte.
@@ -185,14 +185,19 @@ func (s *jsonScanner) value() ([]byte, error) {
 	}
 }
 
-// structural marks the bytes that change the scanner's state outside
-// strings.
-var structural = [256]bool{'"': true, '{': true, '}': true, '[': true, ']': true}
-
 func (s *jsonScanner) take(stop int) []byte {
 	v := s.buf[s.pos:stop]
 	s.pos = stop
 	return v
+}
+
+// resume makes the scanner return pending, whose first byte is at stream
+// offset off, before the rest of its reader; err is a read error met
+// after pending, if any.
+func (s *jsonScanner) resume(pending []byte, off int64, err error) {
+	s.buf = make([]byte, max(2*len(pending), 64<<10))
+	s.end = copy(s.buf, pending)
+	s.pos, s.base, s.err = 0, off, err
 }
 
 // expect consumes the byte c after optional whitespace.

@@ -1,16 +1,10 @@
 package trace
 
 import (
-	"bytes"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"strconv"
 	"strings"
 	"unicode/utf8"
-	"unsafe"
-
-	"github.com/tidwall/gjson"
 )
 
 // An eventDecoder turns event objects into model records. Each worker of a
@@ -18,13 +12,111 @@ import (
 type eventDecoder struct {
 	path         string
 	pythonStacks bool
-	t            Trace             // only the record slices are used
 	names        map[string]string // interned event names
-	warn         counter
+	lx           lexer
+	last         *part // the part decoded last
 }
 
 func newEventDecoder(in *input) *eventDecoder {
 	return &eventDecoder{path: in.path, pythonStacks: in.opts.PythonStacks, names: map[string]string{}}
+}
+
+// A part holds the records decoded from a run of consecutive events.
+type part struct {
+	t    Trace // only the record slices are used
+	warn counter
+	n    int         // events read
+	err  *eventError // the error that stopped the run
+}
+
+// newPart returns an empty part with room for as many records as the
+// decoder's last part held, so that appending rarely grows the slices.
+func (d *eventDecoder) newPart() *part {
+	p := &part{}
+	if q := d.last; q != nil {
+		p.t.Kernels = make([]Kernel, 0, len(q.t.Kernels))
+		p.t.Memcpys = make([]Memcpy, 0, len(q.t.Memcpys))
+		p.t.Memsets = make([]Memset, 0, len(q.t.Memsets))
+		p.t.Syncs = make([]Sync, 0, len(q.t.Syncs))
+		p.t.APICalls = make([]APICall, 0, len(q.t.APICalls))
+		p.t.Ops = make([]Op, 0, len(q.t.Ops))
+	}
+	d.last = p
+	return p
+}
+
+// An eventError is malformed input in the events array. Its message
+// numbers the event in the whole file, which a part learns only when the
+// parts before it are known.
+type eventError struct {
+	off   int64
+	index int // event number within the part
+	msg   func(index int) string
+}
+
+func (p *part) fail(off int64, msg func(int) string) {
+	p.err = &eventError{off: off, index: p.n, msg: msg}
+}
+
+// arrState is where a read of the events array stands.
+type arrState uint8
+
+const (
+	stFirst arrState = iota // after '[': an event or ']' comes next
+	stElem                  // after ',': an event comes next
+	stAfter                 // after an event: ',' or ']' comes next
+	stEnd                   // after ']'
+)
+
+// events decodes the elements of the events array in b, starting in state
+// st, into a new part; base is the file offset of b[0]. It stops at the
+// closing ']', at the first error, or at the end of b; an event that b
+// cuts short is left unread, so that stop is where reading resumes when
+// more bytes are at hand.
+func (d *eventDecoder) events(b []byte, base int64, st arrState) (stop int, _ arrState, p *part) {
+	p = d.newPart()
+	i := 0
+	for {
+		if i = skipSpace(b, i); i >= len(b) {
+			return i, st, p
+		}
+		c := b[i]
+		if st == stAfter {
+			switch c {
+			case ',':
+				st = stElem
+				i++
+			case ']':
+				return i + 1, stEnd, p
+			default:
+				p.n-- // the message names the event before
+				p.fail(base+int64(i), func(n int) string {
+					return fmt.Sprintf("expected ',' or ']' after event #%d, found %q", n, c)
+				})
+				p.n++
+				return i, st, p
+			}
+			continue
+		}
+		if c == ']' && st == stFirst {
+			return i + 1, stEnd, p
+		}
+		if c != '{' {
+			p.fail(base+int64(i), func(n int) string { return fmt.Sprintf("event #%d is not a JSON object", n) })
+			return i, st, p
+		}
+		end, err := d.event(b, i, p)
+		if err == errMore {
+			return i, st, p
+		}
+		if err != nil {
+			je := err.(*jsonError)
+			p.fail(base+int64(je.at), func(n int) string { return fmt.Sprintf("event #%d: invalid JSON: %s", n, je.msg) })
+			return i, st, p
+		}
+		p.n++
+		i, st = end, stAfter
+	}
 }
 
 // eventClass is what traceql keeps of an event, by its category.
@@ -106,103 +198,141 @@ func classify(cat string) eventClass {
 
 // rawEvent holds the members of one event that traceql reads.
 type rawEvent struct {
-	cls                     eventClass
-	ph, name                string
-	pid, tid, ts, dur, args gjson.Result
-	hasTS, hasDur, hasArgs  bool
-	catOK                   bool // "cat" was a JSON string
+	cls               eventClass
+	catOK             bool // "cat" was a JSON string
+	ph, name          jsonValue
+	pid, tid, ts, dur jsonValue
+	hasTS, hasDur     bool
+	args              eventArgs
+	argsLater         []byte // "args" seen before "cat": read once the event is kept
 }
 
-// str views b as a string without copying. The string aliases the scanner's
-// buffer: anything kept past the current event must be copied (intern).
-func str(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }
-
-// event decodes one event object. Uninteresting events are dropped as soon
-// as their category is seen, before the rest is looked at.
-func (d *eventDecoder) event(b []byte, off int64, index int) error {
-	e := d.fields(b)
-	// Validate only what is kept, or what has no readable category: most
-	// events (python_function) are dropped on their category, and the
-	// scanner already checked their nesting.
-	if (e.cls != clsSkip || !e.catOK) && !gjson.ValidBytes(b) {
-		fixed, ok := repairJSON(b)
-		if !ok || !gjson.ValidBytes(fixed) {
-			return d.invalid(b, off, index)
-		}
-		d.warn.add("events with control characters or bare N/A, NaN or Infinity tokens read leniently (known Kineto bugs)")
-		e = d.fields(fixed)
-	}
-	if e.cls == clsSkip {
-		return nil
-	}
-	return d.keep(&e)
-}
-
-// fields reads the members of an event that traceql uses, stopping early
-// when the category says the event is not kept.
-func (d *eventDecoder) fields(b []byte) rawEvent {
+// event decodes the event object at b[i]. It is dropped as soon as its
+// category says so, and the rest of it is only skipped; what is kept, or
+// has no readable category, is checked as JSON in full.
+func (d *eventDecoder) event(b []byte, i int, p *part) (int, error) {
 	var e rawEvent
-	gjson.Parse(str(b)).ForEach(func(k, v gjson.Result) bool {
-		switch k.Str {
+	lx := &d.lx
+	lx.lenient = false
+	seenCat := false
+	if i = skipSpace(b, i+1); i >= len(b) {
+		return i, errMore
+	}
+	if b[i] == '}' {
+		return i + 1, nil
+	}
+	for {
+		key, j, err := objectKey(b, i, lx)
+		if err != nil {
+			return j, err
+		}
+		if i = skipSpace(b, j); i >= len(b) {
+			return i, errMore
+		}
+		var v jsonValue
+		switch key.text() {
 		case "cat":
-			e.catOK = v.Type == gjson.String
-			e.cls = classify(v.Str)
+			v, i, err = lx.value(b, i)
+			seenCat = true
+			e.catOK = v.kind == 's'
+			e.cls = clsSkip
+			if e.catOK {
+				e.cls = classify(v.text())
+			}
 			if e.cls == clsPython && !d.pythonStacks {
 				e.cls = clsSkip
 			}
-			return e.cls != clsSkip
+			if err == nil && e.cls == clsSkip && e.catOK {
+				return skipNested(b, i, 1)
+			}
 		case "ph":
-			e.ph = v.Str
+			e.ph, i, err = lx.value(b, i)
 		case "name":
-			e.name = v.Str
+			e.name, i, err = lx.value(b, i)
 		case "pid":
-			e.pid = v
+			e.pid, i, err = lx.value(b, i)
 		case "tid":
-			e.tid = v
+			e.tid, i, err = lx.value(b, i)
 		case "ts":
-			e.ts, e.hasTS = v, true
+			e.ts, i, err = lx.value(b, i)
+			e.hasTS = true
 		case "dur":
-			e.dur, e.hasDur = v, true
+			e.dur, i, err = lx.value(b, i)
+			e.hasDur = true
 		case "args":
-			e.args, e.hasArgs = v, true
+			switch {
+			case b[i] != '{':
+				_, i, err = lx.value(b, i)
+			case seenCat:
+				i, err = d.args(b, i, &e.args)
+			default:
+				start := i
+				i, err = lx.skipValue(b, i)
+				e.argsLater = b[start:i]
+			}
+		default:
+			_, i, err = lx.value(b, i)
 		}
-		return true
-	})
-	return e
+		if err != nil {
+			return i, err
+		}
+		if i = skipSpace(b, i); i >= len(b) {
+			return i, errMore
+		}
+		if b[i] == '}' {
+			i++
+			break
+		}
+		if b[i] != ',' {
+			return i, badJSON(b, i, "after object key:value pair")
+		}
+		i = skipSpace(b, i+1)
+	}
+	if lx.lenient && (e.cls != clsSkip || !e.catOK) {
+		p.warn.add("events with control characters or bare N/A, NaN or Infinity tokens read leniently (known Kineto bugs)")
+	}
+	if e.cls == clsSkip {
+		return i, nil
+	}
+	if e.argsLater != nil {
+		d.args(e.argsLater, 0, &e.args) // checked already
+	}
+	d.keep(&e, p)
+	return i, nil
 }
 
 // keep turns a kept event into a model record, or counts why it cannot.
-func (d *eventDecoder) keep(e *rawEvent) error {
-	if e.ph != "X" {
-		d.warn.add(fmt.Sprintf("%s events with ph %q (not a complete event) skipped", e.catName(), e.ph))
-		return nil
+func (d *eventDecoder) keep(e *rawEvent, p *part) {
+	if ph := e.ph.text(); e.ph.kind != 's' || ph != "X" {
+		p.warn.add(fmt.Sprintf("%s events with ph %q (not a complete event) skipped", e.catName(), ph))
+		return
 	}
 	if !e.hasTS || !e.hasDur {
-		d.warn.add(e.catName() + ` events without "ts" or "dur" skipped`)
-		return nil
+		p.warn.add(e.catName() + ` events without "ts" or "dur" skipped`)
+		return
 	}
 	start, err := d.micros(e.ts)
 	if err != nil {
-		d.warn.add(fmt.Sprintf("%s events with a bad ts skipped (%v)", e.catName(), err))
-		return nil
+		p.warn.add(fmt.Sprintf("%s events with a bad ts skipped (%v)", e.catName(), err))
+		return
 	}
 	dur, err := d.micros(e.dur)
 	if err != nil {
-		d.warn.add(fmt.Sprintf("%s events with a bad dur skipped (%v)", e.catName(), err))
-		return nil
+		p.warn.add(fmt.Sprintf("%s events with a bad dur skipped (%v)", e.catName(), err))
+		return
 	}
 	if dur < 0 {
-		d.warn.add(e.catName() + " events with negative dur skipped")
-		return nil
+		p.warn.add(e.catName() + " events with negative dur skipped")
+		return
 	}
 	end := start + dur
 	if end < start {
-		d.warn.add(e.catName() + " events whose end overflows int64 ns skipped")
-		return nil
+		p.warn.add(e.catName() + " events whose end overflows int64 ns skipped")
+		return
 	}
-	a := d.args(e)
-	name := d.intern(e.name)
-	t := &d.t
+	a := &e.args
+	name := d.intern(e.name.text(), p)
+	t := &p.t
 	switch e.cls {
 	case clsKernel, clsMemcpy, clsMemset, clsSync:
 		act := Activity{Start: start, End: end, Correlation: a.correlation}
@@ -210,8 +340,8 @@ func (d *eventDecoder) keep(e *rawEvent) error {
 		if !a.hasDevice {
 			id, ok := intOf(e.pid)
 			if !ok {
-				d.warn.add(e.catName() + " events without a numeric device skipped")
-				return nil
+				p.warn.add(e.catName() + " events without a numeric device skipped")
+				return
 			}
 			act.Device = int(id)
 		}
@@ -265,97 +395,45 @@ func (d *eventDecoder) keep(e *rawEvent) error {
 		}
 		t.Ops = append(t.Ops, op)
 	}
-	return nil
+	return
 }
 
 func (e *rawEvent) catName() string {
 	return [...]string{"", "kernel", "memcpy", "memset", "runtime", "driver", "cpu_op", "user_annotation", "gpu_user_annotation", "cuda_sync", "python_function"}[e.cls]
 }
 
-// invalid reports a malformed event with the offset of the first bad byte,
-// found by encoding/json (only on this error path).
-func (d *eventDecoder) invalid(b []byte, off int64, index int) error {
-	var v any
-	err := json.Unmarshal(b, &v)
-	var se *json.SyntaxError
-	if errors.As(err, &se) {
-		off += se.Offset - 1
-	}
-	msg := fmt.Sprintf("event #%d: invalid JSON", index)
-	if se != nil {
-		msg += ": " + se.Error()
-	}
-	return &SyntaxError{File: d.path, Offset: off, Msg: msg}
-}
-
 // micros converts a ts or dur member to ns.
-func (d *eventDecoder) micros(v gjson.Result) (int64, error) {
-	switch v.Type {
-	case gjson.Number:
-		return MicrosToNanos(v.Raw)
-	case gjson.String:
-		return MicrosToNanos(strings.TrimSpace(v.Str))
+func (d *eventDecoder) micros(v jsonValue) (int64, error) {
+	switch v.kind {
+	case 'n':
+		return MicrosToNanos(str(v.raw))
+	case 's':
+		return MicrosToNanos(strings.TrimSpace(v.text()))
 	}
 	return 0, errNotNumber
 }
 
-func (d *eventDecoder) intern(s string) string {
-	if v, ok := d.names[s]; ok {
-		return v
+// intern returns a copy of s that outlives the input, one per name, with
+// invalid UTF-8 replaced.
+func (d *eventDecoder) intern(s string, p *part) string {
+	v, ok := d.names[s]
+	if !ok {
+		v = d.newName(s)
 	}
+	if v != s {
+		p.warn.add("events with invalid UTF-8 in their names (shown with U+FFFD)")
+	}
+	return v
+}
+
+func (d *eventDecoder) newName(s string) string {
 	key := strings.Clone(s)
 	v := key
 	if !utf8.ValidString(v) {
-		d.warn.add("names with invalid UTF-8 (shown with U+FFFD)")
 		v = strings.ToValidUTF8(v, "\uFFFD")
 	}
 	d.names[key] = v
 	return v
-}
-
-// repairJSON fixes the malformed JSON known Kineto versions wrote (as
-// tb-profiler's lenient reading did): raw control characters inside
-// strings are escaped, bare N/A tokens become "N/A", and NaN and
-// Infinity become null. ok is false when there was nothing to fix.
-func repairJSON(b []byte) (fixed []byte, ok bool) {
-	out := make([]byte, 0, len(b)+16)
-	inStr, esc := false, false
-	for i := 0; i < len(b); i++ {
-		c := b[i]
-		if inStr {
-			switch {
-			case esc:
-				esc = false
-			case c == '\\':
-				esc = true
-			case c == '"':
-				inStr = false
-			case c < 0x20:
-				out = fmt.Appendf(out, `\u%04x`, c)
-				ok = true
-				continue
-			}
-			out = append(out, c)
-			continue
-		}
-		if c == '"' {
-			inStr = true
-		}
-		rest := b[i:]
-		for _, tok := range []struct{ bad, good string }{{"N/A", `"N/A"`}, {"-Infinity", "null"}, {"Infinity", "null"}, {"NaN", "null"}} {
-			if bytes.HasPrefix(rest, []byte(tok.bad)) {
-				out = append(out, tok.good...)
-				i += len(tok.bad) - 1
-				ok = true
-				c = 0
-				break
-			}
-		}
-		if c != 0 {
-			out = append(out, c)
-		}
-	}
-	return out, ok
 }
 
 // eventArgs are the members of "args" traceql reads.
@@ -369,85 +447,116 @@ type eventArgs struct {
 	graphID, graphNode    int64
 }
 
-func (d *eventDecoder) args(e *rawEvent) eventArgs {
-	var a eventArgs
-	if !e.hasArgs || !e.args.IsObject() {
-		return a
+// args reads the "args" object at b[i].
+func (d *eventDecoder) args(b []byte, i int, a *eventArgs) (int, error) {
+	lx := &d.lx
+	if i = skipSpace(b, i+1); i >= len(b) {
+		return i, errMore
 	}
-	e.args.ForEach(func(k, v gjson.Result) bool {
-		switch k.Str {
-		case "device":
-			a.device, a.hasDevice = intOf(v)
-		case "stream":
-			a.stream, a.hasStream = intOf(v)
-		case "correlation":
-			a.correlation, _ = intOf(v)
-		case "External id", "external id":
-			a.external, _ = intOf(v)
-		case "bytes":
-			a.bytes, _ = intOf(v)
-		case "registers per thread":
-			r, _ := intOf(v)
-			a.registers = int32(r)
-		case "shared memory":
-			a.sharedMem, _ = intOf(v)
-		case "grid":
-			a.grid = dim3(v)
-		case "block":
-			a.block = dim3(v)
-		case "graph id":
-			a.graphID, _ = intOf(v)
-		case "graph node id":
-			a.graphNode, _ = intOf(v)
+	if b[i] == '}' {
+		return i + 1, nil
+	}
+	for {
+		key, j, err := objectKey(b, i, lx)
+		if err != nil {
+			return j, err
 		}
-		return true
-	})
-	return a
+		if i = skipSpace(b, j); i >= len(b) {
+			return i, errMore
+		}
+		var v jsonValue
+		switch k := key.text(); k {
+		case "grid":
+			a.grid, i, err = d.dim3(b, i)
+		case "block":
+			a.block, i, err = d.dim3(b, i)
+		default:
+			v, i, err = lx.value(b, i)
+			switch k {
+			case "device":
+				a.device, a.hasDevice = intOf(v)
+			case "stream":
+				a.stream, a.hasStream = intOf(v)
+			case "correlation":
+				a.correlation, _ = intOf(v)
+			case "External id", "external id":
+				a.external, _ = intOf(v)
+			case "bytes":
+				a.bytes, _ = intOf(v)
+			case "registers per thread":
+				r, _ := intOf(v)
+				a.registers = int32(r)
+			case "shared memory":
+				a.sharedMem, _ = intOf(v)
+			case "graph id":
+				a.graphID, _ = intOf(v)
+			case "graph node id":
+				a.graphNode, _ = intOf(v)
+			}
+		}
+		if err != nil {
+			return i, err
+		}
+		if i = skipSpace(b, i); i >= len(b) {
+			return i, errMore
+		}
+		if b[i] == '}' {
+			return i + 1, nil
+		}
+		if b[i] != ',' {
+			return i, badJSON(b, i, "after object key:value pair")
+		}
+		i = skipSpace(b, i+1)
+	}
 }
 
-// intOf reads an integer that may be written as a number or a numeric
-// string ("25738"), as pids and tids are in some traces.
-func intOf(v gjson.Result) (int64, bool) {
-	switch v.Type {
-	case gjson.Number:
-		if n, err := strconv.ParseInt(v.Raw, 10, 64); err == nil {
-			return n, true
-		}
-		return v.Int(), true
-	case gjson.String:
-		n, err := strconv.ParseInt(strings.TrimSpace(v.Str), 10, 64)
-		return n, err == nil
+// dim3 reads the first three integers of an array such as "grid": [1, 2, 3].
+func (d *eventDecoder) dim3(b []byte, i int) ([3]int32, int, error) {
+	var dim [3]int32
+	if b[i] != '[' {
+		_, i, err := d.lx.value(b, i)
+		return dim, i, err
 	}
-	return 0, false
+	if i = skipSpace(b, i+1); i >= len(b) {
+		return dim, i, errMore
+	}
+	if b[i] == ']' {
+		return dim, i + 1, nil
+	}
+	for k := 0; ; k++ {
+		v, j, err := d.lx.value(b, i)
+		if err != nil {
+			return dim, j, err
+		}
+		if n, ok := intOf(v); ok && k < 3 {
+			dim[k] = int32(n)
+		}
+		if i = skipSpace(b, j); i >= len(b) {
+			return dim, i, errMore
+		}
+		if b[i] == ']' {
+			return dim, i + 1, nil
+		}
+		if b[i] != ',' {
+			return dim, i, badJSON(b, i, "after array element")
+		}
+		i = skipSpace(b, i+1)
+	}
 }
 
 // streamOf reads a stream id from a tid: 7, "7", or the 2021 form "stream 7".
-func streamOf(v gjson.Result) int64 {
+func streamOf(v jsonValue) int64 {
 	if n, ok := intOf(v); ok {
 		return n
 	}
-	if v.Type == gjson.String {
-		s := strings.TrimSpace(v.Str)
-		if rest, ok := strings.CutPrefix(s, "stream "); ok {
+	if v.kind == 's' {
+		if rest, ok := strings.CutPrefix(strings.TrimSpace(v.text()), "stream "); ok {
 			if n, err := strconv.ParseInt(strings.TrimSpace(rest), 10, 64); err == nil {
 				return n
 			}
 		}
 	}
 	return 0
-}
-
-func dim3(v gjson.Result) [3]int32 {
-	var d [3]int32
-	i := 0
-	v.ForEach(func(_, x gjson.Result) bool {
-		if i < 3 {
-			d[i] = int32(x.Int())
-		}
-		i++
-		return i < 3
-	})
-	return d
 }
 
 // parseMemcpyName reads "Memcpy HtoD (Pageable -> Device)".

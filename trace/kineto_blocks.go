@@ -1,0 +1,316 @@
+package trace
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"runtime"
+	"sync"
+)
+
+// The events array, nearly all of a Kineto file, is read in blocks of a few
+// megabytes that workers decode in parallel. A block's first event is not
+// known until the block before it is decoded, so each worker guesses it:
+// the first '{' after `},` (an element boundary in any JSON writer's
+// layout). The stitcher, walking the blocks in order, decodes the bytes
+// between one block's last complete event and the next block's guess. When
+// they end exactly on a ',' of the array, the guess was right and the
+// worker's records are kept; otherwise (a guess inside a string or a
+// nested object) the block is decoded again, sequentially, from where the
+// stitcher stands. Records are therefore always those of a sequential read.
+
+// Limits, variables so that tests can lower them.
+var (
+	// maxEventBytes bounds one event, so that a file with no event
+	// boundary does not take unbounded memory.
+	maxEventBytes = 1 << 30
+	// blockBytes is the size of a block; smaller inputs get smaller ones.
+	blockBytes int64 = 1 << 20
+)
+
+// A block is a run of the file's bytes and a worker's guessed decoding.
+type block struct {
+	off  int64 // file offset of buf[0]
+	buf  []byte
+	spec int      // index of the guessed first event, or -1
+	stop int      // where the worker's decoding stopped
+	st   arrState // and in which state
+	part *part
+	done chan struct{} // closed when the worker is finished
+}
+
+// guessEventStart returns the index of the first '{' that follows '}' and
+// ',' (with optional whitespace), or -1.
+func guessEventStart(b []byte) int {
+	for j := 0; ; {
+		k := bytes.IndexByte(b[j:], ',')
+		if k < 0 {
+			return -1
+		}
+		c := j + k
+		l := c - 1
+		for l >= 0 && isSpace[b[l]] {
+			l--
+		}
+		if r := skipSpace(b, c+1); l >= 0 && b[l] == '}' && r < len(b) && b[r] == '{' {
+			return r
+		}
+		j = c + 1
+	}
+}
+
+// A blockReader reads blocks from r and hands them to workers.
+type blockReader struct {
+	order chan *block   // every block, in file order
+	work  chan *block   // to the workers
+	free  chan []byte   // buffers to reuse (nil: allocate one)
+	quit  chan struct{} // closed to stop reading
+	wg    sync.WaitGroup
+	err   error // a read error, or the context's; valid once order is closed
+	errAt int64
+}
+
+func (d *kinetoDecoder) startBlocks(r io.Reader, off int64) *blockReader {
+	workers := max(1, runtime.GOMAXPROCS(0))
+	inflight := 2*workers + 2
+	size := d.in.size
+	if d.in.gzipped {
+		size *= 8
+	}
+	size = min(max(size, 64<<10), blockBytes)
+	br := &blockReader{
+		order: make(chan *block, inflight),
+		work:  make(chan *block, inflight),
+		free:  make(chan []byte, inflight),
+		quit:  make(chan struct{}),
+	}
+	for range inflight {
+		br.free <- nil
+	}
+	go func() {
+		defer close(br.order)
+		defer close(br.work)
+		for {
+			var buf []byte
+			select {
+			case buf = <-br.free:
+			case <-br.quit:
+				return
+			case <-d.ctx.Done():
+				br.err, br.errAt = d.ctx.Err(), off
+				return
+			}
+			if buf == nil {
+				buf = make([]byte, size)
+			}
+			n, err := readFull(r, buf)
+			if n > 0 {
+				b := &block{off: off, buf: buf[:n], done: make(chan struct{})}
+				off += int64(n)
+				br.work <- b
+				br.order <- b
+			}
+			if err != nil {
+				if err != io.EOF {
+					br.err, br.errAt = err, off
+				}
+				return
+			}
+		}
+	}()
+	for range workers {
+		br.wg.Add(1)
+		go func() {
+			defer br.wg.Done()
+			dec := newEventDecoder(d.in)
+			for b := range br.work {
+				if b.spec = guessEventStart(b.buf); b.spec >= 0 {
+					b.stop, b.st, b.part = dec.events(b.buf[b.spec:], b.off+int64(b.spec), stElem)
+					b.stop += b.spec
+				}
+				close(b.done)
+			}
+		}()
+	}
+	return br
+}
+
+// readFull fills buf unless the input ends first: io.EOF then, also for a
+// gzip stream cut short, which the reader reports as a truncated trace.
+func readFull(r io.Reader, buf []byte) (int, error) {
+	n := 0
+	for n < len(buf) {
+		m, err := r.Read(buf[n:])
+		n += m
+		if err == io.ErrUnexpectedEOF {
+			err = io.EOF
+		}
+		if err != nil {
+			return n, err
+		}
+	}
+	return n, nil
+}
+
+func (br *blockReader) recycle(b *block) {
+	br.free <- b.buf[:cap(b.buf)]
+}
+
+// stop ends reading and returns the blocks read but not yet taken, in
+// order, once their workers are done with them.
+func (br *blockReader) stop() []*block {
+	close(br.quit)
+	var rest []*block
+	for b := range br.order {
+		<-b.done
+		rest = append(rest, b)
+	}
+	br.wg.Wait()
+	return rest
+}
+
+// A stitcher decodes, in order, what the workers could not: the events
+// that cross block boundaries, and blocks whose guess was wrong.
+type stitcher struct {
+	d        *kinetoDecoder
+	dec      *eventDecoder
+	carry    []byte // bytes not decoded yet, starting at file offset carryOff
+	carryOff int64
+	st       arrState
+	nEvents  int // events in d.parts
+	retryAt  int // decode when the carry reaches this length
+}
+
+// take appends a decoded part, or returns its error, with the event
+// numbered in the whole file.
+func (s *stitcher) take(p *part) error {
+	if p == nil || p.n == 0 && p.err == nil {
+		return nil
+	}
+	s.d.parts = append(s.d.parts, p)
+	if p.err != nil {
+		return &SyntaxError{File: s.d.in.path, Offset: p.err.off, Msg: p.err.msg(s.nEvents + p.err.index)}
+	}
+	s.nEvents += p.n
+	return nil
+}
+
+// decode decodes the carry with b appended. An event that did not fit is
+// decoded again from its start, so when one is bigger than a block the
+// next try waits until the carry has doubled: reading stays linear.
+func (s *stitcher) decode(b []byte) error {
+	s.carry = append(s.carry, b...)
+	if len(s.carry) < s.retryAt {
+		return nil
+	}
+	return s.flush()
+}
+
+// flush decodes what the carry holds.
+func (s *stitcher) flush() error {
+	n, st, p := s.dec.events(s.carry, s.carryOff, s.st)
+	if err := s.take(p); err != nil {
+		return err
+	}
+	s.consume(n, st)
+	if len(s.carry) > maxEventBytes && st != stEnd {
+		return &SyntaxError{File: s.d.in.path, Offset: s.carryOff, Msg: fmt.Sprintf("an event larger than %d MiB", maxEventBytes>>20)}
+	}
+	s.retryAt = min(2*len(s.carry), maxEventBytes+1)
+	return nil
+}
+
+// consume drops the first n bytes of the carry, now decoded.
+func (s *stitcher) consume(n int, st arrState) {
+	s.carry = s.carry[:copy(s.carry, s.carry[n:])]
+	s.carryOff += int64(n)
+	s.st = st
+}
+
+// block adds the next block: the bytes up to the worker's guess are
+// decoded here; when they end where the guess begins, the worker's part is
+// taken, else the whole block is decoded here.
+func (s *stitcher) block(b *block) error {
+	if b.spec >= 0 && len(s.carry)+b.spec >= s.retryAt {
+		mark := len(s.carry)
+		s.carry = append(s.carry, b.buf[:b.spec]...)
+		n, st, p := s.dec.events(s.carry, s.carryOff, s.st)
+		switch {
+		case p.err != nil || st == stEnd:
+			if err := s.take(p); err != nil {
+				return err
+			}
+			s.consume(n, st)
+			s.carry = append(s.carry, b.buf[b.spec:]...)
+			return nil
+		case n == len(s.carry) && st == stElem:
+			if err := s.take(p); err != nil {
+				return err
+			}
+			if err := s.take(b.part); err != nil {
+				return err
+			}
+			s.carry = append(s.carry[:0], b.buf[b.stop:]...)
+			s.carryOff = b.off + int64(b.stop)
+			s.st = b.st
+			s.retryAt = 0
+			return nil
+		}
+		s.carry = s.carry[:mark]
+	}
+	return s.decode(b.buf)
+}
+
+// events reads the elements of the traceEvents array; '[' is consumed.
+// Afterwards the scanner holds the bytes after the closing ']'.
+func (d *kinetoDecoder) events(bare bool) error {
+	sc := d.sc
+	s := &stitcher{d: d, dec: newEventDecoder(d.in), carryOff: sc.offset(), st: stFirst}
+	if err := s.decode(sc.buf[sc.pos:sc.end]); err != nil {
+		return err
+	}
+	var readErr error
+	var readErrAt int64
+	if sc.err == nil && s.st != stEnd {
+		br := d.startBlocks(sc.r, sc.base+int64(sc.end))
+		for b := range br.order {
+			<-b.done
+			err := s.block(b)
+			br.recycle(b)
+			if err == nil && s.st != stEnd {
+				continue
+			}
+			for _, b := range br.stop() {
+				s.carry = append(s.carry, b.buf...)
+			}
+			if err != nil {
+				return err
+			}
+			break
+		}
+		br.wg.Wait()
+		readErr, readErrAt = br.err, br.errAt
+	} else if sc.err != io.EOF {
+		readErr, readErrAt = sc.err, sc.base+int64(sc.end)
+	}
+	if s.st != stEnd {
+		if err := s.flush(); err != nil {
+			return err
+		}
+	}
+	if s.st == stEnd {
+		sc.resume(s.carry, s.carryOff, readErr)
+		return nil
+	}
+	if readErr != nil {
+		if readErr == d.ctx.Err() {
+			return readErr
+		}
+		return &SyntaxError{File: d.in.path, Offset: readErrAt, Msg: "read", Err: readErr}
+	}
+	rest := bytes.TrimLeft(s.carry, " \t\r\n")
+	if bare && len(rest) == 0 {
+		return nil // the Chrome array format may omit the closing ']'
+	}
+	return d.truncated(s.carryOff + int64(len(s.carry)-len(rest)))
+}

@@ -1,0 +1,179 @@
+package trace
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"encoding/json"
+	"io"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/traceql/traceql/internal/shared"
+	"github.com/traceql/traceql/internal/synth"
+)
+
+// readBlocks reads data as a Kineto file cut into blocks of the given size.
+func readBlocks(t testing.TB, data []byte, size int64) (*Trace, error) {
+	t.Helper()
+	old := blockBytes
+	blockBytes = size
+	defer func() { blockBytes = old }()
+	return Options{}.read(context.Background(), "in.json", bytes.NewReader(data), int64(len(data)))
+}
+
+// sameTrace reports the first part in which two reads differ.
+func sameTrace(t testing.TB, what string, want, got *Trace, withWarnings bool) {
+	t.Helper()
+	for _, f := range []struct {
+		name      string
+		want, got any
+	}{
+		{"meta", want.Meta, got.Meta}, {"devices", want.Devices, got.Devices}, {"streams", want.Streams, got.Streams},
+		{"kernels", want.Kernels, got.Kernels}, {"memcpys", want.Memcpys, got.Memcpys}, {"memsets", want.Memsets, got.Memsets},
+		{"syncs", want.Syncs, got.Syncs}, {"api calls", want.APICalls, got.APICalls}, {"ops", want.Ops, got.Ops},
+	} {
+		if !reflect.DeepEqual(f.want, f.got) {
+			t.Fatalf("%s: %s differ from a read in one block", what, f.name)
+		}
+	}
+	if withWarnings && !reflect.DeepEqual(want.Warnings, got.Warnings) {
+		t.Fatalf("%s: warnings %q, want %q", what, got.Warnings, want.Warnings)
+	}
+}
+
+// TestBlockSplitsAgree: the parallel reader's records do not depend on
+// where blocks are cut. Real traces are read in one block, in blocks small
+// enough that most events cross a boundary and many guesses of where an
+// event starts are wrong, and again after json.Compact has put them on
+// one line (so the guess cannot lean on Kineto's layout).
+func TestBlockSplitsAgree(t *testing.T) {
+	files := []string{"../testdata/sample.pt.trace.json.gz"}
+	if dir, err := filepath.Abs(shared.Traces(t)); err == nil {
+		for _, sub := range []string{"kineto", "hta"} {
+			filepath.WalkDir(filepath.Join(dir, sub), func(p string, e os.DirEntry, err error) error {
+				if err == nil && (strings.HasSuffix(p, ".json") || strings.HasSuffix(p, ".json.gz")) {
+					files = append(files, p)
+				}
+				return nil
+			})
+		}
+	}
+	for _, f := range files {
+		data := gunzipFile(t, f)
+		whole, err := readBlocks(t, data, 1<<40)
+		if err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		sizes := []int64{4093, 65536}
+		if len(data) < 1<<20 {
+			sizes = append(sizes, 61, 1000)
+		}
+		for _, size := range sizes {
+			got, err := readBlocks(t, data, size)
+			if err != nil {
+				t.Fatalf("%s in blocks of %d: %v", f, size, err)
+			}
+			sameTrace(t, f, whole, got, true)
+		}
+		var compact bytes.Buffer
+		if json.Compact(&compact, data) == nil {
+			got, err := readBlocks(t, compact.Bytes(), 4093)
+			if err != nil {
+				t.Fatalf("%s compacted: %v", f, err)
+			}
+			sameTrace(t, f+" compacted", whole, got, false)
+		}
+	}
+}
+
+func gunzipFile(t testing.TB, path string) []byte {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var r io.Reader = f
+	if strings.HasSuffix(path, ".gz") {
+		zr, err := gzip.NewReader(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r = zr
+	}
+	data, err := io.ReadAll(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
+}
+
+// TestBlockSplitsGenerated: the same for generated traces of both eras,
+// against the generator's truth.
+func TestBlockSplitsGenerated(t *testing.T) {
+	for _, era := range []synth.Era{synth.Era2021, synth.Modern} {
+		var buf bytes.Buffer
+		truth, err := synth.Write(&buf, synth.Config{Seed: 3, Era: era, Devices: 2, Streams: 3, Steps: 2, KernelsPerStep: 300, PythonEvents: 3})
+		if err != nil {
+			t.Fatal(err)
+		}
+		whole, err := readBlocks(t, buf.Bytes(), 1<<40)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(whole.Kernels) != truth.Kernels || whole.Meta.Events != truth.Events {
+			t.Fatalf("era %v: %d kernels and %d events, want %d and %d", era, len(whole.Kernels), whole.Meta.Events, truth.Kernels, truth.Events)
+		}
+		for _, size := range []int64{61, 777, 4093} {
+			got, err := readBlocks(t, buf.Bytes(), size)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sameTrace(t, "generated", whole, got, true)
+		}
+	}
+}
+
+// TestEventBound: one event larger than the limit is an error, not
+// unbounded memory.
+func TestEventBound(t *testing.T) {
+	old := maxEventBytes
+	maxEventBytes = 1 << 20
+	defer func() { maxEventBytes = old }()
+	in := []byte(`{"traceEvents":[{"name":"` + strings.Repeat("x", 3<<20) + `"}]}`)
+	if _, err := readBlocks(t, in, 4096); err == nil || !strings.Contains(err.Error(), "larger than 1 MiB") {
+		t.Errorf("err = %v", err)
+	}
+	maxEventBytes = old
+	if tr, err := readBlocks(t, in, 4096); err != nil || tr.Meta.Events != 1 {
+		t.Errorf("within the limit: %v", err)
+	}
+}
+
+// FuzzBlockSplits: on any input, reading in small blocks gives the same
+// outcome as reading in one: the same records and warnings, or the same
+// error at the same byte.
+func FuzzBlockSplits(f *testing.F) {
+	f.Add([]byte(`{"schemaVersion":1,`+deviceProps+`,"traceEvents":`+events+`}`), uint8(7))
+	f.Add([]byte(events), uint8(1))
+	f.Add([]byte(`{"traceEvents":[{"ph":"X","cat":"kernel","name":"a},{b","pid":0,"tid":7,"ts":1,"dur":2},{"ph":"X","cat":"cpu_op","args":{"x":[{"a":1},{"b":"},{"}]}}]}`), uint8(3))
+	f.Fuzz(func(t *testing.T, data []byte, size uint8) {
+		whole, werr := readBlocks(t, data, 1<<40)
+		bs := 8 + int64(size)%120
+		got, err := readBlocks(t, data, bs)
+		if (werr == nil) != (err == nil) {
+			t.Fatalf("one block: %v; blocks of %d: %v", werr, bs, err)
+		}
+		if err != nil {
+			if werr.Error() != err.Error() {
+				t.Fatalf("one block: %v; blocks of %d: %v", werr, bs, err)
+			}
+			return
+		}
+		sameTrace(t, "fuzz", whole, got, true)
+	})
+}
