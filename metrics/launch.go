@@ -2,6 +2,7 @@ package metrics
 
 import (
 	"cmp"
+	"math"
 	"slices"
 	"strings"
 
@@ -110,7 +111,12 @@ func Launches(t *trace.Trace, dev int) LaunchStats {
 
 func launches(t *trace.Trace, dev int, ix launchIndex) LaunchStats {
 	var s LaunchStats
-	first := map[int]int64{} // call index → first kernel start
+	// first[call index] is the earliest start of a kernel it launched, or
+	// unset (math.MaxInt64).
+	first := make([]int64, len(t.APICalls))
+	for i := range first {
+		first[i] = math.MaxInt64
+	}
 	for i := range t.Kernels {
 		k := &t.Kernels[i]
 		if k.Device != dev {
@@ -129,12 +135,13 @@ func launches(t *trace.Trace, dev int, ix launchIndex) LaunchStats {
 		if graph {
 			s.GraphKernels++
 		}
-		if st, seen := first[ci]; !seen || k.Start < st {
-			first[ci] = k.Start
-		}
+		first[ci] = min(first[ci], k.Start)
 	}
 	var lat []int64
 	for ci, st := range first {
+		if st == math.MaxInt64 {
+			continue
+		}
 		c := &t.APICalls[ci]
 		if IsGraphLaunch(c.Name) {
 			s.GraphLaunches++

@@ -421,7 +421,7 @@ func summarizeHost(t *trace.Trace, topN int) HostSummary {
 	if h.Ops == 0 {
 		return h
 	}
-	self := make(map[int]int64, h.Ops)
+	self := make([]int64, len(t.Ops)) // by op index; cpu_ops only
 	for _, idx := range byThread {
 		// Ops are sorted by start; a stack of open ops gives each its parent.
 		var stack []int
@@ -441,6 +441,9 @@ func summarizeHost(t *trace.Trace, topN int) HostSummary {
 	stats := map[string]*OpStat{}
 	for i, s := range self {
 		op := &t.Ops[i]
+		if op.Kind != trace.CPUOp {
+			continue
+		}
 		st := stats[op.Name]
 		if st == nil {
 			st = &OpStat{Name: op.Name}
