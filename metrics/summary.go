@@ -128,16 +128,21 @@ func Summarize(t *trace.Trace, o Options) Summary {
 		Rank:     t.Meta.Rank,
 		Warnings: t.Warnings,
 	}
-	// Devices and the host side are independent: compute them in parallel.
-	devs := activeDevices(t)
-	s.Devices = make([]DeviceSummary, len(devs))
-	ix := newLaunchIndex(t)
-	steps := Steps(t)
+	// Devices and the host side are independent: compute them in parallel,
+	// the host side while the devices' shared inputs are built.
 	var wg sync.WaitGroup
+	wg.Go(func() { s.Host = summarizeHost(t, o.TopN) })
+	var ix launchIndex
+	var steps []Step
+	var prep sync.WaitGroup
+	prep.Go(func() { ix = newLaunchIndex(t) })
+	prep.Go(func() { steps = Steps(t) })
+	devs := activeDevices(t)
+	prep.Wait()
+	s.Devices = make([]DeviceSummary, len(devs))
 	for i, dev := range devs {
 		wg.Go(func() { s.Devices[i] = summarizeDevice(t, dev, o.TopN, ix, steps) })
 	}
-	s.Host = summarizeHost(t, o.TopN)
 	wg.Wait()
 	return s
 }
