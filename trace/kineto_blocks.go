@@ -272,7 +272,10 @@ func (d *kinetoDecoder) events(bare bool) error {
 	var readErr error
 	var readErrAt int64
 	if sc.err == nil && s.st != stEnd {
-		br := d.startBlocks(sc.r, sc.base+int64(sc.end))
+		// Blocks are read past the buffer of the scanner's reader, which
+		// would copy every byte once more.
+		r := io.MultiReader(io.LimitReader(d.in.r, int64(d.in.r.Buffered())), d.in.src)
+		br := d.startBlocks(r, sc.base+int64(sc.end))
 		for b := range br.order {
 			<-b.done
 			err := s.block(b)

@@ -28,6 +28,7 @@ func formats() []format {
 type input struct {
 	path    string
 	r       *bufio.Reader // positioned at the first byte of the (decompressed) content
+	src     io.Reader     // what r buffers, for reads big enough not to need r's buffer
 	head    []byte        // up to headLen bytes of the content, not consumed from r
 	gzipped bool
 	size    int64 // on-disk size
@@ -95,7 +96,7 @@ func (o Options) Open(ctx context.Context, path string) (*Trace, error) {
 func (o Options) read(ctx context.Context, path string, r io.Reader, size int64) (*Trace, error) {
 	var err error
 	in := &input{path: path, size: size, opts: o}
-	in.r = bufio.NewReaderSize(r, bufSize(size))
+	in.r, in.src = bufio.NewReaderSize(r, bufSize(size)), r
 	in.head, err = in.r.Peek(headLen)
 	if err != nil && err != io.EOF && err != bufio.ErrBufferFull {
 		return nil, fmt.Errorf("read %s: %w", path, err)
@@ -110,7 +111,7 @@ func (o Options) read(ctx context.Context, path string, r io.Reader, size int64)
 		}
 		defer zr.Close()
 		in.gzipped = true
-		in.r = bufio.NewReaderSize(zr, bufSize(8*size))
+		in.r, in.src = bufio.NewReaderSize(zr, bufSize(8*size)), zr
 		in.head, err = in.r.Peek(headLen)
 		if err != nil && err != io.EOF && err != bufio.ErrBufferFull {
 			return nil, &SyntaxError{File: path, Offset: -1, Msg: "gzip", Err: err}
