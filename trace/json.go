@@ -218,37 +218,52 @@ type lexer struct {
 	arr     [64]byte // stack's first backing array
 }
 
-// value reads the value at b[i]: scalars are returned, containers are
-// skipped and checked (kind 'o').
-func (lx *lexer) value(b []byte, i int) (jsonValue, int, error) {
+// value reads the value at b[i] into v: scalars are returned, containers
+// are skipped and checked (kind 'o'). v may be nil. (Results go through a
+// pointer: returning the struct made the compiler copy it through the
+// stack with a stalled store on every call.)
+func (lx *lexer) value(b []byte, i int, v *jsonValue) (int, error) {
 	if i >= len(b) {
-		return jsonValue{}, i, errMore
+		return i, errMore
 	}
+	var kind byte
+	start, end := i, i
+	esc := false
+	var err error
 	switch c := b[i]; {
 	case c == '"':
-		end, esc, ctl, err := scanString(b, i)
-		if err != nil {
-			return jsonValue{}, end, err
+		var ctl bool
+		if end, esc, ctl, err = scanString(b, i); err != nil {
+			return end, err
 		}
 		lx.lenient = lx.lenient || ctl
-		return jsonValue{kind: 's', raw: b[i+1 : end-1], esc: esc}, end, nil
+		kind, start, end = 's', i+1, end-1
+		i = end + 1
 	case c >= '0' && c <= '9' || c == '-' && !(i+1 < len(b) && b[i+1] == 'I'):
-		end, err := scanNumber(b, i)
-		return jsonValue{kind: 'n', raw: b[i:end]}, end, err
+		if end, err = scanNumber(b, i); err != nil {
+			return end, err
+		}
+		kind, i = 'n', end
 	case c == '{' || c == '[':
-		end, err := lx.skipValue(b, i)
-		return jsonValue{kind: 'o'}, end, err
+		if i, err = lx.skipValue(b, i); err != nil {
+			return i, err
+		}
+		kind, start, end = 'o', i, i
+	default:
+		var lenient bool
+		if end, kind, lenient, err = scanLiteral(b, i); err != nil {
+			return end, err
+		}
+		lx.lenient = lx.lenient || lenient
+		if kind != 's' {
+			start = end
+		}
+		i = end
 	}
-	end, kind, lenient, err := scanLiteral(b, i)
-	if err != nil {
-		return jsonValue{}, end, err
+	if v != nil {
+		v.kind, v.raw, v.esc = kind, b[start:end], esc
 	}
-	lx.lenient = lx.lenient || lenient
-	v := jsonValue{kind: kind}
-	if kind == 's' {
-		v.raw = b[i:end]
-	}
-	return v, end, nil
+	return i, nil
 }
 
 // skipValue checks the value at b[i] and returns the index after it.
@@ -273,7 +288,7 @@ func (lx *lexer) skipValue(b []byte, i int) (int, error) {
 			}
 			if b[i] != '}' {
 				stack = append(stack, '}')
-				if _, i, err = objectKey(b, i, lx); err != nil {
+				if _, _, i, err = objectKey(b, i, lx); err != nil {
 					return i, err
 				}
 				continue
@@ -289,7 +304,7 @@ func (lx *lexer) skipValue(b []byte, i int) (int, error) {
 			}
 			i++
 		default:
-			if _, i, err = lx.value(b, i); err != nil {
+			if i, err = lx.value(b, i, nil); err != nil {
 				return i, err
 			}
 		}
@@ -311,7 +326,7 @@ func (lx *lexer) skipValue(b []byte, i int) (int, error) {
 				return i, badJSON(b, i, "after "+map[byte]string{'}': "object key:value pair", ']': "array element"}[closer])
 			}
 			if i = skipSpace(b, i+1); closer == '}' {
-				if _, i, err = objectKey(b, i, lx); err != nil {
+				if _, _, i, err = objectKey(b, i, lx); err != nil {
 					return i, err
 				}
 			}
@@ -320,28 +335,36 @@ func (lx *lexer) skipValue(b []byte, i int) (int, error) {
 	}
 }
 
-// objectKey reads `"key" :` at b[i] and returns the key and the index
-// after the colon.
-func objectKey(b []byte, i int, lx *lexer) (jsonValue, int, error) {
+// objectKey reads `"key" :` at b[i] and returns the key's content, whether
+// it has escapes (see keyText), and the index after the colon.
+func objectKey(b []byte, i int, lx *lexer) (key []byte, esc bool, next int, err error) {
 	if i >= len(b) {
-		return jsonValue{}, i, errMore
+		return nil, false, i, errMore
 	}
 	if b[i] != '"' {
-		return jsonValue{}, i, badJSON(b, i, "looking for beginning of object key string")
+		return nil, false, i, badJSON(b, i, "looking for beginning of object key string")
 	}
 	end, esc, ctl, err := scanString(b, i)
 	if err != nil {
-		return jsonValue{}, end, err
+		return nil, false, end, err
 	}
 	lx.lenient = lx.lenient || ctl
-	key := jsonValue{kind: 's', raw: b[i+1 : end-1], esc: esc}
+	key = b[i+1 : end-1]
 	if i = skipSpace(b, end); i >= len(b) {
-		return key, i, errMore
+		return key, esc, i, errMore
 	}
 	if b[i] != ':' {
-		return key, i, badJSON(b, i, "after object key")
+		return key, esc, i, badJSON(b, i, "after object key")
 	}
-	return key, i + 1, nil
+	return key, esc, i + 1, nil
+}
+
+// keyText is a key as a string, unescaped if it has escapes.
+func keyText(key []byte, esc bool) string {
+	if !esc {
+		return str(key)
+	}
+	return jsonValue{kind: 's', raw: key, esc: true}.text()
 }
 
 // skipNested skips to just past the bracket that closes the depth open

@@ -29,7 +29,6 @@ func (kinetoFormat) decode(ctx context.Context, in *input) (*Trace, error) {
 		sc:          newJSONScanner(in.r, min(in.size, 64<<10, blockBytes)),
 		t:           &Trace{Source: in.path, Meta: Meta{Format: Kineto, Rank: -1}},
 		truncatedAt: -1,
-		maxEvent:    1 << 30,
 	}
 	if err := d.run(); err != nil {
 		var se *SyntaxError
@@ -56,7 +55,6 @@ type kinetoDecoder struct {
 	parts   []*part // the events' records, in file order
 	// truncatedAt is the offset where the input ended early, or -1.
 	truncatedAt int64
-	maxEvent    int // largest event accepted, bytes
 }
 
 // merge concatenates the parts' records, which are in file order, and
@@ -92,16 +90,6 @@ func (d *kinetoDecoder) merge() {
 		t.Meta.Events += p.n
 	}
 	t.Warnings = append(t.Warnings, warn.lines()...)
-}
-
-// offsetOf is the byte offset a read error points at, or the largest
-// offset when it has none.
-func offsetOf(err error) int64 {
-	var se *SyntaxError
-	if errors.As(err, &se) && se.Offset >= 0 {
-		return se.Offset
-	}
-	return 1<<63 - 1
 }
 
 func (d *kinetoDecoder) syntax(off int64, format string, args ...any) error {

@@ -10,7 +10,6 @@ import (
 // An eventDecoder turns event objects into model records. Each worker of a
 // parallel read has its own, so none of this state is shared.
 type eventDecoder struct {
-	path         string
 	pythonStacks bool
 	names        map[string]string // interned event names
 	lx           lexer
@@ -18,7 +17,7 @@ type eventDecoder struct {
 }
 
 func newEventDecoder(in *input) *eventDecoder {
-	return &eventDecoder{path: in.path, pythonStacks: in.opts.PythonStacks, names: map[string]string{}}
+	return &eventDecoder{pythonStacks: in.opts.PythonStacks, names: map[string]string{}}
 }
 
 // A part holds the records decoded from a run of consecutive events.
@@ -54,8 +53,9 @@ type eventError struct {
 	msg   func(index int) string
 }
 
-func (p *part) fail(off int64, msg func(int) string) {
-	p.err = &eventError{off: off, index: p.n, msg: msg}
+// fail records the error that stops the part, about its event i.
+func (p *part) fail(off int64, i int, msg func(int) string) {
+	p.err = &eventError{off: off, index: i, msg: msg}
 }
 
 // arrState is where a read of the events array stands.
@@ -89,11 +89,9 @@ func (d *eventDecoder) events(b []byte, base int64, st arrState) (stop int, _ ar
 			case ']':
 				return i + 1, stEnd, p
 			default:
-				p.n-- // the message names the event before
-				p.fail(base+int64(i), func(n int) string {
+				p.fail(base+int64(i), p.n-1, func(n int) string {
 					return fmt.Sprintf("expected ',' or ']' after event #%d, found %q", n, c)
 				})
-				p.n++
 				return i, st, p
 			}
 			continue
@@ -102,7 +100,7 @@ func (d *eventDecoder) events(b []byte, base int64, st arrState) (stop int, _ ar
 			return i + 1, stEnd, p
 		}
 		if c != '{' {
-			p.fail(base+int64(i), func(n int) string { return fmt.Sprintf("event #%d is not a JSON object", n) })
+			p.fail(base+int64(i), p.n, func(n int) string { return fmt.Sprintf("event #%d is not a JSON object", n) })
 			return i, st, p
 		}
 		end, err := d.event(b, i, p)
@@ -110,8 +108,11 @@ func (d *eventDecoder) events(b []byte, base int64, st arrState) (stop int, _ ar
 			return i, st, p
 		}
 		if err != nil {
-			je := err.(*jsonError)
-			p.fail(base+int64(je.at), func(n int) string { return fmt.Sprintf("event #%d: invalid JSON: %s", n, je.msg) })
+			at := i
+			if je, ok := err.(*jsonError); ok {
+				at = je.at
+			}
+			p.fail(base+int64(at), p.n, func(n int) string { return fmt.Sprintf("event #%d: invalid JSON: %v", n, err) })
 			return i, st, p
 		}
 		p.n++
@@ -222,7 +223,7 @@ func (d *eventDecoder) event(b []byte, i int, p *part) (int, error) {
 		return i + 1, nil
 	}
 	for {
-		key, j, err := objectKey(b, i, lx)
+		key, esc, j, err := objectKey(b, i, lx)
 		if err != nil {
 			return j, err
 		}
@@ -230,9 +231,9 @@ func (d *eventDecoder) event(b []byte, i int, p *part) (int, error) {
 			return i, errMore
 		}
 		var v jsonValue
-		switch key.text() {
+		switch keyText(key, esc) {
 		case "cat":
-			v, i, err = lx.value(b, i)
+			i, err = lx.value(b, i, &v)
 			seenCat = true
 			e.catOK = v.kind == 's'
 			e.cls = clsSkip
@@ -246,23 +247,23 @@ func (d *eventDecoder) event(b []byte, i int, p *part) (int, error) {
 				return skipNested(b, i, 1)
 			}
 		case "ph":
-			e.ph, i, err = lx.value(b, i)
+			i, err = lx.value(b, i, &e.ph)
 		case "name":
-			e.name, i, err = lx.value(b, i)
+			i, err = lx.value(b, i, &e.name)
 		case "pid":
-			e.pid, i, err = lx.value(b, i)
+			i, err = lx.value(b, i, &e.pid)
 		case "tid":
-			e.tid, i, err = lx.value(b, i)
+			i, err = lx.value(b, i, &e.tid)
 		case "ts":
-			e.ts, i, err = lx.value(b, i)
+			i, err = lx.value(b, i, &e.ts)
 			e.hasTS = true
 		case "dur":
-			e.dur, i, err = lx.value(b, i)
+			i, err = lx.value(b, i, &e.dur)
 			e.hasDur = true
 		case "args":
 			switch {
 			case b[i] != '{':
-				_, i, err = lx.value(b, i)
+				i, err = lx.value(b, i, nil)
 			case seenCat:
 				i, err = d.args(b, i, &e.args)
 			default:
@@ -271,7 +272,7 @@ func (d *eventDecoder) event(b []byte, i int, p *part) (int, error) {
 				e.argsLater = b[start:i]
 			}
 		default:
-			_, i, err = lx.value(b, i)
+			i, err = lx.value(b, i, nil)
 		}
 		if err != nil {
 			return i, err
@@ -457,7 +458,7 @@ func (d *eventDecoder) args(b []byte, i int, a *eventArgs) (int, error) {
 		return i + 1, nil
 	}
 	for {
-		key, j, err := objectKey(b, i, lx)
+		key, esc, j, err := objectKey(b, i, lx)
 		if err != nil {
 			return j, err
 		}
@@ -465,13 +466,13 @@ func (d *eventDecoder) args(b []byte, i int, a *eventArgs) (int, error) {
 			return i, errMore
 		}
 		var v jsonValue
-		switch k := key.text(); k {
+		switch k := keyText(key, esc); k {
 		case "grid":
 			a.grid, i, err = d.dim3(b, i)
 		case "block":
 			a.block, i, err = d.dim3(b, i)
 		default:
-			v, i, err = lx.value(b, i)
+			i, err = lx.value(b, i, &v)
 			switch k {
 			case "device":
 				a.device, a.hasDevice = intOf(v)
@@ -514,7 +515,7 @@ func (d *eventDecoder) args(b []byte, i int, a *eventArgs) (int, error) {
 func (d *eventDecoder) dim3(b []byte, i int) ([3]int32, int, error) {
 	var dim [3]int32
 	if b[i] != '[' {
-		_, i, err := d.lx.value(b, i)
+		i, err := d.lx.value(b, i, nil)
 		return dim, i, err
 	}
 	if i = skipSpace(b, i+1); i >= len(b) {
@@ -524,7 +525,8 @@ func (d *eventDecoder) dim3(b []byte, i int) ([3]int32, int, error) {
 		return dim, i + 1, nil
 	}
 	for k := 0; ; k++ {
-		v, j, err := d.lx.value(b, i)
+		var v jsonValue
+		j, err := d.lx.value(b, i, &v)
 		if err != nil {
 			return dim, j, err
 		}
