@@ -37,7 +37,7 @@ func (kinetoFormat) decode(ctx context.Context, in *input) (*Trace, error) {
 		}
 		return nil, err
 	}
-	d.merge()
+	d.t.Warnings = append(d.t.Warnings, d.warn.lines()...)
 	if in.opts.Strict && len(d.t.Warnings) > 0 {
 		return nil, fmt.Errorf("%s: %s (--strict)", in.path, d.t.Warnings[0])
 	}
@@ -52,44 +52,9 @@ type kinetoDecoder struct {
 	sc      *jsonScanner
 	t       *Trace
 	devices []Device
-	parts   []*part // the events' records, in file order
+	warn    counter // the events' warnings
 	// truncatedAt is the offset where the input ended early, or -1.
 	truncatedAt int64
-}
-
-// merge concatenates the parts' records, which are in file order, and
-// their warnings.
-func (d *kinetoDecoder) merge() {
-	t := d.t
-	var n [6]int
-	for _, p := range d.parts {
-		n[0] += len(p.t.Kernels)
-		n[1] += len(p.t.Memcpys)
-		n[2] += len(p.t.Memsets)
-		n[3] += len(p.t.Syncs)
-		n[4] += len(p.t.APICalls)
-		n[5] += len(p.t.Ops)
-	}
-	t.Kernels = make([]Kernel, 0, n[0])
-	t.Memcpys = make([]Memcpy, 0, n[1])
-	t.Memsets = make([]Memset, 0, n[2])
-	t.Syncs = make([]Sync, 0, n[3])
-	t.APICalls = make([]APICall, 0, n[4])
-	t.Ops = make([]Op, 0, n[5])
-	var warn counter
-	for _, p := range d.parts {
-		t.Kernels = append(t.Kernels, p.t.Kernels...)
-		t.Memcpys = append(t.Memcpys, p.t.Memcpys...)
-		t.Memsets = append(t.Memsets, p.t.Memsets...)
-		t.Syncs = append(t.Syncs, p.t.Syncs...)
-		t.APICalls = append(t.APICalls, p.t.APICalls...)
-		t.Ops = append(t.Ops, p.t.Ops...)
-		for _, m := range p.warn.order {
-			warn.addN(m, p.warn.n[m])
-		}
-		t.Meta.Events += p.n
-	}
-	t.Warnings = append(t.Warnings, warn.lines()...)
 }
 
 func (d *kinetoDecoder) syntax(off int64, format string, args ...any) error {
@@ -196,17 +161,12 @@ func (d *kinetoDecoder) scanErr(err error, sawEvents bool) error {
 	return d.readErr(err)
 }
 
-// truncated records that the input ended early, at byte off, after n
-// events. The events read so far are kept; it is a warning, or an error
+// truncated records that the input ended early, at byte off. The events read so far are kept; it is a warning, or an error
 // under --strict (checked by decode).
 func (d *kinetoDecoder) truncated(off int64) error {
 	if d.truncatedAt < 0 {
 		d.truncatedAt = off
-		n := 0
-		for _, p := range d.parts {
-			n += p.n
-		}
-		d.t.Warnings = append(d.t.Warnings, fmt.Sprintf("truncated at byte %d: %d events read", off, n))
+		d.t.Warnings = append(d.t.Warnings, fmt.Sprintf("truncated at byte %d: %d events read", off, d.t.Meta.Events))
 	}
 	return nil
 }

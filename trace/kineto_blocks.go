@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"runtime"
+	"slices"
 	"sync"
 )
 
@@ -177,22 +178,53 @@ type stitcher struct {
 	carry    []byte // bytes not decoded yet, starting at file offset carryOff
 	carryOff int64
 	st       arrState
-	nEvents  int // events in d.parts
-	retryAt  int // decode when the carry reaches this length
+	retryAt  int  // decode when the carry reaches this length
+	reserved bool // the trace's record slices are sized
 }
 
-// take appends a decoded part, or returns its error, with the event
-// numbered in the whole file.
+// take adds a decoded part's records to the trace, or returns its error,
+// with the event numbered in the whole file. Parts come in file order.
 func (s *stitcher) take(p *part) error {
-	if p == nil || p.n == 0 && p.err == nil {
+	t := s.d.t
+	if p.err != nil {
+		return &SyntaxError{File: s.d.in.path, Offset: p.err.off, Msg: p.err.msg(t.Meta.Events + p.err.index)}
+	}
+	if p.n == 0 {
 		return nil
 	}
-	s.d.parts = append(s.d.parts, p)
-	if p.err != nil {
-		return &SyntaxError{File: s.d.in.path, Offset: p.err.off, Msg: p.err.msg(s.nEvents + p.err.index)}
+	if !s.reserved && p.size >= 64<<10 {
+		s.reserve(p)
 	}
-	s.nEvents += p.n
+	t.Kernels = append(t.Kernels, p.t.Kernels...)
+	t.Memcpys = append(t.Memcpys, p.t.Memcpys...)
+	t.Memsets = append(t.Memsets, p.t.Memsets...)
+	t.Syncs = append(t.Syncs, p.t.Syncs...)
+	t.APICalls = append(t.APICalls, p.t.APICalls...)
+	t.Ops = append(t.Ops, p.t.Ops...)
+	for _, m := range p.warn.order {
+		s.d.warn.addN(m, p.warn.n[m])
+	}
+	t.Meta.Events += p.n
 	return nil
+}
+
+// reserve sizes the trace's record slices for the whole file from the
+// density of records in p, a quarter over, so that appending does not copy
+// them as they grow. Memory reserved and not used is never touched.
+func (s *stitcher) reserve(p *part) {
+	s.reserved = true
+	total := s.d.in.size
+	if s.d.in.gzipped {
+		total *= 10
+	}
+	scale := 1.25 * float64(total) / float64(p.size)
+	t := s.d.t
+	t.Kernels = slices.Grow(t.Kernels, int(scale*float64(len(p.t.Kernels))))
+	t.Memcpys = slices.Grow(t.Memcpys, int(scale*float64(len(p.t.Memcpys))))
+	t.Memsets = slices.Grow(t.Memsets, int(scale*float64(len(p.t.Memsets))))
+	t.Syncs = slices.Grow(t.Syncs, int(scale*float64(len(p.t.Syncs))))
+	t.APICalls = slices.Grow(t.APICalls, int(scale*float64(len(p.t.APICalls))))
+	t.Ops = slices.Grow(t.Ops, int(scale*float64(len(p.t.Ops))))
 }
 
 // decode decodes the carry with b appended. An event that did not fit is

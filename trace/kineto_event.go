@@ -25,6 +25,7 @@ type part struct {
 	t    Trace // only the record slices are used
 	warn counter
 	n    int         // events read
+	size int         // bytes read
 	err  *eventError // the error that stopped the run
 }
 
@@ -75,6 +76,7 @@ const (
 // more bytes are at hand.
 func (d *eventDecoder) events(b []byte, base int64, st arrState) (stop int, _ arrState, p *part) {
 	p = d.newPart()
+	defer func() { p.size = stop }()
 	i := 0
 	for {
 		if i = skipSpace(b, i); i >= len(b) {
