@@ -216,6 +216,11 @@ func mergeSorted(a, b []Interval) []Interval {
 
 func summarizeDevice(t *trace.Trace, dev trace.Device, topN int, ix launchIndex, steps []Step) DeviceSummary {
 	d := DeviceSummary{Device: dev.ID, Name: dev.Name}
+	// Three independent parts, in parallel: launches, the timeline (busy,
+	// gaps, steps), and the per-kernel and copy statistics.
+	var wg sync.WaitGroup
+	wg.Go(func() { d.Launch = launches(t, dev.ID, ix) })
+	wg.Go(func() { summarizeTimeline(t, &d, ix, steps) })
 	streams := map[int64]bool{}
 
 	var durs []int64
@@ -310,10 +315,14 @@ func summarizeDevice(t *trace.Trace, dev trace.Device, topN int, ix launchIndex,
 		d.MemsetNS += m.Dur()
 	}
 	d.Streams = len(streams)
-	d.Launch = launches(t, dev.ID, ix)
+	wg.Wait()
+	return d
+}
 
-	busy := DeviceBusy(t, dev.ID)
-	d.Steps = stepStats(t, dev.ID, steps, busy)
+// summarizeTimeline fills in d's span, busy and idle time, gaps and steps.
+func summarizeTimeline(t *trace.Trace, d *DeviceSummary, ix launchIndex, steps []Step) {
+	busy := DeviceBusy(t, d.Device)
+	d.Steps = stepStats(t, d.Device, steps, busy)
 	if len(busy) > 0 {
 		d.StartNS, d.EndNS = busy[0].Start, busy[len(busy)-1].End
 		d.SpanNS = d.EndNS - d.StartNS
@@ -325,7 +334,7 @@ func summarizeDevice(t *trace.Trace, dev trace.Device, topN int, ix launchIndex,
 		for _, g := range gaps {
 			d.LargestGapNS = max(d.LargestGapNS, g.Len())
 		}
-		classified := classifyGaps(t, dev.ID, ix, busy)
+		classified := classifyGaps(t, d.Device, ix, busy)
 		byClass := IdleByClass(classified)
 		for _, g := range classified {
 			if g.Class == GapLaunch && g.Len() < 1e6 {
@@ -340,7 +349,6 @@ func summarizeDevice(t *trace.Trace, dev trace.Device, topN int, ix launchIndex,
 			d.GPUUtil = 1 // all activity at one instant: never idle
 		}
 	}
-	return d
 }
 
 func directionTotal(d *DeviceSummary, k trace.CopyKind) *CopyStat {
