@@ -51,42 +51,45 @@ func sameTrace(t testing.TB, what string, want, got *Trace, withWarnings bool) {
 // event starts are wrong, and again after json.Compact has put them on
 // one line (so the guess cannot lean on Kineto's layout).
 func TestBlockSplitsAgree(t *testing.T) {
-	files := []string{"../testdata/sample.pt.trace.json.gz"}
-	if dir, err := filepath.Abs(shared.Traces(t)); err == nil {
+	t.Run("sample", func(t *testing.T) { checkBlockSplits(t, "../testdata/sample.pt.trace.json.gz") })
+	t.Run("shared", func(t *testing.T) {
+		dir := shared.Traces(t)
 		for _, sub := range []string{"kineto", "hta"} {
 			filepath.WalkDir(filepath.Join(dir, sub), func(p string, e os.DirEntry, err error) error {
 				if err == nil && (strings.HasSuffix(p, ".json") || strings.HasSuffix(p, ".json.gz")) {
-					files = append(files, p)
+					checkBlockSplits(t, p)
 				}
 				return nil
 			})
 		}
+	})
+}
+
+func checkBlockSplits(t *testing.T, f string) {
+	t.Helper()
+	data := gunzipFile(t, f)
+	whole, err := readBlocks(t, data, 1<<40)
+	if err != nil {
+		t.Fatalf("%s: %v", f, err)
 	}
-	for _, f := range files {
-		data := gunzipFile(t, f)
-		whole, err := readBlocks(t, data, 1<<40)
+	sizes := []int64{4093, 65536}
+	if len(data) < 1<<20 {
+		sizes = append(sizes, 61, 1000)
+	}
+	for _, size := range sizes {
+		got, err := readBlocks(t, data, size)
 		if err != nil {
-			t.Fatalf("%s: %v", f, err)
+			t.Fatalf("%s in blocks of %d: %v", f, size, err)
 		}
-		sizes := []int64{4093, 65536}
-		if len(data) < 1<<20 {
-			sizes = append(sizes, 61, 1000)
+		sameTrace(t, f, whole, got, true)
+	}
+	var compact bytes.Buffer
+	if json.Compact(&compact, data) == nil {
+		got, err := readBlocks(t, compact.Bytes(), 4093)
+		if err != nil {
+			t.Fatalf("%s compacted: %v", f, err)
 		}
-		for _, size := range sizes {
-			got, err := readBlocks(t, data, size)
-			if err != nil {
-				t.Fatalf("%s in blocks of %d: %v", f, size, err)
-			}
-			sameTrace(t, f, whole, got, true)
-		}
-		var compact bytes.Buffer
-		if json.Compact(&compact, data) == nil {
-			got, err := readBlocks(t, compact.Bytes(), 4093)
-			if err != nil {
-				t.Fatalf("%s compacted: %v", f, err)
-			}
-			sameTrace(t, f+" compacted", whole, got, false)
-		}
+		sameTrace(t, f+" compacted", whole, got, false)
 	}
 }
 
