@@ -359,6 +359,44 @@ func objectKey(b []byte, i int, lx *lexer) (key []byte, esc bool, next int, err 
 	return key, esc, i + 1, nil
 }
 
+// errDropped, returned by a members callback, ends the walk early: the
+// callback has skipped the rest of the object.
+var errDropped = errors.New("object dropped")
+
+// members reads the object at b[i] == '{', handing each member's key and
+// the index of its value to member, which reads the value and returns the
+// index after it. It returns the index after the object.
+func (lx *lexer) members(b []byte, i int, member func(key string, i int) (int, error)) (int, error) {
+	if i = skipSpace(b, i+1); i >= len(b) {
+		return i, errMore
+	}
+	if b[i] == '}' {
+		return i + 1, nil
+	}
+	for {
+		key, esc, j, err := objectKey(b, i, lx)
+		if err != nil {
+			return j, err
+		}
+		if i = skipSpace(b, j); i >= len(b) {
+			return i, errMore
+		}
+		if i, err = member(keyText(key, esc), i); err != nil {
+			return i, err
+		}
+		if i = skipSpace(b, i); i >= len(b) {
+			return i, errMore
+		}
+		if b[i] == '}' {
+			return i + 1, nil
+		}
+		if b[i] != ',' {
+			return i, badJSON(b, i, "after object key:value pair")
+		}
+		i = skipSpace(b, i+1)
+	}
+}
+
 // keyText is a key as a string, unescaped if it has escapes.
 func keyText(key []byte, esc bool) string {
 	if !esc {

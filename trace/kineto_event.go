@@ -218,23 +218,11 @@ func (d *eventDecoder) event(b []byte, i int, p *part) (int, error) {
 	lx := &d.lx
 	lx.lenient = false
 	seenCat := false
-	if i = skipSpace(b, i+1); i >= len(b) {
-		return i, errMore
-	}
-	if b[i] == '}' {
-		return i + 1, nil
-	}
-	for {
-		key, esc, j, err := objectKey(b, i, lx)
-		if err != nil {
-			return j, err
-		}
-		if i = skipSpace(b, j); i >= len(b) {
-			return i, errMore
-		}
-		var v jsonValue
-		switch keyText(key, esc) {
+	i, err := lx.members(b, i, func(key string, i int) (int, error) {
+		var err error
+		switch key {
 		case "cat":
+			var v jsonValue
 			i, err = lx.value(b, i, &v)
 			seenCat = true
 			e.catOK = v.kind == 's'
@@ -246,7 +234,9 @@ func (d *eventDecoder) event(b []byte, i int, p *part) (int, error) {
 				e.cls = clsSkip
 			}
 			if err == nil && e.cls == clsSkip && e.catOK {
-				return skipNested(b, i, 1)
+				if i, err = skipNested(b, i, 1); err == nil {
+					err = errDropped
+				}
 			}
 		case "ph":
 			i, err = lx.value(b, i, &e.ph)
@@ -276,20 +266,13 @@ func (d *eventDecoder) event(b []byte, i int, p *part) (int, error) {
 		default:
 			i, err = lx.value(b, i, nil)
 		}
-		if err != nil {
-			return i, err
-		}
-		if i = skipSpace(b, i); i >= len(b) {
-			return i, errMore
-		}
-		if b[i] == '}' {
-			i++
-			break
-		}
-		if b[i] != ',' {
-			return i, badJSON(b, i, "after object key:value pair")
-		}
-		i = skipSpace(b, i+1)
+		return i, err
+	})
+	if err == errDropped {
+		return i, nil
+	}
+	if err != nil {
+		return i, err
 	}
 	if lx.lenient && (e.cls != clsSkip || !e.catOK) {
 		p.warn.add("events with control characters or bare N/A, NaN or Infinity tokens read leniently (known Kineto bugs)")
@@ -452,30 +435,17 @@ type eventArgs struct {
 
 // args reads the "args" object at b[i].
 func (d *eventDecoder) args(b []byte, i int, a *eventArgs) (int, error) {
-	lx := &d.lx
-	if i = skipSpace(b, i+1); i >= len(b) {
-		return i, errMore
-	}
-	if b[i] == '}' {
-		return i + 1, nil
-	}
-	for {
-		key, esc, j, err := objectKey(b, i, lx)
-		if err != nil {
-			return j, err
-		}
-		if i = skipSpace(b, j); i >= len(b) {
-			return i, errMore
-		}
+	return d.lx.members(b, i, func(key string, i int) (int, error) {
+		var err error
 		var v jsonValue
-		switch k := keyText(key, esc); k {
+		switch key {
 		case "grid":
 			a.grid, i, err = d.dim3(b, i)
 		case "block":
 			a.block, i, err = d.dim3(b, i)
 		default:
-			i, err = lx.value(b, i, &v)
-			switch k {
+			i, err = d.lx.value(b, i, &v)
+			switch key {
 			case "device":
 				a.device, a.hasDevice = intOf(v)
 			case "stream":
@@ -497,20 +467,8 @@ func (d *eventDecoder) args(b []byte, i int, a *eventArgs) (int, error) {
 				a.graphNode, _ = intOf(v)
 			}
 		}
-		if err != nil {
-			return i, err
-		}
-		if i = skipSpace(b, i); i >= len(b) {
-			return i, errMore
-		}
-		if b[i] == '}' {
-			return i + 1, nil
-		}
-		if b[i] != ',' {
-			return i, badJSON(b, i, "after object key:value pair")
-		}
-		i = skipSpace(b, i+1)
-	}
+		return i, err
+	})
 }
 
 // dim3 reads the first three integers of an array such as "grid": [1, 2, 3].
