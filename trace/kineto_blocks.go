@@ -9,8 +9,8 @@ import (
 	"sync"
 )
 
-// The events array, nearly all of a Kineto file, is read in blocks of a few
-// megabytes that workers decode in parallel. A block's first event is not
+// The events array, nearly all of a Kineto file, is read in blocks of a megabyte
+// that workers decode in parallel. A block's first event is not
 // known until the block before it is decoded, so each worker guesses it:
 // the first '{' after `},` (an element boundary in any JSON writer's
 // layout). The stitcher, walking the blocks in order, decodes the bytes
@@ -74,11 +74,7 @@ type blockReader struct {
 func (d *kinetoDecoder) startBlocks(r io.Reader, off int64) *blockReader {
 	workers := max(1, runtime.GOMAXPROCS(0))
 	inflight := 2*workers + 2
-	size := d.in.size
-	if d.in.gzipped {
-		size *= 8
-	}
-	size = min(max(size, 64<<10), blockBytes)
+	size := min(max(d.in.contentSize(), 64<<10), blockBytes)
 	br := &blockReader{
 		order: make(chan *block, inflight),
 		work:  make(chan *block, inflight),
@@ -213,11 +209,7 @@ func (s *stitcher) take(p *part) error {
 // them as they grow. Memory reserved and not used is never touched.
 func (s *stitcher) reserve(p *part) {
 	s.reserved = true
-	total := s.d.in.size
-	if s.d.in.gzipped {
-		total *= 10
-	}
-	scale := 1.25 * float64(total) / float64(p.size)
+	scale := 1.25 * float64(s.d.in.contentSize()) / float64(p.size)
 	t := s.d.t
 	t.Kernels = slices.Grow(t.Kernels, int(scale*float64(len(p.t.Kernels))))
 	t.Memcpys = slices.Grow(t.Memcpys, int(scale*float64(len(p.t.Memcpys))))
