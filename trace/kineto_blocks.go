@@ -220,8 +220,9 @@ func (s *stitcher) reserve(p *part) {
 }
 
 // decode decodes the carry with b appended. An event that did not fit is
-// decoded again from its start, so when one is bigger than a block the
-// next try waits until the carry has doubled: reading stays linear.
+// decoded again from its start, so when a big one (64 KB or more) is cut
+// short the next try waits until the carry has doubled: reading stays
+// linear.
 func (s *stitcher) decode(b []byte) error {
 	s.carry = append(s.carry, b...)
 	if len(s.carry) < s.retryAt {
@@ -240,7 +241,10 @@ func (s *stitcher) flush() error {
 	if len(s.carry) > maxEventBytes && st != stEnd {
 		return &SyntaxError{File: s.d.in.path, Offset: s.carryOff, Msg: fmt.Sprintf("an event larger than %d MiB", maxEventBytes>>20)}
 	}
-	s.retryAt = min(2*len(s.carry), maxEventBytes+1)
+	s.retryAt = 0
+	if len(s.carry) >= 64<<10 {
+		s.retryAt = min(2*len(s.carry), maxEventBytes+1)
+	}
 	return nil
 }
 
