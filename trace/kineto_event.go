@@ -139,61 +139,26 @@ const (
 	clsPython // python_function, kept only with Options.PythonStacks
 )
 
-// classify maps a category, case-insensitively and in both eras' spellings,
-// to what traceql keeps. Everything else (python_function, [memory],
+// categories are the Kineto categories traceql keeps, in both eras'
+// spellings (matched case-insensitively). Everything else ([memory],
 // flows, metadata) is skipped.
+var categories = []struct {
+	name string
+	cls  eventClass
+}{
+	// Most frequent first.
+	{"python_function", clsPython}, {"cpu_op", clsCPUOp}, {"kernel", clsKernel}, {"cuda_runtime", clsRuntime},
+	{"cuda_driver", clsDriver}, {"gpu_memcpy", clsMemcpy}, {"gpu_memset", clsMemset}, {"user_annotation", clsUserAnnotation},
+	{"gpu_user_annotation", clsGPUAnnotation}, {"cuda_sync", clsSync},
+	// The 2021 spellings.
+	{"memcpy", clsMemcpy}, {"memset", clsMemset}, {"runtime", clsRuntime}, {"operator", clsCPUOp},
+}
+
+// classify maps a category to what traceql keeps of its events.
 func classify(cat string) eventClass {
-	switch len(cat) {
-	case 6:
-		if strings.EqualFold(cat, "kernel") {
-			return clsKernel
-		}
-		if strings.EqualFold(cat, "memcpy") {
-			return clsMemcpy
-		}
-		if strings.EqualFold(cat, "memset") {
-			return clsMemset
-		}
-		if strings.EqualFold(cat, "cpu_op") {
-			return clsCPUOp
-		}
-	case 7:
-		if strings.EqualFold(cat, "runtime") {
-			return clsRuntime
-		}
-	case 8:
-		if strings.EqualFold(cat, "operator") {
-			return clsCPUOp
-		}
-	case 9:
-		if strings.EqualFold(cat, "cuda_sync") {
-			return clsSync
-		}
-	case 10:
-		if strings.EqualFold(cat, "gpu_memcpy") {
-			return clsMemcpy
-		}
-		if strings.EqualFold(cat, "gpu_memset") {
-			return clsMemset
-		}
-	case 11:
-		if strings.EqualFold(cat, "cuda_driver") {
-			return clsDriver
-		}
-	case 12:
-		if strings.EqualFold(cat, "cuda_runtime") {
-			return clsRuntime
-		}
-	case 15:
-		if strings.EqualFold(cat, "user_annotation") {
-			return clsUserAnnotation
-		}
-		if strings.EqualFold(cat, "python_function") {
-			return clsPython
-		}
-	case 19:
-		if strings.EqualFold(cat, "gpu_user_annotation") {
-			return clsGPUAnnotation
+	for _, c := range categories {
+		if len(c.name) == len(cat) && strings.EqualFold(c.name, cat) {
+			return c.cls
 		}
 	}
 	return clsSkip
