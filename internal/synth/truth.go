@@ -1,6 +1,7 @@
 package synth
 
 import (
+	"cmp"
 	"slices"
 )
 
@@ -214,15 +215,7 @@ func (g *gen) truth() Truth {
 			MinNS: all[0], MaxNS: all[len(all)-1], MedianNS: median(all),
 		})
 	}
-	slices.SortFunc(t.KernelNames, func(a, b KernelNameTruth) int {
-		switch {
-		case a.Name < b.Name:
-			return -1
-		case a.Name > b.Name:
-			return 1
-		}
-		return 0
-	})
+	slices.SortFunc(t.KernelNames, func(a, b KernelNameTruth) int { return cmp.Compare(a.Name, b.Name) })
 	return t
 }
 
@@ -296,14 +289,6 @@ func (d *devState) truth(g *gen) DeviceTruth {
 		tot.Bytes += c.Bytes
 		tot.NS += c.NS
 	}
-	slices.SortFunc(t.Copies, func(a, b CopyTruth) int {
-		switch {
-		case a.Name < b.Name:
-			return -1
-		case a.Name > b.Name:
-			return 1
-		}
-		return 0
-	})
+	slices.SortFunc(t.Copies, func(a, b CopyTruth) int { return cmp.Compare(a.Name, b.Name) })
 	return t
 }
