@@ -408,6 +408,14 @@ func keyText(key []byte, esc bool) string {
 // skipNested skips to just past the bracket that closes the depth open
 // containers b[i] is inside, following only strings and brackets.
 func skipNested(b []byte, i, depth int) (int, error) {
+	if haveMasks64 {
+		return skipNestedWide(b, i, depth)
+	}
+	return skipNestedBytes(b, i, depth)
+}
+
+// skipNestedBytes is skipNested a byte at a time.
+func skipNestedBytes(b []byte, i, depth int) (int, error) {
 	for {
 		for i < len(b) && !structural[b[i]] {
 			i++

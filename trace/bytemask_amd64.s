@@ -1,0 +1,63 @@
+#include "textflag.h"
+
+// func masks64(p *byte) (quote, bslash, open, close uint64)
+// Bit j of each result is set when p[j] is '"', '\\', '{' or '[', and
+// '}' or ']'. The 64 bytes at p must be readable.
+TEXT ·masks64(SB), NOSPLIT, $0-40
+	MOVQ p+0(FP), SI
+	VMOVDQU (SI), Y0
+	VMOVDQU 32(SI), Y1
+
+	// '{' and '[' (and '}' and ']') differ only in bit 0x20.
+	MOVQ $0x2020202020202020, AX
+	MOVQ AX, X2
+	VPBROADCASTQ X2, Y2
+	VPOR Y0, Y2, Y4
+	VPOR Y1, Y2, Y5
+
+	MOVQ $0x2222222222222222, AX
+	MOVQ AX, X2
+	VPBROADCASTQ X2, Y2
+	VPCMPEQB Y0, Y2, Y3
+	VPMOVMSKB Y3, AX
+	VPCMPEQB Y1, Y2, Y3
+	VPMOVMSKB Y3, BX
+	SHLQ $32, BX
+	ORQ BX, AX
+	MOVQ AX, quote+8(FP)
+
+	MOVQ $0x5c5c5c5c5c5c5c5c, AX
+	MOVQ AX, X2
+	VPBROADCASTQ X2, Y2
+	VPCMPEQB Y0, Y2, Y3
+	VPMOVMSKB Y3, AX
+	VPCMPEQB Y1, Y2, Y3
+	VPMOVMSKB Y3, BX
+	SHLQ $32, BX
+	ORQ BX, AX
+	MOVQ AX, bslash+16(FP)
+
+	MOVQ $0x7b7b7b7b7b7b7b7b, AX
+	MOVQ AX, X2
+	VPBROADCASTQ X2, Y2
+	VPCMPEQB Y4, Y2, Y3
+	VPMOVMSKB Y3, AX
+	VPCMPEQB Y5, Y2, Y3
+	VPMOVMSKB Y3, BX
+	SHLQ $32, BX
+	ORQ BX, AX
+	MOVQ AX, open+24(FP)
+
+	MOVQ $0x7d7d7d7d7d7d7d7d, AX
+	MOVQ AX, X2
+	VPBROADCASTQ X2, Y2
+	VPCMPEQB Y4, Y2, Y3
+	VPMOVMSKB Y3, AX
+	VPCMPEQB Y5, Y2, Y3
+	VPMOVMSKB Y3, BX
+	SHLQ $32, BX
+	ORQ BX, AX
+	MOVQ AX, close+32(FP)
+
+	VZEROUPPER
+	RET
