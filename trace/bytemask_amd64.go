@@ -1,12 +1,24 @@
 package trace
 
-import "golang.org/x/sys/cpu"
+import (
+	"unsafe"
+
+	"golang.org/x/sys/cpu"
+)
 
 // haveMasks64 says masks64 runs in vector instructions, so that scanning
 // 64 bytes at a time pays.
 var haveMasks64 = cpu.X86.HasAVX2
 
-// masks64 is masks64Go in AVX2; call it only when haveMasks64.
+// masks64 returns masks64Go of the 64 bytes at p.
+func masks64(p *byte) (quote, bslash, open, close uint64) {
+	if haveMasks64 {
+		return masks64AVX2(p)
+	}
+	return masks64Go((*[64]byte)(unsafe.Pointer(p)))
+}
+
+// masks64AVX2 is masks64Go in AVX2 instructions.
 //
 //go:noescape
-func masks64(p *byte) (quote, bslash, open, close uint64)
+func masks64AVX2(p *byte) (quote, bslash, open, close uint64)

@@ -1,9 +1,9 @@
 #include "textflag.h"
 
-// func masks64(p *byte) (quote, bslash, open, close uint64)
+// func masks64AVX2(p *byte) (quote, bslash, open, close uint64)
 // Bit j of each result is set when p[j] is '"', '\\', '{' or '[', and
 // '}' or ']'. The 64 bytes at p must be readable.
-TEXT ·masks64(SB), NOSPLIT, $0-40
+TEXT ·masks64AVX2(SB), NOSPLIT, $0-40
 	MOVQ p+0(FP), SI
 	VMOVDQU (SI), Y0
 	VMOVDQU 32(SI), Y1
