@@ -201,6 +201,7 @@ func (s *stitcher) take(p *part) error {
 		s.d.warn.addN(m, p.warn.n[m])
 	}
 	t.Meta.Events += p.n
+	p.recycle()
 	return nil
 }
 

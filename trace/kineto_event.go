@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 )
 
@@ -13,7 +14,6 @@ type eventDecoder struct {
 	pythonStacks bool
 	names        map[string]string // interned event names
 	lx           lexer
-	last         *part // the part decoded last
 }
 
 func newEventDecoder(in *input) *eventDecoder {
@@ -29,20 +29,25 @@ type part struct {
 	err  *eventError // the error that stopped the run
 }
 
-// newPart returns an empty part with room for as many records as the
-// decoder's last part held, so that appending rarely grows the slices.
-func (d *eventDecoder) newPart() *part {
-	p := &part{}
-	if q := d.last; q != nil {
-		p.t.Kernels = make([]Kernel, 0, len(q.t.Kernels))
-		p.t.Memcpys = make([]Memcpy, 0, len(q.t.Memcpys))
-		p.t.Memsets = make([]Memset, 0, len(q.t.Memsets))
-		p.t.Syncs = make([]Sync, 0, len(q.t.Syncs))
-		p.t.APICalls = make([]APICall, 0, len(q.t.APICalls))
-		p.t.Ops = make([]Op, 0, len(q.t.Ops))
+// Parts are recycled once the stitcher has copied their records into the
+// trace, so that decoding a block does not allocate (and zero, and fault
+// in) fresh slices for its records.
+var parts sync.Pool
+
+// newPart returns an empty part, a recycled one when there is one.
+func newPart() *part {
+	if p, ok := parts.Get().(*part); ok {
+		return p
 	}
-	d.last = p
-	return p
+	return &part{}
+}
+
+// recycle empties p, whose records were copied, for reuse by newPart.
+func (p *part) recycle() {
+	t := &p.t
+	*p = part{t: Trace{Kernels: t.Kernels[:0], Memcpys: t.Memcpys[:0], Memsets: t.Memsets[:0],
+		Syncs: t.Syncs[:0], APICalls: t.APICalls[:0], Ops: t.Ops[:0]}}
+	parts.Put(p)
 }
 
 // An eventError is malformed input in the events array. Its message
@@ -75,7 +80,7 @@ const (
 // cuts short is left unread, so that stop is where reading resumes when
 // more bytes are at hand.
 func (d *eventDecoder) events(b []byte, base int64, st arrState) (stop int, _ arrState, p *part) {
-	p = d.newPart()
+	p = newPart()
 	defer func() { p.size = stop }()
 	i := 0
 	for {
