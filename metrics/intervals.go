@@ -16,9 +16,8 @@ func (iv Interval) Len() int64 { return iv.End - iv.Start }
 // zero-length interval inside or touching another adds nothing; a lone one
 // is kept as a zero-length busy interval. ivs is not modified.
 func Union(ivs []Interval) []Interval {
-	sorted := ivs
-	if !slices.IsSortedFunc(ivs, byStart) {
-		sorted = slices.Clone(ivs)
+	sorted := slices.Clone(ivs)
+	if !slices.IsSortedFunc(sorted, byStart) {
 		slices.SortFunc(sorted, byStart)
 	}
 	return unionSorted(sorted)
@@ -31,9 +30,9 @@ func byStart(a, b Interval) int {
 	return cmp.Compare(a.End, b.End)
 }
 
-// unionSorted merges intervals already sorted by Start.
+// unionSorted merges intervals already sorted by Start, in place.
 func unionSorted(ivs []Interval) []Interval {
-	var out []Interval
+	out := ivs[:0]
 	for _, iv := range ivs {
 		if n := len(out); n > 0 && iv.Start <= out[n-1].End {
 			out[n-1].End = max(out[n-1].End, iv.End)
@@ -56,7 +55,12 @@ func Length(merged []Interval) int64 {
 // Clip returns the parts of disjoint, sorted intervals that lie inside w.
 func Clip(merged []Interval, w Interval) []Interval {
 	var out []Interval
-	for _, iv := range merged {
+	// Intervals ending before w or starting after it add nothing.
+	i, _ := slices.BinarySearchFunc(merged, w.Start, func(iv Interval, x int64) int { return cmp.Compare(iv.End, x) })
+	for _, iv := range merged[i:] {
+		if iv.Start > w.End {
+			break
+		}
 		s, e := max(iv.Start, w.Start), min(iv.End, w.End)
 		if s < e || s == e && iv.Start == iv.End && s >= w.Start && s <= w.End {
 			out = append(out, Interval{s, e})
@@ -69,6 +73,9 @@ func Clip(merged []Interval, w Interval) []Interval {
 // intervals.
 func Gaps(merged []Interval) []Interval {
 	var out []Interval
+	if len(merged) > 1 {
+		out = make([]Interval, 0, len(merged)-1)
+	}
 	for i := 1; i < len(merged); i++ {
 		out = append(out, Interval{merged[i-1].End, merged[i].Start})
 	}

@@ -38,6 +38,28 @@ func TestUnion(t *testing.T) {
 	}
 }
 
+func TestClip(t *testing.T) {
+	merged := []Interval{{0, 10}, {20, 20}, {30, 40}, {50, 50}, {60, 70}}
+	tests := []struct {
+		w    Interval
+		want []Interval
+	}{
+		{Interval{-10, -5}, nil},
+		{Interval{100, 200}, nil},
+		{Interval{-10, 100}, merged},
+		{Interval{5, 35}, []Interval{{5, 10}, {20, 20}, {30, 35}}},
+		{Interval{10, 30}, []Interval{{20, 20}}}, // touching ends add nothing
+		{Interval{20, 50}, []Interval{{20, 20}, {30, 40}, {50, 50}}},
+		{Interval{21, 49}, []Interval{{30, 40}}},
+		{Interval{35, 35}, nil},
+	}
+	for _, tt := range tests {
+		if got := Clip(merged, tt.w); !slices.Equal(got, tt.want) {
+			t.Errorf("Clip(%v) = %v, want %v", tt.w, got, tt.want)
+		}
+	}
+}
+
 // TestTBProfilerUtilization ports tb-profiler's utilization example: kernel
 // busy 60 over the steps window [100,220] gives 0.5.
 func TestTBProfilerUtilization(t *testing.T) {

@@ -49,29 +49,24 @@ func IsGraphLaunch(name string) bool {
 // IsSync reports whether an API call blocks the host until the device is done.
 func IsSync(name string) bool { return slices.Contains(syncNames, name) }
 
-// corrKey identifies a correlation id: ids are unique per process in Nsight
-// exports and per trace in Kineto ones (whose device records carry no pid).
-type corrKey struct{ pid, corr int64 }
-
-// keyOf returns the correlation key of a record of process pid.
-func keyOf(t *trace.Trace, pid, corr int64) corrKey {
-	if t.Meta.Format == trace.Nsys {
-		return corrKey{pid, corr}
-	}
-	return corrKey{0, corr}
-}
-
 // launchIndex maps correlation ids to API calls.
 type launchIndex struct {
 	t     *trace.Trace
-	calls map[corrKey]int32 // → index in t.APICalls
+	calls *corrTable[int32] // → index in t.APICalls
 }
 
 func newLaunchIndex(t *trace.Trace) launchIndex {
-	ix := launchIndex{t, make(map[corrKey]int32, len(t.APICalls))}
+	ix := launchIndex{t, newCorrTable[int32](func(yield func(corrKey) bool) {
+		for i := range t.APICalls {
+			if c := &t.APICalls[i]; c.Correlation != 0 && !yield(keyOf(t, c.PID, c.Correlation)) {
+				return
+			}
+		}
+	})}
 	for i := range t.APICalls {
 		if c := &t.APICalls[i]; c.Correlation != 0 {
-			ix.calls[keyOf(t, c.PID, c.Correlation)] = int32(i)
+			v, _ := ix.calls.put(keyOf(t, c.PID, c.Correlation))
+			*v = int32(i)
 		}
 	}
 	return ix
@@ -82,8 +77,8 @@ func (ix launchIndex) call(a *trace.Activity) int {
 	if a.Correlation == 0 {
 		return -1
 	}
-	if i, ok := ix.calls[keyOf(ix.t, a.PID, a.Correlation)]; ok {
-		return int(i)
+	if i := ix.calls.get(keyOf(ix.t, a.PID, a.Correlation)); i != nil {
+		return int(*i)
 	}
 	return -1
 }
@@ -137,7 +132,7 @@ func launches(t *trace.Trace, dev int, ix launchIndex) LaunchStats {
 		}
 		first[ci] = min(first[ci], k.Start)
 	}
-	var lat []int64
+	lat := make([]int64, 0, min(len(first), len(t.Kernels)))
 	for ci, st := range first {
 		if st == math.MaxInt64 {
 			continue
@@ -189,17 +184,29 @@ func classifyGaps(t *trace.Trace, dev int, ix launchIndex, busy []Interval) []Cl
 	if len(gaps) == 0 {
 		return nil
 	}
-	// What starts each busy interval: the earliest-starting activity there.
-	next := make(map[int64]*trace.Activity, len(gaps))
-	note := func(a *trace.Activity) {
+	// next[i] is the activity that ends gap i: one starting at its end, and
+	// of those the first with a launching call. Activities come in runs
+	// sorted by start, so a cursor finds the gap, sought again when a new
+	// run begins.
+	next := make([]*trace.Activity, len(gaps))
+	j := 0 // gaps[:j] end before the last start seen
+	t.EachGPUActivity(func(a *trace.Activity) {
 		if a.Device != dev {
 			return
 		}
-		if cur, ok := next[a.Start]; !ok || ix.call(cur) < 0 && ix.call(a) >= 0 {
-			next[a.Start] = a
+		if j > 0 && gaps[j-1].End >= a.Start {
+			j, _ = slices.BinarySearchFunc(gaps, a.Start, func(g Interval, x int64) int { return cmp.Compare(g.End, x) })
 		}
-	}
-	t.EachGPUActivity(note)
+		for j < len(gaps) && gaps[j].End < a.Start {
+			j++
+		}
+		if j == len(gaps) || gaps[j].End != a.Start {
+			return
+		}
+		if cur := next[j]; cur == nil || ix.call(cur) < 0 && ix.call(a) >= 0 {
+			next[j] = a
+		}
+	})
 	var syncs []Interval
 	for i := range t.APICalls {
 		if c := &t.APICalls[i]; IsSync(c.Name) {
@@ -219,7 +226,7 @@ func classifyGaps(t *trace.Trace, dev int, ix launchIndex, busy []Interval) []Cl
 			out[i].Class = GapSync
 			continue
 		}
-		if a := next[g.End]; a != nil {
+		if a := next[i]; a != nil {
 			if ci := ix.call(a); ci >= 0 && t.APICalls[ci].Start > g.Start {
 				out[i].Class = GapLaunch
 			}

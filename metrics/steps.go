@@ -83,23 +83,27 @@ func project(t *trace.Trace, steps []Step) {
 // A projector maps host ranges to the device work launched inside them.
 type projector struct {
 	t    *trace.Trace
-	work map[corrKey]Interval // correlation → span of the device work it launched
+	work *corrTable[Interval] // correlation → span of the device work it launched
 }
 
 func newProjector(t *trace.Trace) projector {
-	p := projector{t, map[corrKey]Interval{}}
-	add := func(a *trace.Activity) {
+	p := projector{t, newCorrTable[Interval](func(yield func(corrKey) bool) {
+		t.EachGPUActivity(func(a *trace.Activity) {
+			if a.Correlation != 0 {
+				yield(keyOf(t, a.PID, a.Correlation))
+			}
+		})
+	})}
+	t.EachGPUActivity(func(a *trace.Activity) {
 		if a.Correlation == 0 {
 			return
 		}
-		k := keyOf(t, a.PID, a.Correlation)
-		if w, ok := p.work[k]; ok {
-			p.work[k] = Interval{min(w.Start, a.Start), max(w.End, a.End)}
-		} else {
-			p.work[k] = Interval{a.Start, a.End}
+		w, seen := p.work.put(keyOf(t, a.PID, a.Correlation))
+		if !seen {
+			*w = Interval{a.Start, a.End}
 		}
-	}
-	t.EachGPUActivity(add)
+		*w = Interval{min(w.Start, a.Start), max(w.End, a.End)}
+	})
 	return p
 }
 
@@ -116,12 +120,12 @@ func (p projector) project(r Interval) (span Interval, ok bool) {
 		if c.Correlation == 0 {
 			continue
 		}
-		w, found := p.work[keyOf(p.t, c.PID, c.Correlation)]
-		if !found {
+		w := p.work.get(keyOf(p.t, c.PID, c.Correlation))
+		if w == nil {
 			continue
 		}
 		if !ok {
-			span, ok = w, true
+			span, ok = *w, true
 		}
 		span = Interval{min(span.Start, w.Start), max(span.End, w.End)}
 	}

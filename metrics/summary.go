@@ -150,7 +150,11 @@ func Summarize(t *trace.Trace, o Options) Summary {
 // activeDevices lists the devices with at least one kernel, memcpy or memset.
 func activeDevices(t *trace.Trace) []trace.Device {
 	seen := map[int]bool{}
-	t.EachGPUActivity(func(a *trace.Activity) { seen[a.Device] = true })
+	t.EachGPUActivity(func(a *trace.Activity) {
+		if !seen[a.Device] {
+			seen[a.Device] = true
+		}
+	})
 	var out []trace.Device
 	for _, d := range t.Devices {
 		if seen[d.ID] {
@@ -170,7 +174,9 @@ func DeviceBusy(t *trace.Trace, dev int) []Interval {
 // kernels only, or kernels, memcpys and memsets (each already sorted in the
 // trace, merged here).
 func activityIntervals(t *trace.Trace, dev int, all bool) []Interval {
-	var k, c, m []Interval
+	// Capacities are for a trace of one device, the common case: they
+	// spare growing the slices, which costs more than the loops.
+	k := make([]Interval, 0, len(t.Kernels))
 	for i := range t.Kernels {
 		if a := &t.Kernels[i].Activity; a.Device == dev {
 			k = append(k, Interval{a.Start, a.End})
@@ -179,11 +185,13 @@ func activityIntervals(t *trace.Trace, dev int, all bool) []Interval {
 	if !all {
 		return k
 	}
+	c := make([]Interval, 0, len(t.Memcpys))
 	for i := range t.Memcpys {
 		if a := &t.Memcpys[i].Activity; a.Device == dev {
 			c = append(c, Interval{a.Start, a.End})
 		}
 	}
+	m := make([]Interval, 0, len(t.Memsets))
 	for i := range t.Memsets {
 		if a := &t.Memsets[i].Activity; a.Device == dev {
 			m = append(m, Interval{a.Start, a.End})
@@ -223,14 +231,16 @@ func summarizeDevice(t *trace.Trace, dev trace.Device, topN int, ix launchIndex,
 	wg.Go(func() { summarizeTimeline(t, &d, ix, steps) })
 	streams := map[int64]bool{}
 
-	var durs []int64
+	durs := make([]int64, 0, len(t.Kernels))
 	byName := map[string]*KernelStat{}
 	for i := range t.Kernels {
 		k := &t.Kernels[i]
 		if k.Device != dev.ID {
 			continue
 		}
-		streams[k.Stream] = true
+		if !streams[k.Stream] {
+			streams[k.Stream] = true
+		}
 		dur := k.Dur()
 		durs = append(durs, dur)
 		d.KernelNS += dur
@@ -422,34 +432,38 @@ func GapHistogram(gaps []Interval) []Bin {
 func summarizeHost(t *trace.Trace, topN int) HostSummary {
 	h := HostSummary{APICalls: len(t.APICalls)}
 	type thread struct{ pid, tid int64 }
-	byThread := map[thread][]int{}
+	// Ops are sorted by start; a stack of open ops per thread gives each
+	// its parent.
+	stacks := map[thread]*[]int{}
+	var stack *[]int
+	var last thread
+	self := make([]int64, len(t.Ops)) // by op index; cpu_ops only
 	for i := range t.Ops {
-		if t.Ops[i].Kind != trace.CPUOp {
+		op := &t.Ops[i]
+		if op.Kind != trace.CPUOp {
 			continue
 		}
 		h.Ops++
-		k := thread{t.Ops[i].PID, t.Ops[i].TID}
-		byThread[k] = append(byThread[k], i)
+		if k := (thread{op.PID, op.TID}); stack == nil || k != last {
+			if stack = stacks[k]; stack == nil {
+				stack = new([]int)
+				stacks[k] = stack
+			}
+			last = k
+		}
+		open := *stack
+		for len(open) > 0 && t.Ops[open[len(open)-1]].End <= op.Start {
+			open = open[:len(open)-1]
+		}
+		self[i] = op.End - op.Start
+		if len(open) > 0 {
+			p := open[len(open)-1]
+			self[p] -= min(op.End, t.Ops[p].End) - op.Start
+		}
+		*stack = append(open, i)
 	}
 	if h.Ops == 0 {
 		return h
-	}
-	self := make([]int64, len(t.Ops)) // by op index; cpu_ops only
-	for _, idx := range byThread {
-		// Ops are sorted by start; a stack of open ops gives each its parent.
-		var stack []int
-		for _, i := range idx {
-			op := &t.Ops[i]
-			for len(stack) > 0 && t.Ops[stack[len(stack)-1]].End <= op.Start {
-				stack = stack[:len(stack)-1]
-			}
-			self[i] = op.End - op.Start
-			if len(stack) > 0 {
-				p := stack[len(stack)-1]
-				self[p] -= min(op.End, t.Ops[p].End) - op.Start
-			}
-			stack = append(stack, i)
-		}
 	}
 	stats := map[string]*OpStat{}
 	for i, s := range self {
