@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"slices"
+	"sync"
 )
 
 // finish puts a freshly read trace into the shape Validate checks: slices
@@ -12,27 +13,21 @@ import (
 // activities are added with what little is known of them.
 func finish(t *Trace, known []Device) (*Trace, error) {
 	byStart := func(a, b *Activity) int {
-		if c := cmp.Compare(a.Start, b.Start); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.End, b.End)
+		return cmp.Or(cmp.Compare(a.Start, b.Start), cmp.Compare(a.End, b.End))
 	}
-	slices.SortStableFunc(t.Kernels, func(a, b Kernel) int { return byStart(&a.Activity, &b.Activity) })
-	slices.SortStableFunc(t.Memcpys, func(a, b Memcpy) int { return byStart(&a.Activity, &b.Activity) })
-	slices.SortStableFunc(t.Memsets, func(a, b Memset) int { return byStart(&a.Activity, &b.Activity) })
-	slices.SortStableFunc(t.Syncs, func(a, b Sync) int { return byStart(&a.Activity, &b.Activity) })
-	slices.SortStableFunc(t.APICalls, func(a, b APICall) int {
-		if c := cmp.Compare(a.Start, b.Start); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.End, b.End)
+	// The tables are sorted in parallel; most come sorted already.
+	var wg sync.WaitGroup
+	sortStable(&wg, t.Kernels, func(a, b Kernel) int { return byStart(&a.Activity, &b.Activity) })
+	sortStable(&wg, t.Memcpys, func(a, b Memcpy) int { return byStart(&a.Activity, &b.Activity) })
+	sortStable(&wg, t.Memsets, func(a, b Memset) int { return byStart(&a.Activity, &b.Activity) })
+	sortStable(&wg, t.Syncs, func(a, b Sync) int { return byStart(&a.Activity, &b.Activity) })
+	sortStable(&wg, t.APICalls, func(a, b APICall) int {
+		return cmp.Or(cmp.Compare(a.Start, b.Start), cmp.Compare(a.End, b.End))
 	})
-	slices.SortStableFunc(t.Ops, func(a, b Op) int {
-		if c := cmp.Compare(a.Start, b.Start); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.End, b.End)
+	sortStable(&wg, t.Ops, func(a, b Op) int {
+		return cmp.Or(cmp.Compare(a.Start, b.Start), cmp.Compare(a.End, b.End))
 	})
+	wg.Wait()
 
 	devs := map[int]Device{}
 	for _, d := range known {
@@ -43,7 +38,9 @@ func finish(t *Trace, known []Device) (*Trace, error) {
 		if _, ok := devs[a.Device]; !ok {
 			devs[a.Device] = Device{ID: a.Device}
 		}
-		streams[Stream{a.Device, a.Stream}] = true
+		if s := (Stream{a.Device, a.Stream}); !streams[s] {
+			streams[s] = true
+		}
 	}
 	t.EachGPUActivity(add)
 	for i := range t.Syncs {
@@ -70,6 +67,15 @@ func finish(t *Trace, known []Device) (*Trace, error) {
 		return nil, fmt.Errorf("%s: internal error: trace fails validation: %w", t.Source, err)
 	}
 	return t, nil
+}
+
+// sortStable sorts s stably with cmp, in a goroutine of wg.
+func sortStable[T any](wg *sync.WaitGroup, s []T, cmp func(a, b T) int) {
+	wg.Go(func() {
+		if !slices.IsSortedFunc(s, cmp) {
+			slices.SortStableFunc(s, cmp)
+		}
+	})
 }
 
 // Limits on what a trace may hold.
