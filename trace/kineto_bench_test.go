@@ -1,6 +1,7 @@
 package trace
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -58,4 +59,30 @@ func BenchmarkKinetoOpen(b *testing.B) {
 			b.ReportMetric(float64(truth.Events)*float64(b.N)/b.Elapsed().Seconds(), "events/s")
 		})
 	}
+}
+
+// BenchmarkEventDecoder decodes the events array of the generated 128 MB
+// trace on one goroutine, from memory: the JSON parser alone, without
+// reading, blocks or stitching.
+func BenchmarkEventDecoder(b *testing.B) {
+	path, truth := benchTrace(b, 128<<20, false)
+	data, err := os.ReadFile(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	k := bytes.Index(data, []byte(`"traceEvents"`))
+	if k < 0 {
+		b.Fatal("no traceEvents")
+	}
+	events := data[k+bytes.IndexByte(data[k:], '[')+1:]
+	dec := newEventDecoder(&input{})
+	b.SetBytes(int64(len(events)))
+	for b.Loop() {
+		_, st, p := dec.events(events, 0, stFirst)
+		if st != stEnd || p.err != nil || len(p.t.Kernels) != truth.Kernels {
+			b.Fatalf("state %d, error %v, %d kernels, want %d", st, p.err, len(p.t.Kernels), truth.Kernels)
+		}
+		p.recycle()
+	}
+	b.ReportMetric(float64(truth.Events)*float64(b.N)/b.Elapsed().Seconds(), "events/s")
 }
