@@ -88,6 +88,8 @@ func TestBrokenBinaryInputs(t *testing.T) {
 	for i := len(corrupt) / 2; i < len(corrupt)/2+64; i++ {
 		corrupt[i] ^= 0x55
 	}
+	badCRC := bytes.Clone(zipped)
+	badCRC[len(badCRC)-8] ^= 0xff
 	deep := []byte(`{"traceEvents":[{"ph":"X","cat":"kernel","name":"k","pid":0,"tid":7,"ts":1,"dur":2,"args":{"x":` +
 		strings.Repeat("[", 200000) + strings.Repeat("]", 200000) + `}}]}`)
 	tests := []struct {
@@ -100,6 +102,8 @@ func TestBrokenBinaryInputs(t *testing.T) {
 		{"gzip header then garbage", []byte("\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\x03garbagegarbage"), "FAILURE gzip"},
 		// Flipped bits decompress to garbage before the checksum is reached.
 		{"corrupt gzip stream", corrupt, "FAILURE of the gunzipped content"},
+		// Valid JSON, but the trailer's CRC-32 does not match it.
+		{"gzip checksum wrong", badCRC, "FAILURE gzip: invalid checksum"},
 		{"gzip cut short", zipped[:len(zipped)*2/3], "OK kernels=0 warning=truncated at byte"},
 		{"200000-deep nesting", deep, "OK kernels=1"},
 	}

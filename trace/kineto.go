@@ -75,7 +75,10 @@ func (d *kinetoDecoder) run() error {
 	}
 	if c == '[' {
 		sc.pos++
-		return d.events(true)
+		if err := d.events(true); err != nil || d.truncatedAt >= 0 {
+			return err
+		}
+		return d.end()
 	}
 	sc.pos++ // '{'
 	sawEvents := false
@@ -139,8 +142,19 @@ func (d *kinetoDecoder) run() error {
 	if !sawEvents {
 		return d.syntax(-1, "a JSON object without a traceEvents array: not a Chrome/Kineto trace")
 	}
-	if c, ok, _ := sc.peek(); ok {
-		return d.syntax(sc.offset(), "unexpected %q after the end of the JSON text", c)
+	return d.end()
+}
+
+// end checks that only whitespace follows the JSON text. It reads the
+// input to its end, where a gzip stream's checksum is verified: a corrupt
+// stream can decompress to valid JSON with wrong numbers.
+func (d *kinetoDecoder) end() error {
+	c, ok, err := d.sc.peek()
+	if err != nil {
+		return d.readErr(err)
+	}
+	if ok {
+		return d.syntax(d.sc.offset(), "unexpected %q after the end of the JSON text", c)
 	}
 	return nil
 }

@@ -371,7 +371,10 @@ func (d *kinetoDecoder) events(bare bool) error {
 	}
 	rest := bytes.TrimLeft(s.carry, " \t\r\n")
 	if bare && len(rest) == 0 {
-		return nil // the Chrome array format may omit the closing ']'
+		// The Chrome array format may omit the closing ']'. Nothing is
+		// left to read.
+		sc.resume(nil, s.carryOff+int64(len(s.carry)), io.EOF)
+		return nil
 	}
 	return d.truncated(s.carryOff + int64(len(s.carry)-len(rest)))
 }
