@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"runtime"
-	"slices"
 	"sync"
 	"unsafe"
 )
@@ -175,8 +174,9 @@ type stitcher struct {
 	carry    []byte // bytes not decoded yet, starting at file offset carryOff
 	carryOff int64
 	st       arrState
-	retryAt  int  // decode when the carry reaches this length
-	reserved bool // the trace's record slices are sized
+	retryAt  int      // decode when the carry reaches this length
+	since    [6]int64 // per table, where its records began (see grow); -1: not yet
+	solo     [6]bool  // per table, whether it had a part to itself
 }
 
 // take adds a decoded part's records to the trace, or returns its error,
@@ -189,9 +189,7 @@ func (s *stitcher) take(p *part) error {
 	if p.n == 0 {
 		return nil
 	}
-	if !s.reserved && p.size >= 64<<10 {
-		s.reserve(p)
-	}
+	s.grow(p)
 	t.Kernels = append(t.Kernels, p.t.Kernels...)
 	t.Memcpys = append(t.Memcpys, p.t.Memcpys...)
 	t.Memsets = append(t.Memsets, p.t.Memsets...)
@@ -206,25 +204,64 @@ func (s *stitcher) take(p *part) error {
 	return nil
 }
 
-// reserve sizes the trace's record slices for the whole file from the
-// density of records in p, a quarter over, so that appending does not copy
-// them as they grow.
-func (s *stitcher) reserve(p *part) {
-	s.reserved = true
-	scale := 1.25 * float64(s.d.in.contentSize()) / float64(p.size)
+// grow makes room in the trace's tables for the records of p.
+//
+// Growing a table by copying costs time, and room to spare costs memory. A
+// table is grown to the size its density since its first record projects
+// for the rest of the file, a quarter over, so that a file whose kinds of
+// records are mixed throughout needs about one allocation a table. But Kineto
+// writes all CPU ops of a trace before its runtime calls and GPU
+// activities: the density of a table that had a part to itself may stop at
+// any point, and such a table (or one seen only in small parts so far)
+// grows at most fourfold at a time.
+func (s *stitcher) grow(p *part) {
 	t := s.d.t
-	t.Kernels = slices.Grow(t.Kernels, int(scale*float64(len(p.t.Kernels))))
-	t.Memcpys = slices.Grow(t.Memcpys, int(scale*float64(len(p.t.Memcpys))))
-	t.Memsets = slices.Grow(t.Memsets, int(scale*float64(len(p.t.Memsets))))
-	t.Syncs = slices.Grow(t.Syncs, int(scale*float64(len(p.t.Syncs))))
-	t.APICalls = slices.Grow(t.APICalls, int(scale*float64(len(p.t.APICalls))))
-	t.Ops = slices.Grow(t.Ops, int(scale*float64(len(p.t.Ops))))
-	touchSpare(t.Kernels)
-	touchSpare(t.Memcpys)
-	touchSpare(t.Memsets)
-	touchSpare(t.Syncs)
-	touchSpare(t.APICalls)
-	touchSpare(t.Ops)
+	counts := [...]int{len(p.t.Kernels), len(p.t.Memcpys), len(p.t.Memsets), len(p.t.Syncs), len(p.t.APICalls), len(p.t.Ops)}
+	kinds := 0
+	for _, n := range counts {
+		if n > 0 {
+			kinds++
+		}
+	}
+	big := p.size >= 64<<10
+	var trust [len(counts)]bool
+	for i, n := range counts {
+		if n > 0 && s.since[i] < 0 {
+			s.since[i] = p.end - int64(p.size)
+		}
+		if n > 0 && big && kinds == 1 {
+			s.solo[i] = true
+		}
+		trust[i] = big && !s.solo[i]
+	}
+	size := s.d.in.contentSize()
+	t.Kernels = grow(t.Kernels, counts[0], s.since[0], p.end, size, trust[0])
+	t.Memcpys = grow(t.Memcpys, counts[1], s.since[1], p.end, size, trust[1])
+	t.Memsets = grow(t.Memsets, counts[2], s.since[2], p.end, size, trust[2])
+	t.Syncs = grow(t.Syncs, counts[3], s.since[3], p.end, size, trust[3])
+	t.APICalls = grow(t.APICalls, counts[4], s.since[4], p.end, size, trust[4])
+	t.Ops = grow(t.Ops, counts[5], s.since[5], p.end, size, trust[5])
+}
+
+// grow makes room in table t for n more records, read up to file offset
+// end of a file of about size bytes; the table's records began at offset
+// since. It grows by at least a quarter, so that growth stays geometric
+// when the size was guessed low (gzip), and by at most fourfold unless the
+// projection is trusted.
+func grow[T any](t []T, n int, since, end, size int64, trust bool) []T {
+	need := len(t) + n
+	if need <= cap(t) {
+		return t
+	}
+	more := float64(need) / float64(max(end-since, 1)) * float64(max(size-end, 0)) * 1.25
+	more = max(more, float64(need)/4)
+	if !trust {
+		more = min(more, 3*float64(need))
+	}
+	grown := make([]T, len(t), need+int(more))
+	copy(grown, t)
+	touchSpare(grown)
+	return grown
 }
 
 // touchSpare writes to each page of s's spare capacity. The garbage
@@ -323,7 +360,7 @@ func (s *stitcher) block(b *block) error {
 // Afterwards the scanner holds the bytes after the closing ']'.
 func (d *kinetoDecoder) events(bare bool) error {
 	sc := d.sc
-	s := &stitcher{d: d, dec: newEventDecoder(d.in), carryOff: sc.offset(), st: stFirst}
+	s := &stitcher{d: d, dec: newEventDecoder(d.in), carryOff: sc.offset(), st: stFirst, since: [6]int64{-1, -1, -1, -1, -1, -1}}
 	if err := s.decode(sc.buf[sc.pos:sc.end]); err != nil {
 		return err
 	}

@@ -26,6 +26,7 @@ type part struct {
 	warn counter
 	n    int         // events read
 	size int         // bytes read
+	end  int64       // file offset after them
 	err  *eventError // the error that stopped the run
 }
 
@@ -81,7 +82,7 @@ const (
 // more bytes are at hand.
 func (d *eventDecoder) events(b []byte, base int64, st arrState) (stop int, _ arrState, p *part) {
 	p = newPart()
-	defer func() { p.size = stop }()
+	defer func() { p.size, p.end = stop, base+int64(stop) }()
 	i := 0
 	for {
 		if i = skipSpace(b, i); i >= len(b) {
