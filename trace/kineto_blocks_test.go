@@ -256,3 +256,20 @@ func TestGrow(t *testing.T) {
 	}
 }
 
+// TestContentSize checks the guess of a gzip file's content size from its
+// trailer, which holds the size modulo 4 GiB.
+func TestContentSize(t *testing.T) {
+	for _, c := range []struct {
+		in   input
+		want int64
+	}{
+		{input{size: 1000}, 1000},
+		{input{gzipped: true, size: 1000, isize: 18_000}, 18_000},
+		{input{gzipped: true, size: 1000, isize: 999}, 8000}, // wrapped around
+		{input{gzipped: true, size: 1000}, 8000},             // no trailer read
+	} {
+		if got := c.in.contentSize(); got != c.want {
+			t.Errorf("%+v: contentSize %d, want %d", c.in, got, c.want)
+		}
+	}
+}

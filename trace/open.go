@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/binary"
 	"fmt"
 	"io"
 	"os"
@@ -33,18 +34,24 @@ type input struct {
 	head    []byte        // up to headLen bytes of the content, not consumed from r
 	gzipped bool
 	size    int64 // on-disk size
+	isize   int64 // a gzip file's last four bytes: its content's size modulo 4 GiB
 	opts    Options
 }
 
 const headLen = 512
 
 // contentSize guesses the size of the content: the file's, or for gzip
-// eight times it (Kineto JSON compresses 7 to 10 times).
+// the size its trailer gives, exact below 4 GiB. Where the trailer must
+// have wrapped around, it is eight times the file's (Kineto JSON
+// compresses 7 to 20 times).
 func (in *input) contentSize() int64 {
-	if in.gzipped {
-		return 8 * in.size
+	if !in.gzipped {
+		return in.size
 	}
-	return in.size
+	if in.isize >= in.size {
+		return in.isize
+	}
+	return 8 * in.size
 }
 
 // Options tune how a trace is read.
@@ -61,14 +68,15 @@ type Options struct {
 	Progress func(n int)
 }
 
-// progressReader reports the bytes that pass through it.
+// progressReader reports the bytes read through it. Reads at an offset
+// (the gzip trailer) are not reported.
 type progressReader struct {
-	r  io.Reader
+	*os.File
 	fn func(int)
 }
 
 func (p progressReader) Read(b []byte) (int, error) {
-	n, err := p.r.Read(b)
+	n, err := p.File.Read(b)
 	if n > 0 {
 		p.fn(n)
 	}
@@ -106,6 +114,12 @@ func (o Options) Open(ctx context.Context, path string) (*Trace, error) {
 func (o Options) read(ctx context.Context, path string, r io.Reader, size int64) (*Trace, error) {
 	var err error
 	in := &input{path: path, size: size, opts: o}
+	if ra, ok := r.(io.ReaderAt); ok {
+		var tail [4]byte
+		if _, err := ra.ReadAt(tail[:], size-4); err == nil {
+			in.isize = int64(binary.LittleEndian.Uint32(tail[:]))
+		}
+	}
 	in.r, in.src = bufio.NewReaderSize(r, bufSize(size)), r
 	in.head, err = in.r.Peek(headLen)
 	if err != nil && err != io.EOF && err != bufio.ErrBufferFull {
