@@ -258,10 +258,12 @@ func grow[T any](t []T, n int, since, end, size int64, trust bool) []T {
 	if !trust {
 		more = min(more, 3*float64(need))
 	}
-	grown := make([]T, len(t), need+int(more))
-	copy(grown, t)
+	// The pages are touched before the copy: copying into them first
+	// spent 7 % of all CPU time on the generated 1 GB trace in
+	// copy-on-write faults and TLB flushes (see touchSpare).
+	grown := make([]T, 0, need+int(more))
 	touchSpare(grown)
-	return grown
+	return append(grown, t...)
 }
 
 // touchSpare writes to each page of s's spare capacity. The garbage
