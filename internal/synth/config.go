@@ -111,6 +111,12 @@ type Config struct {
 	// TargetBytes, when positive, keeps adding steps after Steps until at
 	// least this many bytes of JSON have been written.
 	TargetBytes int64
+	// Interleave writes all events in the order they are made, CPU and GPU
+	// mixed. By default they are in Kineto's order: the CPU section (CPU
+	// ops, annotations, python frames, [memory] events), then the GPU
+	// section (runtime and driver calls, GPU activities, flows), then the
+	// metadata.
+	Interleave bool
 }
 
 // normalize applies the defaults and checks the ranges.

@@ -175,6 +175,40 @@ func TestSample(t *testing.T) {
 	}
 }
 
+// TestLayout checks the order of the events: Kineto's by default, where
+// every CPU-section event comes before the first GPU-section event, and
+// mixed with Interleave.
+func TestLayout(t *testing.T) {
+	for _, c := range testConfigs {
+		for _, interleave := range []bool{false, true} {
+			cfg := c.cfg
+			cfg.Interleave = interleave
+			var buf bytes.Buffer
+			truth, err := Write(&buf, cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, events := decode(t, buf.Bytes(), cfg.Container)
+			if len(events) != truth.Events {
+				t.Errorf("%s: %d events, truth says %d", c.name, len(events), truth.Events)
+			}
+			lastCPU, firstGPU := -1, len(events)
+			for i, e := range events {
+				switch cat, _ := e["cat"].(string); {
+				case cat == "cpu_op" || cat == "user_annotation" || cat == "python_function" || cat == "Operator" ||
+					e["name"] == "[memory]":
+					lastCPU = i
+				case cat == "kernel" || cat == "Kernel" || cat == "cuda_runtime" || cat == "Runtime" || cat == "ac2g" || cat == "async":
+					firstGPU = min(firstGPU, i)
+				}
+			}
+			if grouped := lastCPU < firstGPU; grouped == interleave {
+				t.Errorf("%s, Interleave %v: last CPU-section event #%d, first GPU-section event #%d", c.name, interleave, lastCPU, firstGPU)
+			}
+		}
+	}
+}
+
 func TestTargetBytes(t *testing.T) {
 	cfg := Config{Seed: 9, Devices: 2, Streams: 2, Steps: 1, KernelsPerStep: 8, GraphLaunches: 1, PythonEvents: 4, TargetBytes: 3 << 20}
 	var buf bytes.Buffer

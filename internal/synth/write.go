@@ -29,9 +29,23 @@ func Write(w io.Writer, cfg Config) (Truth, error) {
 		return Truth{}, err
 	}
 	g := newGen(w, cfg)
+	if !cfg.Interleave {
+		// The GPU section is written aside and appended at the end.
+		f, err := os.CreateTemp("", "synth-gpu-*.json")
+		if err != nil {
+			return Truth{}, fmt.Errorf("synth: %w", err)
+		}
+		defer os.Remove(f.Name())
+		defer f.Close()
+		g.gpuFile, g.gpuN = f, &countWriter{w: f}
+		g.gpu = bufio.NewWriterSize(g.gpuN, bufSize)
+	}
 	g.run()
-	if err := g.w.Flush(); err != nil {
-		return Truth{}, fmt.Errorf("synth: write: %w", err)
+	if g.err == nil {
+		g.err = g.w.Flush()
+	}
+	if g.err != nil {
+		return Truth{}, fmt.Errorf("synth: write: %w", g.err)
 	}
 	t := g.truth()
 	t.Bytes = g.cw.n
@@ -81,19 +95,31 @@ func (c *countWriter) Write(p []byte) (int, error) {
 
 // gen is the state of one Write.
 type gen struct {
-	cfg     Config
-	r       *rand.Rand
-	cw      *countWriter
-	w       *bufio.Writer
-	modern  bool
-	u       int64 // time quantum: 1 ns (Modern), 1000 ns (Era2021, whole µs)
-	prop    deviceProps
-	base    int64 // baseTimeNanoseconds (Modern)
-	t0      int64 // profiler start, ns on the ts clock
-	pid     int64
-	pidB    []byte
-	traceN  string // traceName
-	traceID string
+	cfg Config
+	r   *rand.Rand
+	cw  *countWriter
+	w   *bufio.Writer
+	err error // the first error of the GPU section's file
+
+	// Kineto writes the CPU section (CPU ops, annotations, python frames,
+	// [memory] events) first, then the GPU section (runtime and driver
+	// calls, GPU activities, flows). Unless Config.Interleave, events of
+	// the GPU section go to gpu, a temporary file appended at the end.
+	gpu        *bufio.Writer
+	gpuFile    *os.File
+	gpuN       *countWriter
+	cur        *bufio.Writer // where the event being written goes
+	mainEvents int           // events in w
+	gpuEvents  int           // events in gpu
+	modern     bool
+	u          int64 // time quantum: 1 ns (Modern), 1000 ns (Era2021, whole µs)
+	prop       deviceProps
+	base       int64 // baseTimeNanoseconds (Modern)
+	t0         int64 // profiler start, ns on the ts clock
+	pid        int64
+	pidB       []byte
+	traceN     string // traceName
+	traceID    string
 
 	corr, ext, evIdx, pyID int64 // last ids handed out
 
@@ -228,7 +254,13 @@ func newGen(w io.Writer, cfg Config) *gen {
 	return g
 }
 
-func (g *gen) size() int64 { return g.cw.n + int64(g.w.Buffered()) }
+func (g *gen) size() int64 {
+	n := g.cw.n + int64(g.w.Buffered())
+	if g.gpu != nil {
+		n += g.gpuN.n + int64(g.gpu.Buffered())
+	}
+	return n
+}
 
 func (g *gen) run() {
 	g.header()
@@ -237,9 +269,37 @@ func (g *gen) run() {
 		if _, err := g.w.Write(nil); err != nil {
 			return // sticky write error, reported by Flush
 		}
+		if g.gpu != nil {
+			if _, err := g.gpu.Write(nil); err != nil {
+				g.err = err
+				return
+			}
+		}
 		t = g.step(k, t)
 	}
+	g.appendGPU()
 	g.footer(t)
+}
+
+// appendGPU appends the GPU section, written aside, to the output.
+func (g *gen) appendGPU() {
+	if g.gpu == nil {
+		return
+	}
+	r := io.Reader(g.gpuFile)
+	g.err = g.gpu.Flush()
+	if _, err := g.gpuFile.Seek(0, io.SeekStart); g.err == nil {
+		g.err = err
+	}
+	if g.mainEvents == 0 && g.gpuEvents > 0 {
+		// Its events all start with a comma, as if after the CPU section.
+		r = io.NewSectionReader(g.gpuFile, 1, g.gpuN.n-1)
+	}
+	if _, err := io.Copy(g.w, r); g.err == nil {
+		g.err = err
+	}
+	g.mainEvents += g.gpuEvents
+	g.gpu = nil
 }
 
 // ---- random draws -------------------------------------------------------
@@ -732,7 +792,7 @@ func (g *gen) memEvents(d *devState, ts int64) {
 			bytes = -bytes
 		}
 		d.allocated += bytes
-		b := g.begin()
+		b := g.begin(false)
 		if g.modern {
 			b = append(b, `"ph": "i", "cat": "cpu_instant_event", "s": "t", "name": "[memory]",`...)
 		} else {
@@ -828,7 +888,7 @@ func (g *gen) api(d *devState, driver bool, name string, cbid int, ts, dur, corr
 // flow writes the start ('s', on the launching thread) or the end ('f', on
 // the GPU stream of device d) of a launch flow.
 func (g *gen) flow(d *devState, ph byte, corr, ts int64, stream int) {
-	b := g.begin()
+	b := g.begin(true)
 	b = append(b, `"ph": "`...)
 	b = append(b, ph)
 	b = append(b, `", "id": `...)
@@ -1016,15 +1076,25 @@ func appendDim3(b []byte, v [3]int32) []byte {
 // ---- JSON ---------------------------------------------------------------
 
 // begin starts an event: the separator and the opening brace.
-func (g *gen) begin() []byte {
-	if g.w.Available() < flushAt {
-		g.w.Flush() // a write error is sticky and reported by the last Flush
+func (g *gen) begin(gpuSection bool) []byte {
+	w := g.w
+	if gpuSection && g.gpu != nil {
+		w = g.gpu
 	}
-	b := g.w.AvailableBuffer()
-	if g.events > 0 {
+	g.cur = w
+	if w.Available() < flushAt {
+		w.Flush() // a write error is sticky and reported by the last Flush
+	}
+	b := w.AvailableBuffer()
+	if w == g.gpu || g.mainEvents > 0 {
 		b = append(b, ",\n  {\n    "...)
 	} else {
 		b = append(b, "\n  {\n    "...)
+	}
+	if w == g.gpu {
+		g.gpuEvents++
+	} else {
+		g.mainEvents++
 	}
 	g.events++
 	return b
@@ -1032,12 +1102,12 @@ func (g *gen) begin() []byte {
 
 func (g *gen) end(b []byte) {
 	b = append(b, "\n  }"...)
-	g.w.Write(b)
+	g.cur.Write(b)
 }
 
 // x starts a complete ("X") event and opens its args.
 func (g *gen) x(cat, name string, pid, tid []byte, ts, dur int64) []byte {
-	b := g.begin()
+	b := g.begin(!cpuSection(cat))
 	b = append(b, `"ph": "X", "cat": "`...)
 	b = append(b, cat...)
 	if g.modern {
@@ -1060,7 +1130,17 @@ func (g *gen) x(cat, name string, pid, tid []byte, ts, dur int64) []byte {
 // xEnd closes the args and the event.
 func (g *gen) xEnd(b []byte) {
 	b = append(b, "\n    }\n  }"...)
-	g.w.Write(b)
+	g.cur.Write(b)
+}
+
+// cpuSection reports whether Kineto writes events of category cat in the
+// CPU section.
+func cpuSection(cat string) bool {
+	switch cat {
+	case "cpu_op", "user_annotation", "python_function", "Operator":
+		return true
+	}
+	return false
 }
 
 // recArgs appends the args of a modern user_annotation.
@@ -1164,7 +1244,7 @@ func (g *gen) footer(last int64) {
 		proc = "python3.12"
 	}
 	meta := func(name string, pid, tid []byte, key string, val []byte) {
-		b := g.begin()
+		b := g.begin(false)
 		b = append(b, `"name": "`...)
 		b = append(b, name...)
 		b = append(b, `", "ph": "M", "ts": `...)
@@ -1208,7 +1288,7 @@ func (g *gen) footer(last int64) {
 	if g.modern {
 		spans = "Spans"
 	}
-	b := g.begin()
+	b := g.begin(false)
 	b = append(b, `"ph": "X", "cat": "Trace", "ts": `...)
 	b = g.appendTs(b, g.t0)
 	b = append(b, `, "dur": `...)
@@ -1216,17 +1296,17 @@ func (g *gen) footer(last int64) {
 	b = fmt.Appendf(b, ",\n    \"pid\": %q, \"tid\": \"PyTorch Profiler\",\n    \"name\": \"PyTorch Profiler (0)\",\n    \"args\": {\n      \"Op count\": 0", spans)
 	g.xEnd(b)
 	if g.modern {
-		b = g.begin()
+		b = g.begin(false)
 		b = append(b, `"name": "process_sort_index", "ph": "M", "ts": `...)
 		b = g.appendTs(b, g.t0)
 		b = append(b, ",\n    \"pid\": \"Spans\", \"tid\": 0,\n    \"args\": {\n      \"sort_index\": 536870912"...)
 		g.xEnd(b)
 	}
-	b = g.begin()
+	b = g.begin(false)
 	b = append(b, "\"name\": \"Iteration Start: PyTorch Profiler\", \"ph\": \"i\", \"s\": \"g\",\n    \"pid\": \"Traces\", \"tid\": \"Trace PyTorch Profiler\", \"ts\": "...)
 	b = g.appendTs(b, g.t0)
 	g.end(b)
-	b = g.begin()
+	b = g.begin(false)
 	b = append(b, "\"name\": \"Record Window End\", \"ph\": \"i\", \"s\": \"g\",\n    \"pid\": \"\", \"tid\": \"\", \"ts\": "...)
 	b = g.appendTs(b, end)
 	g.end(b)

@@ -43,20 +43,21 @@ func generate(args []string, stderr io.Writer) error {
 	fs := flag.NewFlagSet("tracegen", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var (
-		out       = fs.String("o", "", "output trace `file`")
-		size      = fs.String("size", "0", "write at least `SIZE` bytes of JSON (e.g. 100MB)")
-		seed      = fs.Int64("seed", 1, "random seed")
-		devices   = fs.Int("devices", 2, "GPUs")
-		streams   = fs.Int("streams", 3, "streams per GPU")
-		steps     = fs.Int("steps", 4, "profiler steps (at least)")
-		kernels   = fs.Int("kernels", 32, "kernels per GPU per step")
-		graphs    = fs.Int("graphs", 1, "graph launches per GPU per step")
-		python    = fs.Int("python", 4, "python_function frames per launch")
-		era       = fs.String("era", "modern", "trace era: modern or 2021")
-		container = fs.String("container", "object", "object, object-after or array")
-		gz        = fs.String("gzip", "auto", "compress: auto (by .gz suffix), true or false")
-		truthPath = fs.String("truth", "", "write the ground truth to `file` as JSON")
-		nsysRows  = fs.Int("nsys-kernels", 0, "write an Nsight Systems SQLite export with `N` kernel rows (2026.1 schema) instead")
+		out        = fs.String("o", "", "output trace `file`")
+		size       = fs.String("size", "0", "write at least `SIZE` bytes of JSON (e.g. 100MB)")
+		seed       = fs.Int64("seed", 1, "random seed")
+		devices    = fs.Int("devices", 2, "GPUs")
+		streams    = fs.Int("streams", 3, "streams per GPU")
+		steps      = fs.Int("steps", 4, "profiler steps (at least)")
+		kernels    = fs.Int("kernels", 32, "kernels per GPU per step")
+		graphs     = fs.Int("graphs", 1, "graph launches per GPU per step")
+		python     = fs.Int("python", 4, "python_function frames per launch")
+		era        = fs.String("era", "modern", "trace era: modern or 2021")
+		container  = fs.String("container", "object", "object, object-after or array")
+		interleave = fs.Bool("interleave", false, "write CPU and GPU events mixed, in the order they are made, not in Kineto's order (CPU section, then GPU section)")
+		gz         = fs.String("gzip", "auto", "compress: auto (by .gz suffix), true or false")
+		truthPath  = fs.String("truth", "", "write the ground truth to `file` as JSON")
+		nsysRows   = fs.Int("nsys-kernels", 0, "write an Nsight Systems SQLite export with `N` kernel rows (2026.1 schema) instead")
 	)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -82,7 +83,7 @@ func generate(args []string, stderr io.Writer) error {
 	cfg := synth.Config{
 		Seed: *seed, Devices: *devices, Streams: *streams, Steps: *steps,
 		KernelsPerStep: *kernels, GraphLaunches: *graphs, PythonEvents: *python,
-		TargetBytes: target,
+		TargetBytes: target, Interleave: *interleave,
 	}
 	if cfg.Era, err = synth.ParseEra(*era); err != nil {
 		return fmt.Errorf("%w: -era: %v", errUsage, err)
