@@ -9,6 +9,7 @@ import (
 	"math/bits"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"slices"
 	"strconv"
@@ -925,4 +926,62 @@ func (b *bitmap) gaps() (count int, largest int64) {
 		largest = max(largest, run)
 	}
 	return count, largest
+}
+
+// TestRepeat repeats a generated trace to three times its size and checks
+// the copies: the same events, in the same order, with ts shifted by one
+// period a copy, and the same metadata.
+func TestRepeat(t *testing.T) {
+	var src bytes.Buffer
+	cfg := testConfigs[0].cfg
+	if _, err := Write(&src, cfg); err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	copies, err := Repeat(&out, src.Bytes(), 3*int64(src.Len()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if copies < 3 || out.Len() < 3*src.Len() {
+		t.Errorf("%d copies, %d bytes: want at least 3 and %d", copies, out.Len(), 3*src.Len())
+	}
+	top, events := decode(t, src.Bytes(), cfg.Container)
+	rtop, revents := decode(t, out.Bytes(), cfg.Container)
+	if len(revents) != copies*len(events) {
+		t.Fatalf("%d events, want %d × %d", len(revents), copies, len(events))
+	}
+	delete(top, "traceEvents")
+	delete(rtop, "traceEvents")
+	if !reflect.DeepEqual(top, rtop) {
+		t.Error("metadata changed")
+	}
+	var period int64
+	for i, e := range revents {
+		orig := events[i%len(events)]
+		ts, ok := orig["ts"].(json.Number)
+		if !ok {
+			if !reflect.DeepEqual(e, orig) {
+				t.Fatalf("event %d changed: %v, want %v", i, e, orig)
+			}
+			continue
+		}
+		got := ns(t, e["ts"], true) - ns(t, ts, true)
+		if i < len(events) && got != 0 || i >= len(events) && got <= 0 {
+			t.Fatalf("event %d: ts shifted by %d ns", i, got)
+		}
+		c := int64(i / len(events))
+		if c == 1 && period == 0 {
+			period = got
+		}
+		if got != c*period {
+			t.Fatalf("event %d (copy %d): ts shifted by %d ns, want %d", i, c, got, c*period)
+		}
+		e["ts"] = ts
+		if !reflect.DeepEqual(e, orig) {
+			t.Fatalf("event %d changed beyond its ts: %v, want %v", i, e, orig)
+		}
+	}
+	if _, err := Repeat(io.Discard, []byte(`[{"ts": 1}]`), 10); err == nil {
+		t.Error("a bare array was repeated")
+	}
 }

@@ -18,8 +18,13 @@
 //	-python N        python_function frames per launch (4; in era 2021: [memory] events)
 //	-era E           modern or 2021 (modern)
 //	-container C     object, object-after or array (object)
+//	-interleave      CPU and GPU events mixed in time order, not Kineto's order
+//	                 (the CPU section, then the GPU section, then metadata)
 //	-gzip MODE       auto (by the .gz suffix), true or false (auto)
 //	-truth FILE      also write the ground truth as indented JSON
+//	-nsys-kernels N  instead, an Nsight Systems SQLite export with N kernel rows
+//	-repeat FILE     instead, the events of the real Kineto trace FILE repeated
+//	                 until -size, ts shifted a copy at a time (no truth)
 //
 // A summary of the truth goes to stderr.
 package main

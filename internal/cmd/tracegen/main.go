@@ -1,6 +1,9 @@
 package main
 
 import (
+	"bufio"
+	"bytes"
+	"compress/gzip"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -58,6 +61,7 @@ func generate(args []string, stderr io.Writer) error {
 		gz         = fs.String("gzip", "auto", "compress: auto (by .gz suffix), true or false")
 		truthPath  = fs.String("truth", "", "write the ground truth to `file` as JSON")
 		nsysRows   = fs.Int("nsys-kernels", 0, "write an Nsight Systems SQLite export with `N` kernel rows (2026.1 schema) instead")
+		repeat     = fs.String("repeat", "", "instead, repeat the events of the Kineto trace `file` (.json or .json.gz) until -size, with ts shifted a copy at a time: a big trace with a real one's layout")
 	)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -102,6 +106,9 @@ func generate(args []string, stderr io.Writer) error {
 		return fmt.Errorf("%w: -gzip %q: want auto, true or false", errUsage, *gz)
 	}
 
+	if *repeat != "" {
+		return repeatFile(*out, *repeat, target, compress, stderr)
+	}
 	t, err := synth.WriteFile(*out, cfg, compress)
 	if err != nil {
 		return err
@@ -146,4 +153,50 @@ func parseSize(s string) (int64, error) {
 		return 0, fmt.Errorf("bad size %q", s)
 	}
 	return n * mult, nil
+}
+
+// repeatFile writes to out the Kineto trace src repeated to target bytes.
+func repeatFile(out, src string, target int64, compress bool, stderr io.Writer) error {
+	data, err := os.ReadFile(src)
+	if err != nil {
+		return err
+	}
+	if bytes.HasPrefix(data, []byte{0x1f, 0x8b}) {
+		zr, err := gzip.NewReader(bytes.NewReader(data))
+		if err != nil {
+			return fmt.Errorf("%s: %w", src, err)
+		}
+		if data, err = io.ReadAll(zr); err != nil {
+			return fmt.Errorf("%s: %w", src, err)
+		}
+	}
+	f, err := os.Create(out)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	bw := bufio.NewWriterSize(f, 1<<20)
+	var w io.Writer = bw
+	var zw *gzip.Writer
+	if compress {
+		zw = gzip.NewWriter(bw)
+		w = zw
+	}
+	copies, err := synth.Repeat(w, data, target)
+	if err != nil {
+		return fmt.Errorf("%s: %w", src, err)
+	}
+	if zw != nil {
+		if err := zw.Close(); err != nil {
+			return err
+		}
+	}
+	if err := bw.Flush(); err != nil {
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	fmt.Fprintf(stderr, "%s: %d copies of the events of %s\n", out, copies, src)
+	return nil
 }

@@ -72,3 +72,22 @@ func TestRun(t *testing.T) {
 		t.Errorf("-devices -3: exit %d, want 1", code)
 	}
 }
+
+// TestRepeatFlag repeats the shipped sample (gzipped) to 2 MB.
+func TestRepeatFlag(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "big.json")
+	var stdout, stderr bytes.Buffer
+	if code := run([]string{"-o", out, "-size", "2MB", "-repeat", "../../../testdata/sample.pt.trace.json.gz"}, &stdout, &stderr); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	data, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(data) < 2e6 || !json.Valid(data) {
+		t.Errorf("%d bytes, valid JSON %v", len(data), json.Valid(data))
+	}
+	if code := run([]string{"-o", out, "-repeat", "no/such/file"}, &stdout, &stderr); code != 1 {
+		t.Errorf("missing -repeat file: exit %d, want 1", code)
+	}
+}
