@@ -175,7 +175,7 @@ type stitcher struct {
 	carryOff int64
 	st       arrState
 	retryAt  int      // decode when the carry reaches this length
-	since    [6]int64 // per table, where its records began (see grow); -1: not yet
+	since    [6]int64 // per table, the offset where its records began (see grow)
 	solo     [6]bool  // per table, whether it had a part to itself
 }
 
@@ -217,6 +217,7 @@ func (s *stitcher) take(p *part) error {
 func (s *stitcher) grow(p *part) {
 	t := s.d.t
 	counts := [...]int{len(p.t.Kernels), len(p.t.Memcpys), len(p.t.Memsets), len(p.t.Syncs), len(p.t.APICalls), len(p.t.Ops)}
+	held := [...]int{len(t.Kernels), len(t.Memcpys), len(t.Memsets), len(t.Syncs), len(t.APICalls), len(t.Ops)}
 	kinds := 0
 	for _, n := range counts {
 		if n > 0 {
@@ -226,7 +227,7 @@ func (s *stitcher) grow(p *part) {
 	big := p.size >= 64<<10
 	var trust [len(counts)]bool
 	for i, n := range counts {
-		if n > 0 && s.since[i] < 0 {
+		if n > 0 && held[i] == 0 {
 			s.since[i] = p.end - int64(p.size)
 		}
 		if n > 0 && big && kinds == 1 {
@@ -235,20 +236,20 @@ func (s *stitcher) grow(p *part) {
 		trust[i] = big && !s.solo[i]
 	}
 	size := s.d.in.contentSize()
-	t.Kernels = grow(t.Kernels, counts[0], s.since[0], p.end, size, trust[0])
-	t.Memcpys = grow(t.Memcpys, counts[1], s.since[1], p.end, size, trust[1])
-	t.Memsets = grow(t.Memsets, counts[2], s.since[2], p.end, size, trust[2])
-	t.Syncs = grow(t.Syncs, counts[3], s.since[3], p.end, size, trust[3])
-	t.APICalls = grow(t.APICalls, counts[4], s.since[4], p.end, size, trust[4])
-	t.Ops = grow(t.Ops, counts[5], s.since[5], p.end, size, trust[5])
+	t.Kernels = growTable(t.Kernels, counts[0], s.since[0], p.end, size, trust[0])
+	t.Memcpys = growTable(t.Memcpys, counts[1], s.since[1], p.end, size, trust[1])
+	t.Memsets = growTable(t.Memsets, counts[2], s.since[2], p.end, size, trust[2])
+	t.Syncs = growTable(t.Syncs, counts[3], s.since[3], p.end, size, trust[3])
+	t.APICalls = growTable(t.APICalls, counts[4], s.since[4], p.end, size, trust[4])
+	t.Ops = growTable(t.Ops, counts[5], s.since[5], p.end, size, trust[5])
 }
 
-// grow makes room in table t for n more records, read up to file offset
+// growTable makes room in table t for n more records, read up to file offset
 // end of a file of about size bytes; the table's records began at offset
 // since. It grows by at least a quarter, so that growth stays geometric
 // when the size was guessed low (gzip), and by at most fourfold unless the
 // projection is trusted.
-func grow[T any](t []T, n int, since, end, size int64, trust bool) []T {
+func growTable[T any](t []T, n int, since, end, size int64, trust bool) []T {
 	need := len(t) + n
 	if need <= cap(t) {
 		return t
@@ -362,7 +363,7 @@ func (s *stitcher) block(b *block) error {
 // Afterwards the scanner holds the bytes after the closing ']'.
 func (d *kinetoDecoder) events(bare bool) error {
 	sc := d.sc
-	s := &stitcher{d: d, dec: newEventDecoder(d.in), carryOff: sc.offset(), st: stFirst, since: [6]int64{-1, -1, -1, -1, -1, -1}}
+	s := &stitcher{d: d, dec: newEventDecoder(d.in), carryOff: sc.offset(), st: stFirst}
 	if err := s.decode(sc.buf[sc.pos:sc.end]); err != nil {
 		return err
 	}

@@ -200,11 +200,11 @@ func TestTouchSpare(t *testing.T) {
 	}
 }
 
-// TestGrow reads 1 GB in 1 MB parts into a table, with records in all of
+// TestGrowTable reads 1 GB in 1 MB parts into a table, with records in all of
 // it or only in its first 30 % (Kineto's layout for CPU ops), and with the
 // file's size known or guessed ten times too low (gzip): few allocations,
 // and little room to spare at the end.
-func TestGrow(t *testing.T) {
+func TestGrowTable(t *testing.T) {
 	const part, parts, perPart = 1 << 20, 1024, 1000
 	for _, c := range []struct {
 		name        string
@@ -231,7 +231,7 @@ func TestGrow(t *testing.T) {
 					n = perPart
 				}
 				before := cap(tab)
-				tab = grow(tab, n, 0, int64(k+1)*part, c.size, c.trust)
+				tab = growTable(tab, n, 0, int64(k+1)*part, c.size, c.trust)
 				if cap(tab) != before {
 					allocs++
 					copied += len(tab)
