@@ -111,15 +111,16 @@ type gen struct {
 	cur        *bufio.Writer // where the event being written goes
 	mainEvents int           // events in w
 	gpuEvents  int           // events in gpu
-	modern     bool
-	u          int64 // time quantum: 1 ns (Modern), 1000 ns (Era2021, whole µs)
-	prop       deviceProps
-	base       int64 // baseTimeNanoseconds (Modern)
-	t0         int64 // profiler start, ns on the ts clock
-	pid        int64
-	pidB       []byte
-	traceN     string // traceName
-	traceID    string
+
+	modern  bool
+	u       int64 // time quantum: 1 ns (Modern), 1000 ns (Era2021, whole µs)
+	prop    deviceProps
+	base    int64 // baseTimeNanoseconds (Modern)
+	t0      int64 // profiler start, ns on the ts clock
+	pid     int64
+	pidB    []byte
+	traceN  string // traceName
+	traceID string
 
 	corr, ext, evIdx, pyID int64 // last ids handed out
 
