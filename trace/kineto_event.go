@@ -205,12 +205,16 @@ func (d *eventDecoder) event(b []byte, i int, p *part) (int, error) {
 				e.cls = clsSkip
 			}
 			if err == nil && e.cls == clsSkip && e.catOK {
-				if i, err = skipNested(b, i, 1); err == nil {
-					err = errDropped
-				}
+				i, err = drop(b, i)
 			}
 		case "ph":
 			i, err = lx.value(b, i, &e.ph)
+			// Flow events link other events and are never kept. Kineto
+			// writes ph first and cat last in them: a third of a real
+			// trace's events, read in full before this.
+			if err == nil && e.ph.kind == 's' && isFlowPhase(e.ph.raw) {
+				i, err = drop(b, i)
+			}
 		case "name":
 			i, err = lx.value(b, i, &e.name)
 		case "pid":
@@ -256,6 +260,21 @@ func (d *eventDecoder) event(b []byte, i int, p *part) (int, error) {
 	}
 	d.keep(&e, p)
 	return i, nil
+}
+
+// drop skips the rest of an event that is not kept, from b[i], after a
+// member's value; the error is errDropped unless the rest is malformed.
+func drop(b []byte, i int) (int, error) {
+	i, err := skipNested(b, i, 1)
+	if err == nil {
+		err = errDropped
+	}
+	return i, err
+}
+
+// isFlowPhase reports whether ph is that of a flow event: s, t or f.
+func isFlowPhase(ph []byte) bool {
+	return len(ph) == 1 && (ph[0] == 's' || ph[0] == 't' || ph[0] == 'f')
 }
 
 // keep turns a kept event into a model record, or counts why it cannot.
