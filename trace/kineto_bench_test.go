@@ -2,13 +2,16 @@ package trace
 
 import (
 	"bytes"
+	"compress/gzip"
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"testing"
 
+	"github.com/traceql/traceql/internal/shared"
 	"github.com/traceql/traceql/internal/synth"
 )
 
@@ -62,36 +65,68 @@ func BenchmarkKinetoOpen(b *testing.B) {
 	}
 }
 
-// BenchmarkEventDecoder decodes the events array of the generated 128 MB
-// trace on one goroutine, from memory, a block at a time as the workers
-// do: the JSON parser alone, without reading or stitching.
+// BenchmarkEventDecoder decodes the events array of a trace on one
+// goroutine, from memory, a block at a time as the workers do: the JSON
+// parser alone, without reading or stitching. generated is the 128 MB
+// trace; real is HTA's negative_queue_length_values_check rank 0 (27 MB
+// unzipped, nearly every event kept), the trace `tracegen -repeat` makes
+// the README's real-layout row of.
 func BenchmarkEventDecoder(b *testing.B) {
-	path, truth := benchTrace(b, 128<<20, false)
-	data, err := os.ReadFile(path)
-	if err != nil {
-		b.Fatal(err)
-	}
+	b.Run("generated", func(b *testing.B) {
+		path, truth := benchTrace(b, 128<<20, false)
+		data, err := os.ReadFile(path)
+		if err != nil {
+			b.Fatal(err)
+		}
+		benchDecoder(b, data, truth.Kernels, truth.Events)
+	})
+	b.Run("real", func(b *testing.B) {
+		path := filepath.Join(shared.Traces(b), "hta/negative_queue_length_values_check/rank0.json.gz")
+		t, err := Open(context.Background(), path)
+		if err != nil {
+			b.Fatal(err)
+		}
+		f, err := os.Open(path)
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer f.Close()
+		zr, err := gzip.NewReader(f)
+		if err != nil {
+			b.Fatal(err)
+		}
+		data, err := io.ReadAll(zr)
+		if err != nil {
+			b.Fatal(err)
+		}
+		benchDecoder(b, data, len(t.Kernels), t.Meta.Events)
+	})
+}
+
+// benchDecoder decodes the events array of the trace in data, which holds
+// kernels kernels in events events.
+func benchDecoder(b *testing.B, data []byte, kernels, events int) {
 	k := bytes.Index(data, []byte(`"traceEvents"`))
 	if k < 0 {
 		b.Fatal("no traceEvents")
 	}
-	events := data[k+bytes.IndexByte(data[k:], '[')+1:]
+	array := data[k+bytes.IndexByte(data[k:], '[')+1:]
 	dec := newEventDecoder(&input{})
-	b.SetBytes(int64(len(events)))
+	b.SetBytes(int64(len(array)))
 	for b.Loop() {
-		kernels, st := 0, stFirst
+		got, st := 0, stFirst
 		for off := 0; st != stEnd; {
-			n, next, p := dec.events(events[off:min(off+int(blockBytes), len(events))], int64(off), st)
+			n, next, p := dec.events(array[off:min(off+int(blockBytes), len(array))], int64(off), st)
 			if p.err != nil || n == 0 {
 				b.Fatalf("at %d: error %v, read %d bytes", off, p.err, n)
 			}
-			kernels += len(p.t.Kernels)
+			got += len(p.t.Kernels)
 			p.recycle()
 			off, st = off+n, next
 		}
-		if kernels != truth.Kernels {
-			b.Fatalf("%d kernels, want %d", kernels, truth.Kernels)
+		if got != kernels {
+			b.Fatalf("%d kernels, want %d", got, kernels)
 		}
 	}
-	b.ReportMetric(float64(truth.Events)*float64(b.N)/b.Elapsed().Seconds(), "events/s")
+	b.ReportMetric(float64(events)*float64(b.N)/b.Elapsed().Seconds(), "events/s")
 }
