@@ -288,7 +288,7 @@ func (lx *lexer) skipValue(b []byte, i int) (int, error) {
 			}
 			if b[i] != '}' {
 				stack = append(stack, '}')
-				if _, _, i, err = objectKey(b, i, lx); err != nil {
+				if _, _, _, i, err = objectKey(b, i, lx); err != nil {
 					return i, err
 				}
 				continue
@@ -326,7 +326,7 @@ func (lx *lexer) skipValue(b []byte, i int) (int, error) {
 				return i, badJSON(b, i, "after "+map[byte]string{'}': "object key:value pair", ']': "array element"}[closer])
 			}
 			if i = skipSpace(b, i+1); closer == '}' {
-				if _, _, i, err = objectKey(b, i, lx); err != nil {
+				if _, _, _, i, err = objectKey(b, i, lx); err != nil {
 					return i, err
 				}
 			}
@@ -336,27 +336,28 @@ func (lx *lexer) skipValue(b []byte, i int) (int, error) {
 }
 
 // objectKey reads `"key" :` at b[i] and returns the key's content, whether
-// it has escapes (see keyText), and the index after the colon.
-func objectKey(b []byte, i int, lx *lexer) (key []byte, esc bool, next int, err error) {
+// it has escapes (see keyText) or control characters, and the index after
+// the colon.
+func objectKey(b []byte, i int, lx *lexer) (key []byte, esc, ctl bool, next int, err error) {
 	if i >= len(b) {
-		return nil, false, i, errMore
+		return nil, false, false, i, errMore
 	}
 	if b[i] != '"' {
-		return nil, false, i, badJSON(b, i, "looking for beginning of object key string")
+		return nil, false, false, i, badJSON(b, i, "looking for beginning of object key string")
 	}
 	end, esc, ctl, err := scanString(b, i)
 	if err != nil {
-		return nil, false, end, err
+		return nil, false, false, end, err
 	}
 	lx.lenient = lx.lenient || ctl
 	key = b[i+1 : end-1]
 	if i = skipSpace(b, end); i >= len(b) {
-		return key, esc, i, errMore
+		return key, esc, ctl, i, errMore
 	}
 	if b[i] != ':' {
-		return key, esc, i, badJSON(b, i, "after object key")
+		return key, esc, ctl, i, badJSON(b, i, "after object key")
 	}
-	return key, esc, i + 1, nil
+	return key, esc, ctl, i + 1, nil
 }
 
 // errDropped, returned by a members callback, ends the walk early: the
@@ -365,36 +366,98 @@ var errDropped = errors.New("object dropped")
 
 // members reads the object at b[i] == '{', handing each member's key and
 // the index of its value to member, which reads the value and returns the
-// index after it. It returns the index after the object.
-func (lx *lexer) members(b []byte, i int, member func(key string, i int) (int, error)) (int, error) {
-	if i = skipSpace(b, i+1); i >= len(b) {
-		return i, errMore
-	}
-	if b[i] == '}' {
-		return i + 1, nil
-	}
-	for {
-		key, esc, j, err := objectKey(b, i, lx)
-		if err != nil {
-			return j, err
+// index after it. It returns the index after the object. memo, which may
+// be nil, remembers how objects read before began their members.
+func (lx *lexer) members(b []byte, i int, memo *memberMemo, member func(key string, i int) (int, error)) (int, error) {
+	i++ // '{'
+	for k := 0; ; k++ {
+		var key string
+		if lead, ok := memo.match(b, i, k); ok {
+			key, i = lead.key, i+len(lead.text)
+		} else {
+			start := i
+			if i = skipSpace(b, i); i >= len(b) {
+				return i, errMore
+			}
+			if b[i] == '}' {
+				return i + 1, nil
+			}
+			if k > 0 {
+				if b[i] != ',' {
+					return i, badJSON(b, i, "after object key:value pair")
+				}
+				i = skipSpace(b, i+1)
+			}
+			kb, esc, ctl, j, err := objectKey(b, i, lx)
+			if err != nil {
+				return j, err
+			}
+			if i = skipSpace(b, j); i >= len(b) {
+				return i, errMore
+			}
+			key = keyText(kb, esc)
+			if !esc && !ctl {
+				memo.learn(k, b[start:i], key)
+			}
 		}
-		if i = skipSpace(b, j); i >= len(b) {
-			return i, errMore
-		}
-		if i, err = member(keyText(key, esc), i); err != nil {
+		var err error
+		if i, err = member(key, i); err != nil {
 			return i, err
 		}
-		if i = skipSpace(b, i); i >= len(b) {
-			return i, errMore
-		}
-		if b[i] == '}' {
-			return i + 1, nil
-		}
-		if b[i] != ',' {
-			return i, badJSON(b, i, "after object key:value pair")
-		}
-		i = skipSpace(b, i+1)
 	}
+}
+
+// A memberMemo remembers, for each member position of the objects that
+// members reads, the bytes that came before the last value read there:
+// whitespace, the comma, the key, the colon. One writer lays out the
+// members of like objects alike, so the next object's bytes usually match,
+// and bytes that match were read before: they need no reading again. Keys
+// with escapes or control characters are not remembered.
+type memberMemo struct {
+	leads []memberLead          // by member position
+	known map[string]memberLead // the leads learned, by text, so that alternating layouts allocate once
+}
+
+type memberLead struct {
+	text string // the bytes from after '{' or the previous value to the value
+	key  string
+}
+
+// Bounds on what a memo holds, against input whose every object differs.
+const (
+	memoPositions = 64
+	memoLeads     = 256
+)
+
+// match returns the lead of member position k when b[i:] begins with it
+// and the value follows at once: a lead ends with all the whitespace
+// before its value. (A position not learned yet has an empty lead.)
+func (m *memberMemo) match(b []byte, i, k int) (memberLead, bool) {
+	if m == nil || k >= len(m.leads) {
+		return memberLead{}, false
+	}
+	l := m.leads[k]
+	n := len(l.text)
+	return l, n > 0 && len(b)-i > n && str(b[i:i+n]) == l.text && !isSpace[b[i+n]]
+}
+
+// learn makes text, which led to key's value, the lead of member position k.
+func (m *memberMemo) learn(k int, text []byte, key string) {
+	if m == nil || k >= memoPositions {
+		return
+	}
+	l, ok := m.known[string(text)]
+	if !ok {
+		if m.known == nil || len(m.known) >= memoLeads {
+			m.known = map[string]memberLead{}
+		}
+		l = memberLead{text: string(text), key: strings.Clone(key)}
+		m.known[l.text] = l
+	}
+	for len(m.leads) <= k {
+		m.leads = append(m.leads, memberLead{})
+	}
+	m.leads[k] = l
 }
 
 // keyText is a key as a string, unescaped if it has escapes.

@@ -14,6 +14,8 @@ type eventDecoder struct {
 	pythonStacks bool
 	names        map[string]string // interned event names
 	lx           lexer
+	eventMemo    memberMemo
+	argsMemo     [clsPython + 1]memberMemo // by class: args differ by class
 }
 
 func newEventDecoder(in *input) *eventDecoder {
@@ -189,7 +191,7 @@ func (d *eventDecoder) event(b []byte, i int, p *part) (int, error) {
 	lx := &d.lx
 	lx.lenient = false
 	seenCat := false
-	i, err := lx.members(b, i, func(key string, i int) (int, error) {
+	i, err := lx.members(b, i, &d.eventMemo, func(key string, i int) (int, error) {
 		var err error
 		switch key {
 		case "cat":
@@ -232,7 +234,7 @@ func (d *eventDecoder) event(b []byte, i int, p *part) (int, error) {
 			case b[i] != '{':
 				i, err = lx.value(b, i, nil)
 			case seenCat:
-				i, err = d.args(b, i, &e.args)
+				i, err = d.args(b, i, e.cls, &e.args)
 			default:
 				start := i
 				i, err = lx.skipValue(b, i)
@@ -256,7 +258,7 @@ func (d *eventDecoder) event(b []byte, i int, p *part) (int, error) {
 		return i, nil
 	}
 	if e.argsLater != nil {
-		d.args(e.argsLater, 0, &e.args) // checked already
+		d.args(e.argsLater, 0, e.cls, &e.args) // checked already
 	}
 	d.keep(&e, p)
 	return i, nil
@@ -424,8 +426,8 @@ type eventArgs struct {
 }
 
 // args reads the "args" object at b[i].
-func (d *eventDecoder) args(b []byte, i int, a *eventArgs) (int, error) {
-	return d.lx.members(b, i, func(key string, i int) (int, error) {
+func (d *eventDecoder) args(b []byte, i int, cls eventClass, a *eventArgs) (int, error) {
+	return d.lx.members(b, i, &d.argsMemo[cls], func(key string, i int) (int, error) {
 		var err error
 		var v jsonValue
 		switch key {

@@ -1,0 +1,48 @@
+package trace
+
+import (
+	"fmt"
+	"slices"
+	"testing"
+)
+
+// FuzzMemberMemo checks that members reads the same keys, values, errors
+// and ends with a memo as without one. The input is read as a run of
+// objects, twice over, so that the memo has learned from objects like the
+// next one, and from the same ones.
+func FuzzMemberMemo(f *testing.F) {
+	f.Add([]byte(`{"ph": "X", "cat": "kernel", "args": {"a": 1}}, {"ph": "X", "cat": "kernel", "args": {"a": 2}}`))
+	f.Add([]byte("{\n  \"ph\": \"X\",\n  \"ts\": 1}{\n  \"ph\": \"X\",\n  \"ts\":"))
+	f.Add([]byte(`{"a":1,"b":2}{"a":1,"c":3}{"a":1 ,"b":2}{"a\u0041":1}{"a":1,"b"`))
+	f.Add([]byte("{\"a\x01\":1}{\"a\x01\":1}{\"a\":1,,\"b\":2}{}{ }"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if a, b := walkObjects(data, nil), walkObjects(data, &memberMemo{}); !slices.Equal(a, b) {
+			t.Fatalf("without a memo:\n%q\nwith one:\n%q", a, b)
+		}
+	})
+}
+
+// walkObjects reads each object of data with members, twice, and says what
+// it read.
+func walkObjects(data []byte, memo *memberMemo) []string {
+	var out []string
+	for range 2 {
+		for i := 0; i < len(data); i++ {
+			if data[i] != '{' {
+				continue
+			}
+			var lx lexer
+			end, err := lx.members(data, i, memo, func(key string, j int) (int, error) {
+				var v jsonValue
+				k, err := lx.value(data, j, &v)
+				out = append(out, fmt.Sprintf("%q at %d: %c %q, %v", key, j, v.kind, v.raw, err))
+				return k, err
+			})
+			out = append(out, fmt.Sprintf("object at %d: end %d, %v, lenient %v", i, end, err, lx.lenient))
+			if err == nil {
+				i = end - 1
+			}
+		}
+	}
+	return out
+}
