@@ -14,6 +14,7 @@ func FuzzMemberMemo(f *testing.F) {
 	f.Add([]byte(`{"ph": "X", "cat": "kernel", "args": {"a": 1}}, {"ph": "X", "cat": "kernel", "args": {"a": 2}}`))
 	f.Add([]byte("{\n  \"ph\": \"X\",\n  \"ts\": 1}{\n  \"ph\": \"X\",\n  \"ts\":"))
 	f.Add([]byte(`{"a":1,"b":2}{"a":1,"c":3}{"a":1 ,"b":2}{"a\u0041":1}{"a":1,"b"`))
+	f.Add([]byte(`{"ph": "X", "a rather long key name": 1,  "b": [2]}{"ph": "X", "a rather long key name": 1, "b": [2]}{"ph": "X", "a rather long key name!": 1}`))
 	f.Add([]byte("{\"a\x01\":1}{\"a\x01\":1}{\"a\":1,,\"b\":2}{}{ }"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		if a, b := walkObjects(data, nil), walkObjects(data, &memberMemo{}); !slices.Equal(a, b) {
