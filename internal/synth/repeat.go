@@ -6,16 +6,23 @@ import (
 	"fmt"
 	"io"
 	"regexp"
+	"slices"
 	"strconv"
 )
 
 // Repeat writes the Kineto trace src (JSON, object form) with its events
 // repeated until at least target bytes are written, and returns how many
-// copies it wrote. Each copy's "ts" values are shifted by the span of src
-// plus 100 ms, so that copies follow one another like the steps of a
-// longer run. The rest of src is kept as it is: its metadata, and the
-// text and order of its events. This gives a big trace with a real trace's
-// layout, which the generator's events only imitate.
+// copies it wrote. Each copy is shifted so that copies follow one another
+// like the steps of one longer run:
+//   - "ts" by the span of src plus 100 ms;
+//   - the positive ids that link events ("correlation", "External id", a
+//     flow's "id", "Python id", "Python parent id") by the span of src's
+//     ids, so that no two copies share one, as in a real trace;
+//   - the N of "ProfilerStep#N" by the span of src's step numbers.
+//
+// The rest of src is kept as it is: its metadata, and the text and order
+// of its events. This gives a big trace with a real trace's layout, which
+// the generator's events only imitate.
 //
 // An event's "ts" is its first "ts" member: Kineto writes args, the only
 // nested object, after it.
@@ -27,45 +34,64 @@ func Repeat(w io.Writer, src []byte, target int64) (copies int, err error) {
 	if len(events) == 0 {
 		return 0, fmt.Errorf("synth: repeat: no events")
 	}
-	type stamp struct {
-		at, end int   // the integer part of the ts number in the event
-		us      int64 // its value
+	// The numbers to shift, in each event in order of position.
+	stamps := make([][]stamp, len(events))
+	var spans [numShifts]struct{ lo, hi int64 }
+	for k := range spans {
+		spans[k].lo, spans[k].hi = 1<<63-1, -1<<63
 	}
-	stamps := make([]stamp, len(events))
-	lo, hi := int64(1<<63-1), int64(-1<<63)
 	for i, e := range events {
-		stamps[i].at = -1
-		m := tsMember.FindSubmatchIndex(e)
-		if m == nil {
-			continue
+		var ss []stamp
+		add := func(re *regexp.Regexp, k shiftKind, all bool) error {
+			n := 1
+			if all {
+				n = -1
+			}
+			for _, m := range re.FindAllSubmatchIndex(e, n) {
+				v, err := strconv.ParseInt(string(e[m[2]:m[3]]), 10, 64)
+				if err != nil {
+					return fmt.Errorf("synth: repeat: event %d: %s: %w", i, e[m[0]:m[1]], err)
+				}
+				ss = append(ss, stamp{m[2], m[3], v, k})
+				spans[k].lo, spans[k].hi = min(spans[k].lo, v), max(spans[k].hi, v)
+			}
+			return nil
 		}
-		us, err := strconv.ParseInt(string(e[m[2]:m[3]]), 10, 64)
-		if err != nil {
-			return 0, fmt.Errorf("synth: repeat: event %d: ts: %w", i, err)
+		if err := add(tsMember, shiftTime, false); err != nil {
+			return 0, err
 		}
-		stamps[i] = stamp{m[2], m[3], us}
-		lo, hi = min(lo, us), max(hi, us)
+		if err := add(idMember, shiftID, true); err != nil {
+			return 0, err
+		}
+		if err := add(stepName, shiftStep, true); err != nil {
+			return 0, err
+		}
+		slices.SortFunc(ss, func(a, b stamp) int { return a.at - b.at })
+		stamps[i] = ss
 	}
-	period := max(hi-lo, 0) + 100_000
+	var period [numShifts]int64
+	for k, s := range spans {
+		period[k] = max(s.hi-s.lo, 0) + 1
+	}
+	period[shiftTime] += 100_000 - 1
 	cw := &countWriter{w: w}
 	if _, err := cw.Write(src[:start]); err != nil {
 		return 0, err
 	}
 	var b []byte
 	for ; copies == 0 || cw.n < target; copies++ {
-		shift := int64(copies) * period
 		for i, e := range events {
 			b = append(b[:0], ",\n  "...)
 			if copies == 0 && i == 0 {
 				b = b[1:]
 			}
-			if s := stamps[i]; s.at >= 0 {
-				b = append(b, e[:s.at]...)
-				b = strconv.AppendInt(b, s.us+shift, 10)
-				b = append(b, e[s.end:]...)
-			} else {
-				b = append(b, e...)
+			last := 0
+			for _, s := range stamps[i] {
+				b = append(b, e[last:s.at]...)
+				b = strconv.AppendInt(b, s.v+int64(copies)*period[s.kind], 10)
+				last = s.end
 			}
+			b = append(b, e[last:]...)
 			if _, err := cw.Write(b); err != nil {
 				return copies, err
 			}
@@ -75,8 +101,31 @@ func Repeat(w io.Writer, src []byte, target int64) (copies int, err error) {
 	return copies, err
 }
 
-// tsMember finds a "ts" member and the integer part of its number.
-var tsMember = regexp.MustCompile(`"ts"\s*:\s*(-?[0-9]+)`)
+// A stamp is a number Repeat shifts: e[at:end] in its event, of value v.
+type stamp struct {
+	at, end int
+	v       int64
+	kind    shiftKind
+}
+
+type shiftKind int
+
+const (
+	shiftTime shiftKind = iota
+	shiftID
+	shiftStep
+	numShifts
+)
+
+var (
+	// tsMember finds a "ts" member and the integer part of its number.
+	tsMember = regexp.MustCompile(`"ts"\s*:\s*(-?[0-9]+)`)
+	// idMember finds a member that links events, and its positive
+	// integer (0 and negative ones mean "none").
+	idMember = regexp.MustCompile(`"(?:correlation|External id|id|Python id|Python parent id)"\s*:\s*([1-9][0-9]*)[^0-9.eE]`)
+	// stepName finds the N of ProfilerStep#N.
+	stepName = regexp.MustCompile(`"ProfilerStep#([0-9]+)"`)
+)
 
 // eventsOf returns the traceEvents array of the JSON object src: its
 // elements, the offset after its '[' and the offset after its last element.

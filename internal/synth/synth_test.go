@@ -929,8 +929,8 @@ func (b *bitmap) gaps() (count int, largest int64) {
 }
 
 // TestRepeat repeats a generated trace to three times its size and checks
-// the copies: the same events, in the same order, with ts shifted by one
-// period a copy, and the same metadata.
+// the copies: the same events, in the same order, with ts, the linking ids
+// and the step numbers shifted by one period a copy, and the same metadata.
 func TestRepeat(t *testing.T) {
 	var src bytes.Buffer
 	cfg := testConfigs[0].cfg
@@ -955,33 +955,88 @@ func TestRepeat(t *testing.T) {
 	if !reflect.DeepEqual(top, rtop) {
 		t.Error("metadata changed")
 	}
-	var period int64
-	for i, e := range revents {
-		orig := events[i%len(events)]
-		ts, ok := orig["ts"].(json.Number)
-		if !ok {
-			if !reflect.DeepEqual(e, orig) {
-				t.Fatalf("event %d changed: %v, want %v", i, e, orig)
+	// Ids are shifted past every id of the source: the copies share none.
+	// (Checked first: the loop below sets the numbers back.)
+	distinct := func(events []event) int {
+		ids := map[string]bool{}
+		for _, e := range events {
+			if a, ok := e["args"].(map[string]any); ok && a["correlation"] != nil {
+				ids[fmt.Sprint(e["cat"], a["correlation"])] = true
 			}
-			continue
 		}
-		got := ns(t, e["ts"], true) - ns(t, ts, true)
-		if i < len(events) && got != 0 || i >= len(events) && got <= 0 {
-			t.Fatalf("event %d: ts shifted by %d ns", i, got)
-		}
+		return len(ids)
+	}
+	if got, want := distinct(revents), copies*distinct(events); got != want || want == 0 {
+		t.Errorf("%d distinct (category, correlation) pairs, want %d", got, want)
+	}
+	// The shift of each kind of number, learnt from the first event of
+	// copy 1 that has one; every copy c must be shifted c times that.
+	period := map[string]int64{}
+	var seen []string
+	for i, e := range revents {
 		c := int64(i / len(events))
-		if c == 1 && period == 0 {
-			period = got
+		orig := events[i%len(events)]
+		for _, s := range shiftedNumbers(t, e, orig) {
+			if i < len(events) && s.by != 0 || i >= len(events) && s.by <= 0 {
+				t.Fatalf("event %d: %s shifted by %d", i, s.what, s.by)
+			}
+			if c == 1 && period[s.what] == 0 {
+				period[s.what] = s.by
+				seen = append(seen, s.what)
+			}
+			if s.by != c*period[s.what] {
+				t.Fatalf("event %d (copy %d): %s shifted by %d, want %d", i, c, s.what, s.by, c*period[s.what])
+			}
 		}
-		if got != c*period {
-			t.Fatalf("event %d (copy %d): ts shifted by %d ns, want %d", i, c, got, c*period)
-		}
-		e["ts"] = ts
 		if !reflect.DeepEqual(e, orig) {
-			t.Fatalf("event %d changed beyond its ts: %v, want %v", i, e, orig)
+			t.Fatalf("event %d changed beyond its shifted numbers: %v, want %v", i, e, orig)
 		}
+	}
+	slices.Sort(seen)
+	if want := []string{"External id", "Python id", "Python parent id", "correlation", "id", "step", "ts"}; !slices.Equal(seen, want) {
+		t.Errorf("shifted %q, want %q", seen, want)
 	}
 	if _, err := Repeat(io.Discard, []byte(`[{"ts": 1}]`), 10); err == nil {
 		t.Error("a bare array was repeated")
 	}
+}
+
+type shifted struct {
+	what string
+	by   int64
+}
+
+// shiftedNumbers returns how the numbers Repeat shifts differ from e's
+// original orig, and sets them in e back to orig's.
+func shiftedNumbers(t *testing.T, e, orig event) []shifted {
+	t.Helper()
+	var out []shifted
+	if ts, ok := orig["ts"].(json.Number); ok {
+		out = append(out, shifted{"ts", ns(t, e["ts"], true) - ns(t, ts, true)})
+		e["ts"] = ts
+	}
+	id := func(what string, e, orig map[string]any) {
+		if v, ok := orig[what].(json.Number); ok && num(t, v) > 0 {
+			out = append(out, shifted{what, num(t, e[what]) - num(t, v)})
+			e[what] = v
+		}
+	}
+	id("id", e, orig)
+	if a, ok := orig["args"].(map[string]any); ok {
+		for _, what := range []string{"correlation", "External id", "Python id", "Python parent id"} {
+			id(what, e["args"].(map[string]any), a)
+		}
+	}
+	if name, ok := orig["name"].(string); ok && strings.HasPrefix(name, "ProfilerStep#") {
+		n := func(s any) int64 {
+			v, err := strconv.ParseInt(strings.TrimPrefix(s.(string), "ProfilerStep#"), 10, 64)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return v
+		}
+		out = append(out, shifted{"step", n(e["name"]) - n(name)})
+		e["name"] = name
+	}
+	return out
 }
