@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"slices"
 	"strconv"
+	"strings"
 )
 
 // Repeat writes the Kineto trace src (JSON, object form) with its events
@@ -15,9 +16,11 @@ import (
 // copies it wrote. Each copy is shifted so that copies follow one another
 // like the steps of one longer run:
 //   - "ts" by the span of src plus 100 ms;
-//   - the positive ids that link events ("correlation", "External id", a
-//     flow's "id", "Python id", "Python parent id") by the span of src's
-//     ids, so that no two copies share one, as in a real trace;
+//   - the positive ids that link events, each kind by the span of its
+//     values in src, so that no two copies share one and each kind stays as
+//     dense as in src, as in one long trace: "correlation" with a flow's
+//     "id" (its correlation), "External id", and "Python id" with "Python
+//     parent id";
 //   - the N of "ProfilerStep#N" by the span of src's step numbers.
 //
 // The rest of src is kept as it is: its metadata, and the text and order
@@ -42,29 +45,19 @@ func Repeat(w io.Writer, src []byte, target int64) (copies int, err error) {
 	}
 	for i, e := range events {
 		var ss []stamp
-		add := func(re *regexp.Regexp, k shiftKind, all bool) error {
-			n := 1
-			if all {
-				n = -1
+		for _, n := range shifted {
+			limit := -1 // every match; only the first "ts"
+			if n.kind == shiftTime {
+				limit = 1
 			}
-			for _, m := range re.FindAllSubmatchIndex(e, n) {
+			for _, m := range n.re.FindAllSubmatchIndex(e, limit) {
 				v, err := strconv.ParseInt(string(e[m[2]:m[3]]), 10, 64)
 				if err != nil {
-					return fmt.Errorf("synth: repeat: event %d: %s: %w", i, e[m[0]:m[1]], err)
+					return 0, fmt.Errorf("synth: repeat: event %d: %s: %w", i, e[m[0]:m[1]], err)
 				}
-				ss = append(ss, stamp{m[2], m[3], v, k})
-				spans[k].lo, spans[k].hi = min(spans[k].lo, v), max(spans[k].hi, v)
+				ss = append(ss, stamp{m[2], m[3], v, n.kind})
+				spans[n.kind].lo, spans[n.kind].hi = min(spans[n.kind].lo, v), max(spans[n.kind].hi, v)
 			}
-			return nil
-		}
-		if err := add(tsMember, shiftTime, false); err != nil {
-			return 0, err
-		}
-		if err := add(idMember, shiftID, true); err != nil {
-			return 0, err
-		}
-		if err := add(stepName, shiftStep, true); err != nil {
-			return 0, err
 		}
 		slices.SortFunc(ss, func(a, b stamp) int { return a.at - b.at })
 		stamps[i] = ss
@@ -110,22 +103,33 @@ type stamp struct {
 
 type shiftKind int
 
+// The kinds of numbers Repeat shifts: each kind by its own period.
 const (
 	shiftTime shiftKind = iota
-	shiftID
+	shiftCorrelation
+	shiftExternal
+	shiftPython
 	shiftStep
 	numShifts
 )
 
-var (
-	// tsMember finds a "ts" member and the integer part of its number.
-	tsMember = regexp.MustCompile(`"ts"\s*:\s*(-?[0-9]+)`)
-	// idMember finds a member that links events, and its positive
-	// integer (0 and negative ones mean "none").
-	idMember = regexp.MustCompile(`"(?:correlation|External id|id|Python id|Python parent id)"\s*:\s*([1-9][0-9]*)[^0-9.eE]`)
-	// stepName finds the N of ProfilerStep#N.
-	stepName = regexp.MustCompile(`"ProfilerStep#([0-9]+)"`)
-)
+// shifted finds the numbers Repeat shifts: the integer part of an event's
+// first "ts", positive ids (0 and negative ones mean "none") and the N of
+// ProfilerStep#N.
+var shifted = []struct {
+	re   *regexp.Regexp
+	kind shiftKind
+}{
+	{regexp.MustCompile(`"ts"\s*:\s*(-?[0-9]+)`), shiftTime},
+	{idMember("correlation", "id"), shiftCorrelation},
+	{idMember("External id"), shiftExternal},
+	{idMember("Python id", "Python parent id"), shiftPython},
+	{regexp.MustCompile(`"ProfilerStep#([0-9]+)"`), shiftStep},
+}
+
+func idMember(keys ...string) *regexp.Regexp {
+	return regexp.MustCompile(`"(?:` + strings.Join(keys, "|") + `)"\s*:\s*([1-9][0-9]*)[^0-9.eE]`)
+}
 
 // eventsOf returns the traceEvents array of the JSON object src: its
 // elements, the offset after its '[' and the offset after its last element.

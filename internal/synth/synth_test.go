@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"math/bits"
 	"os"
 	"path/filepath"
@@ -955,19 +956,26 @@ func TestRepeat(t *testing.T) {
 	if !reflect.DeepEqual(top, rtop) {
 		t.Error("metadata changed")
 	}
-	// Ids are shifted past every id of the source: the copies share none.
-	// (Checked first: the loop below sets the numbers back.)
-	distinct := func(events []event) int {
+	// Correlation ids are shifted past those of the source, so that the
+	// copies share none, and no further: they stay as dense as in a real
+	// trace. (Checked first: the loop below sets the numbers back.)
+	correlations := func(events []event) (n int, span int64) {
 		ids := map[string]bool{}
+		lo, hi := int64(math.MaxInt64), int64(math.MinInt64)
 		for _, e := range events {
-			if a, ok := e["args"].(map[string]any); ok && a["correlation"] != nil {
-				ids[fmt.Sprint(e["cat"], a["correlation"])] = true
+			a, _ := e["args"].(map[string]any)
+			for _, v := range []any{e["id"], a["correlation"]} {
+				if v, ok := v.(json.Number); ok && num(t, v) > 0 {
+					ids[fmt.Sprint(e["cat"], v)] = true
+					lo, hi = min(lo, num(t, v)), max(hi, num(t, v))
+				}
 			}
 		}
-		return len(ids)
+		return len(ids), hi - lo + 1
 	}
-	if got, want := distinct(revents), copies*distinct(events); got != want || want == 0 {
-		t.Errorf("%d distinct (category, correlation) pairs, want %d", got, want)
+	n, span := correlations(events)
+	if gotN, gotSpan := correlations(revents); n == 0 || gotN != copies*n || gotSpan != int64(copies)*span {
+		t.Errorf("%d distinct (category, correlation) pairs over %d ids, want %d over %d", gotN, gotSpan, copies*n, int64(copies)*span)
 	}
 	// The shift of each kind of number, learnt from the first event of
 	// copy 1 that has one; every copy c must be shifted c times that.
@@ -992,6 +1000,9 @@ func TestRepeat(t *testing.T) {
 			t.Fatalf("event %d changed beyond its shifted numbers: %v, want %v", i, e, orig)
 		}
 	}
+	if period["id"] != period["correlation"] || period["Python parent id"] != period["Python id"] {
+		t.Errorf("linked ids shifted apart: %v", period)
+	}
 	slices.Sort(seen)
 	if want := []string{"External id", "Python id", "Python parent id", "correlation", "id", "step", "ts"}; !slices.Equal(seen, want) {
 		t.Errorf("shifted %q, want %q", seen, want)
@@ -1001,23 +1012,23 @@ func TestRepeat(t *testing.T) {
 	}
 }
 
-type shifted struct {
+type shiftedNumber struct {
 	what string
 	by   int64
 }
 
 // shiftedNumbers returns how the numbers Repeat shifts differ from e's
 // original orig, and sets them in e back to orig's.
-func shiftedNumbers(t *testing.T, e, orig event) []shifted {
+func shiftedNumbers(t *testing.T, e, orig event) []shiftedNumber {
 	t.Helper()
-	var out []shifted
+	var out []shiftedNumber
 	if ts, ok := orig["ts"].(json.Number); ok {
-		out = append(out, shifted{"ts", ns(t, e["ts"], true) - ns(t, ts, true)})
+		out = append(out, shiftedNumber{"ts", ns(t, e["ts"], true) - ns(t, ts, true)})
 		e["ts"] = ts
 	}
 	id := func(what string, e, orig map[string]any) {
 		if v, ok := orig[what].(json.Number); ok && num(t, v) > 0 {
-			out = append(out, shifted{what, num(t, e[what]) - num(t, v)})
+			out = append(out, shiftedNumber{what, num(t, e[what]) - num(t, v)})
 			e[what] = v
 		}
 	}
@@ -1035,7 +1046,7 @@ func shiftedNumbers(t *testing.T, e, orig event) []shifted {
 			}
 			return v
 		}
-		out = append(out, shifted{"step", n(e["name"]) - n(name)})
+		out = append(out, shiftedNumber{"step", n(e["name"]) - n(name)})
 		e["name"] = name
 	}
 	return out
