@@ -20,10 +20,12 @@ func keyOf(t *trace.Trace, pid, corr int64) corrKey {
 
 // A corrTable maps correlation keys to values. CUPTI numbers correlation
 // ids upward from 1 in each process, so a process's ids are nearly dense:
-// its values are kept in a slice indexed by id, which on the hundreds of
-// thousands of lookups a summary makes is several times faster than a
-// hash map (lookups come in nearly increasing id order and stay in cache).
-// A process whose ids are too sparse for a slice gets a map.
+// a trace records one API call in 3 to 6 of the ids CUPTI hands out (the
+// real traces in ../shared). A process's values are found through a slice
+// indexed by id, which on the hundreds of thousands of lookups a summary
+// makes is several times faster than a hash map (lookups come in nearly
+// increasing id order and stay in cache). A process whose ids are too
+// sparse for that slice gets a map.
 //
 // The keys are fixed when the table is made; lookups may run concurrently.
 type corrTable[V any] struct {
@@ -33,11 +35,16 @@ type corrTable[V any] struct {
 
 type corrProc[V any] struct {
 	pid    int64
-	base   int64           // the smallest id: vals[id-base] when dense
+	base   int64           // the smallest id
+	index  []int32         // id − base → 1 + index in vals, 0 when not put; nil when sparse
 	sparse map[int64]int32 // id → index in vals, when not dense
-	vals   []V
-	has    []bool
+	vals   []V             // in the order put; never grows past its capacity
 }
+
+// denseSlots is how many index slots a process may have per id before its
+// ids are looked up in a map instead: 16 slots of 4 bytes are about what a
+// map entry costs.
+const denseSlots = 16
 
 // newCorrTable makes an empty table for the given keys.
 func newCorrTable[V any](keys iter.Seq[corrKey]) *corrTable[V] {
@@ -53,11 +60,11 @@ func newCorrTable[V any](keys iter.Seq[corrKey]) *corrTable[V] {
 	}
 	c := &corrTable[V]{procs: make(map[int64]*corrProc[V], len(ranges))}
 	for pid, r := range ranges {
-		p := &corrProc[V]{pid: pid, base: r.lo}
-		// Dense when the slice is at most about twice the number of ids.
+		// vals holds every key: put's pointers stay valid.
+		p := &corrProc[V]{pid: pid, base: r.lo, vals: make([]V, 0, r.n)}
 		// (The span is computed unsigned: it may not fit an int64.)
-		if span := uint64(r.hi) - uint64(r.lo); span < uint64(2*r.n+1024) {
-			p.vals, p.has = make([]V, span+1), make([]bool, span+1)
+		if span := uint64(r.hi) - uint64(r.lo); span < uint64(denseSlots*r.n+1024) {
+			p.index = make([]int32, span+1)
 		} else {
 			p.sparse = make(map[int64]int32, r.n)
 		}
@@ -81,16 +88,20 @@ func (c *corrTable[V]) proc(pid int64) *corrProc[V] {
 // put before.
 func (c *corrTable[V]) put(k corrKey) (v *V, existed bool) {
 	p := c.proc(k.pid)
-	if p.sparse == nil {
-		i := k.corr - p.base
-		existed, p.has[i] = p.has[i], true
-		return &p.vals[i], existed
+	var zero V
+	if p.index != nil {
+		slot := &p.index[k.corr-p.base]
+		if *slot == 0 {
+			p.vals = append(p.vals, zero)
+			*slot = int32(len(p.vals))
+			return &p.vals[len(p.vals)-1], false
+		}
+		return &p.vals[*slot-1], true
 	}
 	i, existed := p.sparse[k.corr]
 	if !existed {
 		i = int32(len(p.vals))
 		p.sparse[k.corr] = i
-		var zero V
 		p.vals = append(p.vals, zero)
 	}
 	return &p.vals[i], existed
@@ -102,10 +113,10 @@ func (c *corrTable[V]) get(k corrKey) *V {
 	if p == nil {
 		return nil
 	}
-	if p.sparse == nil {
+	if p.index != nil {
 		// Unsigned: ids below base wrap around to large indices.
-		if i := uint64(k.corr) - uint64(p.base); i < uint64(len(p.vals)) && p.has[i] {
-			return &p.vals[i]
+		if i := uint64(k.corr) - uint64(p.base); i < uint64(len(p.index)) && p.index[i] != 0 {
+			return &p.vals[p.index[i]-1]
 		}
 		return nil
 	}

@@ -11,6 +11,7 @@ import (
 // one process and several, extreme ids and keys never put.
 func TestCorrTable(t *testing.T) {
 	dense := func(r *rand.Rand) int64 { return 1 + r.Int64N(500) }
+	gappy := func(r *rand.Rand) int64 { return 1 + r.Int64N(300*6) } // as in real traces
 	sparse := func(r *rand.Rand) int64 { return r.Int64() - r.Int64() }
 	extreme := func(r *rand.Rand) int64 {
 		return []int64{math.MinInt64, math.MinInt64 + 1, -1, 0, 1, math.MaxInt64 - 1, math.MaxInt64}[r.IntN(7)]
@@ -23,6 +24,7 @@ func TestCorrTable(t *testing.T) {
 	}{
 		{"dense", 1, dense, true},
 		{"dense, 3 processes", 3, dense, true},
+		{"one id in six", 1, gappy, true},
 		{"sparse", 1, sparse, false},
 		{"extreme", 2, extreme, false},
 	} {
