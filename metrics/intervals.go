@@ -69,6 +69,20 @@ func Clip(merged []Interval, w Interval) []Interval {
 	return out
 }
 
+// lengthIn returns Length(Clip(merged, w)) without building the clip:
+// steps ask it of every busy interval.
+func lengthIn(merged []Interval, w Interval) int64 {
+	var n int64
+	i, _ := slices.BinarySearchFunc(merged, w.Start, func(iv Interval, x int64) int { return cmp.Compare(iv.End, x) })
+	for _, iv := range merged[i:] {
+		if iv.Start > w.End {
+			break
+		}
+		n += max(min(iv.End, w.End)-max(iv.Start, w.Start), 0)
+	}
+	return n
+}
+
 // Gaps returns the idle stretches between consecutive disjoint, sorted
 // intervals.
 func Gaps(merged []Interval) []Interval {

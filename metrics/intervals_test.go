@@ -57,6 +57,9 @@ func TestClip(t *testing.T) {
 		if got := Clip(merged, tt.w); !slices.Equal(got, tt.want) {
 			t.Errorf("Clip(%v) = %v, want %v", tt.w, got, tt.want)
 		}
+		if got, want := lengthIn(merged, tt.w), Length(tt.want); got != want {
+			t.Errorf("lengthIn(%v) = %d, want %d", tt.w, got, want)
+		}
 	}
 }
 

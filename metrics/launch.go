@@ -18,14 +18,6 @@ var kernelLaunchPrefixes = []string{
 // graphLaunchNames name the API calls that replay a CUDA/HIP graph.
 var graphLaunchNames = []string{"cudaGraphLaunch", "cuGraphLaunch", "hipGraphLaunch"}
 
-// syncNames name the host calls that block until the device catches up.
-// cudaMemcpy (without Async) blocks too.
-var syncNames = []string{
-	"cudaDeviceSynchronize", "cudaStreamSynchronize", "cudaEventSynchronize", "cudaMemcpy", "cudaMemcpy2D",
-	"cuCtxSynchronize", "cuStreamSynchronize", "cuEventSynchronize", "cuMemcpyDtoH", "cuMemcpyHtoD",
-	"hipDeviceSynchronize", "hipStreamSynchronize", "hipEventSynchronize", "hipMemcpy",
-}
-
 // IsKernelLaunch reports whether an API call launches a single kernel.
 func IsKernelLaunch(name string) bool {
 	for _, p := range kernelLaunchPrefixes {
@@ -47,7 +39,17 @@ func IsGraphLaunch(name string) bool {
 }
 
 // IsSync reports whether an API call blocks the host until the device is done.
-func IsSync(name string) bool { return slices.Contains(syncNames, name) }
+// cudaMemcpy (without Async) blocks too. (A switch: summaries ask this of
+// every API call, and it compares lengths before bytes.)
+func IsSync(name string) bool {
+	switch name {
+	case "cudaDeviceSynchronize", "cudaStreamSynchronize", "cudaEventSynchronize", "cudaMemcpy", "cudaMemcpy2D",
+		"cuCtxSynchronize", "cuStreamSynchronize", "cuEventSynchronize", "cuMemcpyDtoH", "cuMemcpyHtoD",
+		"hipDeviceSynchronize", "hipStreamSynchronize", "hipEventSynchronize", "hipMemcpy":
+		return true
+	}
+	return false
+}
 
 // launchIndex maps correlation ids to API calls.
 type launchIndex struct {

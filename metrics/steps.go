@@ -212,7 +212,7 @@ func stepStats(t *trace.Trace, dev int, steps []Step, busy []Interval) []StepSta
 	for i, s := range steps {
 		w := Interval{s.Start, s.End}
 		st := StepStat{Step: s}
-		st.BusyNS = Length(Clip(busy, w))
+		st.BusyNS = lengthIn(busy, w)
 		st.IdleNS = w.Len() - st.BusyNS
 		if w.Len() > 0 {
 			st.Util = float64(st.BusyNS) / float64(w.Len())
