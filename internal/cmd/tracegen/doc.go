@@ -24,7 +24,9 @@
 //	-truth FILE      also write the ground truth as indented JSON
 //	-nsys-kernels N  instead, an Nsight Systems SQLite export with N kernel rows
 //	-repeat FILE     instead, the events of the real Kineto trace FILE repeated
-//	                 until -size, ts shifted a copy at a time (no truth)
+//	                 until -size, ts, linking ids (correlation, External id,
+//	                 Python id) and ProfilerStep numbers shifted a copy at a
+//	                 time, as in one long run (no truth)
 //
 // A summary of the truth goes to stderr.
 package main

@@ -61,7 +61,7 @@ func generate(args []string, stderr io.Writer) error {
 		gz         = fs.String("gzip", "auto", "compress: auto (by .gz suffix), true or false")
 		truthPath  = fs.String("truth", "", "write the ground truth to `file` as JSON")
 		nsysRows   = fs.Int("nsys-kernels", 0, "write an Nsight Systems SQLite export with `N` kernel rows (2026.1 schema) instead")
-		repeat     = fs.String("repeat", "", "instead, repeat the events of the Kineto trace `file` (.json or .json.gz) until -size, with ts shifted a copy at a time: a big trace with a real one's layout")
+		repeat     = fs.String("repeat", "", "instead, repeat the events of the Kineto trace `file` (.json or .json.gz) until -size, with ts, linking ids and step numbers shifted a copy at a time: a big trace with a real one's layout")
 	)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
