@@ -12,20 +12,23 @@ import (
 // known holds what the file said about devices; devices only seen in
 // activities are added with what little is known of them.
 func finish(t *Trace, known []Device) (*Trace, error) {
-	byStart := func(a, b *Activity) int {
-		return cmp.Or(cmp.Compare(a.Start, b.Start), cmp.Compare(a.End, b.End))
-	}
-	// The tables are sorted in parallel; most come sorted already.
+	// The tables are sorted in parallel (most come sorted already), and
+	// the streams of each device table listed by its goroutine.
 	var wg sync.WaitGroup
-	sortStable(&wg, t.Kernels, func(a, b Kernel) int { return byStart(&a.Activity, &b.Activity) })
-	sortStable(&wg, t.Memcpys, func(a, b Memcpy) int { return byStart(&a.Activity, &b.Activity) })
-	sortStable(&wg, t.Memsets, func(a, b Memset) int { return byStart(&a.Activity, &b.Activity) })
-	sortStable(&wg, t.Syncs, func(a, b Sync) int { return byStart(&a.Activity, &b.Activity) })
-	sortStable(&wg, t.APICalls, func(a, b APICall) int {
-		return cmp.Or(cmp.Compare(a.Start, b.Start), cmp.Compare(a.End, b.End))
+	var seen [4][]Stream
+	sortActivities(&wg, t.Kernels, func(k *Kernel) *Activity { return &k.Activity }, &seen[0])
+	sortActivities(&wg, t.Memcpys, func(m *Memcpy) *Activity { return &m.Activity }, &seen[1])
+	sortActivities(&wg, t.Memsets, func(m *Memset) *Activity { return &m.Activity }, &seen[2])
+	sortActivities(&wg, t.Syncs, func(s *Sync) *Activity { return &s.Activity }, &seen[3])
+	wg.Go(func() {
+		sortStable(t.APICalls, func(a, b APICall) int {
+			return cmp.Or(cmp.Compare(a.Start, b.Start), cmp.Compare(a.End, b.End))
+		})
 	})
-	sortStable(&wg, t.Ops, func(a, b Op) int {
-		return cmp.Or(cmp.Compare(a.Start, b.Start), cmp.Compare(a.End, b.End))
+	wg.Go(func() {
+		sortStable(t.Ops, func(a, b Op) int {
+			return cmp.Or(cmp.Compare(a.Start, b.Start), cmp.Compare(a.End, b.End))
+		})
 	})
 	wg.Wait()
 
@@ -34,17 +37,13 @@ func finish(t *Trace, known []Device) (*Trace, error) {
 		devs[d.ID] = d
 	}
 	streams := map[Stream]bool{}
-	add := func(a *Activity) {
-		if _, ok := devs[a.Device]; !ok {
-			devs[a.Device] = Device{ID: a.Device}
-		}
-		if s := (Stream{a.Device, a.Stream}); !streams[s] {
+	for _, ss := range seen {
+		for _, s := range ss {
+			if _, ok := devs[s.Device]; !ok {
+				devs[s.Device] = Device{ID: s.Device}
+			}
 			streams[s] = true
 		}
-	}
-	t.EachGPUActivity(add)
-	for i := range t.Syncs {
-		add(&t.Syncs[i].Activity)
 	}
 	// A GPU trace has a handful of devices and at most thousands of
 	// streams; millions mean a broken or hostile file, and would make
@@ -69,13 +68,34 @@ func finish(t *Trace, known []Device) (*Trace, error) {
 	return t, nil
 }
 
-// sortStable sorts s stably with cmp, in a goroutine of wg.
-func sortStable[T any](wg *sync.WaitGroup, s []T, cmp func(a, b T) int) {
+// sortActivities sorts s stably by (Start, End), in a goroutine of wg,
+// and then sets *streams to the streams of its records.
+func sortActivities[T any](wg *sync.WaitGroup, s []T, act func(*T) *Activity, streams *[]Stream) {
 	wg.Go(func() {
-		if !slices.IsSortedFunc(s, cmp) {
-			slices.SortStableFunc(s, cmp)
+		sortStable(s, func(a, b T) int {
+			x, y := act(&a), act(&b)
+			return cmp.Or(cmp.Compare(x.Start, y.Start), cmp.Compare(x.End, y.End))
+		})
+		seen := map[Stream]bool{}
+		last := Stream{Device: -1}
+		for i := range s {
+			// Records of one stream come in runs: the map is asked once a run.
+			if a := act(&s[i]); a.Device != last.Device || a.Stream != last.ID {
+				last = Stream{a.Device, a.Stream}
+				if !seen[last] {
+					seen[last] = true
+					*streams = append(*streams, last)
+				}
+			}
 		}
 	})
+}
+
+// sortStable sorts s stably with cmp unless it is sorted already.
+func sortStable[T any](s []T, cmp func(a, b T) int) {
+	if !slices.IsSortedFunc(s, cmp) {
+		slices.SortStableFunc(s, cmp)
+	}
 }
 
 // Limits on what a trace may hold.
