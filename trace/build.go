@@ -77,10 +77,10 @@ func sortActivities[T any](wg *sync.WaitGroup, s []T, act func(*T) *Activity, st
 			return cmp.Or(cmp.Compare(x.Start, y.Start), cmp.Compare(x.End, y.End))
 		})
 		seen := map[Stream]bool{}
-		last := Stream{Device: -1}
+		var last Stream
 		for i := range s {
 			// Records of one stream come in runs: the map is asked once a run.
-			if a := act(&s[i]); a.Device != last.Device || a.Stream != last.ID {
+			if a := act(&s[i]); i == 0 || a.Device != last.Device || a.Stream != last.ID {
 				last = Stream{a.Device, a.Stream}
 				if !seen[last] {
 					seen[last] = true

@@ -21,7 +21,7 @@ func TestFinish(t *testing.T) {
 			{Activity: act(0, 7, 50, 60), Name: "d"},
 		},
 		Memcpys: []Memcpy{{Activity: act(1, 9, 5, 6)}, {Activity: act(0, 7, 1, 2)}},
-		Syncs:   []Sync{{Activity: act(2, 3, 0, 1)}},
+		Syncs:   []Sync{{Activity: act(-1, 0, 0, 1)}}, // any int is an id
 		APICalls: []APICall{{Name: "y", Start: 5, End: 6}, {Name: "x", Start: 1, End: 9},
 			{Name: "z", Start: 5, End: 6}},
 	}
@@ -43,10 +43,10 @@ func TestFinish(t *testing.T) {
 	if want := []string{"x", "y", "z"}; !slices.Equal(names, want) {
 		t.Errorf("API calls %q, want %q", names, want)
 	}
-	if want := []Device{{ID: 0, Name: "A100"}, {ID: 1}, {ID: 2}}; !slices.Equal(got.Devices, want) {
+	if want := []Device{{ID: -1}, {ID: 0, Name: "A100"}, {ID: 1}}; !slices.Equal(got.Devices, want) {
 		t.Errorf("devices %+v, want %+v", got.Devices, want)
 	}
-	if want := []Stream{{0, 7}, {0, 8}, {1, 9}, {2, 3}}; !slices.Equal(got.Streams, want) {
+	if want := []Stream{{-1, 0}, {0, 7}, {0, 8}, {1, 9}}; !slices.Equal(got.Streams, want) {
 		t.Errorf("streams %v, want %v", got.Streams, want)
 	}
 }
