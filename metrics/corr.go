@@ -3,6 +3,8 @@ package metrics
 import (
 	"iter"
 
+	"github.com/traceql/traceql/internal/pages"
+
 	"github.com/traceql/traceql/trace"
 )
 
@@ -64,7 +66,8 @@ func newCorrTable[V any](keys iter.Seq[corrKey]) *corrTable[V] {
 		p := &corrProc[V]{pid: pid, base: r.lo, vals: make([]V, 0, r.n)}
 		// (The span is computed unsigned: it may not fit an int64.)
 		if span := uint64(r.hi) - uint64(r.lo); span < uint64(denseSlots*r.n+1024) {
-			p.index = make([]int32, span+1)
+			// put reads a slot before writing it: see package pages.
+			p.index = pages.Make[int32](int(span+1), int(span+1))
 		} else {
 			p.sparse = make(map[int64]int32, r.n)
 		}

@@ -6,7 +6,8 @@ import (
 	"io"
 	"runtime"
 	"sync"
-	"unsafe"
+
+	"github.com/traceql/traceql/internal/pages"
 )
 
 // The events array, nearly all of a Kineto file, is read in blocks of a megabyte
@@ -261,32 +262,8 @@ func growTable[T any](t []T, n int, since, end, size int64, trust bool) []T {
 	}
 	// The pages are touched before the copy: copying into them first
 	// spent 7 % of all CPU time on the generated 1 GB trace in
-	// copy-on-write faults and TLB flushes (see touchSpare).
-	grown := make([]T, 0, need+int(more))
-	touchSpare(grown)
-	return append(grown, t...)
-}
-
-// touchSpare writes to each page of s's spare capacity. The garbage
-// collector scans a slice of records that hold pointers to its full
-// capacity, and its reads map each untouched page to the kernel's shared
-// zero page; each record copied there later faults the page again,
-// copy-on-write, and the kernel then flushes the TLB of every CPU that
-// runs the process. On the 1 GB trace those flushes took 10 % of all CPU
-// time. A page first touched by a write faults once, cheaply.
-func touchSpare[T any](s []T) {
-	spare := s[len(s):cap(s)]
-	if len(spare) == 0 {
-		return
-	}
-	var zero T
-	// The spare capacity holds zeros: writing zero bytes changes no value
-	// the collector could see.
-	b := unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(spare))), len(spare)*int(unsafe.Sizeof(zero)))
-	for i := 0; i < len(b); i += 4096 {
-		b[i] = 0
-	}
-	b[len(b)-1] = 0
+	// copy-on-write faults and TLB flushes (see package pages).
+	return append(pages.Make[T](0, need+int(more)), t...)
 }
 
 // decode decodes the carry with b appended. An event that did not fit is

@@ -9,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
-	"slices"
 	"strings"
 	"testing"
 
@@ -180,24 +179,6 @@ func FuzzBlockSplits(f *testing.F) {
 		}
 		sameTrace(t, "fuzz", whole, got, true)
 	})
-}
-
-// TestTouchSpare checks that touching the spare capacity changes nothing a
-// program can see.
-func TestTouchSpare(t *testing.T) {
-	s := make([]Kernel, 3, 1000)
-	for i := range s {
-		s[i] = Kernel{Name: "k", Activity: Activity{Start: int64(i), End: -1}, GraphNode: -1}
-	}
-	want := slices.Clone(s)
-	touchSpare(s)
-	touchSpare(s[:cap(s)]) // no spare capacity
-	if !slices.Equal(s, want) {
-		t.Errorf("records changed: %v", s)
-	}
-	if spare := s[len(s):cap(s)]; slices.ContainsFunc(spare, func(k Kernel) bool { return k != Kernel{} }) {
-		t.Errorf("spare capacity no longer zero")
-	}
 }
 
 // TestGrowTable reads 1 GB in 1 MB parts into a table, with records in all of
