@@ -4,7 +4,6 @@ import (
 	"iter"
 
 	"github.com/traceql/traceql/internal/pages"
-
 	"github.com/traceql/traceql/trace"
 )
 
