@@ -2,11 +2,9 @@ package trace
 
 import (
 	"bytes"
-	"compress/gzip"
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"testing"
@@ -86,20 +84,7 @@ func BenchmarkEventDecoder(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		f, err := os.Open(path)
-		if err != nil {
-			b.Fatal(err)
-		}
-		defer f.Close()
-		zr, err := gzip.NewReader(f)
-		if err != nil {
-			b.Fatal(err)
-		}
-		data, err := io.ReadAll(zr)
-		if err != nil {
-			b.Fatal(err)
-		}
-		benchDecoder(b, data, len(t.Kernels), t.Meta.Events)
+		benchDecoder(b, gunzipFile(b, path), len(t.Kernels), t.Meta.Events)
 	})
 }
 
