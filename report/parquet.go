@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"io"
+	"reflect"
 
 	"github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/compress/zstd"
@@ -13,31 +14,28 @@ import (
 // parquetRows writes tidy rows as a Parquet file (zstd), for DuckDB, Spark
 // or pandas when a trace set outgrows one machine.
 type parquetRows struct {
-	w     *parquet.Writer
-	index []int // column position in the schema (a Group sorts by name)
-	row   parquet.Row
-	buf   []parquet.Row
+	w   *parquet.Writer
+	buf []parquet.Row
 }
 
+// newParquetRows starts a file whose columns are cols, in their order. The
+// schema is that of a struct type made for them: parquet-go keeps a
+// struct's field order, where a parquet.Group (a map) sorts its columns by
+// name and SELECT * would list them alphabetically.
 func newParquetRows(w io.Writer, cols []Column) *parquetRows {
-	g := parquet.Group{}
-	for _, c := range cols {
+	fields := make([]reflect.StructField, len(cols))
+	for i, c := range cols {
+		typ := reflect.TypeFor[int64]()
 		switch {
 		case c.Unit == metrics.Text:
-			g[c.Name] = parquet.String()
+			typ = reflect.TypeFor[string]()
 		case c.Float:
-			g[c.Name] = parquet.Leaf(parquet.DoubleType)
-		default:
-			g[c.Name] = parquet.Int(64)
+			typ = reflect.TypeFor[float64]()
 		}
+		fields[i] = reflect.StructField{Name: fmt.Sprintf("C%d", i), Type: typ, Tag: reflect.StructTag(`parquet:"` + c.Name + `"`)}
 	}
-	schema := parquet.NewSchema("traceql", g)
-	p := &parquetRows{w: parquet.NewWriter(w, schema, parquet.Compression(&zstd.Codec{})), row: make(parquet.Row, len(cols))}
-	for _, c := range cols {
-		leaf, _ := schema.Lookup(c.Name)
-		p.index = append(p.index, leaf.ColumnIndex)
-	}
-	return p
+	schema := parquet.SchemaOf(reflect.New(reflect.StructOf(fields)).Interface())
+	return &parquetRows{w: parquet.NewWriter(w, schema, parquet.Compression(&zstd.Codec{}))}
 }
 
 func (p *parquetRows) write(vals []any) error {
@@ -56,7 +54,7 @@ func (p *parquetRows) write(vals []any) error {
 		default:
 			return fmt.Errorf("parquet: column %d: unsupported value %T", i, v)
 		}
-		row[p.index[i]] = pv.Level(0, 0, p.index[i])
+		row[i] = pv.Level(0, 0, i)
 	}
 	p.buf = append(p.buf, row)
 	if len(p.buf) == 4096 {

@@ -283,6 +283,18 @@ func TestExportParquet(t *testing.T) {
 		if _, ok := pf.Schema().Lookup(tt.col); !ok {
 			t.Errorf("%s: no column %s in %s", tt.table, tt.col, pf.Schema())
 		}
+		// The columns come in the CSV's order, not sorted by name.
+		csvOut, errOut, code := traceql("export", sample, "--table", tt.table)
+		if code != 0 {
+			t.Fatalf("export %s: %s", tt.table, errOut)
+		}
+		var names []string
+		for _, c := range pf.Schema().Columns() {
+			names = append(names, strings.Join(c, "."))
+		}
+		if head, _, _ := strings.Cut(csvOut, "\n"); strings.Join(names, ",") != head {
+			t.Errorf("%s: Parquet columns\n%s\nwant the CSV's\n%s", tt.table, strings.Join(names, ","), head)
+		}
 		f.Close()
 	}
 }
