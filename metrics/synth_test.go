@@ -20,7 +20,7 @@ func TestGroundTruth(t *testing.T) {
 		for _, era := range []synth.Era{synth.Modern, synth.Era2021} {
 			for _, c := range []synth.Container{synth.Object, synth.ObjectAfter, synth.Array} {
 				configs = append(configs, synth.Config{Seed: seed, Devices: int(seed), Streams: 3, Steps: 3,
-					KernelsPerStep: 20, GraphLaunches: 2, Era: era, Container: c, PythonEvents: 2})
+					KernelsPerStep: 20, GraphLaunches: 2, Era: era, Container: c, PythonEvents: 2, Rank: int(seed) + 4, WorldSize: 8})
 			}
 		}
 	}
@@ -39,6 +39,9 @@ func TestGroundTruth(t *testing.T) {
 			}
 			if len(tr.Warnings) > 0 {
 				t.Errorf("warnings: %v", tr.Warnings)
+			}
+			if tr.Meta.Rank != truth.Rank {
+				t.Errorf("rank = %d, want %d", tr.Meta.Rank, truth.Rank)
 			}
 			if tr.Meta.Events != truth.Events {
 				t.Errorf("events = %d, want %d", tr.Meta.Events, truth.Events)

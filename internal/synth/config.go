@@ -117,6 +117,9 @@ type Config struct {
 	// section (runtime and driver calls, GPU activities, flows), then the
 	// metadata.
 	Interleave bool
+	// Rank and WorldSize are written in distributedInfo (default 0 and
+	// Devices), so that a set of files reads as one job's ranks.
+	Rank, WorldSize int
 }
 
 // normalize applies the defaults and checks the ranges.
@@ -130,6 +133,7 @@ func (c Config) normalize() (Config, error) {
 	def(&c.Streams, 1)
 	def(&c.Steps, 1)
 	def(&c.KernelsPerStep, 16)
+	def(&c.WorldSize, c.Devices)
 	switch {
 	case c.Devices < 1 || c.Devices > 64:
 		return c, fmt.Errorf("synth: Devices = %d, want 1..64", c.Devices)
@@ -139,6 +143,8 @@ func (c Config) normalize() (Config, error) {
 		return c, fmt.Errorf("synth: Steps = %d, want ≥ 1", c.Steps)
 	case c.KernelsPerStep < 1:
 		return c, fmt.Errorf("synth: KernelsPerStep = %d, want ≥ 1", c.KernelsPerStep)
+	case c.Rank < 0 || c.Rank >= c.WorldSize:
+		return c, fmt.Errorf("synth: Rank = %d, want 0..WorldSize-1 (%d)", c.Rank, c.WorldSize-1)
 	case c.GraphLaunches < 0:
 		return c, fmt.Errorf("synth: GraphLaunches = %d, want ≥ 0", c.GraphLaunches)
 	case c.PythonEvents < 0 || c.PythonEvents > 1000:

@@ -268,6 +268,7 @@ func TestConfigErrors(t *testing.T) {
 	for _, cfg := range []Config{
 		{Devices: -1}, {Devices: 65}, {Streams: 33}, {Steps: -2}, {KernelsPerStep: -1},
 		{GraphLaunches: -1}, {PythonEvents: -1}, {TargetBytes: -1}, {Era: 7}, {Container: 9},
+		{Rank: -1}, {Rank: 1}, {Rank: 8, WorldSize: 8}, {WorldSize: -2},
 	} {
 		if _, err := Write(io.Discard, cfg); err == nil {
 			t.Errorf("%+v: no error", cfg)

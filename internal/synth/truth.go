@@ -15,6 +15,7 @@ type Truth struct {
 	Container  string `json:"container"`
 	Seed       int64  `json:"seed"`
 	BaseTimeNS int64  `json:"base_time_ns"` // baseTimeNanoseconds; 0 in Era2021
+	Rank       int    `json:"rank"`         // distributedInfo's rank; -1 in a bare array, which has none
 	// TraceStartNS and TraceEndNS are the "PyTorch Profiler (0)" span and
 	// the "Record Window End" instant.
 	TraceStartNS int64 `json:"trace_start_ns"`
@@ -192,6 +193,10 @@ func (g *gen) truth() Truth {
 	t.Era = g.cfg.Era.String()
 	t.Container = g.cfg.Container.String()
 	t.Seed = g.cfg.Seed
+	t.Rank = g.cfg.Rank
+	if g.cfg.Container == Array {
+		t.Rank = -1
+	}
 	t.Steps = g.steps
 	for _, d := range g.devs {
 		t.Devices = append(t.Devices, d.truth(g))

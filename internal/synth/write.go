@@ -1232,7 +1232,7 @@ func (g *gen) header() {
 }
 
 func (g *gen) appendDistInfo(b []byte) []byte {
-	return fmt.Appendf(b, "  \"distributedInfo\": {\"backend\": \"nccl\", \"rank\": 0, \"world_size\": %d},\n", g.cfg.Devices)
+	return fmt.Appendf(b, "  \"distributedInfo\": {\"backend\": \"nccl\", \"rank\": %d, \"world_size\": %d},\n", g.cfg.Rank, g.cfg.WorldSize)
 }
 
 // footer writes the process and thread metadata, the profiler span, the

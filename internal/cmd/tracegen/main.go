@@ -57,6 +57,8 @@ func generate(args []string, stderr io.Writer) error {
 		python     = fs.Int("python", 4, "python_function frames per launch")
 		era        = fs.String("era", "modern", "trace era: modern or 2021")
 		container  = fs.String("container", "object", "object, object-after or array")
+		rank       = fs.Int("rank", 0, "distributedInfo rank")
+		worldSize  = fs.Int("world-size", 0, "distributedInfo world_size (0: the number of GPUs)")
 		interleave = fs.Bool("interleave", false, "write CPU and GPU events mixed, in the order they are made, not in Kineto's order (CPU section, then GPU section)")
 		gz         = fs.String("gzip", "auto", "compress: auto (by .gz suffix), true or false")
 		truthPath  = fs.String("truth", "", "write the ground truth to `file` as JSON")
@@ -87,7 +89,7 @@ func generate(args []string, stderr io.Writer) error {
 	cfg := synth.Config{
 		Seed: *seed, Devices: *devices, Streams: *streams, Steps: *steps,
 		KernelsPerStep: *kernels, GraphLaunches: *graphs, PythonEvents: *python,
-		TargetBytes: target, Interleave: *interleave,
+		TargetBytes: target, Interleave: *interleave, Rank: *rank, WorldSize: *worldSize,
 	}
 	if cfg.Era, err = synth.ParseEra(*era); err != nil {
 		return fmt.Errorf("%w: -era: %v", errUsage, err)
