@@ -1,10 +1,12 @@
 package main
 
 import (
+	"cmp"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -13,7 +15,8 @@ import (
 var traceExts = []string{".json", ".json.gz", ".gz", ".sqlite", ".sqlite3"}
 
 // expandInputs turns FILE and DIR arguments into trace files, in argument
-// order, each directory walked recursively in lexical order.
+// order, each directory's files (found recursively) in natural order:
+// rank2.json before rank10.json.
 func expandInputs(args []string) ([]string, error) {
 	var files []string
 	for _, a := range args {
@@ -41,6 +44,7 @@ func expandInputs(args []string) ([]string, error) {
 		if len(files) == n {
 			return nil, fmt.Errorf("%s: no trace files (%s) in this directory", a, strings.Join(traceExts, ", "))
 		}
+		slices.SortStableFunc(files[n:], naturalCompare)
 	}
 	return files, nil
 }
@@ -54,3 +58,36 @@ func isTraceName(name string) bool {
 	}
 	return false
 }
+
+// naturalCompare orders paths as text, except that runs of digits compare
+// as numbers: "rank9" < "rank10". Equal numbers with different zero padding
+// fall back to the text, so the order stays total.
+func naturalCompare(a, b string) int {
+	i, j := 0, 0
+	for i < len(a) && j < len(b) {
+		if isDigit(a[i]) && isDigit(b[j]) {
+			x, y := i, j
+			for i < len(a) && isDigit(a[i]) {
+				i++
+			}
+			for j < len(b) && isDigit(b[j]) {
+				j++
+			}
+			// Compare the numbers without leading zeros: longer is larger,
+			// else digit by digit.
+			p, q := strings.TrimLeft(a[x:i], "0"), strings.TrimLeft(b[y:j], "0")
+			if c := cmp.Or(cmp.Compare(len(p), len(q)), strings.Compare(p, q)); c != 0 {
+				return c
+			}
+			continue
+		}
+		if a[i] != b[j] {
+			return cmp.Compare(a[i], b[j])
+		}
+		i++
+		j++
+	}
+	return cmp.Or(cmp.Compare(len(a)-i, len(b)-j), strings.Compare(a, b))
+}
+
+func isDigit(c byte) bool { return '0' <= c && c <= '9' }

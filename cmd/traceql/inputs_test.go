@@ -1,0 +1,59 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+)
+
+func TestNaturalCompare(t *testing.T) {
+	want := []string{"", "a", "rank01", "rank1", "rank2", "rank9.json", "rank10.json", "rank10a", "rank10b", "rank100", "rankA", "x/1/y", "x/2", "x/10/y"}
+	got := slices.Clone(want)
+	for _, perm := range [][]string{got, reversed(got)} {
+		slices.SortFunc(perm, naturalCompare)
+		if !slices.Equal(perm, want) {
+			t.Errorf("sorted:\n%q\nwant\n%q", perm, want)
+		}
+	}
+	for _, a := range want {
+		for _, b := range want {
+			if c, d := naturalCompare(a, b), naturalCompare(b, a); c != -d || (c == 0) != (a == b) {
+				t.Errorf("compare(%q, %q) = %d, reversed %d", a, b, c, d)
+			}
+		}
+	}
+}
+
+func reversed(s []string) []string {
+	r := slices.Clone(s)
+	slices.Reverse(r)
+	return r
+}
+
+// TestExpandInputsOrder: a directory's trace files, found recursively, come
+// in natural order (rank2 before rank10), after the files named before it.
+func TestExpandInputsOrder(t *testing.T) {
+	dir := t.TempDir()
+	for _, name := range []string{"rank10.json", "rank2.json.gz", "rank1.sqlite", "notes.txt", "sub/rank3.json"} {
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	first := filepath.Join(dir, "rank10.json")
+	got, err := expandInputs([]string{first, dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want []string
+	for _, name := range []string{"rank10.json", "rank1.sqlite", "rank2.json.gz", "rank10.json", "sub/rank3.json"} {
+		want = append(want, filepath.Join(dir, name))
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("got\n%q\nwant\n%q", got, want)
+	}
+}
