@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/traceql/traceql/metrics"
@@ -179,6 +180,71 @@ func Shorten(s string, n int) string {
 		return s
 	}
 	return string(r[:n-1]) + "…"
+}
+
+// overviewColumns are the metrics the overview of several traces lists.
+var overviewColumns = []string{"kernels", "kernel_ns", "span_ns", "busy_ns", "idle_ns", "gpu_util", "largest_gap_ns"}
+
+// OverviewTable puts several traces side by side, one row per trace and
+// GPU, so that the slow or starved rank of a job stands out: from three rows
+// on, with min, median and max rows and the lowest utilization named.
+// Traces without GPU activity have no row; with fewer than two traces that
+// have one there is no table (nil).
+func OverviewTable(sums []metrics.Summary) *Table {
+	all := metrics.Columns()
+	cols := make([]metrics.Column, len(overviewColumns))
+	for i, name := range overviewColumns {
+		cols[i] = all[slices.IndexFunc(all, func(c metrics.Column) bool { return c.Name == name })]
+	}
+	t := &Table{Columns: []Column{{Name: "trace", Unit: metrics.Text}, {Name: "rank", Unit: metrics.Count}, {Name: "GPU", Unit: metrics.Count}}}
+	for _, c := range cols {
+		t.Columns = append(t.Columns, Column{Name: c.Label, Unit: c.Unit})
+	}
+	values := make([][]float64, len(cols))
+	lowest, lowestUtil := "", math.Inf(1)
+	traces := 0
+	for _, s := range sums {
+		var rank any = ""
+		if s.Rank >= 0 {
+			rank = s.Rank
+		}
+		if len(s.Devices) > 0 {
+			traces++
+		}
+		for i := range s.Devices {
+			d := &s.Devices[i]
+			row := []any{s.Source, rank, d.Device}
+			for j, c := range cols {
+				v := c.Value(d)
+				row = append(row, v)
+				values[j] = append(values[j], toFloat(v))
+			}
+			t.Rows = append(t.Rows, row)
+			if d.GPUUtil < lowestUtil {
+				lowest, lowestUtil = fmt.Sprintf("%s GPU %d", s.Source, d.Device), d.GPUUtil
+			}
+		}
+	}
+	if traces < 2 {
+		return nil
+	}
+	t.Title = fmt.Sprintf("%d traces, one row per trace and GPU", traces)
+	if len(t.Rows) < 3 {
+		return t
+	}
+	for _, agg := range []struct {
+		name string
+		f    func([]float64) float64
+	}{{"min", slices.Min[[]float64]}, {"median", metrics.MedianF}, {"max", slices.Max[[]float64]}} {
+		row := []any{agg.name, "", ""}
+		for _, v := range values {
+			row = append(row, agg.f(v))
+		}
+		t.Rows = append(t.Rows, row)
+	}
+	t.Notes = []string{fmt.Sprintf("lowest GPU utilization: %s, %s (median %s)", lowest,
+		Format(lowestUtil, metrics.Ratio), Format(metrics.MedianF(values[slices.Index(overviewColumns, "gpu_util")]), metrics.Ratio))}
+	return t
 }
 
 // SummaryRecords is the machine-readable shape of summaries: one table,

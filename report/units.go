@@ -27,8 +27,10 @@ func Format(v any, u metrics.Unit) string {
 	case metrics.Ratio:
 		return strconv.FormatFloat(100*x, 'f', 1, 64) + " %"
 	case metrics.Count:
-		if x == math.Trunc(x) && math.Abs(x) < 1<<53 {
-			return thousands(int64(x))
+		// Whole numbers, and fractions (a median, a mean) too big to
+		// show decimals, get thousands separators.
+		if r := math.RoundToEven(x); (x == r || math.Abs(x) >= 100) && math.Abs(x) < 1<<53 {
+			return thousands(int64(r))
 		}
 		return sig3(x)
 	}

@@ -8,6 +8,8 @@ import (
 	"image/png"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -56,6 +58,60 @@ func TestSummarizeGolden(t *testing.T) {
 			}
 			golden.Check(t, filepath.Join("testdata", tt.name+".golden"), []byte(out))
 		})
+	}
+}
+
+// TestSummarizeRanks: a folder of rank files summarizes in natural order,
+// and the text output ends with the overview of all ranks, whose lowest
+// utilization is the CSV's.
+func TestSummarizeRanks(t *testing.T) {
+	dir := t.TempDir()
+	for i, rank := range []int{10, 2, 1} {
+		cfg := synth.Config{Seed: int64(i + 1), Streams: 2, Steps: 2, KernelsPerStep: 20 + 10*i, Rank: rank, WorldSize: 16}
+		if _, err := synth.WriteFile(filepath.Join(dir, fmt.Sprintf("rank%d.json", rank)), cfg, false); err != nil {
+			t.Fatal(err)
+		}
+	}
+	csvOut, errOut, code := traceql("summarize", dir, "-f", "csv")
+	if code != 0 {
+		t.Fatalf("csv: %s", errOut)
+	}
+	recs, err := csv.NewReader(strings.NewReader(csvOut)).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	col := slices.Index(recs[0], "gpu_util")
+	var ranks []string
+	lowest, lowestUtil := "", 2.0
+	for _, r := range recs[1:] {
+		ranks = append(ranks, r[1])
+		if u, _ := strconv.ParseFloat(r[col], 64); u < lowestUtil {
+			lowest, lowestUtil = r[0], u
+		}
+	}
+	if want := []string{"1", "2", "10"}; !slices.Equal(ranks, want) {
+		t.Errorf("CSV ranks %v, want %v", ranks, want)
+	}
+
+	out, errOut, code := traceql("summarize", dir)
+	if code != 0 {
+		t.Fatalf("text: %s", errOut)
+	}
+	_, overview, ok := strings.Cut(out, "3 traces, one row per trace and GPU\n")
+	if !ok {
+		t.Fatalf("no overview in:\n%s", out)
+	}
+	lines := strings.Split(strings.TrimSpace(overview), "\n")
+	if len(lines) != 8 { // header, 3 ranks, min, median, max, note
+		t.Fatalf("overview:\n%s", overview)
+	}
+	for i, f := range []string{"rank1.json", "rank2.json", "rank10.json"} {
+		if !strings.Contains(lines[1+i], filepath.Join(dir, f)) {
+			t.Errorf("row %d is not %s: %s", i, f, lines[1+i])
+		}
+	}
+	if !strings.HasPrefix(strings.TrimSpace(lines[7]), "lowest GPU utilization: "+lowest+" GPU 0, ") {
+		t.Errorf("note %q does not name %s", lines[7], lowest)
 	}
 }
 

@@ -31,7 +31,10 @@ func newSummarizeCmd(runF func(context.Context, *summarizeOptions) error) *cobra
 long they took, how long the GPU sat idle between activity and in how many
 gaps, its utilization, and host<->device copy volume and bandwidth.
 
-A DIR argument is searched recursively for *.json, *.json.gz, *.gz, *.sqlite.
+A DIR argument is searched recursively for *.json, *.json.gz, *.gz, *.sqlite,
+in natural order (rank2 before rank10). With several traces, the text ends
+with an overview, one row per trace and GPU with its rank (distributedInfo):
+the slow or starved rank of a job stands out, with min, median and max rows.
 With --format csv there is one row per (file, device), times in integer ns,
 ready for pandas.read_csv; --format json has the same names.
 
@@ -126,6 +129,9 @@ func writeSummaries(opts *summarizeOptions, sums []metrics.Summary) error {
 		var tables []*report.Table
 		for _, s := range sums {
 			tables = append(tables, report.SummaryTables(s)...)
+		}
+		if o := report.OverviewTable(sums); o != nil {
+			tables = append(tables, o) // last, where a terminal leaves it in view
 		}
 		if opts.Format == "text" {
 			return report.WriteText(opts.Out, tables...)
