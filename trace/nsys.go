@@ -93,6 +93,8 @@ func (nsysFormat) decode(ctx context.Context, in *input) (*Trace, error) {
 		size:   in.size,
 		strict: in.opts.Strict,
 		t:      &Trace{Source: in.path, Meta: Meta{Format: Nsys, Rank: -1}},
+
+		progress: in.opts.Progress,
 	}
 	// Opening reads the header and the schema: a file that is no database
 	// fails here.
@@ -156,6 +158,11 @@ type nsysReader struct {
 	apiNames    []int64    // nameId per t.APICalls
 	nvtxNames   []nvtxName // NVTX ranges named by textId
 	texts       map[string]string
+
+	// progress reports rows read as the file's bytes they stand for:
+	// SQLite reads the file itself, so the bytes cannot be counted.
+	progress    func(n int)
+	bytesPerRow float64
 }
 
 // An nvtxName is a textId to resolve for t.Ops[op].
@@ -174,6 +181,7 @@ func (r *nsysReader) read() (*Trace, error) {
 		}
 		return nil, fmt.Errorf("%s: an SQLite database but not an Nsight Systems export (no %s table; expected the output of `nsys export --type sqlite`)", r.path, nsysStrings)
 	}
+	r.startProgress()
 	steps := []func() error{r.version, r.kernels, r.memcpys, r.memsets, r.syncs, r.apiCalls, r.nvtx, r.resolveNames}
 	for _, step := range steps {
 		if err := step(); err != nil {
@@ -383,6 +391,32 @@ func (r *nsysReader) rowids(table string) (lo, hi int64, ok bool) {
 	return min.Int64, max.Int64, true
 }
 
+// progressTables are the tables whose rows make up nearly all the reading.
+var progressTables = []string{nsysKernel, nsysMemcpy, nsysMemset, nsysSync, nsysRuntime, nsysDriver, nsysNVTX}
+
+// startProgress sets how many of the file's bytes a row read stands for:
+// the file's size over the rows of the tables read.
+func (r *nsysReader) startProgress() {
+	if r.progress == nil {
+		return
+	}
+	var rows int64
+	for _, table := range progressTables {
+		if !r.tables[table] {
+			continue
+		}
+		if lo, hi, ok := r.rowids(table); ok {
+			rows += hi - lo + 1
+		}
+	}
+	if rows > 0 {
+		r.bytesPerRow = float64(r.size) / float64(rows)
+	}
+}
+
+// checkRows is how often a scan checks its context and reports progress.
+const checkRows = 1 << 14
+
 // scanRows runs q and calls row for each result. first is the number of
 // the first row, for messages.
 func (r *nsysReader) scanRows(table, q string, cols []string, first int64, row func(s *rowScanner) error) (*rowScanner, error) {
@@ -413,10 +447,13 @@ func (r *nsysReader) scanRows(table, q string, cols []string, first int64, row f
 				return err
 			}
 			s.n++
-			if s.n%(1<<16) == 0 {
+			if s.n%checkRows == 0 {
 				// The driver watches ctx only while a query starts.
 				if err := r.ctx.Err(); err != nil {
 					return err
+				}
+				if r.bytesPerRow > 0 {
+					r.progress(int(r.bytesPerRow * checkRows))
 				}
 			}
 			if rowErr = row(s); rowErr != nil {

@@ -15,6 +15,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"unsafe"
 
@@ -927,5 +928,25 @@ func TestNsysCanceled(t *testing.T) {
 	_, err := Open(ctx, path)
 	if !errors.Is(err, context.Canceled) || !strings.HasPrefix(err.Error(), path) {
 		t.Errorf("got %v, want context.Canceled naming %s", err, path)
+	}
+}
+
+// TestNsysProgress: an export's progress, counted in rows because SQLite
+// reads the file itself, adds up to about the file's size.
+func TestNsysProgress(t *testing.T) {
+	path := writeExport(t, "progress.sqlite", nsysgen.Spec{Kernels: nsysgen.ManyKernels(200_000)})
+	st, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var reported, calls atomic.Int64
+	tr, err := Options{Progress: func(n int) { reported.Add(int64(n)); calls.Add(1) }}.Open(context.Background(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Rows are reported checkRows at a time, the header as bytes read.
+	got, size := reported.Load(), st.Size()
+	if len(tr.Kernels) != 200_000 || calls.Load() < 10 || got < size*8/10 || got > size*11/10 {
+		t.Errorf("%d kernels; %d bytes reported in %d calls for a file of %d", len(tr.Kernels), got, calls.Load(), size)
 	}
 }
