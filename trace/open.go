@@ -54,6 +54,30 @@ func (in *input) contentSize() int64 {
 	return 8 * in.size
 }
 
+// ContentSize estimates, without reading it, how many bytes a read of
+// path decodes: the file's size, or for a gzip file what its trailer
+// records (see contentSize). It is for deciding whether a read is long.
+func ContentSize(path string) (int64, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return 0, err
+	}
+	in := input{size: st.Size()}
+	var b [4]byte
+	if _, err := f.ReadAt(b[:2], 0); err == nil && b[0] == 0x1f && b[1] == 0x8b {
+		in.gzipped = true
+		if _, err := f.ReadAt(b[:], in.size-4); err == nil {
+			in.isize = int64(binary.LittleEndian.Uint32(b[:]))
+		}
+	}
+	return in.contentSize(), nil
+}
+
 // Options tune how a trace is read.
 type Options struct {
 	// Strict turns every recoverable problem (skipped events, a truncated
@@ -64,7 +88,9 @@ type Options struct {
 	// trace and only the pprof export needs them.
 	PythonStacks bool
 	// Progress, when set, is called with the number of bytes of the file
-	// read since the last call, from the reading goroutine.
+	// read since the last call, possibly from several goroutines at once.
+	// SQLite reads an Nsight export itself: for those, the bytes are the
+	// share of the file that the rows read since the last call stand for.
 	Progress func(n int)
 }
 

@@ -10,9 +10,12 @@ import (
 	"time"
 
 	"github.com/mattn/go-isatty"
+
+	"github.com/traceql/traceql/trace"
 )
 
-// progressMin is the input size from which a progress bar is worth showing.
+// progressMin is the size of the content read (decompressed) from which a
+// progress bar is worth showing.
 const progressMin = 100 << 20
 
 // A progress bar on stderr for long reads: shown only when stderr is a
@@ -32,13 +35,18 @@ func startProgress(stderr io.Writer, files []string, quiet bool) *progress {
 	if quiet || !ok || !isatty.IsTerminal(f.Fd()) {
 		return nil
 	}
-	var total int64
+	// The bar counts the files' bytes; whether it is worth showing depends
+	// on the bytes decoded, which for a gzipped trace are 8-20 times more.
+	var total, work int64
 	for _, name := range files {
 		if st, err := os.Stat(name); err == nil {
 			total += st.Size()
 		}
+		if n, err := trace.ContentSize(name); err == nil {
+			work += n
+		}
 	}
-	if total < progressMin {
+	if work < progressMin {
 		return nil
 	}
 	p := &progress{w: stderr, total: total, stop: make(chan struct{})}
