@@ -56,6 +56,8 @@ type DeviceSummary struct {
 
 	Launch LaunchStats
 	Steps  []StepStat // ProfilerStep#N windows measured on this device
+	// StepMedianNS is the median length of Steps; 0 without steps.
+	StepMedianNS float64
 	// Idle time by cause (see ClassifyGaps): IdleLaunchNS + IdleSyncNS +
 	// IdleOtherNS = IdleNS.
 	IdleLaunchNS, IdleSyncNS, IdleOtherNS int64
@@ -333,6 +335,12 @@ func summarizeDevice(t *trace.Trace, dev trace.Device, topN int, ix launchIndex,
 func summarizeTimeline(t *trace.Trace, d *DeviceSummary, ix launchIndex, steps []Step) {
 	busy := DeviceBusy(t, d.Device)
 	d.Steps = stepStats(t, d.Device, steps, busy)
+	lens := make([]int64, len(d.Steps))
+	for i, st := range d.Steps {
+		lens[i] = st.DurNS()
+	}
+	slices.Sort(lens)
+	d.StepMedianNS = Median(lens)
 	if len(busy) > 0 {
 		d.StartNS, d.EndNS = busy[0].Start, busy[len(busy)-1].End
 		d.SpanNS = d.EndNS - d.StartNS

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/traceql/traceql/internal/synth"
@@ -72,6 +73,7 @@ func TestGroundTruth(t *testing.T) {
 			if len(steps) != len(truth.Steps) {
 				t.Fatalf("%d steps, want %d", len(steps), len(truth.Steps))
 			}
+			var lens []float64
 			for i, w := range truth.Steps {
 				// The device-side window: the union over devices; the modern
 				// gpu_user_annotation is 1 ns wider on each side, the 2021
@@ -85,6 +87,16 @@ func TestGroundTruth(t *testing.T) {
 				}
 				if got := steps[i]; got.Number != w.Number || got.Start != lo || got.End != hi {
 					t.Errorf("step %d: %+v, want [%d, %d]", w.Number, got, lo, hi)
+				}
+				lens = append(lens, float64(hi-lo))
+			}
+			// Every device is measured over the same windows.
+			slices.Sort(lens)
+			n := len(lens)
+			wantMedian := (lens[(n-1)/2] + lens[n/2]) / 2
+			for _, d := range s.Devices {
+				if len(d.Steps) != n || d.StepMedianNS != wantMedian {
+					t.Errorf("device %d: %d steps, median %v; want %d, %v", d.Device, len(d.Steps), d.StepMedianNS, n, wantMedian)
 				}
 			}
 		})

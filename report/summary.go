@@ -182,18 +182,26 @@ func Shorten(s string, n int) string {
 	return string(r[:n-1]) + "…"
 }
 
-// overviewColumns are the metrics the overview of several traces lists.
-var overviewColumns = []string{"kernels", "kernel_ns", "span_ns", "busy_ns", "idle_ns", "gpu_util", "largest_gap_ns"}
+// overviewColumns are the metrics the overview of several traces lists;
+// the median step only when some trace has steps.
+var overviewColumns = []string{"kernels", "kernel_ns", "span_ns", "busy_ns", "idle_ns", "gpu_util", "largest_gap_ns", "step_median_ns"}
 
 // OverviewTable puts several traces side by side, one row per trace and
 // GPU, so that the slow or starved rank of a job stands out: from three rows
 // on, with min, median and max rows and the lowest utilization named.
 // Traces without GPU activity have no row; with fewer than two traces that
-// have one there is no table (nil).
+// have one there is no table (nil). A GPU without steps has a blank median
+// step, left out of the min, median and max.
 func OverviewTable(sums []metrics.Summary) *Table {
+	names := overviewColumns
+	if !slices.ContainsFunc(sums, func(s metrics.Summary) bool {
+		return slices.ContainsFunc(s.Devices, func(d metrics.DeviceSummary) bool { return len(d.Steps) > 0 })
+	}) {
+		names = names[:len(names)-1]
+	}
 	all := metrics.Columns()
-	cols := make([]metrics.Column, len(overviewColumns))
-	for i, name := range overviewColumns {
+	cols := make([]metrics.Column, len(names))
+	for i, name := range names {
 		cols[i] = all[slices.IndexFunc(all, func(c metrics.Column) bool { return c.Name == name })]
 	}
 	t := &Table{Columns: []Column{{Name: "trace", Unit: metrics.Text}, {Name: "rank", Unit: metrics.Count}, {Name: "GPU", Unit: metrics.Count}}}
@@ -216,6 +224,10 @@ func OverviewTable(sums []metrics.Summary) *Table {
 			row := []any{s.Source, rank, d.Device}
 			for j, c := range cols {
 				v := c.Value(d)
+				if c.Name == "step_median_ns" && len(d.Steps) == 0 {
+					row = append(row, "")
+					continue
+				}
 				row = append(row, v)
 				values[j] = append(values[j], toFloat(v))
 			}
@@ -238,12 +250,16 @@ func OverviewTable(sums []metrics.Summary) *Table {
 	}{{"min", slices.Min[[]float64]}, {"median", metrics.MedianF}, {"max", slices.Max[[]float64]}} {
 		row := []any{agg.name, "", ""}
 		for _, v := range values {
+			if len(v) == 0 {
+				row = append(row, "")
+				continue
+			}
 			row = append(row, agg.f(v))
 		}
 		t.Rows = append(t.Rows, row)
 	}
 	t.Notes = []string{fmt.Sprintf("lowest GPU utilization: %s, %s (median %s)", lowest,
-		Format(lowestUtil, metrics.Ratio), Format(metrics.MedianF(values[slices.Index(overviewColumns, "gpu_util")]), metrics.Ratio))}
+		Format(lowestUtil, metrics.Ratio), Format(metrics.MedianF(values[slices.Index(names, "gpu_util")]), metrics.Ratio))}
 	return t
 }
 

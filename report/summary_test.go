@@ -1,6 +1,7 @@
 package report
 
 import (
+	"reflect"
 	"strings"
 	"testing"
 
@@ -36,5 +37,33 @@ func TestOverviewTable(t *testing.T) {
 	}
 	if o := OverviewTable([]metrics.Summary{two, two}); o == nil || len(o.Rows) != 2 || len(o.Notes) != 0 {
 		t.Errorf("two rows: %+v, want the rows alone", o)
+	}
+	if o.Columns[len(o.Columns)-1].Name == "median step" {
+		t.Errorf("a median step column without steps")
+	}
+}
+
+// The median step is listed when some GPU has steps, blank for the others
+// and left out of the min, median and max.
+func TestOverviewTableSteps(t *testing.T) {
+	dev := func(id int, steps int, median float64) metrics.DeviceSummary {
+		return metrics.DeviceSummary{Device: id, Steps: make([]metrics.StepStat, steps), StepMedianNS: median}
+	}
+	o := OverviewTable([]metrics.Summary{
+		{Source: "a.json", Devices: []metrics.DeviceSummary{dev(0, 3, 100), dev(1, 0, 0)}},
+		{Source: "b.json", Devices: []metrics.DeviceSummary{dev(0, 2, 300)}},
+		{Source: "c.json", Devices: []metrics.DeviceSummary{dev(0, 1, 400)}},
+	})
+	last := len(o.Columns) - 1
+	if o.Columns[last].Name != "median step" {
+		t.Fatalf("columns %v: want median step last", o.Columns)
+	}
+	var got []any
+	for _, r := range o.Rows {
+		got = append(got, r[last])
+	}
+	want := []any{100.0, "", 300.0, 400.0, 100.0, 300.0, 400.0} // rows, then min, median, max
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("median step column %v, want %v", got, want)
 	}
 }

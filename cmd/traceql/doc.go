@@ -93,6 +93,8 @@
 //	  idle_launch_ns    idle gaps whose next GPU work was launched by a call that began after the GPU went idle: the CPU was late
 //	  idle_sync_ns      idle gaps during which a host synchronization (cudaStreamSynchronize, cudaDeviceSynchronize, cudaEventSynchronize, blocking cudaMemcpy, Nsight SYNCHRONIZATION rows, Kineto cuda_sync) was in progress
 //	  idle_other_ns     the rest of idle_ns
+//	  steps             ProfilerStep#N windows measured on the device (the steps table); 0 when the trace has none
+//	  step_median_ns    median length of those windows; the mean of the two middle values for an even count; 0 without steps
 //	Also shown: the gap-length histogram (decades from 1 µs to 1 s), copies by
 //	kind and memory kinds (Pageable/Pinned/Device) with bandwidth, and the top
 //	kernels by total time (count, total, mean, share of kernel_ns).
