@@ -78,6 +78,10 @@ func Columns() []Column {
 		{"idle_other_ns", "idle: other", NS, "the rest of idle_ns", func(d *DeviceSummary) any { return d.IdleOtherNS }},
 		{"steps", "steps", Count, "ProfilerStep#N windows measured on the device (the steps table); 0 when the trace has none", func(d *DeviceSummary) any { return len(d.Steps) }},
 		{"step_median_ns", "median step", NS, "median length of those windows; the mean of the two middle values for an even count; 0 without steps", func(d *DeviceSummary) any { return d.StepMedianNS }},
+		{"comm_kernels", "comm kernels", Count, "collective communication kernels: names containing \"nccl\" in any case (NCCL, and RCCL, which keeps the names)", func(d *DeviceSummary) any { return d.Comm.Kernels }},
+		{"comm_ns", "comm time", NS, "length of the union of their intervals", func(d *DeviceSummary) any { return d.Comm.NS }},
+		{"compute_ns", "compute time", NS, "length of the union of the other kernels' intervals", func(d *DeviceSummary) any { return d.Comm.ComputeNS }},
+		{"comm_overlap", "comm overlap", Ratio, "share of comm_ns during which a compute kernel also runs: communication hidden under computation; 0 without communication", func(d *DeviceSummary) any { return d.Comm.Overlap }},
 	}
 }
 

@@ -95,3 +95,18 @@ func Gaps(merged []Interval) []Interval {
 	}
 	return out
 }
+
+// overlapLength returns the length of the intersection of two lists of
+// disjoint, sorted intervals.
+func overlapLength(a, b []Interval) int64 {
+	var n int64
+	for i, j := 0, 0; i < len(a) && j < len(b); {
+		n += max(min(a[i].End, b[j].End)-max(a[i].Start, b[j].Start), 0)
+		if a[i].End < b[j].End {
+			i++
+		} else {
+			j++
+		}
+	}
+	return n
+}

@@ -126,3 +126,28 @@ func TestTimeline(t *testing.T) {
 		t.Errorf("Timeline = %v, want %v", got, want)
 	}
 }
+
+func TestOverlapLength(t *testing.T) {
+	iv := func(s, e int64) Interval { return Interval{s, e} }
+	tests := []struct {
+		name string
+		a, b []Interval
+		want int64
+	}{
+		{"empty", nil, []Interval{iv(0, 10)}, 0},
+		{"disjoint", []Interval{iv(0, 10)}, []Interval{iv(20, 30)}, 0},
+		{"touching", []Interval{iv(0, 10)}, []Interval{iv(10, 30)}, 0},
+		{"partial", []Interval{iv(0, 10)}, []Interval{iv(5, 30)}, 5},
+		{"nested", []Interval{iv(0, 100)}, []Interval{iv(10, 20), iv(30, 40)}, 20},
+		{"across", []Interval{iv(0, 10), iv(20, 30), iv(40, 50)}, []Interval{iv(5, 45)}, 5 + 10 + 5},
+		{"zero-length", []Interval{iv(5, 5)}, []Interval{iv(0, 10)}, 0},
+	}
+	for _, tt := range tests {
+		if got := overlapLength(tt.a, tt.b); got != tt.want {
+			t.Errorf("%s: overlapLength = %d, want %d", tt.name, got, tt.want)
+		}
+		if got := overlapLength(tt.b, tt.a); got != tt.want {
+			t.Errorf("%s, swapped: overlapLength = %d, want %d", tt.name, got, tt.want)
+		}
+	}
+}

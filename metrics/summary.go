@@ -55,6 +55,7 @@ type DeviceSummary struct {
 	TopKernels []KernelStat
 
 	Launch LaunchStats
+	Comm   CommStat
 	Steps  []StepStat // ProfilerStep#N windows measured on this device
 	// StepMedianNS is the median length of Steps; 0 without steps.
 	StepMedianNS float64
@@ -234,7 +235,15 @@ func summarizeDevice(t *trace.Trace, dev trace.Device, topN int, ix launchIndex,
 	streams := map[int64]bool{}
 
 	durs := make([]int64, 0, len(t.Kernels))
-	byName := map[string]*KernelStat{}
+	type nameStat struct {
+		KernelStat
+		comm bool
+	}
+	byName := map[string]*nameStat{}
+	// Kernel intervals by kind, sorted by start as the kernels are; most
+	// are computation.
+	var comm []Interval
+	compute := make([]Interval, 0, len(t.Kernels))
 	for i := range t.Kernels {
 		k := &t.Kernels[i]
 		if k.Device != dev.ID {
@@ -248,8 +257,13 @@ func summarizeDevice(t *trace.Trace, dev trace.Device, topN int, ix launchIndex,
 		d.KernelNS += dur
 		ks := byName[k.Name]
 		if ks == nil {
-			ks = &KernelStat{Name: k.Name, MinNS: dur, MaxNS: dur}
+			ks = &nameStat{KernelStat{Name: k.Name, MinNS: dur, MaxNS: dur}, IsCommKernel(k.Name)}
 			byName[k.Name] = ks
+		}
+		if ks.comm {
+			comm = append(comm, Interval{k.Start, k.End})
+		} else {
+			compute = append(compute, Interval{k.Start, k.End})
 		}
 		ks.Count++
 		ks.TotalNS += dur
@@ -267,12 +281,13 @@ func summarizeDevice(t *trace.Trace, dev trace.Device, topN int, ix launchIndex,
 		d.KernelP99NS = Percentile(durs, 99)
 	}
 	d.KernelBusyNS = Length(unionSorted(activityIntervals(t, dev.ID, false)))
+	d.Comm = commStat(comm, compute)
 	for _, ks := range byName {
 		ks.MeanNS = float64(ks.TotalNS) / float64(ks.Count)
 		if d.KernelNS > 0 {
 			ks.Share = float64(ks.TotalNS) / float64(d.KernelNS)
 		}
-		d.TopKernels = append(d.TopKernels, *ks)
+		d.TopKernels = append(d.TopKernels, ks.KernelStat)
 	}
 	slices.SortFunc(d.TopKernels, func(a, b KernelStat) int {
 		if c := cmp.Compare(b.TotalNS, a.TotalNS); c != 0 {

@@ -182,27 +182,48 @@ func Shorten(s string, n int) string {
 	return string(r[:n-1]) + "…"
 }
 
-// overviewColumns are the metrics the overview of several traces lists;
-// the median step only when some trace has steps.
-var overviewColumns = []string{"kernels", "kernel_ns", "span_ns", "busy_ns", "idle_ns", "gpu_util", "largest_gap_ns", "step_median_ns"}
+// overviewColumns are the metrics the overview of several traces lists.
+// A column with a has func is listed when some GPU has what it measures,
+// and blank for the GPUs without.
+var overviewColumns = []struct {
+	name string
+	has  func(*metrics.DeviceSummary) bool
+}{
+	{"kernels", nil}, {"kernel_ns", nil}, {"span_ns", nil}, {"busy_ns", nil}, {"idle_ns", nil}, {"gpu_util", nil},
+	{"largest_gap_ns", nil},
+	{"comm_ns", hasComm}, {"comm_overlap", hasComm},
+	{"step_median_ns", func(d *metrics.DeviceSummary) bool { return len(d.Steps) > 0 }},
+}
+
+func hasComm(d *metrics.DeviceSummary) bool { return d.Comm.Kernels > 0 }
+
+// anyDevice reports whether some GPU of sums satisfies f.
+func anyDevice(sums []metrics.Summary, f func(*metrics.DeviceSummary) bool) bool {
+	for _, s := range sums {
+		for i := range s.Devices {
+			if f(&s.Devices[i]) {
+				return true
+			}
+		}
+	}
+	return false
+}
 
 // OverviewTable puts several traces side by side, one row per trace and
 // GPU, so that the slow or starved rank of a job stands out: from three rows
 // on, with min, median and max rows and the lowest utilization named.
 // Traces without GPU activity have no row; with fewer than two traces that
-// have one there is no table (nil). A GPU without steps has a blank median
-// step, left out of the min, median and max.
+// have one there is no table (nil). Blanks (a GPU without communication or
+// steps) are left out of the min, median and max.
 func OverviewTable(sums []metrics.Summary) *Table {
-	names := overviewColumns
-	if !slices.ContainsFunc(sums, func(s metrics.Summary) bool {
-		return slices.ContainsFunc(s.Devices, func(d metrics.DeviceSummary) bool { return len(d.Steps) > 0 })
-	}) {
-		names = names[:len(names)-1]
-	}
 	all := metrics.Columns()
-	cols := make([]metrics.Column, len(names))
-	for i, name := range names {
-		cols[i] = all[slices.IndexFunc(all, func(c metrics.Column) bool { return c.Name == name })]
+	var cols []metrics.Column
+	var has []func(*metrics.DeviceSummary) bool
+	for _, oc := range overviewColumns {
+		if oc.has == nil || anyDevice(sums, oc.has) {
+			cols = append(cols, all[slices.IndexFunc(all, func(c metrics.Column) bool { return c.Name == oc.name })])
+			has = append(has, oc.has)
+		}
 	}
 	t := &Table{Columns: []Column{{Name: "trace", Unit: metrics.Text}, {Name: "rank", Unit: metrics.Count}, {Name: "GPU", Unit: metrics.Count}}}
 	for _, c := range cols {
@@ -223,11 +244,11 @@ func OverviewTable(sums []metrics.Summary) *Table {
 			d := &s.Devices[i]
 			row := []any{s.Source, rank, d.Device}
 			for j, c := range cols {
-				v := c.Value(d)
-				if c.Name == "step_median_ns" && len(d.Steps) == 0 {
+				if has[j] != nil && !has[j](d) {
 					row = append(row, "")
 					continue
 				}
+				v := c.Value(d)
 				row = append(row, v)
 				values[j] = append(values[j], toFloat(v))
 			}
@@ -259,7 +280,7 @@ func OverviewTable(sums []metrics.Summary) *Table {
 		t.Rows = append(t.Rows, row)
 	}
 	t.Notes = []string{fmt.Sprintf("lowest GPU utilization: %s, %s (median %s)", lowest,
-		Format(lowestUtil, metrics.Ratio), Format(metrics.MedianF(values[slices.Index(names, "gpu_util")]), metrics.Ratio))}
+		Format(lowestUtil, metrics.Ratio), Format(metrics.MedianF(values[slices.IndexFunc(cols, func(c metrics.Column) bool { return c.Name == "gpu_util" })]), metrics.Ratio))}
 	return t
 }
 

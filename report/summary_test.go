@@ -2,6 +2,7 @@ package report
 
 import (
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -38,32 +39,45 @@ func TestOverviewTable(t *testing.T) {
 	if o := OverviewTable([]metrics.Summary{two, two}); o == nil || len(o.Rows) != 2 || len(o.Notes) != 0 {
 		t.Errorf("two rows: %+v, want the rows alone", o)
 	}
-	if o.Columns[len(o.Columns)-1].Name == "median step" {
-		t.Errorf("a median step column without steps")
+	for _, c := range o.Columns {
+		if c.Name == "median step" || c.Name == "comm time" {
+			t.Errorf("a %s column without steps or communication", c.Name)
+		}
 	}
 }
 
-// The median step is listed when some GPU has steps, blank for the others
-// and left out of the min, median and max.
-func TestOverviewTableSteps(t *testing.T) {
-	dev := func(id int, steps int, median float64) metrics.DeviceSummary {
-		return metrics.DeviceSummary{Device: id, Steps: make([]metrics.StepStat, steps), StepMedianNS: median}
+// The median step and the communication columns are listed when some GPU
+// has steps or communication, blank for the others and left out of the
+// min, median and max.
+func TestOverviewTableOptional(t *testing.T) {
+	dev := func(id int, steps int, median float64, comm int64) metrics.DeviceSummary {
+		d := metrics.DeviceSummary{Device: id, Steps: make([]metrics.StepStat, steps), StepMedianNS: median}
+		if comm > 0 {
+			d.Comm = metrics.CommStat{Kernels: 1, NS: comm}
+		}
+		return d
 	}
 	o := OverviewTable([]metrics.Summary{
-		{Source: "a.json", Devices: []metrics.DeviceSummary{dev(0, 3, 100), dev(1, 0, 0)}},
-		{Source: "b.json", Devices: []metrics.DeviceSummary{dev(0, 2, 300)}},
-		{Source: "c.json", Devices: []metrics.DeviceSummary{dev(0, 1, 400)}},
+		{Source: "a.json", Devices: []metrics.DeviceSummary{dev(0, 3, 100, 0), dev(1, 0, 0, 5)}},
+		{Source: "b.json", Devices: []metrics.DeviceSummary{dev(0, 2, 300, 7)}},
+		{Source: "c.json", Devices: []metrics.DeviceSummary{dev(0, 1, 400, 0)}},
 	})
-	last := len(o.Columns) - 1
-	if o.Columns[last].Name != "median step" {
-		t.Fatalf("columns %v: want median step last", o.Columns)
+	column := func(name string) []any {
+		i := slices.IndexFunc(o.Columns, func(c Column) bool { return c.Name == name })
+		if i < 0 {
+			t.Fatalf("no %s column in %v", name, o.Columns)
+		}
+		var got []any
+		for _, r := range o.Rows {
+			got = append(got, r[i])
+		}
+		return got
 	}
-	var got []any
-	for _, r := range o.Rows {
-		got = append(got, r[last])
-	}
-	want := []any{100.0, "", 300.0, 400.0, 100.0, 300.0, 400.0} // rows, then min, median, max
-	if !reflect.DeepEqual(got, want) {
+	// Four rows, then min, median and max.
+	if got, want := column("median step"), []any{100.0, "", 300.0, 400.0, 100.0, 300.0, 400.0}; !reflect.DeepEqual(got, want) {
 		t.Errorf("median step column %v, want %v", got, want)
+	}
+	if got, want := column("comm time"), []any{"", int64(5), int64(7), "", 5.0, 6.0, 7.0}; !reflect.DeepEqual(got, want) {
+		t.Errorf("comm time column %v, want %v", got, want)
 	}
 }

@@ -95,6 +95,10 @@
 //	  idle_other_ns     the rest of idle_ns
 //	  steps             ProfilerStep#N windows measured on the device (the steps table); 0 when the trace has none
 //	  step_median_ns    median length of those windows; the mean of the two middle values for an even count; 0 without steps
+//	  comm_kernels      collective communication kernels: names containing "nccl" in any case (NCCL, and RCCL, which keeps the names)
+//	  comm_ns           length of the union of their intervals
+//	  compute_ns        length of the union of the other kernels' intervals
+//	  comm_overlap      share of comm_ns during which a compute kernel also runs: communication hidden under computation; 0 without communication
 //	Also shown: the gap-length histogram (decades from 1 µs to 1 s), copies by
 //	kind and memory kinds (Pageable/Pinned/Device) with bandwidth, and the top
 //	kernels by total time (count, total, mean, share of kernel_ns).
