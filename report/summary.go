@@ -270,11 +270,7 @@ func OverviewTable(sums []metrics.Summary) *Table {
 		f    func([]float64) float64
 	}{{"min", slices.Min[[]float64]}, {"median", metrics.MedianF}, {"max", slices.Max[[]float64]}} {
 		row := []any{agg.name, "", ""}
-		for _, v := range values {
-			if len(v) == 0 {
-				row = append(row, "")
-				continue
-			}
+		for _, v := range values { // a column is listed when some GPU has a value
 			row = append(row, agg.f(v))
 		}
 		t.Rows = append(t.Rows, row)
