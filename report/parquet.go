@@ -14,7 +14,7 @@ import (
 // parquetRows writes tidy rows as a Parquet file (zstd), for DuckDB, Spark
 // or pandas when a trace set outgrows one machine.
 type parquetRows struct {
-	w   *parquet.Writer
+	w   *parquet.GenericWriter[any]
 	buf []parquet.Row
 }
 
@@ -35,7 +35,7 @@ func newParquetRows(w io.Writer, cols []Column) *parquetRows {
 		fields[i] = reflect.StructField{Name: fmt.Sprintf("C%d", i), Type: typ, Tag: reflect.StructTag(`parquet:"` + c.Name + `"`)}
 	}
 	schema := parquet.SchemaOf(reflect.New(reflect.StructOf(fields)).Interface())
-	return &parquetRows{w: parquet.NewWriter(w, schema, parquet.Compression(&zstd.Codec{}))}
+	return &parquetRows{w: parquet.NewGenericWriter[any](w, schema, parquet.Compression(&zstd.Codec{}))}
 }
 
 func (p *parquetRows) write(vals []any) error {

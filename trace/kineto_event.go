@@ -373,7 +373,6 @@ func (d *eventDecoder) keep(e *rawEvent, p *part) {
 		}
 		t.Ops = append(t.Ops, op)
 	}
-	return
 }
 
 func (e *rawEvent) catName() string {
