@@ -266,11 +266,19 @@ func plotHist(w io.Writer, format string, s []Series, title, xlabel, noun, what 
 // at 0.
 func PlotTimeline(w io.Writer, format string, lines []Line, title string) error {
 	p := newPlot()
-	p.X.Label.Text = "time since first GPU activity (ms)"
+	// Milliseconds, or seconds for runs of 10 s or more, where tick labels
+	// such as 50000 ms are hard to read.
+	unit, perNS := "ms", 1e6
+	for _, l := range lines {
+		if n := len(l.Points); n > 0 && l.Points[n-1].StartNS-l.Points[0].StartNS >= 10e9 {
+			unit, perNS = "s", 1e9
+		}
+	}
+	p.X.Label.Text = "time since first GPU activity (" + unit + ")"
 	p.Y.Label.Text = "GPU utilization (%)"
 	p.Y.Min, p.Y.Max = 0, 100
 	p.Y.Tick.Marker = plot.TickerFunc(percentTicks)
-	p.X.Tick.Marker = plot.TickerFunc(msTicks)
+	p.X.Tick.Marker = plot.TickerFunc(plainTicks)
 	p.X.Min, p.X.Max = 0, 0
 	p.Add(lightGrid(true, true))
 	var leg []legendEntry
@@ -281,7 +289,7 @@ func PlotTimeline(w io.Writer, format string, lines []Line, title string) error 
 		t0 := l.Points[0].StartNS
 		xys := make(plotter.XYs, 0, len(l.Points)+1)
 		for _, pt := range l.Points {
-			xys = append(xys, plotter.XY{X: float64(pt.StartNS-t0) / 1e6, Y: 100 * pt.Util})
+			xys = append(xys, plotter.XY{X: float64(pt.StartNS-t0) / perNS, Y: 100 * pt.Util})
 		}
 		// Extend the last bin by the width of the one before it.
 		last := xys[len(xys)-1]
@@ -735,9 +743,9 @@ func nsTicks(lo, hi float64) []plot.Tick {
 	})
 }
 
-// msTicks marks a linear axis of milliseconds, about every inch of a
+// plainTicks marks a linear axis in plain numbers, about every inch of a
 // 10-inch plot.
-func msTicks(lo, hi float64) []plot.Tick {
+func plainTicks(lo, hi float64) []plot.Tick {
 	return linearTicks(lo, hi, 10, func(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) })
 }
 

@@ -220,6 +220,32 @@ func TestPlotPNGDeterministic(t *testing.T) {
 	}
 }
 
+// TestPlotTimelineUnit checks the time axis: milliseconds for short runs,
+// seconds from 10 s on, where tick labels in ms run to five digits.
+func TestPlotTimelineUnit(t *testing.T) {
+	tests := []struct {
+		span      int64
+		unit      string
+		tick, not string
+	}{
+		{659e6, "ms", ">600<", ">0.6<"},
+		{53e9, "s", ">50<", ">50000<"},
+	}
+	for _, tt := range tests {
+		var buf bytes.Buffer
+		if err := PlotTimeline(&buf, "svg", []Line{{"run", utilPoints(7, 100, tt.span, 0.8, 0.05)}}, "t"); err != nil {
+			t.Fatal(err)
+		}
+		svg := buf.String()
+		if want := "time since first GPU activity (" + tt.unit + ")"; !strings.Contains(svg, want) {
+			t.Errorf("span %d ns: no axis label %q", tt.span, want)
+		}
+		if !strings.Contains(svg, tt.tick) || strings.Contains(svg, tt.not) {
+			t.Errorf("span %d ns: want a tick labelled %s and none labelled %s", tt.span, tt.tick, tt.not)
+		}
+	}
+}
+
 func TestPlotErrors(t *testing.T) {
 	tests := []struct {
 		name   string
