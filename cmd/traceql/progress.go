@@ -11,6 +11,8 @@ import (
 
 	"github.com/mattn/go-isatty"
 
+	"github.com/traceql/traceql/metrics"
+	"github.com/traceql/traceql/report"
 	"github.com/traceql/traceql/trace"
 )
 
@@ -74,8 +76,9 @@ func (p *progress) draw() {
 	frac := min(1, float64(p.done.Load())/float64(p.total))
 	const width = 30
 	full := int(frac * width)
-	fmt.Fprintf(p.w, "\rreading [%s%s] %3.0f %% of %d MB", strings.Repeat("=", full), strings.Repeat(" ", width-full),
-		100*frac, p.total>>20)
+	// Decimal units, as everywhere else in traceql's output.
+	fmt.Fprintf(p.w, "\rreading [%s%s] %3.0f %% of %s", strings.Repeat("=", full), strings.Repeat(" ", width-full),
+		100*frac, report.Format(p.total, metrics.Bytes))
 }
 
 // finish removes the bar; safe on nil.
