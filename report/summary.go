@@ -230,7 +230,7 @@ func OverviewTable(sums []metrics.Summary) *Table {
 		t.Columns = append(t.Columns, Column{Name: c.Label, Unit: c.Unit})
 	}
 	values := make([][]float64, len(cols))
-	lowest, lowestUtil := "", math.Inf(1)
+	gpus := make([][]string, len(cols)) // the trace and GPU of each value
 	traces := 0
 	for _, s := range sums {
 		var rank any = ""
@@ -251,11 +251,9 @@ func OverviewTable(sums []metrics.Summary) *Table {
 				v := c.Value(d)
 				row = append(row, v)
 				values[j] = append(values[j], toFloat(v))
+				gpus[j] = append(gpus[j], fmt.Sprintf("%s GPU %d", s.Source, d.Device))
 			}
 			t.Rows = append(t.Rows, row)
-			if d.GPUUtil < lowestUtil {
-				lowest, lowestUtil = fmt.Sprintf("%s GPU %d", s.Source, d.Device), d.GPUUtil
-			}
 		}
 	}
 	if traces < 2 {
@@ -275,8 +273,24 @@ func OverviewTable(sums []metrics.Summary) *Table {
 		}
 		t.Rows = append(t.Rows, row)
 	}
-	t.Notes = []string{fmt.Sprintf("lowest GPU utilization: %s, %s (median %s)", lowest,
-		Format(lowestUtil, metrics.Ratio), Format(metrics.MedianF(values[slices.IndexFunc(cols, func(c metrics.Column) bool { return c.Name == "gpu_util" })]), metrics.Ratio))}
+	// lowest describes the GPU with the lowest value of a column, with the
+	// column's median, when three GPUs or more have a value.
+	lowest := func(name string) (note string, low, median float64) {
+		j := slices.IndexFunc(cols, func(c metrics.Column) bool { return c.Name == name })
+		if j < 0 || len(values[j]) < 3 {
+			return "", 0, 0
+		}
+		i := slices.Index(values[j], slices.Min(values[j]))
+		low, median = values[j][i], metrics.MedianF(values[j])
+		return fmt.Sprintf("%s, %s (median %s)", gpus[j][i], Format(low, cols[j].Unit), Format(median, cols[j].Unit)), low, median
+	}
+	util, _, _ := lowest("gpu_util")
+	t.Notes = []string{"lowest GPU utilization: " + util}
+	// In a data-parallel job the ranks wait for the slowest one inside the
+	// collectives, so the slowest spends the least time in them.
+	if comm, low, median := lowest("comm_ns"); comm != "" && low < median/2 {
+		t.Notes = append(t.Notes, "least communication time: "+comm+": a straggler the others wait for inside NCCL kernels?")
+	}
 	return t
 }
 

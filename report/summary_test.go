@@ -1,6 +1,7 @@
 package report
 
 import (
+	"fmt"
 	"reflect"
 	"slices"
 	"strings"
@@ -79,5 +80,36 @@ func TestOverviewTableOptional(t *testing.T) {
 	}
 	if got, want := column("comm time"), []any{"", int64(5), int64(7), "", 5.0, 6.0, 7.0}; !reflect.DeepEqual(got, want) {
 		t.Errorf("comm time column %v, want %v", got, want)
+	}
+}
+
+// The overview names the GPU with the least communication time when it is
+// under half the median: in a data-parallel job, the others wait for a
+// straggler inside the collectives.
+func TestOverviewTableStraggler(t *testing.T) {
+	ranks := func(comm ...int64) []metrics.Summary {
+		var sums []metrics.Summary
+		for i, c := range comm {
+			d := metrics.DeviceSummary{GPUUtil: 0.5, Comm: metrics.CommStat{Kernels: 1, NS: c}}
+			sums = append(sums, metrics.Summary{Source: fmt.Sprintf("rank%d.json", i), Rank: i, Devices: []metrics.DeviceSummary{d}})
+		}
+		return sums
+	}
+	for _, tt := range []struct {
+		comm []int64
+		want string // the second note, "" for none
+	}{
+		{[]int64{4000, 2000, 900}, "least communication time: rank2.json GPU 0, 900 ns (median 2 µs): a straggler the others wait for inside NCCL kernels?"},
+		{[]int64{4000, 2000, 1000}, ""}, // half the median: not under it
+		{[]int64{4000, 900}, ""},        // two ranks: no median to speak of
+	} {
+		o := OverviewTable(ranks(tt.comm...))
+		var got string
+		if len(o.Notes) > 1 {
+			got = o.Notes[1]
+		}
+		if got != tt.want {
+			t.Errorf("communication times %v: note %q, want %q", tt.comm, got, tt.want)
+		}
 	}
 }

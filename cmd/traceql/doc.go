@@ -35,7 +35,9 @@
 //	A DIR argument is searched recursively for *.json, *.json.gz, *.gz, *.sqlite,
 //	in natural order (rank2 before rank10). With several traces, the text ends
 //	with an overview, one row per trace and GPU with its rank (distributedInfo):
-//	the slow or starved rank of a job stands out, with min, median and max rows.
+//	the slow or starved rank of a job stands out, with min, median and max rows,
+//	the lowest utilization named, and the least communication (NCCL) time when
+//	it is under half the median: ranks wait for a straggler inside collectives.
 //	With --format csv there is one row per (file, device), times in integer ns,
 //	ready for pandas.read_csv; --format json has the same names.
 //

@@ -63,7 +63,7 @@ func TestSummarizeGolden(t *testing.T) {
 
 // TestSummarizeRanks: a folder of rank files summarizes in natural order,
 // and the text output ends with the overview of all ranks, whose lowest
-// utilization is the CSV's.
+// utilization and least communication time are the CSV's.
 func TestSummarizeRanks(t *testing.T) {
 	dir := t.TempDir()
 	for i, rank := range []int{10, 2, 1} {
@@ -80,14 +80,20 @@ func TestSummarizeRanks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	col := slices.Index(recs[0], "gpu_util")
+	col, commCol := slices.Index(recs[0], "gpu_util"), slices.Index(recs[0], "comm_ns")
 	var ranks []string
-	lowest, lowestUtil := "", 2.0
+	var comm []int
+	lowest, lowestUtil, least := "", 2.0, ""
 	for _, r := range recs[1:] {
 		ranks = append(ranks, r[1])
 		if u, _ := strconv.ParseFloat(r[col], 64); u < lowestUtil {
 			lowest, lowestUtil = r[0], u
 		}
+		c, _ := strconv.Atoi(r[commCol])
+		if len(comm) == 0 || c < slices.Min(comm) {
+			least = r[0]
+		}
+		comm = append(comm, c)
 	}
 	if want := []string{"1", "2", "10"}; !slices.Equal(ranks, want) {
 		t.Errorf("CSV ranks %v, want %v", ranks, want)
@@ -102,7 +108,13 @@ func TestSummarizeRanks(t *testing.T) {
 		t.Fatalf("no overview in:\n%s", out)
 	}
 	lines := strings.Split(strings.TrimSpace(overview), "\n")
-	if len(lines) != 8 { // header, 3 ranks, min, median, max, note
+	// The generated ranks' communication times are such that the least is
+	// under half the median, which the straggler note asks for.
+	slices.Sort(comm)
+	if comm[0] >= comm[1]/2 {
+		t.Fatalf("communication times %v: the least is not under half the median", comm)
+	}
+	if len(lines) != 9 { // header, 3 ranks, min, median, max, 2 notes
 		t.Fatalf("overview:\n%s", overview)
 	}
 	for i, f := range []string{"rank1.json", "rank2.json", "rank10.json"} {
@@ -112,6 +124,9 @@ func TestSummarizeRanks(t *testing.T) {
 	}
 	if !strings.HasPrefix(strings.TrimSpace(lines[7]), "lowest GPU utilization: "+lowest+" GPU 0, ") {
 		t.Errorf("note %q does not name %s", lines[7], lowest)
+	}
+	if !strings.HasPrefix(strings.TrimSpace(lines[8]), "least communication time: "+least+" GPU 0, ") {
+		t.Errorf("note %q does not name %s", lines[8], least)
 	}
 }
 
