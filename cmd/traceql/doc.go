@@ -38,6 +38,7 @@
 //	the slow or starved rank of a job stands out, with min, median and max rows,
 //	the lowest utilization named, and the least communication (NCCL) time when
 //	it is under half the median: ranks wait for a straggler inside collectives.
+//	--overview prints that table alone, for jobs of many ranks.
 //	With --format csv there is one row per (file, device), times in integer ns,
 //	ready for pandas.read_csv; --format json has the same names.
 //
@@ -116,6 +117,7 @@
 //	Flags:
 //	  -f, --format string    output format: text, csv, json or markdown (default "text")
 //	  -h, --help             help for summarize
+//	      --overview         print only the overview of several traces, not each trace's tables
 //	  -q, --quiet            no progress bar on stderr
 //	      --range string     measure only the span of the annotation or NVTX range with this name
 //	      --skip-steps int   drop the first N recorded ProfilerStep#N

@@ -128,6 +128,14 @@ func TestSummarizeRanks(t *testing.T) {
 	if !strings.HasPrefix(strings.TrimSpace(lines[8]), "least communication time: "+least+" GPU 0, ") {
 		t.Errorf("note %q does not name %s", lines[8], least)
 	}
+	// --overview prints that table alone.
+	only, errOut, code := traceql("summarize", "--overview", dir)
+	if code != 0 || only != "3 traces, one row per trace and GPU\n"+overview {
+		t.Errorf("--overview: exit %d, %s\n%s\nwant the overview alone:\n%s", code, errOut, only, overview)
+	}
+	if _, errOut, code := traceql("summarize", "--overview", "-f", "csv", dir); code != 2 || !strings.Contains(errOut, "--overview") {
+		t.Errorf("--overview with CSV: exit %d, %s; want a usage error", code, errOut)
+	}
 }
 
 func TestErrors(t *testing.T) {

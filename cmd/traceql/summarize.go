@@ -14,12 +14,13 @@ import (
 )
 
 type summarizeOptions struct {
-	Read   readOptions
-	Args   []string
-	Format string
-	Top    int
-	Out    io.Writer
-	Err    io.Writer
+	Read     readOptions
+	Args     []string
+	Format   string
+	Top      int
+	Overview bool
+	Out      io.Writer
+	Err      io.Writer
 }
 
 func newSummarizeCmd(runF func(context.Context, *summarizeOptions) error) *cobra.Command {
@@ -37,6 +38,7 @@ with an overview, one row per trace and GPU with its rank (distributedInfo):
 the slow or starved rank of a job stands out, with min, median and max rows,
 the lowest utilization named, and the least communication (NCCL) time when
 it is under half the median: ranks wait for a straggler inside collectives.
+--overview prints that table alone, for jobs of many ranks.
 With --format csv there is one row per (file, device), times in integer ns,
 ready for pandas.read_csv; --format json has the same names.
 
@@ -53,6 +55,9 @@ ready for pandas.read_csv; --format json has the same names.
 			default:
 				return usageError{fmt.Errorf("--format %q: want text, csv, json or markdown", opts.Format)}
 			}
+			if opts.Overview && opts.Format != "text" && opts.Format != "markdown" && opts.Format != "md" {
+				return usageError{fmt.Errorf("--overview is a text or markdown table; --format %s has a row per trace and GPU already", opts.Format)}
+			}
 			if opts.Top < 1 {
 				return usageError{fmt.Errorf("--top %d: want at least 1", opts.Top)}
 			}
@@ -68,6 +73,7 @@ ready for pandas.read_csv; --format json has the same names.
 	f := cmd.Flags()
 	f.StringVarP(&opts.Format, "format", "f", "text", "output format: text, csv, json or markdown")
 	f.IntVar(&opts.Top, "top", 10, "kernels (and host ops) listed per device")
+	f.BoolVar(&opts.Overview, "overview", false, "print only the overview of several traces, not each trace's tables")
 	opts.Read.addFlags(f)
 	return cmd
 }
@@ -129,10 +135,15 @@ func summarizeFiles(ctx context.Context, files []string, opts *summarizeOptions,
 func writeSummaries(opts *summarizeOptions, sums []metrics.Summary) error {
 	if opts.Format == "text" || opts.Format == "markdown" || opts.Format == "md" {
 		var tables []*report.Table
-		for _, s := range sums {
-			tables = append(tables, report.SummaryTables(s)...)
+		o := report.OverviewTable(sums)
+		if opts.Overview && o != nil {
+			warn(opts.Err, sums) // each trace's notes are not printed
+		} else {
+			for _, s := range sums {
+				tables = append(tables, report.SummaryTables(s)...)
+			}
 		}
-		if o := report.OverviewTable(sums); o != nil {
+		if o != nil {
 			tables = append(tables, o) // last, where a terminal leaves it in view
 		}
 		if opts.Format == "text" {
@@ -140,17 +151,21 @@ func writeSummaries(opts *summarizeOptions, sums []metrics.Summary) error {
 		}
 		return report.WriteMarkdown(opts.Out, tables...)
 	}
-	// Machine formats: warnings and GPU-less files go to stderr, not into the data.
-	for _, s := range sums {
-		for _, w := range s.Warnings {
-			fmt.Fprintf(opts.Err, "traceql: warning: %s: %s\n", s.Source, w)
-		}
-		if len(s.Devices) == 0 {
-			fmt.Fprintf(opts.Err, "traceql: %s: no GPU activity (%d host ops); no row written\n", s.Source, s.Host.Ops)
-		}
-	}
+	warn(opts.Err, sums) // not into the data
 	if opts.Format == "csv" {
 		return report.WriteCSV(opts.Out, report.SummaryRecords(sums))
 	}
 	return report.WriteSummaryJSON(opts.Out, sums)
+}
+
+// warn writes the traces' warnings, and which have no GPU activity, to w.
+func warn(w io.Writer, sums []metrics.Summary) {
+	for _, s := range sums {
+		for _, m := range s.Warnings {
+			fmt.Fprintf(w, "traceql: warning: %s: %s\n", s.Source, m)
+		}
+		if len(s.Devices) == 0 {
+			fmt.Fprintf(w, "traceql: %s: no GPU activity (%d host ops); no row written\n", s.Source, s.Host.Ops)
+		}
+	}
 }
