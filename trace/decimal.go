@@ -2,7 +2,6 @@ package trace
 
 import (
 	"errors"
-	"math/big"
 	"strings"
 )
 
@@ -21,15 +20,13 @@ func MicrosToNanos(s string) (int64, error) {
 		neg = s[0] == '-'
 		s = s[1:]
 	}
-	if s == "" {
-		return 0, errNotNumber
-	}
-	// Fast path: digits, optionally '.' and digits, no exponent.
+	// Fast path: digits, optionally '.' and digits, no exponent, and an
+	// integer part an int64 holds.
 	var whole int64
 	i := 0
 	for ; i < len(s) && s[i] >= '0' && s[i] <= '9'; i++ {
 		if whole > (1<<63-1-9)/10 {
-			return 0, errRange
+			return microsToNanosSlow(neg, s)
 		}
 		whole = whole*10 + int64(s[i]-'0')
 	}
@@ -52,21 +49,15 @@ func MicrosToNanos(s string) (int64, error) {
 			frac *= 10
 		}
 	}
-	if intDigits == 0 && fracDigits == 0 {
-		return 0, errNotNumber
-	}
-	if i < len(s) {
-		if s[i] == 'e' || s[i] == 'E' {
-			return microsToNanosSlow(neg, s)
-		}
-		return 0, errNotNumber
+	if i < len(s) || intDigits == 0 && fracDigits == 0 {
+		return microsToNanosSlow(neg, s)
 	}
 	if round {
 		frac++
 	}
 	const maxNS = 1<<63 - 1
 	if whole > maxNS/1000 || whole*1000 > maxNS-frac {
-		return 0, errRange
+		return microsToNanosSlow(neg, s)
 	}
 	ns := whole*1000 + frac
 	if neg {
@@ -75,30 +66,71 @@ func MicrosToNanos(s string) (int64, error) {
 	return ns, nil
 }
 
-// microsToNanosSlow handles exponents with exact rational arithmetic.
+// microsToNanosSlow converts what the fast path does not: exponents, and
+// more digits than an int64 holds. It works on the digits as text, so it
+// is exact, and its time is linear in the length of s whatever the
+// exponent.
 func microsToNanosSlow(neg bool, s string) (int64, error) {
-	if mant, exp, ok := strings.Cut(strings.ToLower(s), "e"); ok {
-		// Bound the exponent before big.Rat sees it: 1e400 would otherwise
-		// allocate a 400-digit number, and 1e999999999 far more.
-		e := strings.TrimLeft(exp, "+-")
-		if len(e) > 3 || mant == "" {
-			return 0, errRange
+	mant, exp := s, ""
+	if i := strings.IndexAny(s, "eE"); i >= 0 {
+		mant, exp = s[:i], s[i+1:]
+		if exp == "" {
+			return 0, errNotNumber
 		}
 	}
-	r, ok := new(big.Rat).SetString(s)
-	if !ok {
+	intPart, fracPart, _ := strings.Cut(mant, ".")
+	if !isDigits(intPart) || !isDigits(fracPart) || intPart == "" && fracPart == "" {
 		return 0, errNotNumber
 	}
-	r.Mul(r, big.NewRat(1000, 1))
-	// Round half away from zero: floor(|r| + 1/2).
-	r.Add(r, big.NewRat(1, 2))
-	q := new(big.Int).Quo(r.Num(), r.Denom())
-	if !q.IsInt64() {
+	e := 0 // saturates: beyond ±1e6 every result is 0 or out of range
+	expNeg := exp != "" && exp[0] == '-'
+	if exp != "" && (exp[0] == '-' || exp[0] == '+') {
+		exp = exp[1:]
+	}
+	if exp != "" && !isDigits(exp) || exp == "" && len(s) > len(mant) {
+		return 0, errNotNumber
+	}
+	for _, c := range []byte(exp) {
+		e = min(e*10+int(c-'0'), 1e6)
+	}
+	if expNeg {
+		e = -e
+	}
+	// The value is digits × 10^shift ns, with n digits before the point.
+	digits := strings.TrimLeft(intPart+fracPart, "0")
+	shift := e + 3 - len(fracPart)
+	n := len(digits) + shift
+	if digits == "" || n < 0 {
+		return 0, nil // below a tenth of a ns
+	}
+	if n > 19 {
 		return 0, errRange
 	}
-	ns := q.Int64()
-	if neg {
-		ns = -ns
+	var u uint64 // at most 19 digits: no overflow
+	for k := range n {
+		d := uint64(0)
+		if k < len(digits) {
+			d = uint64(digits[k] - '0')
+		}
+		u = u*10 + d
 	}
-	return ns, nil
+	if n < len(digits) && digits[n] >= '5' {
+		u++ // half away from zero
+	}
+	switch {
+	case !neg && u <= 1<<63-1:
+		return int64(u), nil
+	case neg && u <= 1<<63:
+		return int64(-u), nil
+	}
+	return 0, errRange
+}
+
+func isDigits(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
 }

@@ -2,6 +2,8 @@ package trace
 
 import (
 	"math/big"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -37,28 +39,49 @@ func TestMicrosToNanos(t *testing.T) {
 		{"1.2.3", 0, true},
 		{"N/A", 0, true},
 		{"99999999999999999999999", 0, true},
+		{"14201794851537550000000e-9", 14201794851537550, false}, // more digits than an int64, then an exponent
+		{"1e0003", 1000000, false},
+		{"-9223372036854775.808", -1 << 63, false},
+		{"9223372036854775.808", 0, true},
+		{"0e999999999999", 0, false},
+		{"1e-999999999999", 0, false},
+		{"1." + strings.Repeat("1", 1<<20) + "e5", 111111111, false}, // linear time: this took 1.7 s
+		{"1e", 0, true},
+		{"1e+", 0, true},
+		{"1.5e3.2", 0, true},
 	}
 	for _, tt := range tests {
 		got, err := MicrosToNanos(tt.in)
 		if (err != nil) != tt.err || got != tt.want {
-			t.Errorf("MicrosToNanos(%q) = %d, %v; want %d, error %v", tt.in, got, err, tt.want, tt.err)
+			t.Errorf("MicrosToNanos(%.60q) = %d, %v; want %d, error %v", tt.in, got, err, tt.want, tt.err)
 		}
 	}
 }
 
-// FuzzMicrosToNanos checks the fast path against exact rational arithmetic.
+// FuzzMicrosToNanos checks MicrosToNanos against exact rational arithmetic
+// on every decimal number, with or without exponent, and that it accepts
+// nothing else.
 func FuzzMicrosToNanos(f *testing.F) {
-	for _, s := range []string{"1420179485153.755", "12.5", "-3.2345", "1e3", "0.0005", "9223372036854775.807"} {
+	for _, s := range []string{"1420179485153.755", "12.5", "-3.2345", "1e3", "0.0005", "9223372036854775.807",
+		"14201794851537550000000e-9", "1e0003", "-9223372036854775.808", "1.5E-3", "00000000000000000000001.5"} {
 		f.Add(s)
 	}
+	decimal := regexp.MustCompile(`^[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?([0-9]+))?$`)
 	f.Fuzz(func(t *testing.T, s string) {
 		got, err := MicrosToNanos(s)
-		if len(s) > 60 || strings.ContainsAny(s, "eE_xXpPiInN/ ") || err != nil {
-			return // exponents and odd syntax: only "no panic" is checked
+		m := decimal.FindStringSubmatch(s)
+		if m == nil {
+			if err == nil {
+				t.Fatalf("MicrosToNanos(%q) = %d, but it is not a number", s, got)
+			}
+			return
+		}
+		if exp, _ := strconv.Atoi(m[3]); len(m[3]) > 6 || exp > 400 {
+			return // too large for big.Rat to be quick; TestMicrosToNanos has such
 		}
 		r, ok := new(big.Rat).SetString(s)
 		if !ok {
-			t.Fatalf("MicrosToNanos(%q) = %d, but it is not a number", s, got)
+			t.Fatalf("big.Rat does not read %q", s)
 		}
 		r.Mul(r, big.NewRat(1000, 1))
 		neg := r.Sign() < 0
@@ -68,8 +91,8 @@ func FuzzMicrosToNanos(f *testing.F) {
 		if neg {
 			q.Neg(q)
 		}
-		if !q.IsInt64() || q.Int64() != got {
-			t.Fatalf("MicrosToNanos(%q) = %d, want %s", s, got, q)
+		if q.IsInt64() != (err == nil) || err == nil && q.Int64() != got {
+			t.Fatalf("MicrosToNanos(%q) = %d, %v; want %s", s, got, err, q)
 		}
 	})
 }
