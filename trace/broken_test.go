@@ -92,6 +92,8 @@ func TestBrokenBinaryInputs(t *testing.T) {
 	badCRC[len(badCRC)-8] ^= 0xff
 	deep := []byte(`{"traceEvents":[{"ph":"X","cat":"kernel","name":"k","pid":0,"tid":7,"ts":1,"dur":2,"args":{"x":` +
 		strings.Repeat("[", 200000) + strings.Repeat("]", 200000) + `}}]}`)
+	deepMeta := []byte(`{"deviceProperties":` + strings.Repeat("[", 1e7) + strings.Repeat("]", 1e7) +
+		`,"traceEvents":[{"ph":"X","cat":"kernel","name":"k","pid":0,"tid":7,"ts":1,"dur":2}]}`)
 	tests := []struct {
 		name   string
 		input  []byte
@@ -106,6 +108,9 @@ func TestBrokenBinaryInputs(t *testing.T) {
 		{"gzip checksum wrong", badCRC, "FAILURE gzip: invalid checksum"},
 		{"gzip cut short", zipped[:len(zipped)*2/3], "OK kernels=0 warning=truncated at byte"},
 		{"200000-deep nesting", deep, "OK kernels=1"},
+		// gjson, which reads the metadata, checked it by recursion: 10 M
+		// levels overflowed the goroutine stack.
+		{"deep metadata", deepMeta, "OK kernels=1"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -135,9 +135,13 @@ func (d *kinetoDecoder) run() error {
 		if err != nil {
 			return d.scanErr(err, sawEvents)
 		}
-		if err := d.meta(key, v, valOff); err != nil {
-			return err
+		// The scanner cut the value out without checking it. A space
+		// after it ends a number, which could go on at the end of v.
+		var lx lexer
+		if end, err := lx.skipValue(append(v[:len(v):len(v)], ' '), 0); err != nil || end != len(v) {
+			return d.syntax(valOff+int64(end), "invalid JSON in top-level member %q", key)
 		}
+		d.meta(key, v)
 	}
 	if !sawEvents {
 		return d.syntax(-1, "a JSON object without a traceEvents array: not a Chrome/Kineto trace")
@@ -185,16 +189,9 @@ func (d *kinetoDecoder) truncated(off int64) error {
 	return nil
 }
 
-// meta reads a top-level member other than traceEvents.
-func (d *kinetoDecoder) meta(key string, v []byte, off int64) error {
-	switch key {
-	case "schemaVersion", "deviceProperties", "computeProperties", "distributedInfo", "baseTimeNanoseconds":
-	default:
-		return nil
-	}
-	if !gjson.ValidBytes(v) {
-		return d.syntax(off, "invalid JSON in top-level member %q", key)
-	}
+// meta reads a top-level member other than traceEvents, whose value v is
+// valid JSON.
+func (d *kinetoDecoder) meta(key string, v []byte) {
 	r := gjson.ParseBytes(v)
 	switch key {
 	case "schemaVersion":
@@ -227,5 +224,4 @@ func (d *kinetoDecoder) meta(key string, v []byte, off int64) error {
 			d.t.Meta.BaseTimeNS = n
 		}
 	}
-	return nil
 }
