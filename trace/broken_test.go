@@ -92,6 +92,8 @@ func TestBrokenBinaryInputs(t *testing.T) {
 	badCRC[len(badCRC)-8] ^= 0xff
 	deep := []byte(`{"traceEvents":[{"ph":"X","cat":"kernel","name":"k","pid":0,"tid":7,"ts":1,"dur":2,"args":{"x":` +
 		strings.Repeat("[", 200000) + strings.Repeat("]", 200000) + `}}]}`)
+	small := gz([]byte(`{"traceEvents":[{"ph":"X","cat":"kernel","name":"k","pid":0,"tid":7,"ts":1,"dur":2},` +
+		`{"ph":"X","cat":"kernel","name":"k","pid":0,"tid":7,"ts":3,"dur":2}]}`))
 	deepMeta := []byte(`{"deviceProperties":` + strings.Repeat("[", 1e7) + strings.Repeat("]", 1e7) +
 		`,"traceEvents":[{"ph":"X","cat":"kernel","name":"k","pid":0,"tid":7,"ts":1,"dur":2}]}`)
 	tests := []struct {
@@ -107,6 +109,13 @@ func TestBrokenBinaryInputs(t *testing.T) {
 		// Valid JSON, but the trailer's CRC-32 does not match it.
 		{"gzip checksum wrong", badCRC, "FAILURE gzip: invalid checksum"},
 		{"gzip cut short", zipped[:len(zipped)*2/3], "OK kernels=0 warning=truncated at byte"},
+		// Complete JSON, with the trailer (CRC-32 and size) cut off.
+		{"gzip trailer cut", zipped[:len(zipped)-3], "OK kernels=2001 warning=gzip stream is cut short after the JSON text"},
+		{"gzip trailer missing", zipped[:len(zipped)-8], "OK kernels=2001 warning=gzip stream is cut short after the JSON text"},
+		// Less than the 512 bytes the format is told from come out of it.
+		{"small gzip cut short", small[:len(small)/2], "OK kernels=0 warning=truncated at byte"},
+		{"gzip cut in its header", zipped[:12], "FAILURE gzip"},
+		{"gzip cut before any content", zipped[:11], "FAILURE cut short before any content"},
 		{"200000-deep nesting", deep, "OK kernels=1"},
 		// gjson, which reads the metadata, checked it by recursion: 10 M
 		// levels overflowed the goroutine stack.

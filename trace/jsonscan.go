@@ -51,11 +51,6 @@ func (s *jsonScanner) fill() (bool, error) {
 	for s.err == nil {
 		n, err := s.r.Read(s.buf[s.end:])
 		s.end += n
-		if err == io.ErrUnexpectedEOF {
-			// A gzip stream cut short: the JSON ends early too, which the
-			// reader reports as truncation.
-			err = io.EOF
-		}
 		if err != nil {
 			s.err = err
 		}

@@ -38,6 +38,9 @@ func (kinetoFormat) decode(ctx context.Context, in *input) (*Trace, error) {
 		return nil, err
 	}
 	d.t.Warnings = append(d.t.Warnings, d.warn.lines()...)
+	if in.gz != nil && in.gz.cut && d.truncatedAt < 0 {
+		d.t.Warnings = append(d.t.Warnings, "the gzip stream is cut short after the JSON text: its checksum was not verified")
+	}
 	if in.opts.Strict && len(d.t.Warnings) > 0 {
 		return nil, fmt.Errorf("%s: %s (--strict)", in.path, d.t.Warnings[0])
 	}

@@ -133,16 +133,12 @@ func (d *kinetoDecoder) startBlocks(r io.Reader, off int64) *blockReader {
 	return br
 }
 
-// readFull fills buf unless the input ends first: io.EOF then, also for a
-// gzip stream cut short, which the reader reports as a truncated trace.
+// readFull fills buf unless the input ends first: io.EOF then.
 func readFull(r io.Reader, buf []byte) (int, error) {
 	n := 0
 	for n < len(buf) {
 		m, err := r.Read(buf[n:])
 		n += m
-		if err == io.ErrUnexpectedEOF {
-			err = io.EOF
-		}
 		if err != nil {
 			return n, err
 		}

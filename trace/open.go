@@ -33,8 +33,9 @@ type input struct {
 	src     io.Reader     // what r buffers, for reads big enough not to need r's buffer
 	head    []byte        // up to headLen bytes of the content, not consumed from r
 	gzipped bool
-	size    int64 // on-disk size
-	isize   int64 // a gzip file's last four bytes: its content's size modulo 4 GiB
+	gz      *gzipEnd // the gzip stream, when gzipped
+	size    int64    // on-disk size
+	isize   int64    // a gzip file's last four bytes: its content's size modulo 4 GiB
 	opts    Options
 }
 
@@ -160,11 +161,14 @@ func (o Options) read(ctx context.Context, path string, r io.Reader, size int64)
 			return nil, fmt.Errorf("%s: bad gzip header: %w", path, err)
 		}
 		defer zr.Close()
-		in.gzipped = true
-		in.r, in.src = bufio.NewReaderSize(zr, bufSize(in.contentSize())), zr
+		in.gzipped, in.gz = true, &gzipEnd{r: zr}
+		in.r, in.src = bufio.NewReaderSize(in.gz, bufSize(in.contentSize())), in.gz
 		in.head, err = in.r.Peek(headLen)
 		if err != nil && err != io.EOF && err != bufio.ErrBufferFull {
 			return nil, &SyntaxError{File: path, Offset: -1, Msg: "gzip", Err: err}
+		}
+		if len(in.head) == 0 && in.gz.cut {
+			return nil, fmt.Errorf("%s: the gzip stream is cut short before any content", path)
 		}
 		if len(in.head) == 0 {
 			return nil, fmt.Errorf("%s: empty after gunzip", path)
@@ -180,6 +184,22 @@ func (o Options) read(ctx context.Context, path string, r io.Reader, size int64)
 		}
 	}
 	return nil, unknownFormat(path, in.head)
+}
+
+// gzipEnd reads a gzip stream and reports one cut short as its end: the
+// JSON in it ends early too, which the decoder reports as truncation. cut
+// records it, for a stream cut in its trailer, after a complete JSON text.
+type gzipEnd struct {
+	r   io.Reader
+	cut bool
+}
+
+func (g *gzipEnd) Read(p []byte) (int, error) {
+	n, err := g.r.Read(p)
+	if err == io.ErrUnexpectedEOF {
+		g.cut, err = true, io.EOF
+	}
+	return n, err
 }
 
 // bufSize picks a read buffer for content of about n bytes: small files
