@@ -529,7 +529,11 @@ func (s *rowScanner) int(i int) int64 {
 		}
 	}
 	if s.bad == nil {
-		s.bad = fmt.Errorf("column %s: %v is not an integer", strings.TrimPrefix(s.cols[i], "?"), s.vals[i])
+		v := s.vals[i]
+		if t, ok := v.(string); ok {
+			v = fmt.Sprintf("%.40q", t)
+		}
+		s.bad = fmt.Errorf("column %s: %v is not an integer", strings.TrimPrefix(s.cols[i], "?"), v)
 	}
 	return 0
 }

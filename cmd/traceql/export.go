@@ -87,7 +87,7 @@ func runExport(ctx context.Context, opts *exportOptions) error {
 				return err
 			}
 			for _, w := range t.Warnings {
-				fmt.Fprintf(opts.Err, "traceql: warning: %s: %s\n", f, w)
+				complain(opts.Err, fmt.Sprintf("warning: %s: %s", f, w))
 			}
 			if err := report.Export(rw, opts.Table, t); err != nil {
 				return err

@@ -7,7 +7,9 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strconv"
 	"strings"
+	"unicode"
 )
 
 func main() {
@@ -28,13 +30,31 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	var reported errReported
 	if !errors.As(err, &reported) {
-		fmt.Fprintf(stderr, "traceql: %v\n", err)
+		complain(stderr, err.Error())
 	}
 	var usage usageError
 	if errors.As(err, &usage) || strings.HasPrefix(err.Error(), "unknown command") {
 		return 2
 	}
 	return 1
+}
+
+// complain writes "traceql: " and msg to w as one line: an error can quote
+// a file's contents, whose control characters are escaped and whose
+// invalid UTF-8 is replaced.
+func complain(w io.Writer, msg string) {
+	var b strings.Builder
+	b.WriteString("traceql: ")
+	for _, r := range strings.ToValidUTF8(msg, "\uFFFD") {
+		if unicode.IsControl(r) {
+			q := strconv.QuoteRune(r)
+			b.WriteString(q[1 : len(q)-1])
+			continue
+		}
+		b.WriteRune(r)
+	}
+	b.WriteByte('\n')
+	io.WriteString(w, b.String())
 }
 
 // A usageError is a mistake in the command line (exit code 2).

@@ -421,3 +421,13 @@ func TestSymlinkLoop(t *testing.T) {
 		t.Errorf("dir: exit %d, %q", code, errOut)
 	}
 }
+
+// TestComplain: an error quoting a file's bytes stays one line of valid
+// UTF-8.
+func TestComplain(t *testing.T) {
+	var b bytes.Buffer
+	complain(&b, "x.sqlite: column start: 12\ngoroutine 1\r\x1b[31m \xff\xfe names µs")
+	if got, want := b.String(), "traceql: x.sqlite: column start: 12\\ngoroutine 1\\r\\x1b[31m \uFFFD names µs\n"; got != want {
+		t.Errorf("complain wrote %q, want %q", got, want)
+	}
+}

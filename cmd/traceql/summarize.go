@@ -123,7 +123,7 @@ func summarizeFiles(ctx context.Context, files []string, opts *summarizeOptions,
 	failed := 0
 	for _, r := range results {
 		if r.err != nil {
-			fmt.Fprintf(opts.Err, "traceql: %v\n", r.err)
+			complain(opts.Err, r.err.Error())
 			failed++
 			continue
 		}
@@ -162,7 +162,7 @@ func writeSummaries(opts *summarizeOptions, sums []metrics.Summary) error {
 func warn(w io.Writer, sums []metrics.Summary) {
 	for _, s := range sums {
 		for _, m := range s.Warnings {
-			fmt.Fprintf(w, "traceql: warning: %s: %s\n", s.Source, m)
+			complain(w, fmt.Sprintf("warning: %s: %s", s.Source, m))
 		}
 		if len(s.Devices) == 0 {
 			fmt.Fprintf(w, "traceql: %s: no GPU activity (%d host ops); no row written\n", s.Source, s.Host.Ops)
