@@ -33,7 +33,19 @@ func expandInputs(args []string) ([]string, error) {
 			if err != nil {
 				return err
 			}
-			if d.Type().IsRegular() && isTraceName(d.Name()) {
+			if !isTraceName(d.Name()) {
+				return nil
+			}
+			// A link to a file counts (a job's ranks are often linked into
+			// one folder); links to folders are not followed, so no walk
+			// loops.
+			if d.Type()&fs.ModeSymlink != 0 {
+				if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() {
+					files = append(files, p)
+				}
+				return nil
+			}
+			if d.Type().IsRegular() {
 				files = append(files, p)
 			}
 			return nil

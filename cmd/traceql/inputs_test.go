@@ -57,3 +57,32 @@ func TestExpandInputsOrder(t *testing.T) {
 		t.Errorf("got\n%q\nwant\n%q", got, want)
 	}
 }
+
+// TestExpandInputsLinks: a link to a trace file counts; links to folders
+// are not followed (no loop) and dangling links are skipped.
+func TestExpandInputsLinks(t *testing.T) {
+	dir := t.TempDir()
+	store, ranks := filepath.Join(dir, "store"), filepath.Join(dir, "ranks")
+	for _, d := range []string{store, ranks} {
+		if err := os.Mkdir(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(store, "a.json"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for link, target := range map[string]string{
+		"rank0.json":    "../store/a.json",
+		"loop":          ".",
+		"folder.json":   "../store",
+		"dangling.json": "../store/missing.json",
+	} {
+		if err := os.Symlink(target, filepath.Join(ranks, link)); err != nil {
+			t.Skip("no symbolic links here:", err)
+		}
+	}
+	got, err := expandInputs([]string{ranks})
+	if want := []string{filepath.Join(ranks, "rank0.json")}; err != nil || !slices.Equal(got, want) {
+		t.Errorf("got %q, %v; want %q", got, err, want)
+	}
+}
