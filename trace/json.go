@@ -82,10 +82,20 @@ func (v jsonValue) text() string {
 	if !v.esc {
 		return str(v.raw)
 	}
-	var s string
 	// The content was checked by scanString; the quotes are put back for
-	// encoding/json, which also replaces bad surrogates with U+FFFD.
-	if json.Unmarshal(append(append([]byte{'"'}, v.raw...), '"'), &s) != nil {
+	// encoding/json, which also replaces bad surrogates with U+FFFD, and
+	// raw control characters, which it refuses, are escaped.
+	q := make([]byte, 0, len(v.raw)+2)
+	q = append(q, '"')
+	for _, c := range v.raw {
+		if c < 0x20 {
+			q = append(q, '\\', 'u', '0', '0', "0123456789abcdef"[c>>4], "0123456789abcdef"[c&15])
+			continue
+		}
+		q = append(q, c)
+	}
+	var s string
+	if json.Unmarshal(append(q, '"'), &s) != nil {
 		return str(v.raw)
 	}
 	return s

@@ -3,6 +3,7 @@ package trace
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -46,4 +47,20 @@ func walkObjects(data []byte, memo *memberMemo) []string {
 		}
 	}
 	return out
+}
+
+// TestValueText: a string's content unescaped, also when it holds raw
+// control characters, which JSON forbids but Kineto wrote (pytorch#130622).
+func TestValueText(t *testing.T) {
+	for _, tt := range []struct{ raw, want string }{
+		{`plain`, "plain"},
+		{`a\"b\\c\u00b5s`, `a"b\cµs`},
+		{"a\\\"b\tc\x01", "a\"b\tc\x01"},
+		{`\ud800x`, "\uFFFDx"}, // a lone surrogate
+	} {
+		v := jsonValue{kind: 's', raw: []byte(tt.raw), esc: strings.Contains(tt.raw, `\`)}
+		if got := v.text(); got != tt.want {
+			t.Errorf("text of %q = %q, want %q", tt.raw, got, tt.want)
+		}
+	}
 }
