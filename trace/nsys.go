@@ -72,7 +72,8 @@ func (nsysFormat) decode(ctx context.Context, in *input) (*Trace, error) {
 	if in.gzipped {
 		return nil, fmt.Errorf("%s: a gzipped SQLite database: gunzip it first (traceql reads Nsight Systems exports in place)", in.path)
 	}
-	if err := checkSQLiteSize(in.path, in.head, in.size); err != nil {
+	size, err := sqliteSize(in.path, in.head, in.size)
+	if err != nil {
 		return nil, err
 	}
 	dsn, err := sqliteDSN(in.path)
@@ -90,7 +91,7 @@ func (nsysFormat) decode(ctx context.Context, in *input) (*Trace, error) {
 		ctx:    ctx,
 		db:     db,
 		path:   in.path,
-		size:   in.size,
+		size:   size,
 		strict: in.opts.Strict,
 		t:      &Trace{Source: in.path, Meta: Meta{Format: Nsys, Rank: -1}},
 
@@ -115,29 +116,35 @@ func sqliteDSN(path string) (string, error) {
 	return u.String(), nil
 }
 
-// checkSQLiteSize reports a database shorter than its header says, as a
-// cut-off download or copy is. The header's page count is only trusted
-// when it is valid (its version-valid-for number equals the change
-// counter); otherwise SQLite itself will judge the file.
-func checkSQLiteSize(path string, head []byte, size int64) error {
+// sqliteSize returns the database's size: its header's page count times
+// its page size, or the file's size where the header's count is not valid
+// (its version-valid-for number must equal the change counter). A file
+// shorter than its header says, as a cut-off download or copy is, is an
+// error; one longer (padded) has the header's size, which bounds the rows
+// it may hold.
+func sqliteSize(path string, head []byte, size int64) (int64, error) {
 	if len(head) < 100 {
-		return nil
+		return size, nil
 	}
 	pageSize := int64(binary.BigEndian.Uint16(head[16:18]))
 	if pageSize == 1 {
 		pageSize = 65536
 	}
 	if pageSize < 512 || pageSize&(pageSize-1) != 0 {
-		return nil
+		return size, nil
 	}
 	if !bytes.Equal(head[24:28], head[92:96]) {
-		return nil
+		return size, nil
 	}
 	pages := int64(binary.BigEndian.Uint32(head[28:32]))
-	if want := pages * pageSize; pages > 0 && size < want {
-		return &SyntaxError{File: path, Offset: -1, Msg: fmt.Sprintf("truncated SQLite database: the header says %d bytes, the file has %d", want, size)}
+	want := pages * pageSize
+	if pages > 0 && size < want {
+		return 0, &SyntaxError{File: path, Offset: -1, Msg: fmt.Sprintf("truncated SQLite database: the header says %d bytes, the file has %d", want, size)}
 	}
-	return nil
+	if pages > 0 {
+		return want, nil
+	}
+	return size, nil
 }
 
 // An nsysReader reads one export.

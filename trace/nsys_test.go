@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -707,6 +708,37 @@ func TestNsysNullTimes(t *testing.T) {
 	}
 	if _, err := (Options{Strict: true}).Open(context.Background(), path); err == nil || !strings.Contains(err.Error(), "row 2: start or end is NULL") {
 		t.Errorf("strict: %v", err)
+	}
+}
+
+// TestNsysPaddedFile: rows far apart in rowid, in a file padded past what
+// its SQLite header says (a sparse file here), are read row by row: sizing
+// windows by the padded file's size reserved room for every rowid, 1.5 GB
+// for this 12 KB database padded to 200 MB.
+func TestNsysPaddedFile(t *testing.T) {
+	path := writeExport(t, "padded.sqlite", nsysgen.Spec{
+		Shape:   nsysgen.Shape2021,
+		Kernels: []nsysgen.Kernel{{Activity: act(1, 2, 0, 7, 1, 5), Name: "k"}},
+		SQL: []string{
+			"INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL SELECT * FROM CUPTI_ACTIVITY_KIND_KERNEL",
+			"UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET rowid = 12000000, start = 3, end = 4, correlationId = 2 WHERE rowid = 2",
+		},
+	})
+	if err := os.Truncate(path, 200<<20); err != nil {
+		t.Fatal(err)
+	}
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	tr, err := Open(context.Background(), path)
+	runtime.ReadMemStats(&after)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tr.Kernels) != 2 {
+		t.Errorf("%d kernels, want 2", len(tr.Kernels))
+	}
+	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 64<<20 {
+		t.Errorf("%d MB allocated to read two rows", alloc>>20)
 	}
 }
 
