@@ -303,11 +303,11 @@ func (d *eventDecoder) keep(e *rawEvent, p *part) {
 		p.warn.add(e.catName() + " events with negative dur skipped")
 		return
 	}
-	end := start + dur
-	if end < start {
-		p.warn.add(e.catName() + " events whose end overflows int64 ns skipped")
+	if start < -MaxTime || start > MaxTime || dur > MaxTime-start {
+		p.warn.add(e.catName() + " events beyond ±2^62 ns (146 years) of zero skipped")
 		return
 	}
+	end := start + dur
 	a := &e.args
 	name := d.intern(e.name.text(), p)
 	t := &p.t

@@ -573,6 +573,9 @@ func (s *rowScanner) span() (start, end int64, ok bool, err error) {
 	if end < start {
 		return 0, 0, false, s.skip("with end before start", fmt.Sprintf("end %d before start %d", end, start))
 	}
+	if start < -MaxTime || end > MaxTime {
+		return 0, 0, false, s.skip("beyond ±2^62 ns (146 years) of zero", fmt.Sprintf("start %d or end %d beyond ±2^62 ns", start, end))
+	}
 	return start, end, true, nil
 }
 

@@ -645,14 +645,16 @@ func TestNsysGeneratedShapes(t *testing.T) {
 	}
 }
 
-// TestNsysBadRows checks that rows ending before they start are skipped
-// with a warning, and are an error under Strict.
+// TestNsysBadRows checks that rows ending before they start, or beyond
+// ±MaxTime, are skipped with a warning, and are an error under Strict.
 func TestNsysBadRows(t *testing.T) {
 	spec := nsysgen.Spec{
 		Kernels: []nsysgen.Kernel{
 			{Activity: act(10, 20, 0, 7, 1, 5), Name: "ok"},
 			{Activity: act(30, 25, 0, 7, 2, 5), Name: "backwards"},
 			{Activity: act(40, 35, 0, 7, 3, 5), Name: "backwards"},
+			{Activity: act(-MaxTime-1, 50, 0, 7, 5, 5), Name: "far"},
+			{Activity: act(60, MaxTime+1, 0, 7, 6, 5), Name: "far"},
 		},
 		Memcpys: []nsysgen.Memcpy{{Activity: act(9, 8, 0, 7, 4, 5), Kind: 1}},
 		Runtime: []nsysgen.API{{Start: 5, End: 1, PID: 5, TID: 5, Name: "cudaFree_v3020"}},
@@ -665,6 +667,7 @@ func TestNsysBadRows(t *testing.T) {
 	}
 	want := []string{
 		"2 CUPTI_ACTIVITY_KIND_KERNEL rows with end before start skipped",
+		"2 CUPTI_ACTIVITY_KIND_KERNEL rows beyond ±2^62 ns (146 years) of zero skipped",
 		"1 CUPTI_ACTIVITY_KIND_MEMCPY rows with end before start skipped",
 		"1 CUPTI_ACTIVITY_KIND_RUNTIME rows with end before start skipped",
 		"1 NVTX_EVENTS rows with end before start skipped",
@@ -675,8 +678,8 @@ func TestNsysBadRows(t *testing.T) {
 	if len(tr.Kernels) != 1 || tr.Kernels[0].Name != "ok" || len(tr.Memcpys)+len(tr.APICalls)+len(tr.Ops) != 0 {
 		t.Errorf("kept %+v", tr)
 	}
-	if tr.Meta.Events != 6 {
-		t.Errorf("Meta.Events = %d, want 6", tr.Meta.Events)
+	if tr.Meta.Events != 8 {
+		t.Errorf("Meta.Events = %d, want 8", tr.Meta.Events)
 	}
 
 	_, err = Options{Strict: true}.Open(context.Background(), path)

@@ -14,6 +14,12 @@ const (
 	Nsys   Format = "nsys"   // Nsight Systems SQLite export
 )
 
+// MaxTime bounds every time in a Trace: |t| ≤ MaxTime ns, 146 years either
+// side of zero (the Unix epoch, in most traces), so that the difference of
+// any two times fits an int64. Readers skip events beyond it, with a
+// warning.
+const MaxTime = 1<<62 - 1
+
 // A Trace is a format-neutral GPU trace: what every reader produces and the
 // only thing metrics consume. Times are int64 nanoseconds on the trace's own
 // clock (Kineto: ts×1000; Nsight: the session clock).

@@ -431,3 +431,17 @@ func TestComplain(t *testing.T) {
 		t.Errorf("complain wrote %q, want %q", got, want)
 	}
 }
+
+// TestWindowFarOff: a window starting past any time a trace can hold
+// measures nothing; the bound once wrapped around and took the whole trace.
+func TestWindowFarOff(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "epoch.json")
+	k := `{"ph":"X","cat":"kernel","name":"k","pid":0,"tid":7,"ts":1700000000000000,"dur":2,"args":{"device":0,"stream":7}}`
+	if err := os.WriteFile(path, []byte(`{"traceEvents":[`+k+`]}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, errOut, code := traceql("summarize", "--window", "9000000000s:", path)
+	if code != 0 || !strings.Contains(out, "no GPU activity") {
+		t.Errorf("exit %d, %s\n%s\nwant no GPU activity in the window", code, errOut, out)
+	}
+}

@@ -111,6 +111,9 @@ func (w *readOptions) apply(t *trace.Trace) (*trace.Trace, error) {
 			return nil, fmt.Errorf("%s: --window: no GPU activity to measure from", t.Source)
 		}
 		a, b, _ := parseWindow(w.Window)
+		// Times are within ±trace.MaxTime: so are the bounds, which then
+		// cannot wrap around.
+		a, b = min(a, trace.MaxTime), min(b, trace.MaxTime)
 		win = metrics.Interval{Start: origin + a, End: origin + b}
 		if b < 0 {
 			win.End = 1<<63 - 1
