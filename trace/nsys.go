@@ -72,6 +72,9 @@ func (nsysFormat) decode(ctx context.Context, in *input) (*Trace, error) {
 	if in.gzipped {
 		return nil, fmt.Errorf("%s: a gzipped SQLite database: gunzip it first (traceql reads Nsight Systems exports in place)", in.path)
 	}
+	if in.size == 0 { // yet it has a header: a pipe
+		return nil, fmt.Errorf("%s: an SQLite database is read in place: give the file, not a pipe", in.path)
+	}
 	size, err := sqliteSize(in.path, in.head, in.size)
 	if err != nil {
 		return nil, err

@@ -8,6 +8,7 @@ import (
 	"database/sql"
 	"encoding/csv"
 	"errors"
+	"fmt"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -985,5 +986,32 @@ func TestNsysProgress(t *testing.T) {
 	got, size := reported.Load(), st.Size()
 	if len(tr.Kernels) != 200_000 || calls.Load() < 10 || got < size*8/10 || got > size*11/10 {
 		t.Errorf("%d kernels; %d bytes reported in %d calls for a file of %d", len(tr.Kernels), got, calls.Load(), size)
+	}
+}
+
+// TestNsysPipe: SQLite reads a database in place, so an export given as a
+// pipe (`<(cat x.sqlite)`) is refused, saying so, rather than called
+// truncated.
+func TestNsysPipe(t *testing.T) {
+	data, err := os.ReadFile(writeExport(t, "x.sqlite", nsysgen.Spec{Kernels: []nsysgen.Kernel{{Activity: act(1, 2, 0, 7, 1, 5), Name: "k"}}}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	go func() {
+		w.Write(data) // fails once the reader is done: nothing to check
+		w.Close()
+	}()
+	path := fmt.Sprintf("/dev/fd/%d", r.Fd())
+	if _, err := os.Stat(path); err != nil {
+		t.Skip("no /dev/fd here:", err)
+	}
+	_, err = Open(context.Background(), path)
+	if err == nil || !strings.Contains(err.Error(), "not a pipe") {
+		t.Errorf("got %v, want an error saying to give the file, not a pipe", err)
 	}
 }
