@@ -30,6 +30,7 @@ func (kinetoFormat) decode(ctx context.Context, in *input) (*Trace, error) {
 		t:           &Trace{Source: in.path, Meta: Meta{Format: Kineto, Rank: -1}},
 		truncatedAt: -1,
 	}
+	d.sc.base = in.lead
 	if err := d.run(); err != nil {
 		var se *SyntaxError
 		if errors.As(err, &se) && in.gzipped {

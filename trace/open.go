@@ -32,6 +32,7 @@ type input struct {
 	r       *bufio.Reader // positioned at the first byte of the (decompressed) content
 	src     io.Reader     // what r buffers, for reads big enough not to need r's buffer
 	head    []byte        // up to headLen bytes of the content, not consumed from r
+	lead    int64         // bytes of whitespace consumed before head
 	gzipped bool
 	gz      *gzipEnd // the gzip stream, when gzipped
 	size    int64    // on-disk size
@@ -139,7 +140,6 @@ func (o Options) Open(ctx context.Context, path string) (*Trace, error) {
 
 // read decodes the content of r, which is the file at path.
 func (o Options) read(ctx context.Context, path string, r io.Reader, size int64) (*Trace, error) {
-	var err error
 	in := &input{path: path, size: size, opts: o}
 	if ra, ok := r.(io.ReaderAt); ok {
 		var tail [4]byte
@@ -148,8 +148,7 @@ func (o Options) read(ctx context.Context, path string, r io.Reader, size int64)
 		}
 	}
 	in.r, in.src = bufio.NewReaderSize(r, bufSize(size)), r
-	in.head, err = in.r.Peek(headLen)
-	if err != nil && err != io.EOF && err != bufio.ErrBufferFull {
+	if err := in.peek(); err != nil {
 		return nil, fmt.Errorf("read %s: %w", path, err)
 	}
 	if len(in.head) == 0 {
@@ -163,8 +162,7 @@ func (o Options) read(ctx context.Context, path string, r io.Reader, size int64)
 		defer zr.Close()
 		in.gzipped, in.gz = true, &gzipEnd{r: zr}
 		in.r, in.src = bufio.NewReaderSize(in.gz, bufSize(in.contentSize())), in.gz
-		in.head, err = in.r.Peek(headLen)
-		if err != nil && err != io.EOF && err != bufio.ErrBufferFull {
+		if err := in.peek(); err != nil {
 			return nil, &SyntaxError{File: path, Offset: -1, Msg: "gzip", Err: err}
 		}
 		if len(in.head) == 0 && in.gz.cut {
@@ -184,6 +182,24 @@ func (o Options) read(ctx context.Context, path string, r io.Reader, size int64)
 		}
 	}
 	return nil, unknownFormat(path, in.head)
+}
+
+// peek sets in.head to the first headLen bytes of in.r, after any run of
+// whitespace longer than that (JSON allows any amount before its text),
+// which is consumed and counted in in.lead.
+func (in *input) peek() error {
+	for {
+		head, err := in.r.Peek(headLen)
+		if err != nil && err != io.EOF && err != bufio.ErrBufferFull {
+			return err
+		}
+		if len(head) < headLen || len(bytes.TrimLeft(head, " \t\r\n")) > 0 {
+			in.head = head
+			return nil
+		}
+		in.r.Discard(len(head))
+		in.lead += int64(len(head))
+	}
 }
 
 // gzipEnd reads a gzip stream and reports one cut short as its end: the
