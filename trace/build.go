@@ -31,6 +31,9 @@ func finish(t *Trace, known []Device) (*Trace, error) {
 		})
 	})
 	wg.Wait()
+	if err := checkTotals(t); err != nil {
+		return nil, err
+	}
 
 	devs := map[int]Device{}
 	for _, d := range known {
@@ -89,6 +92,52 @@ func sortActivities[T any](wg *sync.WaitGroup, s []T, act func(*T) *Activity, st
 			}
 		}
 	})
+}
+
+// checkTotals refuses a trace whose durations or bytes, added up over a
+// table, pass MaxTime: 146 years of GPU time, or 4.6 EB copied, which the
+// metrics' sums could not hold. Only a broken or hostile file comes near.
+func checkTotals(t *Trace) error {
+	dur := func(a *Activity) int64 { return a.Dur() }
+	totals := []struct {
+		what string
+		ok   func() bool
+	}{
+		{"kernel durations", func() bool { return within(t.Kernels, func(k *Kernel) int64 { return dur(&k.Activity) }) }},
+		{"memcpy durations", func() bool { return within(t.Memcpys, func(m *Memcpy) int64 { return dur(&m.Activity) }) }},
+		{"memcpy bytes", func() bool { return within(t.Memcpys, func(m *Memcpy) int64 { return m.Bytes }) }},
+		{"memset durations", func() bool { return within(t.Memsets, func(m *Memset) int64 { return dur(&m.Activity) }) }},
+		{"memset bytes", func() bool { return within(t.Memsets, func(m *Memset) int64 { return m.Bytes }) }},
+		{"sync durations", func() bool { return within(t.Syncs, func(s *Sync) int64 { return dur(&s.Activity) }) }},
+		{"API call durations", func() bool { return within(t.APICalls, func(c *APICall) int64 { return c.End - c.Start }) }},
+		{"op durations", func() bool { return within(t.Ops, func(o *Op) int64 { return o.End - o.Start }) }},
+	}
+	ok := make([]bool, len(totals))
+	var wg sync.WaitGroup
+	for i, c := range totals {
+		wg.Go(func() { ok[i] = c.ok() })
+	}
+	wg.Wait()
+	for i, c := range totals {
+		if !ok[i] {
+			return fmt.Errorf("%s: the %s add up to more than 2^62: not a trace traceql can measure", t.Source, c.what)
+		}
+	}
+	return nil
+}
+
+// within reports whether the values of s's elements add up to no more
+// than MaxTime, nor less than -MaxTime.
+func within[T any](s []T, v func(*T) int64) bool {
+	var sum int64
+	for i := range s {
+		x := v(&s[i])
+		if x > MaxTime-sum || x < -MaxTime-sum {
+			return false
+		}
+		sum += x
+	}
+	return true
 }
 
 // sortStable sorts s stably with cmp unless it is sorted already.
