@@ -455,16 +455,17 @@ func GapHistogram(gaps []Interval) []Bin {
 func summarizeHost(t *trace.Trace, topN int) HostSummary {
 	h := HostSummary{APICalls: len(t.APICalls)}
 	type thread struct{ pid, tid int64 }
-	// Ops are sorted by start; a stack of open ops per thread gives each
-	// its parent.
+	// A stack of open ops per thread gives each op its parent, visited
+	// parents first: by start, and the longer first. Ops are sorted by
+	// (start, end), so each run of equal starts is walked backwards.
 	stacks := map[thread]*[]int{}
 	var stack *[]int
 	var last thread
 	self := make([]int64, len(t.Ops)) // by op index; cpu_ops only
-	for i := range t.Ops {
+	visit := func(i int) {
 		op := &t.Ops[i]
 		if op.Kind != trace.CPUOp {
-			continue
+			return
 		}
 		h.Ops++
 		if k := (thread{op.PID, op.TID}); stack == nil || k != last {
@@ -484,6 +485,16 @@ func summarizeHost(t *trace.Trace, topN int) HostSummary {
 			self[p] -= min(op.End, t.Ops[p].End) - op.Start
 		}
 		*stack = append(open, i)
+	}
+	for lo := 0; lo < len(t.Ops); {
+		hi := lo + 1
+		for hi < len(t.Ops) && t.Ops[hi].Start == t.Ops[lo].Start {
+			hi++
+		}
+		for i := hi - 1; i >= lo; i-- {
+			visit(i)
+		}
+		lo = hi
 	}
 	if h.Ops == 0 {
 		return h

@@ -1,6 +1,7 @@
 package metrics
 
 import (
+	"maps"
 	"testing"
 
 	"github.com/traceql/traceql/trace"
@@ -77,4 +78,25 @@ func TestSummarizeDevice(t *testing.T) {
 	check("streams", d.Streams, 2)
 	check("top kernel", d.TopKernels[0].Name, "k1")
 	check("top share", d.TopKernels[0].Share, 0.5)
+}
+
+// TestHostSelfTime: an op's self time is its time less its children's,
+// also when a child starts at the same ns as its parent (ops are sorted by
+// start, then end, so the child comes first).
+func TestHostSelfTime(t *testing.T) {
+	op := func(name string, start, end int64) trace.Op {
+		return trace.Op{Name: name, Kind: trace.CPUOp, PID: 1, TID: 1, Start: start, End: end}
+	}
+	tr := &trace.Trace{Ops: []trace.Op{ // as a reader leaves them: by start, then end
+		{Name: "other thread", Kind: trace.CPUOp, PID: 1, TID: 2, Start: 0, End: 5},
+		op("grandchild", 0, 20), op("child", 0, 50), op("parent", 0, 100), op("sibling", 60, 70),
+	}}
+	got := map[string]int64{}
+	for _, s := range Summarize(tr, Options{}).Host.TopOps {
+		got[s.Name] = s.SelfNS
+	}
+	want := map[string]int64{"parent": 40, "child": 30, "grandchild": 20, "sibling": 10, "other thread": 5}
+	if !maps.Equal(got, want) {
+		t.Errorf("self times %v, want %v", got, want)
+	}
 }
