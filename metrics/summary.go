@@ -456,8 +456,10 @@ func summarizeHost(t *trace.Trace, topN int) HostSummary {
 	h := HostSummary{APICalls: len(t.APICalls)}
 	type thread struct{ pid, tid int64 }
 	// A stack of open ops per thread gives each op its parent, visited
-	// parents first: by start, and the longer first. Ops are sorted by
-	// (start, end), so each run of equal starts is walked backwards.
+	// parents first: by start, the longer first, and ops of the same span
+	// in file order (the caller first). Ops are sorted stably by (start,
+	// end), so each run of equal starts is walked backwards, a span at a
+	// time.
 	stacks := map[thread]*[]int{}
 	var stack *[]int
 	var last thread
@@ -491,8 +493,15 @@ func summarizeHost(t *trace.Trace, topN int) HostSummary {
 		for hi < len(t.Ops) && t.Ops[hi].Start == t.Ops[lo].Start {
 			hi++
 		}
-		for i := hi - 1; i >= lo; i-- {
-			visit(i)
+		for end := hi; end > lo; {
+			from := end - 1
+			for from > lo && t.Ops[from-1].End == t.Ops[end-1].End {
+				from--
+			}
+			for i := from; i < end; i++ {
+				visit(i)
+			}
+			end = from
 		}
 		lo = hi
 	}

@@ -82,7 +82,8 @@ func TestSummarizeDevice(t *testing.T) {
 
 // TestHostSelfTime: an op's self time is its time less its children's,
 // also when a child starts at the same ns as its parent (ops are sorted by
-// start, then end, so the child comes first).
+// start, then end, so the child comes first), and when both have the same
+// span (the caller comes first in the file).
 func TestHostSelfTime(t *testing.T) {
 	op := func(name string, start, end int64) trace.Op {
 		return trace.Op{Name: name, Kind: trace.CPUOp, PID: 1, TID: 1, Start: start, End: end}
@@ -90,12 +91,13 @@ func TestHostSelfTime(t *testing.T) {
 	tr := &trace.Trace{Ops: []trace.Op{ // as a reader leaves them: by start, then end
 		{Name: "other thread", Kind: trace.CPUOp, PID: 1, TID: 2, Start: 0, End: 5},
 		op("grandchild", 0, 20), op("child", 0, 50), op("parent", 0, 100), op("sibling", 60, 70),
+		op("aten::zeros", 80, 90), op("aten::empty", 80, 90), // the same span: the caller first
 	}}
 	got := map[string]int64{}
 	for _, s := range Summarize(tr, Options{}).Host.TopOps {
 		got[s.Name] = s.SelfNS
 	}
-	want := map[string]int64{"parent": 40, "child": 30, "grandchild": 20, "sibling": 10, "other thread": 5}
+	want := map[string]int64{"parent": 30, "child": 30, "grandchild": 20, "sibling": 10, "other thread": 5, "aten::zeros": 0, "aten::empty": 10}
 	if !maps.Equal(got, want) {
 		t.Errorf("self times %v, want %v", got, want)
 	}
