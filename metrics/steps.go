@@ -219,20 +219,18 @@ func stepStats(t *trace.Trace, dev int, steps []Step, busy []Interval) []StepSta
 		}
 		out[i] = st
 	}
+	// Projected windows may overlap (a backward thread's GPU work runs
+	// late): a kernel counts in every window it starts in.
+	var starts []int64 // sorted, as the kernels are
 	for i := range t.Kernels {
-		k := &t.Kernels[i]
-		if k.Device != dev {
-			continue
+		if k := &t.Kernels[i]; k.Device == dev {
+			starts = append(starts, k.Start)
 		}
-		j, _ := slices.BinarySearchFunc(steps, k.Start, func(s Step, x int64) int {
-			if s.End <= x {
-				return -1
-			}
-			return 1
-		})
-		if j < len(steps) && steps[j].Start <= k.Start && k.Start < steps[j].End {
-			out[j].Kernels++
-		}
+	}
+	for i, s := range steps {
+		lo, _ := slices.BinarySearch(starts, s.Start)
+		hi, _ := slices.BinarySearch(starts, s.End)
+		out[i].Kernels = max(hi-lo, 0)
 	}
 	return out
 }

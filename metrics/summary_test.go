@@ -80,11 +80,11 @@ func TestSummarizeDevice(t *testing.T) {
 	check("top share", d.TopKernels[0].Share, 0.5)
 }
 
-// TestHostSelfTime: an op's self time is its time less its children's,
+// TestSummarizeHostSelfTimeSameStart: an op's self time is its time less its children's,
 // also when a child starts at the same ns as its parent (ops are sorted by
 // start, then end, so the child comes first), and when both have the same
 // span (the caller comes first in the file).
-func TestHostSelfTime(t *testing.T) {
+func TestSummarizeHostSelfTimeSameStart(t *testing.T) {
 	op := func(name string, start, end int64) trace.Op {
 		return trace.Op{Name: name, Kind: trace.CPUOp, PID: 1, TID: 1, Start: start, End: end}
 	}
@@ -100,5 +100,23 @@ func TestHostSelfTime(t *testing.T) {
 	want := map[string]int64{"parent": 30, "child": 30, "grandchild": 20, "sibling": 10, "other thread": 5, "aten::zeros": 0, "aten::empty": 10}
 	if !maps.Equal(got, want) {
 		t.Errorf("self times %v, want %v", got, want)
+	}
+}
+
+// TestStepStatsOverlap: projected step windows may overlap; a kernel counts
+// in every window it starts in, as its busy time does, and none is lost
+// when the windows' ends are not in order.
+func TestStepStatsOverlap(t *testing.T) {
+	k := func(start int64) trace.Kernel {
+		return trace.Kernel{Activity: trace.Activity{Start: start, End: start + 5}}
+	}
+	tr := &trace.Trace{Kernels: []trace.Kernel{k(0), k(10), k(60)}}
+	steps := []Step{{Number: 1, Start: 0, End: 100}, {Number: 2, Start: 10, End: 50}}
+	got := stepStats(tr, 0, steps, DeviceBusy(tr, 0))
+	if got[0].Kernels != 3 || got[1].Kernels != 1 {
+		t.Errorf("kernels per step %d and %d, want 3 and 1", got[0].Kernels, got[1].Kernels)
+	}
+	if got[0].BusyNS != 15 || got[1].BusyNS != 5 {
+		t.Errorf("busy per step %d and %d, want 15 and 5", got[0].BusyNS, got[1].BusyNS)
 	}
 }

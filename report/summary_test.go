@@ -113,3 +113,20 @@ func TestOverviewTableStraggler(t *testing.T) {
 		}
 	}
 }
+
+// The steps table says when windows overlap, since a kernel then counts in
+// two steps.
+func TestStepStatsTableOverlap(t *testing.T) {
+	step := func(n int, start, end int64) metrics.StepStat {
+		return metrics.StepStat{Step: metrics.Step{Number: n, Start: start, End: end, Source: "projected"}}
+	}
+	overlap := func(tb *Table) bool {
+		return slices.ContainsFunc(tb.Notes, func(n string) bool { return strings.HasPrefix(n, "the windows overlap") })
+	}
+	if tb := stepStatsTable([]metrics.StepStat{step(1, 0, 100), step(2, 100, 200)}, ""); overlap(tb) {
+		t.Errorf("touching windows: notes %q", tb.Notes)
+	}
+	if tb := stepStatsTable([]metrics.StepStat{step(1, 0, 100), step(2, 90, 200)}, ""); !overlap(tb) {
+		t.Errorf("overlapping windows: notes %q, want the overlap said", tb.Notes)
+	}
+}
