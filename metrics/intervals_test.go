@@ -125,6 +125,24 @@ func TestTimeline(t *testing.T) {
 	if !slices.Equal(got, want) {
 		t.Errorf("Timeline = %v, want %v", got, want)
 	}
+	// 40 ns in 6 bins: n bins, of 6 or 7 ns, covering the span.
+	got = Timeline(tr, 0, 6)
+	starts := []int64{0, 6, 13, 20, 26, 33}
+	if len(got) != len(starts) {
+		t.Fatalf("Timeline of 6 bins = %v", got)
+	}
+	for i, p := range got {
+		if p.StartNS != starts[i] {
+			t.Errorf("bin %d starts at %d, want %d", i, p.StartNS, starts[i])
+		}
+	}
+	if got[5].Util != 1 || got[1].Util != 4.0/7 { // [33,40) all busy; [6,13) busy 6..10
+		t.Errorf("bins %v", got)
+	}
+	// A span shorter than n ns: one bin a ns.
+	if got := Timeline(tr, 0, 100); len(got) != 40 {
+		t.Errorf("40 ns in 100 bins: %d bins, want 40", len(got))
+	}
 }
 
 func TestOverlapLength(t *testing.T) {

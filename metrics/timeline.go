@@ -9,10 +9,10 @@ type Point struct {
 }
 
 // Timeline cuts [first activity start, last activity end] of a device into
-// n equal bins (the last one may be shorter) and returns the busy fraction
-// of each: the union of GPU activity clipped to the bin, so overlapping
-// streams never push a bin past 100 % (unlike nsys' gpu_time_util, which
-// sums).
+// n bins of equal length to within 1 ns (fewer when the span is shorter
+// than n ns) and returns the busy fraction of each: the union of GPU
+// activity clipped to the bin, so overlapping streams never push a bin
+// past 100 % (unlike nsys' gpu_time_util, which sums).
 func Timeline(t *trace.Trace, dev int, n int) []Point {
 	busy := DeviceBusy(t, dev)
 	if len(busy) == 0 || n < 1 {
@@ -23,11 +23,15 @@ func Timeline(t *trace.Trace, dev int, n int) []Point {
 	if span == 0 {
 		return []Point{{start, 1}}
 	}
-	width := (span + int64(n) - 1) / int64(n) // ceil
+	// Bin i starts at start + span×i/n, computed without overflow.
+	edge := func(i int64) int64 { return start + span/int64(n)*i + span%int64(n)*i/int64(n) }
 	pts := make([]Point, 0, n)
 	j := 0
-	for b := start; b < end; b += width {
-		w := Interval{b, min(b+width, end)}
+	for i := range int64(n) {
+		w := Interval{edge(i), edge(i + 1)}
+		if w.Len() == 0 {
+			continue
+		}
 		var in int64
 		for j < len(busy) && busy[j].End <= w.Start {
 			j++
