@@ -74,7 +74,7 @@ func Columns() []Column {
 		{"launch_latency_median_ns", "launch latency (median)", NS, "median of (GPU start of a launch's first kernel − the call's start)", func(d *DeviceSummary) any { return d.Launch.LatencyMedianNS }},
 		{"launch_latency_p90_ns", "launch latency (p90)", NS, "90th percentile of that latency, nearest rank", func(d *DeviceSummary) any { return d.Launch.LatencyP90NS }},
 		{"idle_launch_ns", "idle: waiting on launches", NS, "idle gaps whose next GPU work was launched by a call that began after the GPU went idle: the CPU was late", func(d *DeviceSummary) any { return d.IdleLaunchNS }},
-		{"idle_sync_ns", "idle: in host syncs", NS, "idle gaps during which a host synchronization (cudaStreamSynchronize, cudaDeviceSynchronize, cudaEventSynchronize, blocking cudaMemcpy, Nsight SYNCHRONIZATION rows, Kineto cuda_sync) was in progress", func(d *DeviceSummary) any { return d.IdleSyncNS }},
+		{"idle_sync_ns", "idle: in host syncs", NS, "idle gaps during which a host synchronization (cudaStreamSynchronize, cudaDeviceSynchronize, cudaEventSynchronize, blocking cudaMemcpy, Nsight SYNCHRONIZATION rows and Kineto cuda_sync events other than stream waits, which do not block the host) was in progress", func(d *DeviceSummary) any { return d.IdleSyncNS }},
 		{"idle_other_ns", "idle: other", NS, "the rest of idle_ns", func(d *DeviceSummary) any { return d.IdleOtherNS }},
 		{"steps", "steps", Count, "ProfilerStep#N windows measured on the device (the steps table); 0 when the trace has none", func(d *DeviceSummary) any { return len(d.Steps) }},
 		{"step_median_ns", "median step", NS, "median length of those windows; the mean of the two middle values for an even count; 0 without steps", func(d *DeviceSummary) any { return d.StepMedianNS }},

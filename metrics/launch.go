@@ -216,7 +216,9 @@ func classifyGaps(t *trace.Trace, dev int, ix launchIndex, busy []Interval) []Cl
 		}
 	}
 	for i := range t.Syncs {
-		if s := &t.Syncs[i]; s.Device == dev {
+		// A stream wait (cudaStreamWaitEvent) makes a stream wait on the
+		// device; the host call returns at once.
+		if s := &t.Syncs[i]; s.Device == dev && !strings.HasPrefix(s.Kind, "Stream Wait") {
 			syncs = append(syncs, Interval{s.Start, s.End})
 		}
 	}

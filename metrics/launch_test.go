@@ -71,9 +71,25 @@ func TestClassifyGaps(t *testing.T) {
 			call("cudaLaunchKernel", 450, 460, 3),           // also late, but the sync comes first
 			call("cudaLaunchKernelExC_v11060", 590, 620, 4), // before the gap [600,700) began: other
 		},
+		Syncs: []trace.Sync{
+			// cudaStreamWaitEvent does not block the host: still launch-bound.
+			{Activity: trace.Activity{Start: 120, End: 122}, Kind: "Stream Wait Event"},
+		},
 	}
 	got := metrics.ClassifyGaps(tr, 0)
 	want := []string{metrics.GapLaunch, metrics.GapSync, metrics.GapOther}
+	if len(got) != len(want) {
+		t.Fatalf("%d gaps, want %d", len(got), len(want))
+	}
+	for i, g := range got {
+		if g.Class != want[i] {
+			t.Errorf("gap %v: %s, want %s", g.Interval, g.Class, want[i])
+		}
+	}
+	// A host synchronization row in [600,700) makes it a sync gap.
+	tr.Syncs = append(tr.Syncs, trace.Sync{Activity: trace.Activity{Start: 610, End: 615}, Kind: "Event Sync"})
+	got = metrics.ClassifyGaps(tr, 0)
+	want = []string{metrics.GapLaunch, metrics.GapSync, metrics.GapSync}
 	if len(got) != len(want) {
 		t.Fatalf("%d gaps, want %d", len(got), len(want))
 	}

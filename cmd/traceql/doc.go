@@ -94,7 +94,7 @@
 //	  launch_latency_median_ns median of (GPU start of a launch's first kernel − the call's start)
 //	  launch_latency_p90_ns 90th percentile of that latency, nearest rank
 //	  idle_launch_ns    idle gaps whose next GPU work was launched by a call that began after the GPU went idle: the CPU was late
-//	  idle_sync_ns      idle gaps during which a host synchronization (cudaStreamSynchronize, cudaDeviceSynchronize, cudaEventSynchronize, blocking cudaMemcpy, Nsight SYNCHRONIZATION rows, Kineto cuda_sync) was in progress
+//	  idle_sync_ns      idle gaps during which a host synchronization (cudaStreamSynchronize, cudaDeviceSynchronize, cudaEventSynchronize, blocking cudaMemcpy, Nsight SYNCHRONIZATION rows and Kineto cuda_sync events other than stream waits, which do not block the host) was in progress
 //	  idle_other_ns     the rest of idle_ns
 //	  steps             ProfilerStep#N windows measured on the device (the steps table); 0 when the trace has none
 //	  step_median_ns    median length of those windows; the mean of the two middle values for an even count; 0 without steps
