@@ -24,7 +24,8 @@ type Step struct {
 // device-side copy (gpu_user_annotation) is used when the trace has one;
 // otherwise the CPU range (user_annotation, or a 2021 Operator) is
 // projected onto the GPU: from the first start to the last end of the GPU
-// work launched by API calls made inside it.
+// work launched by API calls made inside it. A clipped trace has the steps
+// of its window (see inWindow).
 func Steps(t *trace.Trace) []Step {
 	gpu := map[int]*Step{}
 	cpu := map[int]*Step{}
@@ -63,7 +64,28 @@ func Steps(t *trace.Trace) []Step {
 	if len(gpu) == 0 {
 		project(t, out)
 	}
+	if w := t.Window; w != nil {
+		out = slices.DeleteFunc(out, func(s Step) bool { return !inWindow(t, w, s) })
+	}
 	return out
+}
+
+// inWindow reports whether step s is one of the window's: selected by
+// number, or else lying inside it. In a trace with GPU activity, a step
+// whose host range launched nothing inside the window is not one.
+func inWindow(t *trace.Trace, w *trace.Window, s Step) bool {
+	if w.Steps != nil {
+		return slices.Contains(w.Steps, s.Number)
+	}
+	if s.Start < w.Start || s.End > w.End {
+		return false
+	}
+	if s.Source == "cpu" {
+		gpu := false
+		t.EachGPUActivity(func(*trace.Activity) { gpu = true })
+		return !gpu
+	}
+	return true
 }
 
 // project moves CPU step windows onto the GPU timeline through the

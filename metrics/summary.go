@@ -453,7 +453,16 @@ func GapHistogram(gaps []Interval) []Bin {
 // with their self time (time not spent in ops nested inside them on the
 // same thread).
 func summarizeHost(t *trace.Trace, topN int) HostSummary {
-	h := HostSummary{APICalls: len(t.APICalls)}
+	calls, ops := t.APICalls, t.Ops
+	if w := t.Window; w != nil { // the host records overlapping it, clipped
+		calls = clipHost(calls, w, func(c *trace.APICall) (*int64, *int64) { return &c.Start, &c.End })
+		ops = clipHost(ops, w, func(o *trace.Op) (*int64, *int64) { return &o.Start, &o.End })
+		// Ops begun before the window now start with it: sorted again.
+		slices.SortStableFunc(ops, func(a, b trace.Op) int {
+			return cmp.Or(cmp.Compare(a.Start, b.Start), cmp.Compare(a.End, b.End))
+		})
+	}
+	h := HostSummary{APICalls: len(calls)}
 	type thread struct{ pid, tid int64 }
 	// A stack of open ops per thread gives each op its parent, visited
 	// parents first: by start, the longer first, and ops of the same span
@@ -463,9 +472,9 @@ func summarizeHost(t *trace.Trace, topN int) HostSummary {
 	stacks := map[thread]*[]int{}
 	var stack *[]int
 	var last thread
-	self := make([]int64, len(t.Ops)) // by op index; cpu_ops only
+	self := make([]int64, len(ops)) // by op index; cpu_ops only
 	visit := func(i int) {
-		op := &t.Ops[i]
+		op := &ops[i]
 		if op.Kind != trace.CPUOp {
 			return
 		}
@@ -478,24 +487,24 @@ func summarizeHost(t *trace.Trace, topN int) HostSummary {
 			last = k
 		}
 		open := *stack
-		for len(open) > 0 && t.Ops[open[len(open)-1]].End <= op.Start {
+		for len(open) > 0 && ops[open[len(open)-1]].End <= op.Start {
 			open = open[:len(open)-1]
 		}
 		self[i] = op.End - op.Start
 		if len(open) > 0 {
 			p := open[len(open)-1]
-			self[p] -= min(op.End, t.Ops[p].End) - op.Start
+			self[p] -= min(op.End, ops[p].End) - op.Start
 		}
 		*stack = append(open, i)
 	}
-	for lo := 0; lo < len(t.Ops); {
+	for lo := 0; lo < len(ops); {
 		hi := lo + 1
-		for hi < len(t.Ops) && t.Ops[hi].Start == t.Ops[lo].Start {
+		for hi < len(ops) && ops[hi].Start == ops[lo].Start {
 			hi++
 		}
 		for end := hi; end > lo; {
 			from := end - 1
-			for from > lo && t.Ops[from-1].End == t.Ops[end-1].End {
+			for from > lo && ops[from-1].End == ops[end-1].End {
 				from--
 			}
 			for i := from; i < end; i++ {
@@ -510,7 +519,7 @@ func summarizeHost(t *trace.Trace, topN int) HostSummary {
 	}
 	stats := map[string]*OpStat{}
 	for i, s := range self {
-		op := &t.Ops[i]
+		op := &ops[i]
 		if op.Kind != trace.CPUOp {
 			continue
 		}
@@ -533,4 +542,16 @@ func summarizeHost(t *trace.Trace, topN int) HostSummary {
 		h.TopOps = h.TopOps[:topN]
 	}
 	return h
+}
+
+// clipHost returns the records of xs that overlap w, clipped to it.
+func clipHost[T any](xs []T, w *trace.Window, span func(*T) (start, end *int64)) []T {
+	var out []T
+	for _, x := range xs {
+		if start, end := span(&x); *end >= w.Start && *start <= w.End {
+			*start, *end = max(*start, w.Start), min(*end, w.End)
+			out = append(out, x)
+		}
+	}
+	return out
 }

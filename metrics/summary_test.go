@@ -1,7 +1,10 @@
 package metrics
 
 import (
+	"cmp"
+	"fmt"
 	"maps"
+	"slices"
 	"testing"
 
 	"github.com/traceql/traceql/trace"
@@ -118,5 +121,47 @@ func TestStepStatsOverlap(t *testing.T) {
 	}
 	if got[0].BusyNS != 15 || got[1].BusyNS != 5 {
 		t.Errorf("busy per step %d and %d, want 15 and 5", got[0].BusyNS, got[1].BusyNS)
+	}
+}
+
+// TestSummarizeWindow: a clipped trace keeps its host records whole. The
+// CPU runs ahead: each step launches a kernel 150 ns after its call, so the
+// window of steps 2 and 3 holds kernels launched before it, and step 4's
+// host range lies inside it.
+func TestSummarizeWindow(t *testing.T) {
+	tr := &trace.Trace{Devices: []trace.Device{{ID: 0}}, Streams: []trace.Stream{{Device: 0, ID: 7}}}
+	for i := range int64(4) {
+		at := 100 * i
+		tr.Ops = append(tr.Ops, trace.Op{Name: fmt.Sprintf("ProfilerStep#%d", i+1), Kind: trace.UserAnnotation, PID: 1, TID: 1, Start: at, End: at + 100})
+		tr.APICalls = append(tr.APICalls, trace.APICall{Name: "cudaLaunchKernel", PID: 1, TID: 1, Start: at + 10, End: at + 15, Correlation: i + 1})
+		tr.Kernels = append(tr.Kernels, trace.Kernel{Activity: trace.Activity{Stream: 7, Start: at + 160, End: at + 250, Correlation: i + 1, PID: 1}, Name: "k"})
+	}
+	tr.Ops = append(tr.Ops, trace.Op{Name: "aten::big", Kind: trace.CPUOp, PID: 1, TID: 2, Start: 0, End: 400})
+	slices.SortStableFunc(tr.Ops, func(a, b trace.Op) int { return cmp.Or(cmp.Compare(a.Start, b.Start), cmp.Compare(a.End, b.End)) })
+
+	for _, tt := range []struct {
+		name string
+		w    trace.Window
+	}{
+		{"--steps 2:3", trace.Window{Start: 260, End: 450, Steps: []int{2, 3}}},
+		{"--window", trace.Window{Start: 255, End: 455}},
+	} {
+		s := Summarize(tr.Clip(tt.w), Options{})
+		d := s.Devices[0]
+		var steps []Step
+		for _, st := range d.Steps {
+			steps = append(steps, st.Step)
+		}
+		want := []Step{{2, 260, 350, "projected"}, {3, 360, 450, "projected"}}
+		if !slices.Equal(steps, want) {
+			t.Errorf("%s: steps %v, want %v", tt.name, steps, want)
+		}
+		if d.Kernels != 2 || d.Launch.Launches != 2 || d.Launch.LatencyMedianNS != 150 {
+			t.Errorf("%s: %d kernels, %d launches, latency %v; want 2, 2, 150", tt.name, d.Kernels, d.Launch.Launches, d.Launch.LatencyMedianNS)
+		}
+		// The host side is clipped to the window: aten::big from its start.
+		if h := s.Host; h.Ops != 1 || h.TopOps[0].TotalNS != 400-tt.w.Start {
+			t.Errorf("%s: host %+v, want aten::big clipped to the window", tt.name, h)
+		}
 	}
 }

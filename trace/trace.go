@@ -38,6 +38,10 @@ type Trace struct {
 	APICalls []APICall // host runtime/driver API calls, sorted by (Start, End)
 	Ops      []Op      // host ops and annotations, sorted by (Start, End)
 
+	// Window is what Clip restricted the device records to; nil for the
+	// whole trace.
+	Window *Window
+
 	// Warnings are non-fatal problems met while reading, already aggregated
 	// ("3 kernel events without dur skipped"); shown to the user.
 	Warnings []string

@@ -1,28 +1,25 @@
 package trace
 
-// Clip returns a copy of t restricted to the window [start, end]: device
-// records and host calls and ops that overlap it, clipped to it. Metrics of
-// the copy are the metrics of the window. t is not modified.
-func (t *Trace) Clip(start, end int64) *Trace {
+// A Window is a span of the device timeline a trace is measured in.
+type Window struct {
+	Start, End int64
+	// Steps, when not nil, are the numbers of the ProfilerStep#N the
+	// window was made of (--steps): only those are its steps.
+	Steps []int
+}
+
+// Clip returns a copy of t restricted to w: the device records that overlap
+// it, clipped to it. Host records (API calls, ops) are kept whole: the CPU
+// runs ahead of the GPU, so the work inside the window was launched by
+// calls made before it, and steps keep their host ranges; metrics of the
+// host side clip them to t.Window themselves. t is not modified.
+func (t *Trace) Clip(w Window) *Trace {
 	c := *t
-	c.Kernels = clipActivities(t.Kernels, start, end, func(k *Kernel) *Activity { return &k.Activity })
-	c.Memcpys = clipActivities(t.Memcpys, start, end, func(m *Memcpy) *Activity { return &m.Activity })
-	c.Memsets = clipActivities(t.Memsets, start, end, func(m *Memset) *Activity { return &m.Activity })
-	c.Syncs = clipActivities(t.Syncs, start, end, func(s *Sync) *Activity { return &s.Activity })
-	c.APICalls = nil
-	for _, a := range t.APICalls {
-		if a.End >= start && a.Start <= end {
-			a.Start, a.End = max(a.Start, start), min(a.End, end)
-			c.APICalls = append(c.APICalls, a)
-		}
-	}
-	c.Ops = nil
-	for _, o := range t.Ops {
-		if o.End >= start && o.Start <= end {
-			o.Start, o.End = max(o.Start, start), min(o.End, end)
-			c.Ops = append(c.Ops, o)
-		}
-	}
+	c.Window = &w
+	c.Kernels = clipActivities(t.Kernels, w.Start, w.End, func(k *Kernel) *Activity { return &k.Activity })
+	c.Memcpys = clipActivities(t.Memcpys, w.Start, w.End, func(m *Memcpy) *Activity { return &m.Activity })
+	c.Memsets = clipActivities(t.Memsets, w.Start, w.End, func(m *Memset) *Activity { return &m.Activity })
+	c.Syncs = clipActivities(t.Syncs, w.Start, w.End, func(s *Sync) *Activity { return &s.Activity })
 	return &c
 }
 

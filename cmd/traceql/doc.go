@@ -43,7 +43,9 @@
 //	ready for pandas.read_csv; --format json has the same names.
 //
 //
-//	Windows (metrics are clipped to the window):
+//	Windows (GPU activity is clipped to the window; the launch calls of its
+//	kernels count wherever they were made, and the steps are those selected,
+//	or those inside the window):
 //	  --steps 3:        ProfilerStep#3 to the last (3:5, :5, 4 also work); the
 //	                    device-side gpu_user_annotation copy when present, else the
 //	                    CPU range projected onto the GPU through the calls made in it
@@ -140,7 +142,9 @@
 //	_1 → triton_poi_fused_add; templated C++ names cut to their base name) —
 //	with count, total and mean on both sides, new/gone ones marked, sorted by
 //	the absolute change in total time.
-//	Windows (metrics are clipped to the window):
+//	Windows (GPU activity is clipped to the window; the launch calls of its
+//	kernels count wherever they were made, and the steps are those selected,
+//	or those inside the window):
 //	  --steps 3:        ProfilerStep#3 to the last (3:5, :5, 4 also work); the
 //	                    device-side gpu_user_annotation copy when present, else the
 //	                    CPU range projected onto the GPU through the calls made in it
@@ -176,7 +180,9 @@
 //	mode study: kernels, mean kernel, idle, utilization, duration (span),
 //	bandwidth, one column per run and the ratio of each run to the first.
 //	Labels default to the file names.
-//	Windows (metrics are clipped to the window):
+//	Windows (GPU activity is clipped to the window; the launch calls of its
+//	kernels count wherever they were made, and the steps are those selected,
+//	or those inside the window):
 //	  --steps 3:        ProfilerStep#3 to the last (3:5, :5, 4 also work); the
 //	                    device-side gpu_user_annotation copy when present, else the
 //	                    CPU range projected onto the GPU through the calls made in it
@@ -213,7 +219,9 @@
 //	  --kind gaps      idle-gap length histogram, runs overlaid
 //	  --kind timeline  GPU utilization over time in --bins bins, one line per run and device
 //	  --kind top       the --top kernels by total time as horizontal bars (first run)
-//	Windows (metrics are clipped to the window):
+//	Windows (GPU activity is clipped to the window; the launch calls of its
+//	kernels count wherever they were made, and the steps are those selected,
+//	or those inside the window):
 //	  --steps 3:        ProfilerStep#3 to the last (3:5, :5, 4 also work); the
 //	                    device-side gpu_user_annotation copy when present, else the
 //	                    CPU range projected onto the GPU through the calls made in it
@@ -260,7 +268,9 @@
 //	Load it in pandas with pd.read_csv("out.csv"), pd.read_json("out.jsonl", lines=True)
 //	for --format json, or pd.read_parquet("out.parquet") for --format parquet (zstd;
 //	DuckDB, Spark and Polars read it too: SELECT * FROM 'out.parquet').
-//	Windows (metrics are clipped to the window):
+//	Windows (GPU activity is clipped to the window; the launch calls of its
+//	kernels count wherever they were made, and the steps are those selected,
+//	or those inside the window):
 //	  --steps 3:        ProfilerStep#3 to the last (3:5, :5, 4 also work); the
 //	                    device-side gpu_user_annotation copy when present, else the
 //	                    CPU range projected onto the GPU through the calls made in it
@@ -300,7 +310,9 @@
 //	  go tool pprof -top gpu.pb.gz
 //	  go tool pprof -http=: gpu.pb.gz     # flame graph of GPU time by source line
 //
-//	Windows (metrics are clipped to the window):
+//	Windows (GPU activity is clipped to the window; the launch calls of its
+//	kernels count wherever they were made, and the steps are those selected,
+//	or those inside the window):
 //	  --steps 3:        ProfilerStep#3 to the last (3:5, :5, 4 also work); the
 //	                    device-side gpu_user_annotation copy when present, else the
 //	                    CPU range projected onto the GPU through the calls made in it

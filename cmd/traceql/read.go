@@ -38,7 +38,9 @@ func (r *readOptions) startProgress(files []string) func() {
 }
 
 const windowHelp = `
-Windows (metrics are clipped to the window):
+Windows (GPU activity is clipped to the window; the launch calls of its
+kernels count wherever they were made, and the steps are those selected,
+or those inside the window):
   --steps 3:        ProfilerStep#3 to the last (3:5, :5, 4 also work); the
                     device-side gpu_user_annotation copy when present, else the
                     CPU range projected onto the GPU through the calls made in it
@@ -97,14 +99,14 @@ func (w *readOptions) apply(t *trace.Trace) (*trace.Trace, error) {
 	if !w.active() {
 		return t, nil
 	}
-	var win metrics.Interval
+	var win trace.Window
 	switch {
 	case w.Range != "":
 		r, err := metrics.RangeWindow(t, w.Range)
 		if err != nil {
 			return nil, fmt.Errorf("%s: --range: %w", t.Source, err)
 		}
-		win = r
+		win = trace.Window{Start: r.Start, End: r.End}
 	case w.Window != "":
 		origin, ok := firstActivity(t)
 		if !ok {
@@ -114,7 +116,7 @@ func (w *readOptions) apply(t *trace.Trace) (*trace.Trace, error) {
 		// Times are within ±trace.MaxTime: so are the bounds, which then
 		// cannot wrap around.
 		a, b = min(a, trace.MaxTime), min(b, trace.MaxTime)
-		win = metrics.Interval{Start: origin + a, End: origin + b}
+		win = trace.Window{Start: origin + a, End: origin + b}
 		if b < 0 {
 			win.End = 1<<63 - 1
 		}
@@ -129,12 +131,13 @@ func (w *readOptions) apply(t *trace.Trace) (*trace.Trace, error) {
 			return nil, fmt.Errorf("%s: --steps %s --skip-steps %d selects none of steps %d..%d", t.Source, w.Steps, w.SkipSteps,
 				all[0].Number, all[len(all)-1].Number)
 		}
-		win = metrics.Interval{Start: sel[0].Start, End: sel[len(sel)-1].End}
+		win = trace.Window{Start: sel[0].Start, End: sel[0].End, Steps: []int{}}
 		for _, s := range sel {
-			win = metrics.Interval{Start: min(win.Start, s.Start), End: max(win.End, s.End)}
+			win.Start, win.End = min(win.Start, s.Start), max(win.End, s.End)
+			win.Steps = append(win.Steps, s.Number)
 		}
 	}
-	return t.Clip(win.Start, win.End), nil
+	return t.Clip(win), nil
 }
 
 // firstActivity returns the earliest start of GPU work.
