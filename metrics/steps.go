@@ -65,7 +65,8 @@ func Steps(t *trace.Trace) []Step {
 		project(t, out)
 	}
 	if w := t.Window; w != nil {
-		out = slices.DeleteFunc(out, func(s Step) bool { return !inWindow(t, w, s) })
+		gpu := len(t.Kernels)+len(t.Memcpys)+len(t.Memsets) > 0
+		out = slices.DeleteFunc(out, func(s Step) bool { return !inWindow(w, s, gpu) })
 	}
 	return out
 }
@@ -73,19 +74,11 @@ func Steps(t *trace.Trace) []Step {
 // inWindow reports whether step s is one of the window's: selected by
 // number, or else lying inside it. In a trace with GPU activity, a step
 // whose host range launched nothing inside the window is not one.
-func inWindow(t *trace.Trace, w *trace.Window, s Step) bool {
+func inWindow(w *trace.Window, s Step, gpu bool) bool {
 	if w.Steps != nil {
 		return slices.Contains(w.Steps, s.Number)
 	}
-	if s.Start < w.Start || s.End > w.End {
-		return false
-	}
-	if s.Source == "cpu" {
-		gpu := false
-		t.EachGPUActivity(func(*trace.Activity) { gpu = true })
-		return !gpu
-	}
-	return true
+	return s.Start >= w.Start && s.End <= w.End && (s.Source != "cpu" || !gpu)
 }
 
 // project moves CPU step windows onto the GPU timeline through the

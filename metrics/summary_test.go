@@ -83,10 +83,10 @@ func TestSummarizeDevice(t *testing.T) {
 	check("top share", d.TopKernels[0].Share, 0.5)
 }
 
-// TestSummarizeHostSelfTimeSameStart: an op's self time is its time less its children's,
-// also when a child starts at the same ns as its parent (ops are sorted by
-// start, then end, so the child comes first), and when both have the same
-// span (the caller comes first in the file).
+// TestSummarizeHostSelfTimeSameStart: an op's self time is its time less
+// its children's, also when a child starts at the same ns as its parent
+// (ops are sorted by start, then end, so the child comes first), and when
+// both have the same span (the caller comes first in the file).
 func TestSummarizeHostSelfTimeSameStart(t *testing.T) {
 	op := func(name string, start, end int64) trace.Op {
 		return trace.Op{Name: name, Kind: trace.CPUOp, PID: 1, TID: 1, Start: start, End: end}
