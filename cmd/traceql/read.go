@@ -131,7 +131,7 @@ func (w *readOptions) apply(t *trace.Trace) (*trace.Trace, error) {
 			return nil, fmt.Errorf("%s: --steps %s --skip-steps %d selects none of steps %d..%d", t.Source, w.Steps, w.SkipSteps,
 				all[0].Number, all[len(all)-1].Number)
 		}
-		win = trace.Window{Start: sel[0].Start, End: sel[0].End, Steps: []int{}}
+		win = trace.Window{Start: sel[0].Start, End: sel[0].End}
 		for _, s := range sel {
 			win.Start, win.End = min(win.Start, s.Start), max(win.End, s.End)
 			win.Steps = append(win.Steps, s.Number)

@@ -165,7 +165,7 @@ func warn(w io.Writer, sums []metrics.Summary) {
 			complain(w, fmt.Sprintf("warning: %s: %s", s.Source, m))
 		}
 		if len(s.Devices) == 0 {
-			fmt.Fprintf(w, "traceql: %s: no GPU activity (%d host ops); no row written\n", s.Source, s.Host.Ops)
+			complain(w, fmt.Sprintf("%s: no GPU activity (%d host ops); no row written", s.Source, s.Host.Ops))
 		}
 	}
 }
