@@ -98,17 +98,16 @@ func sortActivities[T any](wg *sync.WaitGroup, s []T, act func(*T) *Activity, st
 // table, pass MaxTime: 146 years of GPU time, or 4.6 EB copied, which the
 // metrics' sums could not hold. Only a broken or hostile file comes near.
 func checkTotals(t *Trace) error {
-	dur := func(a *Activity) int64 { return a.Dur() }
 	totals := []struct {
 		what string
 		ok   func() bool
 	}{
-		{"kernel durations", func() bool { return within(t.Kernels, func(k *Kernel) int64 { return dur(&k.Activity) }) }},
-		{"memcpy durations", func() bool { return within(t.Memcpys, func(m *Memcpy) int64 { return dur(&m.Activity) }) }},
+		{"kernel durations", func() bool { return within(t.Kernels, func(k *Kernel) int64 { return k.Dur() }) }},
+		{"memcpy durations", func() bool { return within(t.Memcpys, func(m *Memcpy) int64 { return m.Dur() }) }},
 		{"memcpy bytes", func() bool { return within(t.Memcpys, func(m *Memcpy) int64 { return m.Bytes }) }},
-		{"memset durations", func() bool { return within(t.Memsets, func(m *Memset) int64 { return dur(&m.Activity) }) }},
+		{"memset durations", func() bool { return within(t.Memsets, func(m *Memset) int64 { return m.Dur() }) }},
 		{"memset bytes", func() bool { return within(t.Memsets, func(m *Memset) int64 { return m.Bytes }) }},
-		{"sync durations", func() bool { return within(t.Syncs, func(s *Sync) int64 { return dur(&s.Activity) }) }},
+		{"sync durations", func() bool { return within(t.Syncs, func(s *Sync) int64 { return s.Dur() }) }},
 		{"API call durations", func() bool { return within(t.APICalls, func(c *APICall) int64 { return c.End - c.Start }) }},
 		{"op durations", func() bool { return within(t.Ops, func(o *Op) int64 { return o.End - o.Start }) }},
 	}
