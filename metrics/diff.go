@@ -52,7 +52,8 @@ func KernelStats(t *trace.Trace, dev int, key func(string) string) []KernelStat 
 // compiles and template instantiations: Triton/Inductor names lose their
 // numeric suffix (triton_poi_fused_add_0 → triton_poi_fused_add), templated
 // C++ names are cut to their base name (void at::native::foo<4, …>(int, …)
-// → at::native::foo), other names are kept.
+// → at::native::foo, keeping an "(anonymous namespace)" in the base name),
+// other names are kept.
 func Family(name string) string {
 	if strings.HasPrefix(name, "triton_") {
 		// Drop the generated counter: _0, _12.
@@ -63,11 +64,26 @@ func Family(name string) string {
 		return name
 	}
 	s := strings.TrimPrefix(name, "void ")
-	if i := strings.IndexAny(s, "<("); i > 0 {
+	i := 0
+	for {
+		j := strings.IndexAny(s[i:], "<(")
+		if j < 0 {
+			return strings.TrimSpace(s)
+		}
+		i += j
+		if !strings.HasPrefix(s[i:], anonymous) {
+			break
+		}
+		i += len(anonymous)
+	}
+	if i > 0 {
 		s = s[:i]
 	}
 	return strings.TrimSpace(s)
 }
+
+// anonymous is how C++ demangles a name in an unnamed namespace.
+const anonymous = "(anonymous namespace)"
 
 // A KernelDelta pairs one kernel (or family) across two runs.
 type KernelDelta struct {

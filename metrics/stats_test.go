@@ -42,6 +42,9 @@ func TestFamily(t *testing.T) {
 		"void cudnn::detail::dgrad_engine<float, 512, 6, 5, 3, 3, 3, false>(int, int, int)":                                                                                                 "cudnn::detail::dgrad_engine",
 		"volta_sgemm_64x64_nt":                                 "volta_sgemm_64x64_nt",
 		"ncclKernel_AllReduce_RING_LL_Sum_float(ncclWorkElem)": "ncclKernel_AllReduce_RING_LL_Sum_float",
+		"void at::native::(anonymous namespace)::CatArrayBatchedCopy<at::native::(anonymous namespace)::OpaqueType<2u>, unsigned int, 4, 64, 64>(int)": "at::native::(anonymous namespace)::CatArrayBatchedCopy",
+		"void (anonymous namespace)::softmax_warp_forward<float, float, float, 7, false>(float*)":                                                      "(anonymous namespace)::softmax_warp_forward",
+		"(anonymous namespace)::kernel": "(anonymous namespace)::kernel",
 	}
 	for in, want := range tests {
 		if got := Family(in); got != want {
