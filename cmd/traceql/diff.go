@@ -55,6 +55,9 @@ the absolute change in total time.` + windowHelp,
 			if err := checkFormat(opts.Format, "text", "csv", "markdown"); err != nil {
 				return err
 			}
+			if err := positive("top", opts.Top); err != nil {
+				return err
+			}
 			if err := opts.Read.prepare(cmd); err != nil {
 				return err
 			}

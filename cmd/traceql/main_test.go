@@ -164,6 +164,10 @@ func TestErrors(t *testing.T) {
 		{"json syntax", []string{"summarize", write("bad.json", `{"traceEvents":[{"ph":"X","cat":"kernel","ts":1,"dur":2},{"ph":"X","cat":kernel}]}`)}, 1, "bad.json: byte 73: event #1: invalid JSON"},
 		{"no traceEvents", []string{"summarize", write("obj.json", `{"a":1}`)}, 1, "obj.json: a JSON object without a traceEvents array"},
 		{"events not array", []string{"summarize", write("ev.json", `{"traceEvents":5}`)}, 1, "ev.json: byte 15: traceEvents is not an array"},
+		{"top 0", []string{"summarize", "--top", "0", "x"}, 2, "--top 0: want at least 1"},
+		{"diff top -1", []string{"diff", "--top", "-1", "a", "b"}, 2, "--top -1: want at least 1"},
+		{"plot top -1", []string{"plot", "--kind", "top", "--top", "-1", "-o", "x.png", "a"}, 2, "--top -1: want at least 1"},
+		{"plot bins 0", []string{"plot", "--kind", "timeline", "--bins", "0", "-o", "x.png", "a"}, 2, "--bins 0: want at least 1"},
 		{"junk dir", []string{"summarize", t.TempDir()}, 1, "no trace files"},
 	}
 	for _, tt := range tests {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -41,6 +42,9 @@ func newPlotCmd(runF func(context.Context, *plotOptions) error) *cobra.Command {
 			case "kernels", "gaps", "timeline", "top":
 			default:
 				return usageError{fmt.Errorf("--kind %q: want kernels, gaps, timeline or top", opts.Kind)}
+			}
+			if err := cmp.Or(positive("top", opts.Top), positive("bins", opts.Bins)); err != nil {
+				return err
 			}
 			if opts.Output == "" {
 				return usageError{fmt.Errorf("plot needs -o OUT.png or OUT.svg")}

@@ -57,6 +57,14 @@ func noArgs(cmd *cobra.Command, args []string) error {
 	return nil
 }
 
+// positive refuses a count flag below 1, such as --top 0.
+func positive(flag string, v int) error {
+	if v < 1 {
+		return usageError{fmt.Errorf("--%s %d: want at least 1", flag, v)}
+	}
+	return nil
+}
+
 func minArgs(n int) cobra.PositionalArgs {
 	return func(cmd *cobra.Command, args []string) error {
 		if len(args) < n {

@@ -58,8 +58,8 @@ ready for pandas.read_csv; --format json has the same names.
 			if opts.Overview && opts.Format != "text" && opts.Format != "markdown" && opts.Format != "md" {
 				return usageError{fmt.Errorf("--overview is a text or markdown table; --format %s has a row per trace and GPU already", opts.Format)}
 			}
-			if opts.Top < 1 {
-				return usageError{fmt.Errorf("--top %d: want at least 1", opts.Top)}
+			if err := positive("top", opts.Top); err != nil {
+				return err
 			}
 			if err := opts.Read.prepare(cmd); err != nil {
 				return err
