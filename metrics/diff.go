@@ -166,6 +166,8 @@ type StepDelta struct {
 	Unit        Unit
 	Old, New    []float64 // one value per step
 	P           float64   // Mann-Whitney U two-sided p-value
+	MinP        float64   // the smallest P these step counts allow (MannWhitneyMinP)
+	Testable    bool      // MinP < alpha: there are steps enough to see a change
 	Significant bool      // P < alpha: the change exceeds step-to-step spread
 }
 
@@ -228,6 +230,8 @@ func diffSteps(a, b []StepStat, alpha float64) []StepDelta {
 			sd.New = append(sd.New, m.f(s))
 		}
 		sd.P = MannWhitney(sd.Old, sd.New)
+		sd.MinP = MannWhitneyMinP(len(sd.Old), len(sd.New))
+		sd.Testable = sd.MinP < alpha
 		sd.Significant = sd.P < alpha
 		out = append(out, sd)
 	}

@@ -73,6 +73,22 @@ func MannWhitney(a, b []float64) float64 {
 	return math.Min(1, math.Erfc(z/math.Sqrt2))
 }
 
+// MannWhitneyMinP returns the smallest p-value MannWhitney can give for
+// samples of n1 and n2 values, 2/C(n1+n2, n1), reached when every value of
+// one is below every value of the other: 0.100 for 3 against 3, 0.029 for
+// 4 against 4. Where it is not below the significance level, the test
+// cannot tell a change from chance, however large.
+func MannWhitneyMinP(n1, n2 int) float64 {
+	if n1 < 2 || n2 < 2 {
+		return 1
+	}
+	c := 1.0 // C(n1+n2, n1), built up one factor at a time
+	for i := 1; i <= n1; i++ {
+		c = c * float64(n2+i) / float64(i)
+	}
+	return math.Min(1, 2/c)
+}
+
 // exactU returns P(U ≤ u) × 2 for the exact null distribution of U.
 func exactU(n1, n2, u int) float64 {
 	// counts[i][j][k]: arrangements of i a's and j b's with U = k.

@@ -21,6 +21,18 @@ func TestMannWhitney(t *testing.T) {
 			t.Errorf("%s: p = %v, want %v", tt.name, got, tt.want)
 		}
 	}
+	for _, n := range [][2]int{{2, 2}, {3, 3}, {4, 4}, {2, 8}, {5, 5}, {1, 9}} {
+		a, b := make([]float64, n[0]), make([]float64, n[1])
+		for i := range a {
+			a[i] = float64(i)
+		}
+		for i := range b {
+			b[i] = float64(100 + i)
+		}
+		if got, want := MannWhitneyMinP(n[0], n[1]), MannWhitney(a, b); math.Abs(got-want) > 1e-12 {
+			t.Errorf("MannWhitneyMinP(%d, %d) = %v, want the p of separated samples, %v", n[0], n[1], got, want)
+		}
+	}
 	// Large separated samples with ties: normal approximation, tiny p.
 	var a, b []float64
 	for i := range 50 {

@@ -91,14 +91,23 @@ func stepTable(steps []metrics.StepDelta) *Table {
 	t := &Table{Title: "per step (median over steps; ~ = within step-to-step spread, Mann-Whitney U, p ≥ 0.05)",
 		Columns: []Column{{Name: "metric", Unit: metrics.Text}, {Name: "old", Unit: metrics.Count}, {Name: "n", Unit: metrics.Count},
 			{Name: "new", Unit: metrics.Count}, {Name: "n", Unit: metrics.Count}, {Name: "change", Unit: metrics.Text}, {Name: "p", Unit: metrics.Text}}}
+	untested := ""
 	for _, s := range steps {
 		o, n := metrics.MedianF(s.Old), metrics.MedianF(s.New)
 		change := "~"
-		if s.Significant {
+		switch {
+		case s.Significant:
 			change = Change(o, n)
+		case !s.Testable:
+			change = Change(o, n) + " †"
+			untested = fmt.Sprintf("† not tested: with %d and %d steps the smallest p the test can give is %.3f, not under 0.05, however large the change; about 4 steps a side are needed",
+				len(s.Old), len(s.New), s.MinP)
 		}
 		t.Rows = append(t.Rows, []any{s.Metric, Cell{o, s.Unit}, len(s.Old), Cell{n, s.Unit}, len(s.New),
 			change, strconv.FormatFloat(s.P, 'f', 3, 64)})
+	}
+	if untested != "" {
+		t.Notes = append(t.Notes, untested)
 	}
 	return t
 }

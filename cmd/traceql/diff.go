@@ -32,7 +32,9 @@ It prints every summary metric old, new, the absolute delta and the change
 (−98.6 % ×0.014); when both traces hold at least two ProfilerStep#N, the
 per-step distributions of step time, kernels, busy, idle and utilization
 (median, n, and ~ when the change lies within step-to-step spread:
-Mann-Whitney U, p ≥ 0.05, as benchstat); then kernels matched by name —
+Mann-Whitney U, p ≥ 0.05, as benchstat; with fewer than about 4 steps a
+side the test cannot reach 0.05, and the change is shown marked † as not
+tested); then kernels matched by name —
 or with --group family by a normalized family (triton_poi_fused_add_0 and
 _1 → triton_poi_fused_add; templated C++ names cut to their base name) —
 with count, total and mean on both sides, new/gone ones marked, sorted by
