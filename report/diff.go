@@ -10,11 +10,11 @@ import (
 
 // Signed formats a change with an explicit sign: "+1.20 ms", "−387".
 func Signed(v float64, u metrics.Unit) string {
-	if u == metrics.Ratio {
-		return signChar(v) + strconv.FormatFloat(math.Abs(100*v), 'f', 1, 64) + " pp"
-	}
 	if v == 0 {
 		return "0"
+	}
+	if u == metrics.Ratio {
+		return signChar(v) + percent(math.Abs(v)) + " pp"
 	}
 	return signChar(v) + Format(math.Abs(v), u)
 }
@@ -26,7 +26,7 @@ func signChar(v float64) string {
 	return "+"
 }
 
-// Change formats new relative to old: "−98.6 % ×0.014"; "new" when old is 0.
+// Change formats new relative to old: "−98.6 % ×0.0140"; "new" when old is 0.
 func Change(old, new float64) string {
 	switch {
 	case old == new:
@@ -35,16 +35,19 @@ func Change(old, new float64) string {
 		return "new"
 	}
 	pct := 100 * (new - old) / old
-	return fmt.Sprintf("%s%s %% ×%s", signChar(pct), sig3(math.Abs(pct)), ratio(new/old))
+	size := sig3(math.Abs(pct))
+	if math.Abs(pct) < 0.01 {
+		size = "<0.01" // a change, too small for digits to help
+	}
+	return fmt.Sprintf("%s%s %% ×%s", signChar(pct), size, ratio(new/old))
 }
 
-// ratio prints a factor with three significant digits: ×0.014, ×1.50, ×71.
+// ratio prints a factor with three significant digits: ×0.0140, ×1.50, ×71.0.
 func ratio(r float64) string {
 	if r == 0 {
 		return "0"
 	}
-	digits := max(0, 2-int(math.Floor(math.Log10(math.Abs(r)))))
-	return strconv.FormatFloat(r, 'f', digits, 64)
+	return strconv.FormatFloat(r, 'f', decimals3(math.Abs(r)), 64)
 }
 
 // DiffTables lays out a Diff: per device the summary metrics old/new/delta,

@@ -25,7 +25,7 @@ func Format(v any, u metrics.Unit) string {
 	case metrics.GBps:
 		return sig3(x) + " GB/s"
 	case metrics.Ratio:
-		return strconv.FormatFloat(100*x, 'f', 1, 64) + " %"
+		return percent(x) + " %"
 	case metrics.Count:
 		// Whole numbers, and fractions (a median, a mean) too big to
 		// show decimals, get thousands separators.
@@ -58,9 +58,16 @@ type unit struct {
 	name string
 }
 
+// scaled picks the largest unit the value, rounded to three significant
+// digits, fills once: 999,999 ns is 1.00 ms, not 1000 µs.
 func scaled(x float64, units []unit) string {
+	r := math.Abs(x)
+	if r > 0 {
+		p := math.Pow10(int(math.Floor(math.Log10(r))) - 2)
+		r = math.Round(r/p) * p
+	}
 	for _, u := range units {
-		if math.Abs(x) >= u.size {
+		if r >= u.size {
 			return sig3(x/u.size) + " " + u.name
 		}
 	}
@@ -68,17 +75,37 @@ func scaled(x float64, units []unit) string {
 	return sig3(x/last.size) + " " + last.name
 }
 
-// sig3 prints x with three significant digits (at least the integer part).
+// sig3 prints x with three significant digits, or its integer part where
+// that is longer; whole numbers print without decimals.
 func sig3(x float64) string {
-	switch a := math.Abs(x); {
-	case a == 0:
-		return "0"
-	case a >= 100 || a == math.Trunc(a):
+	if a := math.Abs(x); a == math.Trunc(a) {
 		return strconv.FormatFloat(x, 'f', 0, 64)
-	case a >= 10:
-		return strconv.FormatFloat(x, 'f', 1, 64)
 	}
-	return strconv.FormatFloat(x, 'f', 2, 64)
+	return strconv.FormatFloat(x, 'f', decimals3(math.Abs(x)), 64)
+}
+
+// decimals3 is how many decimals show three significant digits of a ≥ 0
+// once rounded: 2 for 1.23, 1 for 9.996 (which rounds to 10.0), 4 for
+// 0.0123, 0 from 100 on.
+func decimals3(a float64) int {
+	if a == 0 {
+		return 0
+	}
+	d := max(0, 2-int(math.Floor(math.Log10(a))))
+	if p := math.Pow10(d); d > 0 && math.Round(a*p)/p >= math.Pow10(3-d) {
+		d-- // the rounding carried into the next power of ten
+	}
+	return d
+}
+
+// percent prints a ratio as a percentage to one decimal (75.8), or to
+// three significant digits below 0.1 % so that a small share never reads 0.
+func percent(x float64) string {
+	p := 100 * x
+	if p != 0 && math.Abs(p) < 0.1 {
+		return sig3(p)
+	}
+	return strconv.FormatFloat(p, 'f', 1, 64)
 }
 
 func thousands(n int64) string {

@@ -24,9 +24,41 @@ func TestFormat(t *testing.T) {
 		{17.04, metrics.GBps, "17.0 GB/s"},
 		{0.758, metrics.Ratio, "75.8 %"},
 		{"at::native::x", metrics.Text, "at::native::x"},
+		// Rounding decides the unit and the decimals.
+		{int64(999_999), metrics.NS, "1.00 ms"},
+		{int64(999_499), metrics.NS, "999 µs"},
+		{int64(9_999), metrics.NS, "10.0 µs"},
+		{int64(99_960), metrics.NS, "100 µs"},
+		{int64(999_999_999_999), metrics.Bytes, "1.00 TB"},
+		// Small values keep three significant digits and never read 0.
+		{0.0005, metrics.GBps, "0.000500 GB/s"},
+		{0.382, metrics.GBps, "0.382 GB/s"},
+		{0.000146898, metrics.Ratio, "0.0147 %"},
+		{0.00051, metrics.Ratio, "0.0510 %"},
+		{0.0005, metrics.Ratio, "0.0500 %"},
+		{0.001, metrics.Ratio, "0.1 %"},
+		{0.0, metrics.Ratio, "0.0 %"},
+		{1.0, metrics.Ratio, "100.0 %"},
 	} {
 		if got := Format(tt.v, tt.u); got != tt.want {
 			t.Errorf("Format(%v, %v) = %q, want %q", tt.v, tt.u, got, tt.want)
+		}
+	}
+}
+
+func TestChangeAndSigned(t *testing.T) {
+	for _, tt := range []struct{ got, want string }{
+		{Change(1_000_000, 1_000_115), "+0.0115 % ×1.00"},
+		{Change(366_000_000, 366_004_220), "+<0.01 % ×1.00"},
+		{Change(100, 1.4), "−98.6 % ×0.0140"},
+		{Change(1, 0.9996), "−0.0400 % ×1.00"},
+		{Signed(0, metrics.Ratio), "0"},
+		{Signed(0.143, metrics.Ratio), "+14.3 pp"},
+		{Signed(-0.0001, metrics.Ratio), "−0.0100 pp"},
+		{Signed(-7820, metrics.NS), "−7.82 µs"},
+	} {
+		if tt.got != tt.want {
+			t.Errorf("got %q, want %q", tt.got, tt.want)
 		}
 	}
 }
