@@ -56,12 +56,8 @@ func SummaryTables(s metrics.Summary) []*Table {
 		title += fmt.Sprintf(", rank %d", s.Rank)
 	}
 	title += ")"
-	var warn []string
-	for _, w := range s.Warnings {
-		warn = append(warn, "warning: "+w)
-	}
 	if len(s.Devices) == 0 {
-		return hostTables(s, title, warn)
+		return hostTables(s, title)
 	}
 
 	main := &Table{Title: title, Columns: []Column{{Name: "metric", Unit: metrics.Text}}}
@@ -70,7 +66,6 @@ func SummaryTables(s metrics.Summary) []*Table {
 			main.Notes = append(main.Notes, fmt.Sprintf("GPU %d %s", s.Devices[i].Device, v))
 		}
 	}
-	main.Notes = append(main.Notes, warn...)
 	for _, d := range s.Devices {
 		name := fmt.Sprintf("GPU %d", d.Device)
 		if d.Name != "" {
@@ -152,13 +147,13 @@ func binLabel(b metrics.Bin) string {
 	return Format(b.Lo, metrics.NS) + " – " + Format(b.Hi, metrics.NS)
 }
 
-func hostTables(s metrics.Summary, title string, warn []string) []*Table {
+func hostTables(s metrics.Summary, title string) []*Table {
 	title += fmt.Sprintf("\n  no GPU activity (no kernel, memcpy or memset events): %d host ops, %d runtime/driver calls; host side:",
 		s.Host.Ops, s.Host.APICalls)
 	if len(s.Host.TopOps) == 0 {
-		return []*Table{{Title: title, Notes: warn}}
+		return []*Table{{Title: title}}
 	}
-	t := &Table{Title: title, Notes: warn, Columns: []Column{
+	t := &Table{Title: title, Columns: []Column{
 		{Name: "host op", Unit: metrics.Text}, {Name: "count", Unit: metrics.Count}, {Name: "total", Unit: metrics.NS}, {Name: "self", Unit: metrics.NS}}}
 	for _, op := range s.Host.TopOps {
 		t.Rows = append(t.Rows, []any{Shorten(op.Name, 80), op.Count, op.TotalNS, op.SelfNS})

@@ -86,9 +86,6 @@ func runExport(ctx context.Context, opts *exportOptions) error {
 			if err != nil {
 				return err
 			}
-			for _, w := range t.Warnings {
-				complain(opts.Err, fmt.Sprintf("warning: %s: %s", f, w))
-			}
 			if err := report.Export(rw, opts.Table, t); err != nil {
 				return err
 			}

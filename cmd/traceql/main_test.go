@@ -183,15 +183,30 @@ func TestErrors(t *testing.T) {
 	}
 }
 
+// TestTruncatedIsAWarning: every command reads a truncated trace up to the
+// cut and says so on stderr, where a redirect of the output cannot hide it.
 func TestTruncatedIsAWarning(t *testing.T) {
-	p := filepath.Join(t.TempDir(), "cut.json")
+	dir := t.TempDir()
+	p := filepath.Join(dir, "cut.json")
 	full := `{"traceEvents":[{"ph":"X","cat":"kernel","name":"k","pid":0,"tid":7,"ts":1.5,"dur":2},{"ph":"X","cat":"kernel","name":"k","pid":0,"tid":7,"ts":10,"dur":2},`
 	os.WriteFile(p, []byte(full+`{"ph":"X","ca`), 0o644)
-	out, errOut, code := traceql("summarize", p)
-	if code != 0 || !strings.Contains(out, "warning: truncated at byte") || !strings.Contains(out, "2 events read") {
-		t.Errorf("exit %d\n%s\n%s", code, out, errOut)
+	want := "traceql: warning: " + p + ": truncated at byte 155: 2 events read\n"
+	for _, args := range [][]string{
+		{"summarize", p},
+		{"summarize", "--overview", p},
+		{"summarize", "-f", "csv", p},
+		{"diff", p, sample},
+		{"compare", p, sample},
+		{"plot", p, "-o", filepath.Join(dir, "k.png")},
+		{"pprof", p, "-o", filepath.Join(dir, "p.pb.gz")},
+		{"export", p},
+	} {
+		out, errOut, code := traceql(args...)
+		if code != 0 || errOut != want || strings.Contains(out, "truncated") {
+			t.Errorf("%v: exit %d, stderr %q, want %q only there", args, code, errOut, want)
+		}
 	}
-	_, errOut, code = traceql("summarize", "--strict", p)
+	_, errOut, code := traceql("summarize", "--strict", p)
 	if code != 1 || !strings.Contains(errOut, "truncated at byte") {
 		t.Errorf("--strict: exit %d, %q", code, errOut)
 	}

@@ -26,7 +26,7 @@ type readOptions struct {
 	Range     string // an annotation or NVTX range name
 
 	pythonStacks bool      // keep python_function events (pprof)
-	stderr       io.Writer // for the progress bar
+	stderr       io.Writer // for the progress bar and warnings
 	progress     *progress // nil: none
 }
 
@@ -228,6 +228,24 @@ func parseDuration(s string, empty int64) (int64, error) {
 
 // openTrace reads a trace and clips it to the selected window.
 func openTrace(ctx context.Context, path string, r *readOptions) (*trace.Trace, error) {
+	t, err := readTrace(ctx, path, r)
+	if err == nil {
+		r.warn(path, t.Warnings)
+	}
+	return t, err
+}
+
+// warn writes a trace's warnings to stderr, a line each, never into the
+// output, where a redirect would hide them.
+func (r *readOptions) warn(path string, warnings []string) {
+	for _, w := range warnings {
+		complain(r.stderr, fmt.Sprintf("warning: %s: %s", path, w))
+	}
+}
+
+// readTrace is openTrace leaving the warnings to the caller, for files
+// read in parallel whose warnings are written in argument order.
+func readTrace(ctx context.Context, path string, r *readOptions) (*trace.Trace, error) {
 	o := trace.Options{Strict: r.Strict, PythonStacks: r.pythonStacks}
 	if r.progress != nil {
 		o.Progress = r.progress.add

@@ -110,7 +110,7 @@ func summarizeFiles(ctx context.Context, files []string, opts *summarizeOptions,
 		wg.Go(func() {
 			sem <- struct{}{}
 			defer func() { <-sem }()
-			t, err := openTrace(ctx, f, &opts.Read)
+			t, err := readTrace(ctx, f, &opts.Read)
 			if err != nil {
 				results[i].err = err
 				return
@@ -127,6 +127,7 @@ func summarizeFiles(ctx context.Context, files []string, opts *summarizeOptions,
 			failed++
 			continue
 		}
+		opts.Read.warn(r.sum.Source, r.sum.Warnings)
 		sums = append(sums, r.sum)
 	}
 	return sums, failed
@@ -136,9 +137,7 @@ func writeSummaries(opts *summarizeOptions, sums []metrics.Summary) error {
 	if opts.Format == "text" || opts.Format == "markdown" || opts.Format == "md" {
 		var tables []*report.Table
 		o := report.OverviewTable(sums)
-		if opts.Overview && o != nil {
-			warn(opts.Err, sums) // each trace's notes are not printed
-		} else {
+		if !opts.Overview || o == nil {
 			for _, s := range sums {
 				tables = append(tables, report.SummaryTables(s)...)
 			}
@@ -151,21 +150,13 @@ func writeSummaries(opts *summarizeOptions, sums []metrics.Summary) error {
 		}
 		return report.WriteMarkdown(opts.Out, tables...)
 	}
-	warn(opts.Err, sums) // not into the data
+	for _, s := range sums {
+		if len(s.Devices) == 0 { // not into the data
+			complain(opts.Err, fmt.Sprintf("%s: no GPU activity (%d host ops); no row written", s.Source, s.Host.Ops))
+		}
+	}
 	if opts.Format == "csv" {
 		return report.WriteCSV(opts.Out, report.SummaryRecords(sums))
 	}
 	return report.WriteSummaryJSON(opts.Out, sums)
-}
-
-// warn writes the traces' warnings, and which have no GPU activity, to w.
-func warn(w io.Writer, sums []metrics.Summary) {
-	for _, s := range sums {
-		for _, m := range s.Warnings {
-			complain(w, fmt.Sprintf("warning: %s: %s", s.Source, m))
-		}
-		if len(s.Devices) == 0 {
-			complain(w, fmt.Sprintf("%s: no GPU activity (%d host ops); no row written", s.Source, s.Host.Ops))
-		}
-	}
 }
