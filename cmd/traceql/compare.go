@@ -77,6 +77,11 @@ func runLabel(path string) string {
 }
 
 func runCompare(ctx context.Context, opts *compareOptions) error {
+	if opts.Plot != "" {
+		if err := checkOutput(opts.Plot, opts.Files); err != nil {
+			return err
+		}
+	}
 	done := opts.Read.startProgress(opts.Files)
 	var sums []metrics.Summary
 	for _, f := range opts.Files {

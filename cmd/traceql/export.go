@@ -4,8 +4,10 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 
+	"github.com/mattn/go-isatty"
 	"github.com/spf13/cobra"
 
 	"github.com/traceql/traceql/report"
@@ -52,6 +54,9 @@ DuckDB, Spark and Polars read it too: SELECT * FROM 'out.parquet').` + windowHel
 			if err := checkFormat(opts.Format, "csv", "json", "parquet"); err != nil {
 				return err
 			}
+			if f, ok := opts.Out.(*os.File); ok && opts.Format == "parquet" && opts.Output == "" && isatty.IsTerminal(f.Fd()) {
+				return usageError{fmt.Errorf("--format parquet is binary: give -o FILE.parquet or redirect the output")}
+			}
 			if err := opts.Read.prepare(cmd); err != nil {
 				return err
 			}
@@ -73,6 +78,11 @@ func runExport(ctx context.Context, opts *exportOptions) error {
 	files, err := expandInputs(opts.Args)
 	if err != nil {
 		return err
+	}
+	if opts.Output != "" {
+		if err := checkOutput(opts.Output, files); err != nil {
+			return err
+		}
 	}
 	defer opts.Read.startProgress(files)()
 	write := func(w io.Writer) error {

@@ -168,6 +168,8 @@ func TestErrors(t *testing.T) {
 		{"diff top -1", []string{"diff", "--top", "-1", "a", "b"}, 2, "--top -1: want at least 1"},
 		{"plot top -1", []string{"plot", "--kind", "top", "--top", "-1", "-o", "x.png", "a"}, 2, "--top -1: want at least 1"},
 		{"plot bins 0", []string{"plot", "--kind", "timeline", "--bins", "0", "-o", "x.png", "a"}, 2, "--bins 0: want at least 1"},
+		{"output is a dir", []string{"export", sample, "-o", dir}, 2, "-o " + dir + ": is a directory"},
+		{"output dir missing", []string{"export", sample, "-o", filepath.Join(dir, "no", "x.csv")}, 1, filepath.Join(dir, "no", "x.csv") + ": no such file or directory"},
 		{"junk dir", []string{"summarize", t.TempDir()}, 1, "no trace files"},
 	}
 	for _, tt := range tests {
@@ -415,6 +417,20 @@ func TestInputsUnchanged(t *testing.T) {
 	} {
 		if _, errOut, code := traceql(args...); code != 0 {
 			t.Fatalf("%v: %s", args, errOut)
+		}
+	}
+	// An output named like an input (or through a link to it) is refused.
+	link := filepath.Join(dir, "link.json.gz")
+	if err := os.Symlink(in, link); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{
+		{"export", dir, "-o", in}, {"pprof", in, "-o", link}, {"plot", in, "-o", in},
+		{"compare", in, in, "--plot", link},
+	} {
+		_, errOut, code := traceql(args...)
+		if code != 2 || !strings.Contains(errOut, "is also an input") {
+			t.Errorf("%v: exit %d, %q; want a usage error", args, code, errOut)
 		}
 	}
 	after, _ := os.Stat(in)

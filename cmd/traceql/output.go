@@ -1,20 +1,44 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 )
 
+// checkOutput refuses an output path that is a directory or one of the
+// input files, which the output would replace.
+func checkOutput(path string, inputs []string) error {
+	out, err := os.Stat(path)
+	if err != nil {
+		return nil // a new file: writing it reports any other problem
+	}
+	if out.IsDir() {
+		return usageError{fmt.Errorf("-o %s: is a directory", path)}
+	}
+	for _, in := range inputs {
+		if st, err := os.Stat(in); err == nil && os.SameFile(out, st) {
+			return usageError{fmt.Errorf("-o %s is also an input, which it would replace", path)}
+		}
+	}
+	return nil
+}
+
 // writeFileAtomic writes path through a temporary file in the same
 // directory and renames it into place, so an interrupted run never leaves a
-// half-written file.
+// half-written file. Errors name path, not the temporary file.
 func writeFileAtomic(path string, write func(io.Writer) error) (err error) {
 	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
 	if err != nil {
-		return err
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		return fmt.Errorf("%s: %w", path, err)
 	}
 	defer func() {
 		if err != nil {
@@ -29,9 +53,12 @@ func writeFileAtomic(path string, write func(io.Writer) error) (err error) {
 		return err
 	}
 	if err := tmp.Close(); err != nil {
-		return err
+		return fmt.Errorf("%s: %w", path, err)
 	}
-	return os.Rename(tmp.Name(), path)
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return fmt.Errorf("%s: %w", path, errors.Unwrap(err))
+	}
+	return nil
 }
 
 // writePlotFile renders a plot to path, in PNG or SVG by its extension.

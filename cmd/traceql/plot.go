@@ -72,6 +72,9 @@ func newPlotCmd(runF func(context.Context, *plotOptions) error) *cobra.Command {
 }
 
 func runPlot(ctx context.Context, opts *plotOptions) error {
+	if err := checkOutput(opts.Output, opts.Files); err != nil {
+		return err
+	}
 	defer opts.Read.startProgress(opts.Files)()
 	var series []report.Series
 	var lines []report.Line

@@ -58,6 +58,9 @@ Kernels replayed by a CUDA graph sit under the graph launch's stack.
 }
 
 func runPprof(ctx context.Context, opts *pprofOptions) error {
+	if err := checkOutput(opts.Output, []string{opts.File}); err != nil {
+		return err
+	}
 	opts.Read.pythonStacks = true
 	defer opts.Read.startProgress([]string{opts.File})()
 	t, err := openTrace(ctx, opts.File, &opts.Read)
