@@ -3,6 +3,7 @@ package metrics
 import (
 	"cmp"
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -21,28 +22,56 @@ type Step struct {
 }
 
 // Steps returns the ProfilerStep#N windows of a trace, by number. The
-// device-side copy (gpu_user_annotation) is used when the trace has one;
-// otherwise the CPU range (user_annotation, or a 2021 Operator) is
-// projected onto the GPU: from the first start to the last end of the GPU
-// work launched by API calls made inside it. A clipped trace has the steps
-// of its window (see inWindow).
+// device-side copies (gpu_user_annotation) are used when the trace has
+// them, each step from the first start to the last end of its copies on
+// all devices (see DeviceSteps for one device's own); otherwise the CPU
+// ranges (user_annotation, or a 2021 Operator) are projected onto the GPU
+// as TensorBoard's profiler plugin does: a step runs from its host start,
+// or the end of the step before when that is later, to its host end, or
+// the last end of the GPU work launched by API calls made inside it when
+// that is later. The host time before the GPU work, such as loading data,
+// is part of the step, and steps do not overlap. A clipped trace has the
+// steps of its window (see inWindow), found in the whole trace.
 func Steps(t *trace.Trace) []Step {
-	gpu := map[int]*Step{}
-	cpu := map[int]*Step{}
-	for _, op := range t.Ops {
+	whole := cmp.Or(t.Unclipped, t)
+	out := collectSteps(whole, func(op *trace.Op) bool { return op.Kind == trace.GPUAnnotation })
+	if len(out) == 0 {
+		out = collectSteps(whole, func(op *trace.Op) bool { return op.Kind != trace.GPUAnnotation })
+		project(whole, out)
+	}
+	return windowed(t, out)
+}
+
+// DeviceSteps returns the steps of device dev: its own gpu_user_annotation
+// copies when it has some (one process driving two GPUs annotates each),
+// else all, the trace's Steps.
+func DeviceSteps(t *trace.Trace, dev int, all []Step) []Step {
+	if len(all) == 0 || all[0].Source != "gpu" {
+		return all
+	}
+	own := collectSteps(t, func(op *trace.Op) bool { return op.Kind == trace.GPUAnnotation && op.PID == int64(dev) })
+	if len(own) == 0 {
+		return all
+	}
+	return windowed(t, own)
+}
+
+// collectSteps returns the ProfilerStep#N ranges among the ops keep
+// accepts, by number, each from the first start to the last end of the
+// ranges of its number (one step is seen on several streams or threads).
+func collectSteps(t *trace.Trace, keep func(*trace.Op) bool) []Step {
+	byNum := map[int]*Step{}
+	for i := range t.Ops {
+		op := &t.Ops[i]
 		rest, ok := strings.CutPrefix(op.Name, "ProfilerStep#")
-		if !ok {
+		if !ok || !keep(op) {
 			continue
 		}
 		n, err := strconv.Atoi(rest)
 		if err != nil {
 			continue
 		}
-		m := cpu
-		if op.Kind == trace.GPUAnnotation {
-			m = gpu
-		}
-		if s := m[n]; s != nil { // one step seen on several streams or threads
+		if s := byNum[n]; s != nil {
 			s.Start, s.End = min(s.Start, op.Start), max(s.End, op.End)
 			continue
 		}
@@ -50,25 +79,23 @@ func Steps(t *trace.Trace) []Step {
 		if op.Kind == trace.GPUAnnotation {
 			src = "gpu"
 		}
-		m[n] = &Step{Number: n, Start: op.Start, End: op.End, Source: src}
+		byNum[n] = &Step{Number: n, Start: op.Start, End: op.End, Source: src}
 	}
-	src := cpu
-	if len(gpu) > 0 {
-		src = gpu
-	}
-	out := make([]Step, 0, len(src))
-	for _, s := range src {
+	out := make([]Step, 0, len(byNum))
+	for _, s := range byNum {
 		out = append(out, *s)
 	}
 	slices.SortFunc(out, func(a, b Step) int { return cmp.Compare(a.Number, b.Number) })
-	if len(gpu) == 0 {
-		project(t, out)
-	}
+	return out
+}
+
+// windowed keeps the steps of a clipped trace's window.
+func windowed(t *trace.Trace, steps []Step) []Step {
 	if w := t.Window; w != nil {
 		gpu := len(t.Kernels)+len(t.Memcpys)+len(t.Memsets) > 0
-		out = slices.DeleteFunc(out, func(s Step) bool { return !inWindow(w, s, gpu) })
+		steps = slices.DeleteFunc(steps, func(s Step) bool { return !inWindow(w, s, gpu) })
 	}
-	return out
+	return steps
 }
 
 // inWindow reports whether step s is one of the window's: selected by
@@ -81,17 +108,21 @@ func inWindow(w *trace.Window, s Step, gpu bool) bool {
 	return s.Start >= w.Start && s.End <= w.End && (s.Source != "cpu" || !gpu)
 }
 
-// project moves CPU step windows onto the GPU timeline through the
-// correlation of the calls launched inside them.
+// project moves CPU step windows, sorted by number, onto the GPU timeline
+// through the correlation of the calls launched inside them (see Steps).
 func project(t *trace.Trace, steps []Step) {
 	if len(steps) == 0 {
 		return
 	}
 	p := newProjector(t)
+	prevEnd := int64(math.MinInt64)
 	for i := range steps {
-		if w, ok := p.project(Interval{steps[i].Start, steps[i].End}); ok {
-			steps[i].Start, steps[i].End, steps[i].Source = w.Start, w.End, "projected"
+		s := &steps[i]
+		if w, ok := p.project(Interval{s.Start, s.End}); ok {
+			s.End, s.Source = max(s.End, w.End), "projected"
 		}
+		s.Start = min(max(s.Start, prevEnd), s.End)
+		prevEnd = s.End
 	}
 }
 
@@ -216,7 +247,7 @@ func (s StepStat) DurNS() int64 { return s.End - s.Start }
 
 // StepStats measures each step window on one device.
 func StepStats(t *trace.Trace, dev int) []StepStat {
-	return stepStats(t, dev, Steps(t), DeviceBusy(t, dev))
+	return stepStats(t, dev, DeviceSteps(t, dev, Steps(t)), DeviceBusy(t, dev))
 }
 
 func stepStats(t *trace.Trace, dev int, steps []Step, busy []Interval) []StepStat {
@@ -234,8 +265,9 @@ func stepStats(t *trace.Trace, dev int, steps []Step, busy []Interval) []StepSta
 		}
 		out[i] = st
 	}
-	// Projected windows may overlap (a backward thread's GPU work runs
-	// late): a kernel counts in every window it starts in.
+	// Windows from gpu_user_annotation copies may overlap (one step's
+	// copies on several streams): a kernel counts in every window it
+	// starts in.
 	var starts []int64 // sorted, as the kernels are
 	for i := range t.Kernels {
 		if k := &t.Kernels[i]; k.Device == dev {

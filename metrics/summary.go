@@ -349,7 +349,7 @@ func summarizeDevice(t *trace.Trace, dev trace.Device, topN int, ix launchIndex,
 // summarizeTimeline fills in d's span, busy and idle time, gaps and steps.
 func summarizeTimeline(t *trace.Trace, d *DeviceSummary, ix launchIndex, steps []Step) {
 	busy := DeviceBusy(t, d.Device)
-	d.Steps = stepStats(t, d.Device, steps, busy)
+	d.Steps = stepStats(t, d.Device, DeviceSteps(t, d.Device, steps), busy)
 	lens := make([]int64, len(d.Steps))
 	for i, st := range d.Steps {
 		lens[i] = st.DurNS()

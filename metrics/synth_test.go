@@ -3,6 +3,7 @@ package metrics_test
 import (
 	"context"
 	"fmt"
+	"math"
 	"path/filepath"
 	"slices"
 	"testing"
@@ -73,28 +74,40 @@ func TestGroundTruth(t *testing.T) {
 			if len(steps) != len(truth.Steps) {
 				t.Fatalf("%d steps, want %d", len(steps), len(truth.Steps))
 			}
-			var lens []float64
+			// The trace's windows. Modern: the union over devices of the
+			// gpu_user_annotation copies, 1 ns wider on each side than the
+			// step's GPU work. 2021 (no copies): the CPU range projected,
+			// from its start (or the step before's end) to the later of its
+			// end and the end of its GPU work.
+			lens := map[int][]float64{} // device → window lengths
+			prevEnd := int64(math.MinInt64)
 			for i, w := range truth.Steps {
-				// The device-side window: the union over devices; the modern
-				// gpu_user_annotation is 1 ns wider on each side, the 2021
-				// era has none and projects the CPU range.
 				lo, hi := w.GPU[0].StartNS, w.GPU[0].EndNS
 				for _, g := range w.GPU {
 					lo, hi = min(lo, g.StartNS), max(hi, g.EndNS)
+					if cfg.Era == synth.Modern { // each device its own copy
+						lens[g.Device] = append(lens[g.Device], float64(g.EndNS-g.StartNS+2))
+					}
 				}
 				if cfg.Era == synth.Modern {
 					lo, hi = lo-1, hi+1
+				} else {
+					hi = max(w.EndNS, hi)
+					lo = max(w.StartNS, prevEnd)
+					prevEnd = hi
+					for _, g := range w.GPU {
+						lens[g.Device] = append(lens[g.Device], float64(hi-lo))
+					}
 				}
 				if got := steps[i]; got.Number != w.Number || got.Start != lo || got.End != hi {
 					t.Errorf("step %d: %+v, want [%d, %d]", w.Number, got, lo, hi)
 				}
-				lens = append(lens, float64(hi-lo))
 			}
-			// Every device is measured over the same windows.
-			slices.Sort(lens)
-			n := len(lens)
-			wantMedian := (lens[(n-1)/2] + lens[n/2]) / 2
 			for _, d := range s.Devices {
+				l := lens[d.Device]
+				slices.Sort(l)
+				n := len(l)
+				wantMedian := (l[(n-1)/2] + l[n/2]) / 2
 				if len(d.Steps) != n || d.StepMedianNS != wantMedian {
 					t.Errorf("device %d: %d steps, median %v; want %d, %v", d.Device, len(d.Steps), d.StepMedianNS, n, wantMedian)
 				}

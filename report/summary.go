@@ -411,10 +411,10 @@ func stepStatsTable(steps []metrics.StepStat, suffix string) *Table {
 	}
 	src := steps[0].Source
 	t.Notes = append(t.Notes, fmt.Sprintf("%d steps, windows from the %s", len(steps), map[string]string{
-		"gpu": "gpu_user_annotation copies", "projected": "CPU ranges projected onto the GPU", "cpu": "CPU ranges"}[src]))
+		"gpu": "gpu_user_annotation copies", "projected": "CPU ranges extended to the end of the GPU work they launched", "cpu": "CPU ranges"}[src]))
 	for i := 1; i < len(steps); i++ {
 		if steps[i].Start < steps[i-1].End {
-			t.Notes = append(t.Notes, "the windows overlap (one step's GPU work runs into the next): "+
+			t.Notes = append(t.Notes, "the windows overlap (one step's copies on several streams reach into the next): "+
 				"what falls in two windows counts in both")
 			break
 		}

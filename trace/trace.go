@@ -41,6 +41,10 @@ type Trace struct {
 	// Window is what Clip restricted the device records to; nil for the
 	// whole trace.
 	Window *Window
+	// Unclipped is the trace Clip was called on; nil for the whole trace.
+	// Steps are found on it, so that a step partly outside the window is
+	// seen as such.
+	Unclipped *Trace
 
 	// Warnings are non-fatal problems met while reading, already aggregated
 	// ("3 kernel events without dur skipped"); shown to the user.

@@ -16,6 +16,10 @@ type Window struct {
 func (t *Trace) Clip(w Window) *Trace {
 	c := *t
 	c.Window = &w
+	c.Unclipped = t
+	if t.Unclipped != nil {
+		c.Unclipped = t.Unclipped
+	}
 	c.Kernels = clipActivities(t.Kernels, w.Start, w.End, func(k *Kernel) *Activity { return &k.Activity })
 	c.Memcpys = clipActivities(t.Memcpys, w.Start, w.End, func(m *Memcpy) *Activity { return &m.Activity })
 	c.Memsets = clipActivities(t.Memsets, w.Start, w.End, func(m *Memset) *Activity { return &m.Activity })

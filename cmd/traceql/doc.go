@@ -46,9 +46,10 @@
 //	Windows (GPU activity is clipped to the window; the launch calls of its
 //	kernels count wherever they were made, and the steps are those selected,
 //	or those inside the window):
-//	  --steps 3:        ProfilerStep#3 to the last (3:5, :5, 4 also work); the
-//	                    device-side gpu_user_annotation copy when present, else the
-//	                    CPU range projected onto the GPU through the calls made in it
+//	  --steps 3:        ProfilerStep#3 to the last (3:5, :5, 4 also work); each
+//	                    GPU's gpu_user_annotation copy when present, else the CPU
+//	                    range (from the step before's end when later) to the end
+//	                    of the GPU work launched in it when later, as TensorBoard
 //	  --skip-steps N    drop the first N recorded steps (warm-up, compilation)
 //	  --window A:B      from A to B after the first GPU activity, with units:
 //	                    ns, us (µs), ms, s; either side may be empty
@@ -147,9 +148,10 @@
 //	Windows (GPU activity is clipped to the window; the launch calls of its
 //	kernels count wherever they were made, and the steps are those selected,
 //	or those inside the window):
-//	  --steps 3:        ProfilerStep#3 to the last (3:5, :5, 4 also work); the
-//	                    device-side gpu_user_annotation copy when present, else the
-//	                    CPU range projected onto the GPU through the calls made in it
+//	  --steps 3:        ProfilerStep#3 to the last (3:5, :5, 4 also work); each
+//	                    GPU's gpu_user_annotation copy when present, else the CPU
+//	                    range (from the step before's end when later) to the end
+//	                    of the GPU work launched in it when later, as TensorBoard
 //	  --skip-steps N    drop the first N recorded steps (warm-up, compilation)
 //	  --window A:B      from A to B after the first GPU activity, with units:
 //	                    ns, us (µs), ms, s; either side may be empty
@@ -185,9 +187,10 @@
 //	Windows (GPU activity is clipped to the window; the launch calls of its
 //	kernels count wherever they were made, and the steps are those selected,
 //	or those inside the window):
-//	  --steps 3:        ProfilerStep#3 to the last (3:5, :5, 4 also work); the
-//	                    device-side gpu_user_annotation copy when present, else the
-//	                    CPU range projected onto the GPU through the calls made in it
+//	  --steps 3:        ProfilerStep#3 to the last (3:5, :5, 4 also work); each
+//	                    GPU's gpu_user_annotation copy when present, else the CPU
+//	                    range (from the step before's end when later) to the end
+//	                    of the GPU work launched in it when later, as TensorBoard
 //	  --skip-steps N    drop the first N recorded steps (warm-up, compilation)
 //	  --window A:B      from A to B after the first GPU activity, with units:
 //	                    ns, us (µs), ms, s; either side may be empty
@@ -224,9 +227,10 @@
 //	Windows (GPU activity is clipped to the window; the launch calls of its
 //	kernels count wherever they were made, and the steps are those selected,
 //	or those inside the window):
-//	  --steps 3:        ProfilerStep#3 to the last (3:5, :5, 4 also work); the
-//	                    device-side gpu_user_annotation copy when present, else the
-//	                    CPU range projected onto the GPU through the calls made in it
+//	  --steps 3:        ProfilerStep#3 to the last (3:5, :5, 4 also work); each
+//	                    GPU's gpu_user_annotation copy when present, else the CPU
+//	                    range (from the step before's end when later) to the end
+//	                    of the GPU work launched in it when later, as TensorBoard
 //	  --skip-steps N    drop the first N recorded steps (warm-up, compilation)
 //	  --window A:B      from A to B after the first GPU activity, with units:
 //	                    ns, us (µs), ms, s; either side may be empty
@@ -273,9 +277,10 @@
 //	Windows (GPU activity is clipped to the window; the launch calls of its
 //	kernels count wherever they were made, and the steps are those selected,
 //	or those inside the window):
-//	  --steps 3:        ProfilerStep#3 to the last (3:5, :5, 4 also work); the
-//	                    device-side gpu_user_annotation copy when present, else the
-//	                    CPU range projected onto the GPU through the calls made in it
+//	  --steps 3:        ProfilerStep#3 to the last (3:5, :5, 4 also work); each
+//	                    GPU's gpu_user_annotation copy when present, else the CPU
+//	                    range (from the step before's end when later) to the end
+//	                    of the GPU work launched in it when later, as TensorBoard
 //	  --skip-steps N    drop the first N recorded steps (warm-up, compilation)
 //	  --window A:B      from A to B after the first GPU activity, with units:
 //	                    ns, us (µs), ms, s; either side may be empty
@@ -315,9 +320,10 @@
 //	Windows (GPU activity is clipped to the window; the launch calls of its
 //	kernels count wherever they were made, and the steps are those selected,
 //	or those inside the window):
-//	  --steps 3:        ProfilerStep#3 to the last (3:5, :5, 4 also work); the
-//	                    device-side gpu_user_annotation copy when present, else the
-//	                    CPU range projected onto the GPU through the calls made in it
+//	  --steps 3:        ProfilerStep#3 to the last (3:5, :5, 4 also work); each
+//	                    GPU's gpu_user_annotation copy when present, else the CPU
+//	                    range (from the step before's end when later) to the end
+//	                    of the GPU work launched in it when later, as TensorBoard
 //	  --skip-steps N    drop the first N recorded steps (warm-up, compilation)
 //	  --window A:B      from A to B after the first GPU activity, with units:
 //	                    ns, us (µs), ms, s; either side may be empty
