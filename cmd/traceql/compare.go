@@ -34,7 +34,7 @@ bandwidth, one column per run and the ratio of each run to the first.
 Labels default to the file names.` + windowHelp,
 		Example: `  traceql compare default.json reduce.json autotune.json --label default,reduce-overhead,max-autotune
   traceql compare a.json b.json --plot modes.png`,
-		Args: minArgs(2),
+		Args: minArgs(2, "FILEs"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Files = args
 			opts.Out, opts.Err = cmd.OutOrStdout(), cmd.ErrOrStderr()

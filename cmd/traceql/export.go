@@ -44,7 +44,7 @@ for --format json, or pd.read_parquet("out.parquet") for --format parquet (zstd;
 DuckDB, Spark and Polars read it too: SELECT * FROM 'out.parquet').` + windowHelp,
 		Example: `  traceql export run.json --table kernels -o kernels.csv
   traceql export runs/ --table gaps --format json > gaps.jsonl`,
-		Args: minArgs(1),
+		Args: minArgs(1, "FILE or DIR"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Args = args
 			opts.Out, opts.Err = cmd.OutOrStdout(), cmd.ErrOrStderr()

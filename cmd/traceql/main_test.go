@@ -153,7 +153,12 @@ func TestErrors(t *testing.T) {
 		code int
 		want string // in stderr
 	}{
-		{"no args", []string{"summarize"}, 2, "needs at least 1 FILE"},
+		{"no args", []string{"summarize"}, 2, "traceql: summarize needs at least 1 FILE or DIR; see traceql summarize --help"},
+		{"compare one", []string{"compare", "a"}, 2, "compare needs at least 2 FILEs"},
+		{"steps reversed", []string{"summarize", "--steps", "5:3", "x"}, 2, `--steps "5:3": the last step is before the first`},
+		{"empty window", []string{"summarize", "--window", "1ms:1ms", "x"}, 2, `--window "1ms:1ms": want an end after the start`},
+		{"window after the trace", []string{"summarize", "--window", "100s:", sample}, 1, "--window 100s: starts after the GPU activity, which lasts 18.2 ms"},
+		{"skip all steps", []string{"summarize", "--skip-steps", "99", sample}, 1, "sample.pt.trace.json.gz: --skip-steps 99 selects none of steps 2..4"},
 		{"bad format", []string{"summarize", "--format", "xml", "x"}, 2, `--format "xml"`},
 		{"bad flag", []string{"summarize", "--nope", "x"}, 2, "unknown flag: --nope"},
 		{"unknown command", []string{"sumarize"}, 2, "unknown command"},
@@ -467,16 +472,17 @@ func TestComplain(t *testing.T) {
 	}
 }
 
-// TestWindowFarOff: a window starting past any time a trace can hold
-// measures nothing; the bound once wrapped around and took the whole trace.
+// TestWindowFarOff: a window starting past any time a trace can hold is
+// refused as after the GPU activity; the bound once wrapped around and
+// took the whole trace.
 func TestWindowFarOff(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "epoch.json")
 	k := `{"ph":"X","cat":"kernel","name":"k","pid":0,"tid":7,"ts":1700000000000000,"dur":2,"args":{"device":0,"stream":7}}`
 	if err := os.WriteFile(path, []byte(`{"traceEvents":[`+k+`]}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	out, errOut, code := traceql("summarize", "--window", "9000000000s:", path)
-	if code != 0 || !strings.Contains(out, "no GPU activity") {
-		t.Errorf("exit %d, %s\n%s\nwant no GPU activity in the window", code, errOut, out)
+	_, errOut, code := traceql("summarize", "--window", "9000000000s:", path)
+	if code != 1 || !strings.HasSuffix(errOut, ": --window 9000000000s: starts after the GPU activity, which lasts 2 µs\n") {
+		t.Errorf("exit %d, %s; want the window after the trace's GPU activity", code, errOut)
 	}
 }

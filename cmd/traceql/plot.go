@@ -35,7 +35,7 @@ func newPlotCmd(runF func(context.Context, *plotOptions) error) *cobra.Command {
   --kind top       the --top kernels by total time as horizontal bars (first run)` + windowHelp,
 		Example: `  traceql plot default.json reduce.json --kind kernels -o kernels.png
   traceql plot run.json --kind timeline --bins 200 -o util.svg`,
-		Args: minArgs(1),
+		Args: minArgs(1, "FILE"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Files = args
 			switch opts.Kind {

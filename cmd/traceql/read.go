@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/traceql/traceql/metrics"
+	"github.com/traceql/traceql/report"
 	"github.com/traceql/traceql/trace"
 )
 
@@ -109,11 +110,15 @@ func (w *readOptions) apply(t *trace.Trace) (*trace.Trace, error) {
 		}
 		win = trace.Window{Start: r.Start, End: r.End}
 	case w.Window != "":
-		origin, ok := firstActivity(t)
+		origin, last, ok := gpuSpan(t)
 		if !ok {
 			return nil, fmt.Errorf("%s: --window: no GPU activity to measure from", t.Source)
 		}
 		a, b, _ := parseWindow(w.Window)
+		if a >= last-origin {
+			return nil, fmt.Errorf("%s: --window %s starts after the GPU activity, which lasts %s", t.Source, w.Window,
+				report.Format(last-origin, metrics.NS))
+		}
 		// Times are within ±trace.MaxTime: so are the bounds, which then
 		// cannot wrap around.
 		a, b = min(a, trace.MaxTime), min(b, trace.MaxTime)
@@ -129,8 +134,14 @@ func (w *readOptions) apply(t *trace.Trace) (*trace.Trace, error) {
 		}
 		sel := metrics.SelectSteps(all, from, to, w.SkipSteps)
 		if len(sel) == 0 {
-			return nil, fmt.Errorf("%s: --steps %s --skip-steps %d selects none of steps %d..%d", t.Source, w.Steps, w.SkipSteps,
-				all[0].Number, all[len(all)-1].Number)
+			var flags []string
+			if w.Steps != "" {
+				flags = append(flags, "--steps "+w.Steps)
+			}
+			if w.SkipSteps > 0 {
+				flags = append(flags, fmt.Sprintf("--skip-steps %d", w.SkipSteps))
+			}
+			return nil, fmt.Errorf("%s: %s selects none of steps %d..%d", t.Source, strings.Join(flags, " "), all[0].Number, all[len(all)-1].Number)
 		}
 		win = trace.Window{Start: sel[0].Start, End: sel[0].End}
 		for _, s := range sel {
@@ -141,14 +152,15 @@ func (w *readOptions) apply(t *trace.Trace) (*trace.Trace, error) {
 	return t.Clip(win), nil
 }
 
-// firstActivity returns the earliest start of GPU work.
-func firstActivity(t *trace.Trace) (first int64, ok bool) {
+// gpuSpan returns the earliest start and the latest end of GPU work.
+func gpuSpan(t *trace.Trace) (first, last int64, ok bool) {
 	t.EachGPUActivity(func(a *trace.Activity) {
-		if !ok || a.Start < first {
-			first, ok = a.Start, true
+		if !ok {
+			first, last, ok = a.Start, a.End, true
 		}
+		first, last = min(first, a.Start), max(last, a.End)
 	})
-	return first, ok
+	return first, last, ok
 }
 
 // parseStepSpec reads "3:", "3:5", ":5" or "4"; -1 is an open bound.
@@ -173,7 +185,9 @@ func parseStepSpec(s string) (from, to int, err error) {
 	if from, err = bound(a); err != nil {
 		return
 	}
-	to, err = bound(b)
+	if to, err = bound(b); err == nil && to >= 0 && to < from {
+		err = fmt.Errorf("--steps %q: the last step is before the first", s)
+	}
 	return
 }
 
@@ -193,8 +207,8 @@ func parseWindow(s string) (a, b int64, err error) {
 	if b, err = parseDuration(y, -1); err != nil {
 		return 0, 0, fmt.Errorf("--window %q: %w", s, err)
 	}
-	if b >= 0 && b < a {
-		return 0, 0, fmt.Errorf("--window %q: end before start", s)
+	if b >= 0 && b <= a {
+		return 0, 0, fmt.Errorf("--window %q: want an end after the start", s)
 	}
 	return a, b, nil
 }

@@ -65,10 +65,11 @@ func positive(flag string, v int) error {
 	return nil
 }
 
-func minArgs(n int) cobra.PositionalArgs {
+// minArgs wants at least n arguments, named what ("FILE or DIR").
+func minArgs(n int, what string) cobra.PositionalArgs {
 	return func(cmd *cobra.Command, args []string) error {
 		if len(args) < n {
-			return usageError{fmt.Errorf("%s needs at least %d FILE or DIR argument(s); see --help", cmd.CommandPath(), n)}
+			return usageError{fmt.Errorf("%s needs at least %d %s; see %s --help", cmd.Name(), n, what, cmd.CommandPath())}
 		}
 		return nil
 	}

@@ -46,7 +46,7 @@ ready for pandas.read_csv; --format json has the same names.
 		Example: `  traceql summarize run.pt.trace.json.gz
   traceql summarize runs/ --format csv > summary.csv
   traceql summarize report.sqlite --format markdown`,
-		Args: minArgs(1),
+		Args: minArgs(1, "FILE or DIR"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Args = args
 			opts.Out, opts.Err = cmd.OutOrStdout(), cmd.ErrOrStderr()
