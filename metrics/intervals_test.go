@@ -121,7 +121,7 @@ func TestTimeline(t *testing.T) {
 		{Activity: trace.Activity{Start: 25, End: 40}},
 	}}
 	got := Timeline(tr, 0, 4) // bins of 10 ns over [0,40]
-	want := []Point{{0, 1}, {10, 0}, {20, 0.5}, {30, 1}}
+	want := []Point{{0, 10, 1}, {10, 20, 0}, {20, 30, 0.5}, {30, 40, 1}}
 	if !slices.Equal(got, want) {
 		t.Errorf("Timeline = %v, want %v", got, want)
 	}

@@ -4,8 +4,8 @@ import "github.com/traceql/traceql/trace"
 
 // A Point is one bin of a utilization timeline.
 type Point struct {
-	StartNS int64   // bin start, on the trace's clock
-	Util    float64 // busy time inside the bin / bin length, 0..1
+	StartNS, EndNS int64   // the bin, on the trace's clock
+	Util           float64 // busy time inside the bin / bin length, 0..1
 }
 
 // Timeline cuts [first activity start, last activity end] of a device into
@@ -21,7 +21,7 @@ func Timeline(t *trace.Trace, dev int, n int) []Point {
 	start, end := busy[0].Start, busy[len(busy)-1].End
 	span := end - start
 	if span == 0 {
-		return []Point{{start, 1}}
+		return []Point{{start, end, 1}}
 	}
 	// Bin i starts at start + span×i/n, computed without overflow.
 	edge := func(i int64) int64 { return start + span/int64(n)*i + span%int64(n)*i/int64(n) }
@@ -39,7 +39,7 @@ func Timeline(t *trace.Trace, dev int, n int) []Point {
 		for k := j; k < len(busy) && busy[k].Start < w.End; k++ {
 			in += min(busy[k].End, w.End) - max(busy[k].Start, w.Start)
 		}
-		pts = append(pts, Point{w.Start, float64(in) / float64(w.Len())})
+		pts = append(pts, Point{w.Start, w.End, float64(in) / float64(w.Len())})
 	}
 	return pts
 }

@@ -34,10 +34,12 @@ type Series struct {
 }
 
 // A Line is the utilization timeline of one run or device, for
-// PlotTimeline.
+// PlotTimeline. Origin is the time drawn at 0: the run's first GPU
+// activity, the same for all the devices of one run.
 type Line struct {
 	Label  string
 	Points []metrics.Point
+	Origin int64
 }
 
 // Bars holds the headline metrics of several runs, for PlotCompare.
@@ -262,17 +264,24 @@ func plotHist(w io.Writer, format string, s []Series, title, xlabel, noun, what 
 }
 
 // PlotTimeline draws GPU utilization (0–100 %) over time, one step line
-// per Line. Each line's time axis starts at its first point, so runs align
-// at 0.
+// per Line, each from its Origin, so runs align at 0 and the devices of one
+// run keep their offsets.
 func PlotTimeline(w io.Writer, format string, lines []Line, title string) error {
 	p := newPlot()
-	// Milliseconds, or seconds for runs of 10 s or more, where tick labels
-	// such as 50000 ms are hard to read.
-	unit, perNS := "ms", 1e6
+	// µs for runs under 1 ms, ms, or s for runs of 10 s or more, where tick
+	// labels such as 50000 ms are hard to read.
+	var longest int64
 	for _, l := range lines {
-		if n := len(l.Points); n > 0 && l.Points[n-1].StartNS-l.Points[0].StartNS >= 10e9 {
-			unit, perNS = "s", 1e9
+		if n := len(l.Points); n > 0 {
+			longest = max(longest, l.Points[n-1].EndNS-l.Origin)
 		}
+	}
+	unit, perNS := "ms", 1e6
+	switch {
+	case longest >= 10e9:
+		unit, perNS = "s", 1e9
+	case longest < 1e6:
+		unit, perNS = "µs", 1e3
 	}
 	p.X.Label.Text = "time since first GPU activity (" + unit + ")"
 	p.Y.Label.Text = "GPU utilization (%)"
@@ -286,20 +295,17 @@ func PlotTimeline(w io.Writer, format string, lines []Line, title string) error 
 		if len(l.Points) == 0 {
 			continue
 		}
-		t0 := l.Points[0].StartNS
 		xys := make(plotter.XYs, 0, len(l.Points)+1)
 		for _, pt := range l.Points {
-			xys = append(xys, plotter.XY{X: float64(pt.StartNS-t0) / perNS, Y: 100 * pt.Util})
+			xys = append(xys, plotter.XY{X: float64(pt.StartNS-l.Origin) / perNS, Y: 100 * pt.Util})
 		}
-		// Extend the last bin by the width of the one before it.
-		last := xys[len(xys)-1]
-		if len(xys) > 1 {
-			last.X += last.X - xys[len(xys)-2].X
-		}
+		// The last bin's end closes the step line.
+		end := l.Points[len(l.Points)-1]
+		last := plotter.XY{X: float64(end.EndNS-l.Origin) / perNS, Y: 100 * end.Util}
 		xys = append(xys, last)
 		style := draw.LineStyle{Color: runColor(i), Width: vg.Points(1.25)}
 		p.Add(&plotter.Line{XYs: xys, LineStyle: style, StepStyle: plotter.PostStep})
-		if len(l.Points) == 1 {
+		if last.X == xys[0].X { // a single instant: a dot
 			sc := &plotter.Scatter{XYs: xys[:1], GlyphStyle: draw.GlyphStyle{Color: style.Color, Radius: vg.Points(3), Shape: draw.CircleGlyph{}}}
 			p.Add(sc)
 		}

@@ -59,7 +59,7 @@ func utilPoints(seed uint64, n int, span int64, mean, noise float64) []metrics.P
 		if r.IntN(25) == 0 {
 			u -= 0.4 * r.Float64()
 		}
-		pts[i] = metrics.Point{StartNS: 5_000_000_000 + int64(i)*span/int64(n), Util: min(max(u, 0), 1)}
+		pts[i] = metrics.Point{StartNS: 5_000_000_000 + int64(i)*span/int64(n), EndNS: 5_000_000_000 + int64(i+1)*span/int64(n), Util: min(max(u, 0), 1)}
 	}
 	return pts
 }
@@ -124,9 +124,9 @@ func plotCases() []plotCase {
 		}},
 		{"timeline", 960, 384, func(w io.Writer, f string) error {
 			return PlotTimeline(w, f, []Line{
-				{plotRuns[0], utilPoints(7, 150, 659e6, 0.80, 0.08)},
-				{plotRuns[1], utilPoints(8, 150, 424e6, 0.995, 0.01)},
-				{plotRuns[2], utilPoints(9, 150, 430e6, 0.99, 0.015)},
+				{plotRuns[0], utilPoints(7, 150, 659e6, 0.80, 0.08), 5e9},
+				{plotRuns[1], utilPoints(8, 150, 424e6, 0.995, 0.01), 5e9},
+				{plotRuns[2], utilPoints(9, 150, 430e6, 0.99, 0.015), 5e9},
 			}, "GPU utilization, device 0")
 		}},
 		{"top_kernels", 960, 96 * (5 + 10) / 4, func(w io.Writer, f string) error {
@@ -230,10 +230,11 @@ func TestPlotTimelineUnit(t *testing.T) {
 	}{
 		{659e6, "ms", ">600<", ">0.6<"},
 		{53e9, "s", ">50<", ">50000<"},
+		{200e3, "µs", ">200<", ">0.2<"},
 	}
 	for _, tt := range tests {
 		var buf bytes.Buffer
-		if err := PlotTimeline(&buf, "svg", []Line{{"run", utilPoints(7, 100, tt.span, 0.8, 0.05)}}, "t"); err != nil {
+		if err := PlotTimeline(&buf, "svg", []Line{{"run", utilPoints(7, 100, tt.span, 0.8, 0.05), 5e9}}, "t"); err != nil {
 			t.Fatal(err)
 		}
 		svg := buf.String()
@@ -243,6 +244,23 @@ func TestPlotTimelineUnit(t *testing.T) {
 		if !strings.Contains(svg, tt.tick) || strings.Contains(svg, tt.not) {
 			t.Errorf("span %d ns: want a tick labelled %s and none labelled %s", tt.span, tt.tick, tt.not)
 		}
+	}
+}
+
+// TestPlotTimelineOrigin: the devices of one run share the run's origin, so
+// a GPU that starts 5 ms after another is drawn 5 ms later, not over it.
+func TestPlotTimelineOrigin(t *testing.T) {
+	pts := func(start int64) []metrics.Point {
+		return []metrics.Point{{StartNS: start, EndNS: start + 1e6, Util: 1}}
+	}
+	var buf bytes.Buffer
+	lines := []Line{{"GPU 0", pts(0), 0}, {"GPU 1", pts(5e6), 0}}
+	if err := PlotTimeline(&buf, "svg", lines, "t"); err != nil {
+		t.Fatal(err)
+	}
+	// The x axis reaches GPU 1's end, 6 ms after the origin.
+	if svg := buf.String(); !strings.Contains(svg, ">6<") {
+		t.Errorf("no tick at 6 ms: GPU 1 is not drawn from 5 to 6 ms")
 	}
 }
 
@@ -318,7 +336,7 @@ func TestPlotEdgeCases(t *testing.T) {
 			return PlotGapHist(w, "svg", []Series{{"a", []int64{21e3, 30e3, 49e3}}}, "t")
 		}},
 		{"timeline one point", func(w io.Writer) error {
-			return PlotTimeline(w, "png", []Line{{"a", []metrics.Point{{StartNS: 7, Util: 1}}}, {"b", nil}}, "t")
+			return PlotTimeline(w, "png", []Line{{"a", []metrics.Point{{StartNS: 7, EndNS: 7, Util: 1}}, 7}, {"b", nil, 0}}, "t")
 		}},
 		{"top kernels zero time", func(w io.Writer) error {
 			return PlotTopKernels(w, "png", []metrics.KernelStat{{Name: "k", Count: 1}}, "t")

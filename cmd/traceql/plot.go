@@ -92,6 +92,7 @@ func runPlot(ctx context.Context, opts *plotOptions) error {
 		if len(devs) == 0 {
 			return fmt.Errorf("%s: no GPU activity to plot", f)
 		}
+		runLines := len(lines)
 		for _, dev := range devs {
 			l := label
 			if len(devs) > 1 {
@@ -113,6 +114,16 @@ func runPlot(ctx context.Context, opts *plotOptions) error {
 					top = metrics.KernelStats(t, dev, nil)
 					top = top[:min(len(top), opts.Top)]
 				}
+			}
+		}
+		// One time origin for the run's devices: its first GPU activity.
+		if run := lines[runLines:]; len(run) > 0 {
+			origin := run[0].Points[0].StartNS
+			for _, l := range run {
+				origin = min(origin, l.Points[0].StartNS)
+			}
+			for i := range run {
+				run[i].Origin = origin
 			}
 		}
 	}
