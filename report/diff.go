@@ -71,7 +71,7 @@ func DiffTables(d metrics.Diff, top int) []*Table {
 		t := &Table{Title: title, Columns: []Column{{Name: "metric", Unit: metrics.Text}, {Name: "old", Unit: metrics.Count},
 			{Name: "new", Unit: metrics.Count}, {Name: "delta", Unit: metrics.Text}, {Name: "change", Unit: metrics.Text}}}
 		for _, c := range metrics.Columns() {
-			if hiddenInText[c.Name] {
+			if notMeasures[c.Name] {
 				continue
 			}
 			o, n := c.Value(dd.Old), c.Value(dd.New)
@@ -152,7 +152,7 @@ func DiffRecords(d metrics.Diff) *Table {
 			continue
 		}
 		for _, c := range metrics.Columns() {
-			if c.Unit == metrics.Text || c.Name == "device" {
+			if notMeasures[c.Name] {
 				continue
 			}
 			o, n := c.Value(dd.Old), c.Value(dd.New)
@@ -197,7 +197,7 @@ func CompareTable(labels []string, sums []metrics.Summary, pos int) *Table {
 	}
 	t.Title = title
 	for _, c := range metrics.Columns() {
-		if hiddenInText[c.Name] {
+		if notMeasures[c.Name] {
 			continue
 		}
 		row := []any{c.Label}
@@ -242,7 +242,7 @@ func CompareRecords(labels []string, sums []metrics.Summary) *Table {
 			found = true
 			d := &s.Devices[pos]
 			for _, c := range metrics.Columns() {
-				if c.Unit == metrics.Text || c.Name == "device" {
+				if notMeasures[c.Name] {
 					continue
 				}
 				v := c.Value(d)

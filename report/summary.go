@@ -19,9 +19,10 @@ type Cell struct {
 	Unit metrics.Unit
 }
 
-// hiddenInText are columns the per-device text table leaves out: they are
-// in the column header or only useful to machines.
-var hiddenInText = map[string]bool{"device": true, "name": true, "start_ns": true, "end_ns": true}
+// notMeasures are the columns that name a device or read its clock: the
+// text tables leave them out (the device is in the header), and diff and
+// compare, whose runs' clocks have nothing in common, do not compare them.
+var notMeasures = map[string]bool{"device": true, "name": true, "start_ns": true, "end_ns": true}
 
 // alwaysShown are rows the text table keeps even when zero everywhere; the
 // others (D2H bytes of a run without D2H copies, …) only add noise then.
@@ -74,7 +75,7 @@ func SummaryTables(s metrics.Summary) []*Table {
 		main.Columns = append(main.Columns, Column{Name: name, Unit: metrics.Count})
 	}
 	for _, c := range metrics.Columns() {
-		if hiddenInText[c.Name] {
+		if notMeasures[c.Name] {
 			continue
 		}
 		row := []any{c.Label}

@@ -38,7 +38,11 @@ tested); then kernels matched by name —
 or with --group family by a normalized family (triton_poi_fused_add_0 and
 _1 → triton_poi_fused_add; templated C++ names cut to their base name) —
 with count, total and mean on both sides, new/gone ones marked, sorted by
-the absolute change in total time.` + windowHelp,
+the absolute change in total time.
+
+--format csv writes the summary metrics alone, one row per device pair and
+metric (old, new, delta, ratio), clock readings (start_ns, end_ns) left
+out; export --table kernel-stats gives each run's kernels.` + windowHelp,
 		Example: `  traceql diff default.json reduce-overhead.json
   traceql diff eager.json compiled.json --group family --top 30
   traceql diff a.json b.sqlite --format csv > diff.csv`,

@@ -145,6 +145,10 @@
 //	_1 → triton_poi_fused_add; templated C++ names cut to their base name) —
 //	with count, total and mean on both sides, new/gone ones marked, sorted by
 //	the absolute change in total time.
+//
+//	--format csv writes the summary metrics alone, one row per device pair and
+//	metric (old, new, delta, ratio), clock readings (start_ns, end_ns) left
+//	out; export --table kernel-stats gives each run's kernels.
 //	Windows (GPU activity is clipped to the window; the launch calls of its
 //	kernels count wherever they were made, and the steps are those selected,
 //	or those inside the window):
