@@ -39,9 +39,7 @@ Labels default to the file names.` + windowHelp,
 			opts.Files = args
 			opts.Out, opts.Err = cmd.OutOrStdout(), cmd.ErrOrStderr()
 			if len(opts.Labels) == 0 {
-				for _, f := range args {
-					opts.Labels = append(opts.Labels, runLabel(f))
-				}
+				opts.Labels = runLabels(args)
 			}
 			if len(opts.Labels) != len(args) {
 				return usageError{fmt.Errorf("--label has %d labels for %d files", len(opts.Labels), len(args))}
@@ -74,6 +72,49 @@ func runLabel(path string) string {
 		b = strings.TrimSuffix(b, suf)
 	}
 	return b
+}
+
+// runLabels labels each path by runLabel, with as many of the folders
+// above it as tell the labels apart (eager/trace and compiled/trace), and
+// a count after a path given twice.
+func runLabels(paths []string) []string {
+	labels := make([]string, len(paths))
+	dirs := make([]string, len(paths))
+	for i, p := range paths {
+		labels[i], dirs[i] = runLabel(p), filepath.Dir(filepath.Clean(p))
+	}
+	for collide(labels, paths) {
+		grew := false
+		for i, d := range dirs {
+			if d != "." && d != filepath.Dir(d) {
+				labels[i], dirs[i] = filepath.Base(d)+"/"+labels[i], filepath.Dir(d)
+				grew = true
+			}
+		}
+		if !grew {
+			break
+		}
+	}
+	seen := map[string]int{}
+	for i, l := range labels {
+		if seen[l]++; seen[l] > 1 {
+			labels[i] = fmt.Sprintf("%s (%d)", l, seen[l])
+		}
+	}
+	return labels
+}
+
+// collide reports whether two different paths have the same label.
+func collide(labels, paths []string) bool {
+	seen := map[string]string{} // label → path
+	for i, l := range labels {
+		p := filepath.Clean(paths[i])
+		if q, ok := seen[l]; ok && q != p {
+			return true
+		}
+		seen[l] = p
+	}
+	return false
 }
 
 func runCompare(ctx context.Context, opts *compareOptions) error {

@@ -86,3 +86,17 @@ func TestExpandInputsLinks(t *testing.T) {
 		t.Errorf("got %q, %v; want %q", got, err, want)
 	}
 }
+
+func TestRunLabels(t *testing.T) {
+	tests := []struct{ paths, want []string }{
+		{[]string{"a/default.json", "b/reduce.pt.trace.json.gz"}, []string{"default", "reduce"}},
+		{[]string{"runs/eager/trace.json", "runs/compiled/trace.json"}, []string{"eager/trace", "compiled/trace"}},
+		{[]string{"x/run.json", "run.json"}, []string{"x/run", "run"}},
+		{[]string{"/r/rank0.json", "/r/rank0.json", "/r/rank1.json"}, []string{"rank0", "rank0 (2)", "rank1"}},
+	}
+	for _, tt := range tests {
+		if got := runLabels(tt.paths); !slices.Equal(got, tt.want) {
+			t.Errorf("runLabels(%q) = %q, want %q", tt.paths, got, tt.want)
+		}
+	}
+}

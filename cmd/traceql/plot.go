@@ -79,15 +79,16 @@ func runPlot(ctx context.Context, opts *plotOptions) error {
 	var series []report.Series
 	var lines []report.Line
 	var top []metrics.KernelStat
+	labels := opts.Labels
+	if len(labels) == 0 {
+		labels = runLabels(opts.Files)
+	}
 	for i, f := range opts.Files {
 		t, err := openTrace(ctx, f, &opts.Read)
 		if err != nil {
 			return err
 		}
-		label := runLabel(f)
-		if len(opts.Labels) > 0 {
-			label = opts.Labels[i]
-		}
+		label := labels[i]
 		devs := metrics.ActiveDevices(t)
 		if len(devs) == 0 {
 			return fmt.Errorf("%s: no GPU activity to plot", f)
@@ -136,6 +137,6 @@ func runPlot(ctx context.Context, opts *plotOptions) error {
 		case "timeline":
 			return report.PlotTimeline(w, format, lines, "GPU utilization over time")
 		}
-		return report.PlotTopKernels(w, format, top, "top kernels by total time: "+runLabel(opts.Files[0]))
+		return report.PlotTopKernels(w, format, top, "top kernels by total time: "+labels[0])
 	})
 }
