@@ -68,6 +68,9 @@ func PlotCompare(w io.Writer, format string, b Bars, title string) error {
 		if len(m.Values) != len(b.Runs) {
 			return fmt.Errorf("plot compare: metric %q has %d values for %d runs", m.Name, len(m.Values), len(b.Runs))
 		}
+		if math.IsNaN(m.Values[0]) {
+			return fmt.Errorf("nothing to compare with: %s, the first run, has no GPU activity", b.Runs[0])
+		}
 	}
 	const (
 		width, height = 8 * vg.Inch, 5 * vg.Inch
@@ -87,7 +90,11 @@ func PlotCompare(w io.Writer, format string, b Bars, title string) error {
 				lo, hi = min(lo, r), max(hi, r)
 			}
 			x := float64(i) - group/2 + (float64(j)+0.5)*group/float64(nr)
-			bars.bars = append(bars.bars, plotBar{pos: x, val: r, color: runColor(j), label: Format(v, m.Unit)})
+			label := Format(v, m.Unit)
+			if math.IsNaN(v) {
+				label = "no GPU"
+			}
+			bars.bars = append(bars.bars, plotBar{pos: x, val: r, color: runColor(j), label: label})
 		}
 	}
 	logY := hi/lo > 10
@@ -839,7 +846,7 @@ func HeadlineBars(labels []string, sums []metrics.Summary) Bars {
 		}
 		m := BarMetric{Name: c.Label, Unit: c.Unit}
 		for _, s := range sums {
-			v := 0.0
+			v := math.NaN() // no GPU activity: nothing measured
 			if len(s.Devices) > 0 {
 				v = toFloat(c.Value(&s.Devices[0]))
 			}

@@ -275,6 +275,10 @@ func TestPlotErrors(t *testing.T) {
 		{"compare short values", func(w io.Writer) error {
 			return PlotCompare(w, "png", Bars{Runs: plotRuns, Metrics: []BarMetric{{"kernels", metrics.Count, []float64{1}}}}, "t")
 		}, `metric "kernels" has 1 values for 3 runs`},
+		{"compare baseline without GPU", func(w io.Writer) error {
+			b := HeadlineBars([]string{"cpu", "gpu"}, []metrics.Summary{{}, {Devices: []metrics.DeviceSummary{{Kernels: 3}}}})
+			return PlotCompare(w, "png", b, "t")
+		}, "nothing to compare with: cpu, the first run, has no GPU activity"},
 		{"kernel hist nil", func(w io.Writer) error { return PlotKernelHist(w, "png", nil, "t") }, "nothing to plot"},
 		{"kernel hist empty series", func(w io.Writer) error {
 			return PlotKernelHist(w, "png", []Series{{Label: "a"}, {Label: "b"}}, "t")
