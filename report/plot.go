@@ -210,15 +210,16 @@ func plotHist(w io.Writer, format string, s []Series, title, xlabel, noun, what 
 	edges[nbins] = lhi
 
 	counts := make([][]float64, len(s))
+	zeros := make([]int, len(s)) // a log axis has no 0: the legend counts them
 	var peakLo, peakHi float64
 	for i, se := range s {
 		c := make([]float64, nbins)
 		for _, v := range se.Values {
-			k := 0
-			if v > 0 {
-				k = min(max(int((math.Log10(float64(v))-llo)/step), 0), nbins-1)
+			if v <= 0 {
+				zeros[i]++
+				continue
 			}
-			c[k]++
+			c[min(max(int((math.Log10(float64(v))-llo)/step), 0), nbins-1)]++
 		}
 		counts[i] = c
 		if peak := slices.Max(c); peak > 0 {
@@ -259,8 +260,12 @@ func plotHist(w io.Writer, format string, s []Series, title, xlabel, noun, what 
 		line := draw.LineStyle{Color: runColor(i), Width: vg.Points(1.5)}
 		fills = append(fills, &stepHist{edges: edges, counts: counts[i], base: base, fill: fill})
 		lines = append(lines, &stepHist{edges: edges, counts: counts[i], base: base, line: line})
+		label := fmt.Sprintf("%s (%s", se.Label, plural(len(se.Values), noun))
+		if zeros[i] > 0 {
+			label += fmt.Sprintf(", %s of 0 ns not drawn", thousands(int64(zeros[i])))
+		}
 		leg = append(leg, legendEntry{
-			label: fmt.Sprintf("%s (%s)", se.Label, plural(len(se.Values), noun)),
+			label: label + ")",
 			fill:  fill,
 			line:  line,
 		})

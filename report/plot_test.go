@@ -371,3 +371,15 @@ func TestPlotEdgeCases(t *testing.T) {
 		})
 	}
 }
+
+// TestPlotHistZeros: 0-ns kernels have no place on a log axis; the legend
+// counts them instead of the lowest bar taking them in.
+func TestPlotHistZeros(t *testing.T) {
+	var buf bytes.Buffer
+	if err := PlotKernelHist(&buf, "svg", []Series{{"run", []int64{0, 0, 1000, 2000}}}, "t"); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(buf.String(), "run (4 kernels, 2 of 0 ns not drawn)") {
+		t.Errorf("legend does not count the 0-ns kernels")
+	}
+}
