@@ -60,12 +60,8 @@ func DiffTables(d metrics.Diff, top int) []*Table {
 		if dd.Old != nil && dd.New != nil {
 			title += fmt.Sprintf(": GPU %d vs GPU %d", dd.Old.Device, dd.New.Device)
 		}
-		if dd.Old == nil || dd.New == nil {
-			which, s := "old", dd.New
-			if dd.New == nil {
-				which, s = "new", dd.Old
-			}
-			out = append(out, &Table{Title: title, Notes: []string{fmt.Sprintf("GPU %d has no counterpart in the %s trace", s.Device, which)}})
+		if note := unpaired(dd); note != "" {
+			out = append(out, &Table{Title: title, Notes: []string{note}})
 			continue
 		}
 		t := &Table{Title: title, Columns: []Column{{Name: "metric", Unit: metrics.Text}, {Name: "old", Unit: metrics.Count},
@@ -88,6 +84,18 @@ func DiffTables(d metrics.Diff, top int) []*Table {
 		out = append(out, kernelDiffTable(dd.Kernels, top))
 	}
 	return out
+}
+
+// unpaired says which GPU of a device pair has no counterpart; "" for a
+// pair.
+func unpaired(dd metrics.DeviceDiff) string {
+	switch {
+	case dd.Old == nil:
+		return fmt.Sprintf("GPU %d has no counterpart in the old trace", dd.New.Device)
+	case dd.New == nil:
+		return fmt.Sprintf("GPU %d has no counterpart in the new trace", dd.Old.Device)
+	}
+	return ""
 }
 
 func stepTable(steps []metrics.StepDelta) *Table {
@@ -142,13 +150,15 @@ func kernelDiffTable(ks []metrics.KernelDelta, top int) *Table {
 }
 
 // DiffRecords is a Diff in tidy form for CSV: one row per (device pair,
-// metric) with raw values.
+// metric) with raw values; a device without a counterpart has no rows,
+// but a note.
 func DiffRecords(d metrics.Diff) *Table {
 	t := &Table{Columns: []Column{{Name: "old_file", Unit: metrics.Text}, {Name: "new_file", Unit: metrics.Text},
 		{Name: "old_device", Unit: metrics.Count}, {Name: "new_device", Unit: metrics.Count}, {Name: "metric", Unit: metrics.Text},
 		{Name: "old", Unit: metrics.Count}, {Name: "new", Unit: metrics.Count}, {Name: "delta", Unit: metrics.Count}, {Name: "ratio", Unit: metrics.Count}}}
 	for _, dd := range d.Devices {
-		if dd.Old == nil || dd.New == nil {
+		if note := unpaired(dd); note != "" {
+			t.Notes = append(t.Notes, note)
 			continue
 		}
 		for _, c := range metrics.Columns() {

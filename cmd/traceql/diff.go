@@ -98,7 +98,11 @@ func runDiff(ctx context.Context, opts *diffOptions) error {
 	}
 	switch opts.Format {
 	case "csv":
-		return report.WriteCSV(opts.Out, report.DiffRecords(d))
+		t := report.DiffRecords(d)
+		for _, n := range t.Notes { // not into the data
+			complain(opts.Read.stderr, n)
+		}
+		return report.WriteCSV(opts.Out, t)
 	case "markdown":
 		return report.WriteMarkdown(opts.Out, report.DiffTables(d, opts.Top)...)
 	}

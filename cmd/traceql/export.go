@@ -10,6 +10,7 @@ import (
 	"github.com/mattn/go-isatty"
 	"github.com/spf13/cobra"
 
+	"github.com/traceql/traceql/metrics"
 	"github.com/traceql/traceql/report"
 )
 
@@ -95,6 +96,9 @@ func runExport(ctx context.Context, opts *exportOptions) error {
 			t, err := openTrace(ctx, f, &opts.Read)
 			if err != nil {
 				return err
+			}
+			if len(metrics.ActiveDevices(t)) == 0 {
+				complain(opts.Err, noRows(f))
 			}
 			if err := report.Export(rw, opts.Table, t); err != nil {
 				return err

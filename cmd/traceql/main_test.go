@@ -486,3 +486,26 @@ func TestWindowFarOff(t *testing.T) {
 		t.Errorf("exit %d, %s; want the window after the trace's GPU activity", code, errOut)
 	}
 }
+
+// TestNoGPUSaysSo: CSV output that leaves out a trace without GPU activity,
+// or a GPU without a counterpart, says so on stderr.
+func TestNoGPUSaysSo(t *testing.T) {
+	cpu := filepath.Join(t.TempDir(), "cpu.json")
+	if err := os.WriteFile(cpu, []byte(`{"traceEvents":[{"ph":"X","cat":"cpu_op","name":"aten::mm","pid":1,"tid":1,"ts":1,"dur":2}]}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	noRows := "traceql: " + cpu + ": no GPU activity (no kernel, memcpy or memset events); no row written\n"
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"export", cpu}, noRows},
+		{[]string{"summarize", "-f", "csv", cpu}, noRows},
+		{[]string{"diff", "-f", "csv", cpu, sample}, "traceql: GPU 0 has no counterpart in the old trace\ntraceql: GPU 1 has no counterpart in the old trace\n"},
+	} {
+		out, errOut, code := traceql(tt.args...)
+		if code != 0 || errOut != tt.want || strings.Count(out, "\n") != 1 {
+			t.Errorf("%v: exit %d, stderr %q, want %q and a header only:\n%s", tt.args, code, errOut, tt.want, out)
+		}
+	}
+}

@@ -133,6 +133,11 @@ func summarizeFiles(ctx context.Context, files []string, opts *summarizeOptions,
 	return sums, failed
 }
 
+// noRows says that a trace without GPU activity adds no row to a table.
+func noRows(path string) string {
+	return path + ": no GPU activity (no kernel, memcpy or memset events); no row written"
+}
+
 func writeSummaries(opts *summarizeOptions, sums []metrics.Summary) error {
 	if opts.Format == "text" || opts.Format == "markdown" || opts.Format == "md" {
 		var tables []*report.Table
@@ -152,7 +157,7 @@ func writeSummaries(opts *summarizeOptions, sums []metrics.Summary) error {
 	}
 	for _, s := range sums {
 		if len(s.Devices) == 0 { // not into the data
-			complain(opts.Err, fmt.Sprintf("%s: no GPU activity (%d host ops); no row written", s.Source, s.Host.Ops))
+			complain(opts.Err, noRows(s.Source))
 		}
 	}
 	if opts.Format == "csv" {
