@@ -49,6 +49,12 @@ func WriteText(w io.Writer, tables ...*Table) error {
 		if t.Title != "" {
 			fmt.Fprintln(w, t.Title)
 		}
+		if len(t.Columns) == 0 { // a title and notes only
+			for _, n := range t.Notes {
+				fmt.Fprintf(w, "  %s\n", n)
+			}
+			continue
+		}
 		grid := [][]string{make([]string, len(t.Columns))}
 		for j, c := range t.Columns {
 			grid[0][j] = c.Name
@@ -91,15 +97,26 @@ func WriteText(w io.Writer, tables ...*Table) error {
 	return nil
 }
 
+// mdEscape keeps text literal in GitHub-flavoured Markdown: a kernel's
+// <float> is not an HTML tag, a * or _ not emphasis, a | not a cell's end.
+var mdEscape = strings.NewReplacer("\\", `\\`, "|", `\|`, "<", `\<`, ">", `\>`, "*", `\*`, "_", `\_`,
+	"`", "\\`", "[", `\[`, "]", `\]`, "~", `\~`, "\n", " ")
+
 // WriteMarkdown writes tables as GitHub-flavoured Markdown.
 func WriteMarkdown(w io.Writer, tables ...*Table) error {
-	esc := strings.NewReplacer("|", `\|`, "\n", " ")
+	esc := mdEscape
 	for i, t := range tables {
 		if i > 0 {
 			fmt.Fprintln(w)
 		}
 		if t.Title != "" {
 			fmt.Fprintf(w, "**%s**\n\n", esc.Replace(t.Title))
+		}
+		if len(t.Columns) == 0 {
+			for _, n := range t.Notes {
+				fmt.Fprintf(w, "%s\n", esc.Replace(n))
+			}
+			continue
 		}
 		var head, rule []string
 		for _, c := range t.Columns {
@@ -119,7 +136,7 @@ func WriteMarkdown(w io.Writer, tables ...*Table) error {
 			fmt.Fprintf(w, "| %s |\n", strings.Join(cells, " | "))
 		}
 		for _, n := range t.Notes {
-			fmt.Fprintf(w, "\n%s\n", n)
+			fmt.Fprintf(w, "\n%s\n", esc.Replace(n))
 		}
 	}
 	return nil
