@@ -24,9 +24,11 @@ type Cell struct {
 // compare, whose runs' clocks have nothing in common, do not compare them.
 var notMeasures = map[string]bool{"device": true, "name": true, "start_ns": true, "end_ns": true}
 
-// alwaysShown are rows the text table keeps even when zero everywhere; the
-// others (D2H bytes of a run without D2H copies, …) only add noise then.
-var alwaysShown = map[string]bool{"kernels": true, "idle_gaps": true, "idle_ns": true, "h2d_copies": true, "d2h_copies": true}
+// alwaysShown are rows the text table keeps even when zero everywhere (a
+// 0-ns kernel is worth seeing); the others (D2H bytes of a run without D2H
+// copies, …) only add noise then.
+var alwaysShown = map[string]bool{"kernels": true, "kernel_min_ns": true, "span_ns": true, "busy_ns": true, "idle_gaps": true,
+	"idle_ns": true, "gpu_util": true, "h2d_copies": true, "d2h_copies": true}
 
 func isZero(v any) bool {
 	switch x := v.(type) {
