@@ -151,8 +151,8 @@ func binLabel(b metrics.Bin) string {
 }
 
 func hostTables(s metrics.Summary, title string) []*Table {
-	title += fmt.Sprintf("\n  no GPU activity (no kernel, memcpy or memset events): %d host ops, %d runtime/driver calls; host side:",
-		s.Host.Ops, s.Host.APICalls)
+	title += fmt.Sprintf("\n  no GPU activity (no kernel, memcpy or memset events): %s host ops, %s runtime/driver calls; host side:",
+		Format(s.Host.Ops, metrics.Count), Format(s.Host.APICalls, metrics.Count))
 	if len(s.Host.TopOps) == 0 {
 		return []*Table{{Title: title}}
 	}
