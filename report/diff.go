@@ -77,6 +77,17 @@ func DiffTables(d metrics.Diff, top int) []*Table {
 			t.Rows = append(t.Rows, []any{c.Label, Cell{o, c.Unit}, Cell{n, c.Unit},
 				Signed(toFloat(n)-toFloat(o), c.Unit), Change(toFloat(o), toFloat(n))})
 		}
+		// What holds each run's GPU back, as summarize says it.
+		for _, side := range []struct {
+			name string
+			d    *metrics.DeviceSummary
+		}{{"old", dd.Old}, {"new", dd.New}} {
+			v := metrics.Verdict(side.d)
+			if v == "" {
+				v = "no single cause dominates the idle time, or it is under 10 % of the span"
+			}
+			t.Notes = append(t.Notes, side.name+": "+v)
+		}
 		out = append(out, t)
 		if len(dd.Steps) > 0 {
 			out = append(out, stepTable(dd.Steps))
