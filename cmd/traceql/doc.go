@@ -135,9 +135,10 @@
 //	by device (devices pair up by position among those with GPU activity).
 //
 //	It prints every summary metric old, new, the absolute delta and the change
-//	(−98.6 % ×0.0140), and each run's verdict as summarize gives it; when both traces hold at least two ProfilerStep#N, the
-//	per-step distributions of step time, kernels, busy, idle and utilization
-//	(median, n, and ~ when the change lies within step-to-step spread:
+//	(−98.6 % ×0.0140), and each run's verdict as summarize gives it; when both
+//	traces hold at least two ProfilerStep#N, the per-step distributions of
+//	step time, kernels, busy, idle and utilization (median, n, and ~ when the
+//	change lies within step-to-step spread:
 //	Mann-Whitney U, p ≥ 0.05, as benchstat; with fewer than about 4 steps a
 //	side the test cannot reach 0.05, and the change is shown marked † as not
 //	tested); then kernels matched by name —
