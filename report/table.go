@@ -104,23 +104,22 @@ var mdEscape = strings.NewReplacer("\\", `\\`, "|", `\|`, "<", `\<`, ">", `\>`, 
 
 // WriteMarkdown writes tables as GitHub-flavoured Markdown.
 func WriteMarkdown(w io.Writer, tables ...*Table) error {
-	esc := mdEscape
 	for i, t := range tables {
 		if i > 0 {
 			fmt.Fprintln(w)
 		}
 		if t.Title != "" {
-			fmt.Fprintf(w, "**%s**\n\n", esc.Replace(t.Title))
+			fmt.Fprintf(w, "**%s**\n\n", mdEscape.Replace(t.Title))
 		}
 		if len(t.Columns) == 0 {
 			for _, n := range t.Notes {
-				fmt.Fprintf(w, "%s\n", esc.Replace(n))
+				fmt.Fprintf(w, "%s\n", mdEscape.Replace(n))
 			}
 			continue
 		}
 		var head, rule []string
 		for _, c := range t.Columns {
-			head = append(head, esc.Replace(c.Name))
+			head = append(head, mdEscape.Replace(c.Name))
 			if c.Unit == metrics.Text {
 				rule = append(rule, "---")
 			} else {
@@ -131,12 +130,12 @@ func WriteMarkdown(w io.Writer, tables ...*Table) error {
 		for _, r := range t.Rows {
 			var cells []string
 			for j, c := range t.Columns {
-				cells = append(cells, esc.Replace(cell(r[j], c.Unit, true)))
+				cells = append(cells, mdEscape.Replace(cell(r[j], c.Unit, true)))
 			}
 			fmt.Fprintf(w, "| %s |\n", strings.Join(cells, " | "))
 		}
 		for _, n := range t.Notes {
-			fmt.Fprintf(w, "\n%s\n", esc.Replace(n))
+			fmt.Fprintf(w, "\n%s\n", mdEscape.Replace(n))
 		}
 	}
 	return nil
