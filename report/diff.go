@@ -148,12 +148,13 @@ func kernelDiffTable(ks []metrics.KernelDelta, top int) *Table {
 			gone++
 		}
 	}
+	names := shortNames(ks[:min(top, len(ks))], func(k metrics.KernelDelta) string { return k.Name }, 70)
 	for i, k := range ks {
 		if i == top {
 			t.Notes = append(t.Notes, fmt.Sprintf("%d more kernels (--top to show more)", len(ks)-top))
 			break
 		}
-		t.Rows = append(t.Rows, []any{Shorten(k.Name, 70), k.Old.Count, k.New.Count, k.Old.TotalNS, k.New.TotalNS,
+		t.Rows = append(t.Rows, []any{names[i], k.Old.Count, k.New.Count, k.Old.TotalNS, k.New.TotalNS,
 			Signed(float64(k.DeltaNS), metrics.NS), k.Old.MeanNS, k.New.MeanNS, k.Status()})
 	}
 	t.Notes = append(t.Notes, fmt.Sprintf("%d kernel names in both runs, %d only in new, %d only in old", len(ks)-newN-gone, newN, gone))

@@ -354,9 +354,10 @@ func PlotTopKernels(w io.Writer, format string, k []metrics.KernelStat, title st
 	bars := &barPlot{part: barAll, width: 0.7, horizontal: true, label: styled(p.X.Tick.Label, 9, text.XLeft, text.YCenter)}
 	var names plot.ConstantTicks
 	var longest int64
+	labels := shortNames(ks, kernelName, 60)
 	for i, s := range ks {
 		y := float64(len(ks) - 1 - i)
-		names = append(names, plot.Tick{Value: y, Label: Shorten(s.Name, 60)})
+		names = append(names, plot.Tick{Value: y, Label: labels[i]})
 		label := plural(s.Count, "calls") + ", " + Format(s.Share, metrics.Ratio)
 		bars.bars = append(bars.bars, plotBar{pos: y, val: float64(s.TotalNS), color: runColor(0), label: label})
 		longest = max(longest, s.TotalNS)

@@ -118,8 +118,9 @@ func deviceTables(d *metrics.DeviceSummary, many bool) []*Table {
 		t := &Table{Title: "top kernels by total time" + suffix, Columns: []Column{
 			{Name: "kernel", Unit: metrics.Text}, {Name: "count", Unit: metrics.Count}, {Name: "total", Unit: metrics.NS},
 			{Name: "mean", Unit: metrics.NS}, {Name: "share", Unit: metrics.Ratio}}}
-		for _, k := range d.TopKernels {
-			t.Rows = append(t.Rows, []any{Shorten(k.Name, 80), k.Count, k.TotalNS, k.MeanNS, k.Share})
+		names := shortNames(d.TopKernels, kernelName, 80)
+		for i, k := range d.TopKernels {
+			t.Rows = append(t.Rows, []any{names[i], k.Count, k.TotalNS, k.MeanNS, k.Share})
 		}
 		out = append(out, t)
 	}
@@ -158,26 +159,11 @@ func hostTables(s metrics.Summary, title string) []*Table {
 	}
 	t := &Table{Title: title, Columns: []Column{
 		{Name: "host op", Unit: metrics.Text}, {Name: "count", Unit: metrics.Count}, {Name: "total", Unit: metrics.NS}, {Name: "self", Unit: metrics.NS}}}
-	for _, op := range s.Host.TopOps {
-		t.Rows = append(t.Rows, []any{Shorten(op.Name, 80), op.Count, op.TotalNS, op.SelfNS})
+	names := shortNames(s.Host.TopOps, func(op metrics.OpStat) string { return op.Name }, 80)
+	for i, op := range s.Host.TopOps {
+		t.Rows = append(t.Rows, []any{names[i], op.Count, op.TotalNS, op.SelfNS})
 	}
 	return []*Table{t}
-}
-
-// Shorten cuts a long (templated C++) name to n runes with an ellipsis,
-// and blanks control characters so a name cannot garble a terminal.
-func Shorten(s string, n int) string {
-	s = strings.Map(func(r rune) rune {
-		if r < 0x20 || r == 0x7f {
-			return ' '
-		}
-		return r
-	}, s)
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	return string(r[:n-1]) + "…"
 }
 
 // overviewColumns are the metrics the overview of several traces lists.

@@ -1,0 +1,90 @@
+package report
+
+import (
+	"strings"
+
+	"github.com/traceql/traceql/metrics"
+)
+
+// shortNames fits the name of each of xs, the rows of one table or the
+// bars of one plot, to n runes, and blanks control characters so that a
+// name cannot garble a terminal.
+//
+// A longer name is cut at its end: the start of a templated C++ name says
+// most ("void at::native::vectorized_elementwise_kernel<4, at::native::
+// FillFunctor<float…"), its argument list least. Names that the cut makes
+// alike, as templated kernels often are, show their start and then a window
+// from just before where they first differ ("void at::native::vec…::
+// CUDAFunctor_add<float>, at::…").
+func shortNames[T any](xs []T, name func(T) string, n int) []string {
+	rs := make([][]rune, len(xs))
+	out := make([]string, len(xs))
+	groups := map[string][]int{}
+	for i, x := range xs {
+		rs[i] = []rune(blankControls(name(x)))
+		out[i] = string(rs[i])
+		if len(rs[i]) > n {
+			out[i] = string(rs[i][:n-1]) + "…"
+		}
+		groups[out[i]] = append(groups[out[i]], i)
+	}
+	// Names alike after one window may differ in another: a few rounds.
+	for range 4 {
+		alike := false
+		for _, g := range groups {
+			if len(g) < 2 || len(rs[g[0]]) <= n {
+				continue
+			}
+			alike = true
+			at := len(rs[g[0]]) // where the names first differ
+			for _, i := range g[1:] {
+				at = min(at, commonPrefix(rs[g[0]], rs[i]))
+			}
+			for _, i := range g {
+				out[i] = window(rs[i], n, at)
+			}
+		}
+		if !alike {
+			break
+		}
+		clear(groups)
+		for i, o := range out {
+			groups[o] = append(groups[o], i)
+		}
+	}
+	return out
+}
+
+// window cuts r to n runes: its start, an ellipsis, and runes from a
+// little before position at, with an ellipsis unless they reach r's end.
+func window(r []rune, n, at int) string {
+	head := min(20, n/3)
+	from := max(head, at-12) // the difference reads as part of a word
+	w := n - 2 - head
+	if from+w >= len(r) {
+		w++ // no ellipsis at the end
+		from = max(head, len(r)-w)
+		return string(r[:head]) + "…" + string(r[from:])
+	}
+	return string(r[:head]) + "…" + string(r[from:from+w]) + "…"
+}
+
+func commonPrefix(a, b []rune) int {
+	k := 0
+	for k < len(a) && k < len(b) && a[k] == b[k] {
+		k++
+	}
+	return k
+}
+
+// blankControls replaces control characters by spaces.
+func blankControls(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r < 0x20 || r == 0x7f {
+			return ' '
+		}
+		return r
+	}, s)
+}
+
+func kernelName(k metrics.KernelStat) string { return k.Name }
