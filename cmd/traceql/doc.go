@@ -302,7 +302,7 @@
 //	Flags:
 //	  -f, --format string    csv, json (JSON lines) or parquet (default "csv")
 //	  -h, --help             help for export
-//	  -o, --output string    write to this file (atomically) instead of stdout
+//	  -o, --output string    file to write (atomically); stdout when absent or -
 //	  -q, --quiet            no progress bar on stderr
 //	      --range string     measure only the span of the annotation or NVTX range with this name
 //	      --skip-steps int   drop the first N recorded ProfilerStep#N
@@ -340,7 +340,7 @@
 //
 //	Flags:
 //	  -h, --help             help for pprof
-//	  -o, --output string    profile to write (gzipped protobuf)
+//	  -o, --output string    profile to write (gzipped protobuf; - for stdout)
 //	  -q, --quiet            no progress bar on stderr
 //	      --range string     measure only the span of the annotation or NVTX range with this name
 //	      --skip-steps int   drop the first N recorded ProfilerStep#N

@@ -4,10 +4,8 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
-	"github.com/mattn/go-isatty"
 	"github.com/spf13/cobra"
 
 	"github.com/traceql/traceql/metrics"
@@ -55,8 +53,13 @@ DuckDB, Spark and Polars read it too: SELECT * FROM 'out.parquet').` + windowHel
 			if err := checkFormat(opts.Format, "csv", "json", "parquet"); err != nil {
 				return err
 			}
-			if f, ok := opts.Out.(*os.File); ok && opts.Format == "parquet" && opts.Output == "" && isatty.IsTerminal(f.Fd()) {
-				return usageError{fmt.Errorf("--format parquet is binary: give -o FILE.parquet or redirect the output")}
+			if opts.Output == stdout {
+				opts.Output = ""
+			}
+			if opts.Format == "parquet" && opts.Output == "" {
+				if err := binaryToTerminal(opts.Out, "--format parquet"); err != nil {
+					return err
+				}
 			}
 			if err := opts.Read.prepare(cmd); err != nil {
 				return err
@@ -70,7 +73,7 @@ DuckDB, Spark and Polars read it too: SELECT * FROM 'out.parquet').` + windowHel
 	f := cmd.Flags()
 	f.StringVarP(&opts.Table, "table", "t", "summary", "table: "+strings.Join(report.ExportTables(), ", "))
 	f.StringVarP(&opts.Format, "format", "f", "csv", "csv, json (JSON lines) or parquet")
-	f.StringVarP(&opts.Output, "output", "o", "", "write to this file (atomically) instead of stdout")
+	f.StringVarP(&opts.Output, "output", "o", "", "file to write (atomically); stdout when absent or -")
 	opts.Read.addFlags(f)
 	return cmd
 }

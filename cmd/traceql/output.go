@@ -8,7 +8,22 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/mattn/go-isatty"
 )
+
+// stdout is the -o path that means standard output, as it does for curl
+// and tar.
+const stdout = "-"
+
+// binaryToTerminal refuses to write a binary format to w when w is a
+// terminal, where it would garble the screen.
+func binaryToTerminal(w io.Writer, what string) error {
+	if f, ok := w.(*os.File); ok && isatty.IsTerminal(f.Fd()) {
+		return usageError{fmt.Errorf("%s is binary: give -o FILE or redirect the output", what)}
+	}
+	return nil
+}
 
 // checkOutput refuses an output path that is a directory or one of the
 // input files, which the output would replace.

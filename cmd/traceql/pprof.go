@@ -14,6 +14,7 @@ import (
 type pprofOptions struct {
 	File   string
 	Output string
+	Out    io.Writer // for -o -
 	Read   readOptions
 }
 
@@ -38,9 +39,14 @@ Kernels replayed by a CUDA graph sit under the graph launch's stack.
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.File = args[0]
-			if opts.Output == "" {
-				return usageError{fmt.Errorf("pprof needs -o FILE (e.g. gpu.pb.gz)")}
+			opts.File, opts.Out = args[0], cmd.OutOrStdout()
+			switch opts.Output {
+			case "":
+				return usageError{fmt.Errorf("pprof needs -o FILE (e.g. gpu.pb.gz), or -o - for stdout")}
+			case stdout:
+				if err := binaryToTerminal(opts.Out, "a profile"); err != nil {
+					return err
+				}
 			}
 			if err := opts.Read.prepare(cmd); err != nil {
 				return err
@@ -52,14 +58,16 @@ Kernels replayed by a CUDA graph sit under the graph launch's stack.
 		},
 	}
 	f := cmd.Flags()
-	f.StringVarP(&opts.Output, "output", "o", "", "profile to write (gzipped protobuf)")
+	f.StringVarP(&opts.Output, "output", "o", "", "profile to write (gzipped protobuf; - for stdout)")
 	opts.Read.addFlags(f)
 	return cmd
 }
 
 func runPprof(ctx context.Context, opts *pprofOptions) error {
-	if err := checkOutput(opts.Output, []string{opts.File}); err != nil {
-		return err
+	if opts.Output != stdout {
+		if err := checkOutput(opts.Output, []string{opts.File}); err != nil {
+			return err
+		}
 	}
 	opts.Read.pythonStacks = true
 	defer opts.Read.startProgress([]string{opts.File})()
@@ -71,5 +79,8 @@ func runPprof(ctx context.Context, opts *pprofOptions) error {
 		return fmt.Errorf("%s: no kernels to attribute", opts.File)
 	}
 	samples := metrics.KernelStacks(t)
+	if opts.Output == stdout {
+		return report.WritePprof(opts.Out, samples)
+	}
 	return writeFileAtomic(opts.Output, func(w io.Writer) error { return report.WritePprof(w, samples) })
 }

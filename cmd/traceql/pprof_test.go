@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/google/pprof/profile"
@@ -68,5 +69,29 @@ func TestPprofTotals(t *testing.T) {
 				t.Errorf("%d kernels under %s, want %d", underGraph, tt.graphLaunch, tt.graphKernels)
 			}
 		})
+	}
+}
+
+// TestOutputDash: -o - writes to stdout, as for curl and tar, not to a
+// file named "-".
+func TestOutputDash(t *testing.T) {
+	in, err := filepath.Abs(sample)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(t.TempDir())
+	out, errOut, code := traceql("pprof", in, "-o", "-")
+	if code != 0 {
+		t.Fatalf("pprof -o -: exit %d: %s", code, errOut)
+	}
+	if _, err := profile.ParseData([]byte(out)); err != nil {
+		t.Errorf("pprof -o -: stdout is not a profile: %v", err)
+	}
+	out, errOut, code = traceql("export", in, "-o", "-")
+	if code != 0 || !strings.HasPrefix(out, "file,rank,device,") {
+		t.Errorf("export -o -: exit %d, stdout %.40q, stderr %s", code, out, errOut)
+	}
+	if _, err := os.Stat("-"); err == nil {
+		t.Error("a file named - was written")
 	}
 }
