@@ -162,6 +162,7 @@ func TestErrors(t *testing.T) {
 		{"bad format", []string{"summarize", "--format", "xml", "x"}, 2, `--format "xml"`},
 		{"bad flag", []string{"summarize", "--nope", "x"}, 2, "unknown flag: --nope"},
 		{"unknown command", []string{"sumarize"}, 2, "unknown command"},
+		{"unknown shell", []string{"completion", "tcsh"}, 2, `completion: no shell "tcsh"`},
 		{"missing file", []string{"summarize", filepath.Join(dir, "missing.json")}, 1, "missing.json: no such file"},
 		{"empty file", []string{"summarize", write("empty.json", "")}, 1, "empty.json: empty file"},
 		{"plain text", []string{"summarize", write("notes.txt", "hello")}, 1, "notes.txt: unknown trace format: expected"},

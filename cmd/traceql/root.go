@@ -31,6 +31,19 @@ between them, utilization, copy bandwidth.`,
 		newPprofCmd(nil),
 		newVersionCmd(),
 	)
+	// Cobra's completion command prints its help and exits 0 for a shell
+	// it does not know ("completion tcsh"): a script would take the help
+	// for a completion script.
+	root.InitDefaultCompletionCmd()
+	if c, _, err := root.Find([]string{"completion"}); err == nil && c.Name() == "completion" {
+		c.Args = cobra.ArbitraryArgs
+		c.RunE = func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return cmd.Help()
+			}
+			return usageError{fmt.Errorf("completion: no shell %q; want bash, fish, powershell or zsh", args[0])}
+		}
+	}
 	return root
 }
 
