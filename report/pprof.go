@@ -29,7 +29,8 @@ func WritePprof(w io.Writer, samples []metrics.StackSample) error {
 		if l, ok := locs[frame]; ok {
 			return l
 		}
-		name, file, line := parseFrame(frame)
+		// A name with a newline would break the lines of pprof -top.
+		name, file, line := parseFrame(blankControls(frame))
 		f := funcs[name+"\x00"+file]
 		if f == nil {
 			f = &profile.Function{ID: uint64(len(p.Function) + 1), Name: name, SystemName: name, Filename: file}
