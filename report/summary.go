@@ -58,6 +58,20 @@ func SummaryTables(s metrics.Summary) []*Table {
 	if s.Rank >= 0 {
 		title += fmt.Sprintf(", rank %d", s.Rank)
 	}
+	// One GPU model, as in most jobs, is named once in the title: in each
+	// column's header, eight GPUs made the table 240 characters wide.
+	model := ""
+	if len(s.Devices) > 0 {
+		model = s.Devices[0].Name
+	}
+	for _, d := range s.Devices {
+		if d.Name != model {
+			model = ""
+		}
+	}
+	if model != "" {
+		title += "; " + model
+	}
 	title += ")"
 	if len(s.Devices) == 0 {
 		return hostTables(s, title)
@@ -71,7 +85,7 @@ func SummaryTables(s metrics.Summary) []*Table {
 	}
 	for _, d := range s.Devices {
 		name := fmt.Sprintf("GPU %d", d.Device)
-		if d.Name != "" {
+		if d.Name != "" && model == "" {
 			name += " " + d.Name
 		}
 		main.Columns = append(main.Columns, Column{Name: name, Unit: metrics.Count})

@@ -130,3 +130,30 @@ func TestStepStatsTableOverlap(t *testing.T) {
 		t.Errorf("overlapping windows: notes %q, want the overlap said", tb.Notes)
 	}
 }
+
+// TestSummaryTablesGPUNames: one GPU model is named once, in the title;
+// different models are named in their columns.
+func TestSummaryTablesGPUNames(t *testing.T) {
+	for _, c := range []struct {
+		names   []string
+		title   string
+		headers []string
+	}{
+		{[]string{"H100", "H100"}, "a.json  (kineto; H100)", []string{"metric", "GPU 0", "GPU 1"}},
+		{[]string{"H100", "A100"}, "a.json  (kineto)", []string{"metric", "GPU 0 H100", "GPU 1 A100"}},
+		{[]string{"", ""}, "a.json  (kineto)", []string{"metric", "GPU 0", "GPU 1"}},
+	} {
+		s := metrics.Summary{Source: "a.json", Format: "kineto", Rank: -1}
+		for i, n := range c.names {
+			s.Devices = append(s.Devices, metrics.DeviceSummary{Device: i, Name: n, Kernels: 1})
+		}
+		main := SummaryTables(s)[0]
+		var headers []string
+		for _, col := range main.Columns {
+			headers = append(headers, col.Name)
+		}
+		if main.Title != c.title || !slices.Equal(headers, c.headers) {
+			t.Errorf("GPUs %q: title %q, headers %q; want %q, %q", c.names, main.Title, headers, c.title, c.headers)
+		}
+	}
+}
