@@ -257,7 +257,7 @@ func plotHist(w io.Writer, format string, s []Series, title, xlabel, noun, what 
 	var leg []legendEntry
 	for i, se := range s {
 		fill := translucent(runColor(i))
-		line := draw.LineStyle{Color: runColor(i), Width: vg.Points(1.5)}
+		line := runLine(i, vg.Points(1.5))
 		fills = append(fills, &stepHist{edges: edges, counts: counts[i], base: base, fill: fill})
 		lines = append(lines, &stepHist{edges: edges, counts: counts[i], base: base, line: line})
 		label := fmt.Sprintf("%s (%s", se.Label, plural(len(se.Values), noun))
@@ -315,14 +315,14 @@ func PlotTimeline(w io.Writer, format string, lines []Line, title string) error 
 		end := l.Points[len(l.Points)-1]
 		last := plotter.XY{X: float64(end.EndNS-l.Origin) / perNS, Y: 100 * end.Util}
 		xys = append(xys, last)
-		style := draw.LineStyle{Color: runColor(i), Width: vg.Points(1.25)}
+		style := runLine(i, vg.Points(1.25))
 		p.Add(&plotter.Line{XYs: xys, LineStyle: style, StepStyle: plotter.PostStep})
 		if last.X == xys[0].X { // a single instant: a dot
 			sc := &plotter.Scatter{XYs: xys[:1], GlyphStyle: draw.GlyphStyle{Color: style.Color, Radius: vg.Points(3), Shape: draw.CircleGlyph{}}}
 			p.Add(sc)
 		}
 		p.X.Max = max(p.X.Max, last.X)
-		leg = append(leg, legendEntry{label: l.Label, line: draw.LineStyle{Color: style.Color, Width: vg.Points(2)}})
+		leg = append(leg, legendEntry{label: l.Label, line: runLine(i, vg.Points(2))})
 	}
 	if len(leg) == 0 {
 		return errors.New("nothing to plot: no utilization points")
@@ -499,7 +499,22 @@ func runColor(i int) color.NRGBA {
 		{0xff, 0x9d, 0xa7, 0xff}, // pink
 		{0xba, 0xb0, 0xac, 0xff}, // gray
 	}
-	return p[i%len(p)]
+	c := p[i%len(p)]
+	if i/len(p)%2 == 1 {
+		// Runs 11 to 20 (ranks, often): the same hues, darker.
+		c.R, c.G, c.B = c.R/2, c.G/2, c.B/2
+	}
+	return c
+}
+
+// runLine is the line of run i: solid, or dashed for runs 11 to 20, whose
+// darker colours alone are hard to tell from the first ten's in thin lines.
+func runLine(i int, width vg.Length) draw.LineStyle {
+	l := draw.LineStyle{Color: runColor(i), Width: width}
+	if i/10%2 == 1 {
+		l.Dashes = []vg.Length{vg.Points(5), vg.Points(2)}
+	}
+	return l
 }
 
 // translucent returns c at 28 % opacity, for fills that overlap.

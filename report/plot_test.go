@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"flag"
 	"image"
+	"image/color"
 	"image/png"
 	"io"
 	"math"
@@ -381,5 +382,20 @@ func TestPlotHistZeros(t *testing.T) {
 	}
 	if !strings.Contains(buf.String(), "run (4 kernels, 2 of 0 ns not drawn)") {
 		t.Errorf("legend does not count the 0-ns kernels")
+	}
+}
+
+// TestRunStyles: twenty runs (ranks, often) get twenty colours, and the
+// lines of the last ten are dashed as well.
+func TestRunStyles(t *testing.T) {
+	seen := map[color.NRGBA]int{}
+	for i := range 20 {
+		if j, ok := seen[runColor(i)]; ok {
+			t.Errorf("runs %d and %d share colour %v", j, i, runColor(i))
+		}
+		seen[runColor(i)] = i
+		if dashed := len(runLine(i, 1).Dashes) > 0; dashed != (i >= 10) {
+			t.Errorf("run %d: dashed %v", i, dashed)
+		}
 	}
 }
