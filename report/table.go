@@ -7,7 +7,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"unicode/utf8"
+
+	"golang.org/x/text/width"
 
 	"github.com/traceql/traceql/metrics"
 )
@@ -69,13 +70,13 @@ func WriteText(w io.Writer, tables ...*Table) error {
 		width := make([]int, len(t.Columns))
 		for _, line := range grid {
 			for j, s := range line {
-				width[j] = max(width[j], utf8.RuneCountInString(s))
+				width[j] = max(width[j], columns(s))
 			}
 		}
 		for _, line := range grid {
 			var b strings.Builder
 			for j, s := range line {
-				pad := strings.Repeat(" ", width[j]-utf8.RuneCountInString(s))
+				pad := strings.Repeat(" ", width[j]-columns(s))
 				if j > 0 {
 					b.WriteString("  ")
 				}
@@ -163,4 +164,18 @@ func WriteCSV(w io.Writer, t *Table) error {
 	}
 	cw.Flush()
 	return cw.Error()
+}
+
+// columns returns how many terminal columns s takes: two for each wide
+// (CJK) character, one for others. A record_function label in Chinese
+// shifted every column after it.
+func columns(s string) int {
+	n := 0
+	for _, r := range s {
+		n++
+		if k := width.LookupRune(r).Kind(); k == width.EastAsianWide || k == width.EastAsianFullwidth {
+			n++
+		}
+	}
+	return n
 }

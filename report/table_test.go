@@ -30,3 +30,18 @@ func TestWriteMarkdownLiteral(t *testing.T) {
 		t.Errorf("text: %q", got)
 	}
 }
+
+// TestWriteTextWide: a name in Chinese takes two columns a character, and
+// the columns after it stay aligned.
+func TestWriteTextWide(t *testing.T) {
+	var buf bytes.Buffer
+	tab := &Table{Columns: []Column{{Name: "host op", Unit: metrics.Text}, {Name: "count", Unit: metrics.Count}},
+		Rows: [][]any{{"训练步骤", 1}, {"aten::mm", 22}}}
+	if err := WriteText(&buf, tab); err != nil {
+		t.Fatal(err)
+	}
+	want := "  host op   count\n  训练步骤      1\n  aten::mm     22\n"
+	if got := buf.String(); got != want {
+		t.Errorf("got\n%s\nwant\n%s", got, want)
+	}
+}
