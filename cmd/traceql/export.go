@@ -89,6 +89,7 @@ func runExport(ctx context.Context, opts *exportOptions) error {
 		}
 	}
 	defer opts.Read.startProgress(files)()
+	failed := 0
 	write := func(w io.Writer) error {
 		cols, _ := report.ExportColumns(opts.Table)
 		rw, err := report.NewRowWriter(w, opts.Format, cols)
@@ -97,8 +98,14 @@ func runExport(ctx context.Context, opts *exportOptions) error {
 		}
 		for _, f := range files {
 			t, err := openTrace(ctx, f, &opts.Read)
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
 			if err != nil {
-				return err
+				// As summarize does: one bad rank does not hide the others.
+				complain(opts.Err, err.Error())
+				failed++
+				continue
 			}
 			if len(metrics.ActiveDevices(t)) == 0 {
 				complain(opts.Err, noRows(f))
@@ -110,7 +117,12 @@ func runExport(ctx context.Context, opts *exportOptions) error {
 		return rw.Flush()
 	}
 	if opts.Output == "" {
-		return write(opts.Out)
+		err = write(opts.Out)
+	} else {
+		err = writeFileAtomic(opts.Output, write)
 	}
-	return writeFileAtomic(opts.Output, write)
+	if err == nil && failed > 0 {
+		return errReported{failed}
+	}
+	return err
 }

@@ -510,3 +510,19 @@ func TestNoGPUSaysSo(t *testing.T) {
 		}
 	}
 }
+
+// TestBadRankGoesOn: summarize and export report a trace that fails and
+// go on with the others, then exit 1.
+func TestBadRankGoesOn(t *testing.T) {
+	bad := filepath.Join(t.TempDir(), "rank1.json")
+	if err := os.WriteFile(bad, []byte(`{"traceEvents":[{"ph":"X",]}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, cmd := range [][]string{{"summarize", "-f", "csv"}, {"export"}} {
+		out, errOut, code := traceql(append(cmd, sample, bad, sample)...)
+		rows := strings.Count(out, "\n") - 1 // less the header
+		if code != 1 || rows != 4 || !strings.HasPrefix(errOut, "traceql: "+bad+": byte 26:") || strings.Count(errOut, "\n") != 1 {
+			t.Errorf("%s: exit %d, %d rows, stderr %q; want exit 1, the sample's 2 rows twice and one error", cmd[0], code, rows, errOut)
+		}
+	}
+}
