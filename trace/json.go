@@ -154,45 +154,55 @@ func isHex(c byte) bool {
 // scanNumber reads the number starting at b[i] and returns the index after
 // it. A number that reaches the end of b may continue: errMore.
 func scanNumber(b []byte, i int) (int, error) {
+	// No closure for the digit runs: one that captures i keeps it in
+	// memory, a load and a store a digit.
 	if b[i] == '-' {
 		i++
 	}
-	digits := func(what string) error {
-		if i >= len(b) {
-			return errMore
-		}
-		if b[i] < '0' || b[i] > '9' {
-			return badJSON(b, i, what)
-		}
-		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
-			i++
-		}
-		return nil
-	}
-	if i < len(b) && b[i] == '0' {
+	switch {
+	case i >= len(b):
+		return i, errMore
+	case b[i] == '0':
 		i++
-	} else if err := digits("in numeric literal"); err != nil {
-		return i, err
+	case b[i] < '1' || b[i] > '9':
+		return i, badJSON(b, i, "in numeric literal")
+	default:
+		i = skipDigits(b, i+1)
 	}
 	if i < len(b) && b[i] == '.' {
 		i++
-		if err := digits("after decimal point in numeric literal"); err != nil {
-			return i, err
+		switch {
+		case i >= len(b):
+			return i, errMore
+		case b[i] < '0' || b[i] > '9':
+			return i, badJSON(b, i, "after decimal point in numeric literal")
 		}
+		i = skipDigits(b, i+1)
 	}
 	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
 		i++
 		if i < len(b) && (b[i] == '+' || b[i] == '-') {
 			i++
 		}
-		if err := digits("in exponent of numeric literal"); err != nil {
-			return i, err
+		switch {
+		case i >= len(b):
+			return i, errMore
+		case b[i] < '0' || b[i] > '9':
+			return i, badJSON(b, i, "in exponent of numeric literal")
 		}
+		i = skipDigits(b, i+1)
 	}
 	if i >= len(b) {
 		return i, errMore
 	}
 	return i, nil
+}
+
+func skipDigits(b []byte, i int) int {
+	for i < len(b) && b[i] >= '0' && b[i] <= '9' {
+		i++
+	}
+	return i
 }
 
 // Literals, the malformed ones known Kineto versions wrote included: bare
