@@ -154,8 +154,10 @@ func isHex(c byte) bool {
 // scanNumber reads the number starting at b[i] and returns the index after
 // it. A number that reaches the end of b may continue: errMore.
 func scanNumber(b []byte, i int) (int, error) {
-	// No closure for the digit runs: one that captures i keeps it in
-	// memory, a load and a store a digit.
+	// The digit runs are written out: a closure capturing i kept it in
+	// memory, a load and a store a digit (BenchmarkEventDecoder/real 4.9 %
+	// slower), and a function of its own was 4.7 % slower on the
+	// generated trace (benchstat, n = 8).
 	if b[i] == '-' {
 		i++
 	}
