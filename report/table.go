@@ -67,16 +67,16 @@ func WriteText(w io.Writer, tables ...*Table) error {
 			}
 			grid = append(grid, line)
 		}
-		width := make([]int, len(t.Columns))
+		widths := make([]int, len(t.Columns))
 		for _, line := range grid {
 			for j, s := range line {
-				width[j] = max(width[j], columns(s))
+				widths[j] = max(widths[j], columns(s))
 			}
 		}
 		for _, line := range grid {
 			var b strings.Builder
 			for j, s := range line {
-				pad := strings.Repeat(" ", width[j]-columns(s))
+				pad := strings.Repeat(" ", widths[j]-columns(s))
 				if j > 0 {
 					b.WriteString("  ")
 				}
