@@ -82,7 +82,7 @@ func DiffTables(d metrics.Diff, top int) []*Table {
 			name string
 			d    *metrics.DeviceSummary
 		}{{"old", dd.Old}, {"new", dd.New}} {
-			v := metrics.Verdict(side.d)
+			v := verdict(side.d)
 			if v == "" {
 				v = "no single cause dominates the idle time, or it is under 10 % of the span"
 			}

@@ -79,7 +79,7 @@ func SummaryTables(s metrics.Summary) []*Table {
 
 	main := &Table{Title: title, Columns: []Column{{Name: "metric", Unit: metrics.Text}}}
 	for i := range s.Devices {
-		if v := metrics.Verdict(&s.Devices[i]); v != "" {
+		if v := verdict(&s.Devices[i]); v != "" {
 			main.Notes = append(main.Notes, fmt.Sprintf("GPU %d %s", s.Devices[i].Device, v))
 		}
 	}

@@ -1,0 +1,35 @@
+package metrics
+
+import (
+	"testing"
+
+	"github.com/traceql/traceql/trace"
+)
+
+func TestVerdict(t *testing.T) {
+	// A device with a 1 s span and idle time split as given.
+	dev := func(idle, launch, short, sync int64, graphs int) *DeviceSummary {
+		d := &DeviceSummary{SpanNS: 1e9, IdleNS: idle, IdleLaunchNS: launch, ShortLaunchNS: short, IdleSyncNS: sync}
+		d.Launch.GraphLaunches = graphs
+		return d
+	}
+	for _, c := range []struct {
+		name string
+		d    *DeviceSummary
+		want Bound
+	}{
+		{"no span", &DeviceSummary{}, Unbound},
+		{"idle under a tenth", dev(99_999_999, 99_999_999, 99_999_999, 0, 0), Unbound},
+		{"idle a tenth, all short launch gaps", dev(1e8, 1e8, 1e8, 0, 0), LaunchBound},
+		{"launch half, short half of that", dev(4e8, 2e8, 1e8, 0, 0), LaunchBound},
+		{"the same with graphs", dev(4e8, 2e8, 1e8, 0, 3), GraphLaunchBound},
+		{"launch half, short under half of that", dev(4e8, 2e8, 1e8-1, 0, 0), HostBound},
+		{"launch under half, sync half", dev(4e8, 2e8-1, 2e8-1, 2e8, 0), SyncBound},
+		{"neither has half", dev(4e8, 2e8-1, 2e8-1, 2e8-1, 0), Unbound},
+		{"near MaxTime", &DeviceSummary{SpanNS: trace.MaxTime, IdleNS: trace.MaxTime, IdleSyncNS: trace.MaxTime}, SyncBound},
+	} {
+		if got := Verdict(c.d); got != c.want {
+			t.Errorf("%s: Verdict = %d, want %d", c.name, got, c.want)
+		}
+	}
+}
