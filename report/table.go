@@ -51,9 +51,7 @@ func WriteText(w io.Writer, tables ...*Table) error {
 			fmt.Fprintln(w, t.Title)
 		}
 		if len(t.Columns) == 0 { // a title and notes only
-			for _, n := range t.Notes {
-				fmt.Fprintf(w, "  %s\n", n)
-			}
+			writeNotes(w, t.Notes, noteWidth)
 			continue
 		}
 		grid := [][]string{make([]string, len(t.Columns))}
@@ -73,6 +71,7 @@ func WriteText(w io.Writer, tables ...*Table) error {
 				widths[j] = max(widths[j], columns(s))
 			}
 		}
+		wide := 0
 		for _, line := range grid {
 			var b strings.Builder
 			for j, s := range line {
@@ -89,13 +88,53 @@ func WriteText(w io.Writer, tables ...*Table) error {
 					b.WriteString(pad + s)
 				}
 			}
-			fmt.Fprintln(w, "  "+strings.TrimRight(b.String(), " "))
+			row := "  " + strings.TrimRight(b.String(), " ")
+			wide = max(wide, columns(row))
+			fmt.Fprintln(w, row)
 		}
-		for _, n := range t.Notes {
-			fmt.Fprintln(w, "  "+n)
-		}
+		writeNotes(w, t.Notes, max(wide, noteWidth))
 	}
 	return nil
+}
+
+// noteWidth is how many columns a line of a note fills at most, unless
+// its table or one word is wider.
+const noteWidth = 100
+
+// writeNotes writes notes indented, each wrapped at width columns with its
+// further lines indented more, so that where one note ends shows.
+func writeNotes(w io.Writer, notes []string, width int) {
+	for _, n := range notes {
+		for i, line := range wrap(n, width-2, width-4) {
+			if i == 0 {
+				fmt.Fprintln(w, "  "+line)
+			} else {
+				fmt.Fprintln(w, "    "+line)
+			}
+		}
+	}
+}
+
+// wrap breaks s at spaces into lines of at most first columns, then of at
+// most rest; a word longer than its line stands alone.
+func wrap(s string, first, rest int) []string {
+	var lines []string
+	limit := first
+	line, n := "", 0
+	for _, word := range strings.Split(s, " ") {
+		k := columns(word)
+		if n > 0 && n+1+k > limit {
+			lines = append(lines, line)
+			line, n, limit = "", 0, rest
+		}
+		if n > 0 {
+			line += " "
+			n++
+		}
+		line += word
+		n += k
+	}
+	return append(lines, line)
 }
 
 // mdEscape keeps text literal in GitHub-flavoured Markdown: a kernel's

@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"slices"
 	"strings"
 	"testing"
 
@@ -43,5 +44,46 @@ func TestWriteTextWide(t *testing.T) {
 	want := "  host op   count\n  训练步骤      1\n  aten::mm     22\n"
 	if got := buf.String(); got != want {
 		t.Errorf("got\n%s\nwant\n%s", got, want)
+	}
+}
+
+func TestWrap(t *testing.T) {
+	for _, c := range []struct {
+		s           string
+		first, rest int
+		want        []string
+	}{
+		{"", 10, 10, []string{""}},
+		{"one two three", 13, 13, []string{"one two three"}},
+		{"one two three", 12, 12, []string{"one two", "three"}},
+		{"one two three four", 7, 5, []string{"one two", "three", "four"}},
+		{"a averyveryverylongword b", 5, 5, []string{"a", "averyveryverylongword", "b"}},
+		{"日本語 ab", 7, 7, []string{"日本語", "ab"}}, // wide characters count two columns
+	} {
+		got := wrap(c.s, c.first, c.rest)
+		if !slices.Equal(got, c.want) {
+			t.Errorf("wrap(%q, %d, %d) = %q, want %q", c.s, c.first, c.rest, got, c.want)
+		}
+	}
+}
+
+func TestWriteTextNotes(t *testing.T) {
+	note := strings.Repeat("word ", 40) + "end"
+	var b strings.Builder
+	tb := &Table{Columns: []Column{{Name: "metric", Unit: metrics.Text}}, Rows: [][]any{{"x"}}, Notes: []string{note, "short"}}
+	if err := WriteText(&b, tb); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n")
+	want := []string{
+		"  metric",
+		"  x",
+		"  " + strings.TrimSpace(strings.Repeat("word ", 19)),
+		"    " + strings.TrimSpace(strings.Repeat("word ", 19)),
+		"    word word end",
+		"  short",
+	}
+	if !slices.Equal(lines, want) {
+		t.Errorf("got\n%s\nwant\n%s", strings.Join(lines, "\n"), strings.Join(want, "\n"))
 	}
 }
