@@ -1,10 +1,5 @@
 package metrics
 
-import (
-	"fmt"
-	"strings"
-)
-
 // Unit says how a column's value is measured, for scaling and formatting.
 type Unit uint8
 
@@ -19,7 +14,8 @@ const (
 )
 
 // A Column is one per-device metric: its name in CSV and JSON output, its
-// unit, its definition (shown by `traceql summarize --help`) and how to read
+// unit, its definition (shown by `traceql summarize --help`, see
+// report.MetricsHelp) and how to read
 // it from a DeviceSummary. This table is the one place metrics are defined.
 type Column struct {
 	Name  string // in CSV and JSON
@@ -96,18 +92,4 @@ func (d *DeviceSummary) otherCopies() CopyStat {
 		}
 	}
 	return o
-}
-
-// Help renders the definitions for --help.
-func Help() string {
-	var b strings.Builder
-	b.WriteString("Metrics, per device (all times integer ns in CSV/JSON):\n")
-	for _, c := range Columns() {
-		fmt.Fprintf(&b, "  %-17s %s\n", c.Name, c.Doc)
-	}
-	b.WriteString(`Also shown: the gap-length histogram (decades from 1 µs to 1 s), copies by
-kind and memory kinds (Pageable/Pinned/Device) with bandwidth, and the top
-kernels by total time (count, total, mean, share of kernel_ns).
-`)
-	return b.String()
 }

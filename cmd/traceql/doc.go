@@ -42,7 +42,6 @@
 //	With --format csv there is one row per (file, device), times in integer ns,
 //	ready for pandas.read_csv; --format json has the same names.
 //
-//
 //	Windows (GPU activity is clipped to the window; the launch calls of its
 //	kernels count wherever they were made, and the steps are those selected,
 //	or those inside the window):
@@ -55,56 +54,107 @@
 //	                    ns, us (µs), ms, s; either side may be empty
 //	  --range NAME      from the first start to the last end of the ranges named
 //	                    NAME (record_function annotation or NVTX range)
-//	Metrics, per device (all times integer ns in CSV/JSON):
-//	  device            device id as the trace numbers it (Kineto args.device, else pid; Nsight deviceId)
-//	  kernels           number of kernel executions on the device, all streams
-//	  kernel_ns         sum of kernel durations (end − start); overlapping kernels both count
-//	  kernel_mean_ns    kernel_ns / kernels
-//	  kernel_median_ns  median kernel duration; the mean of the two middle values for an even count
-//	  kernel_busy_ns    length of the union of kernel intervals only (tb-profiler's GPU utilization numerator)
-//	  span_ns           last GPU activity end − first GPU activity start; GPU activity = kernels + memcpys + memsets
-//	  busy_ns           length of the union of GPU activity intervals over all streams: overlapping work counts once, never a sum
-//	  idle_ns           span_ns − busy_ns: time inside the span with nothing running
-//	  idle_gaps         number of gaps between merged busy intervals (intervals that touch merge)
-//	  gpu_util          busy_ns / span_ns
-//	  h2d_copies        memcpys of kind HtoD (Kineto: the token after "Memcpy " in the name; Nsight: copyKind 1)
-//	  h2d_bytes         bytes moved by HtoD copies
-//	  h2d_ns            sum of HtoD copy durations
-//	  h2d_gbps          h2d_bytes / h2d_ns, in GB/s with GB = 1e9 B; 0 without copies
-//	  d2h_copies        memcpys of kind DtoH (Nsight copyKind 2)
-//	  d2h_bytes         bytes moved by DtoH copies
-//	  d2h_ns            sum of DtoH copy durations
-//	  d2h_gbps          d2h_bytes / d2h_ns, GB/s; 0 without copies
-//	  name              device name, when the trace gives it
-//	  streams           streams with GPU activity on the device
-//	  kernel_min_ns     shortest kernel
-//	  kernel_p90_ns     90th percentile kernel duration, nearest rank (the smallest duration with ≥ 90 % of kernels at or below it)
-//	  kernel_p99_ns     99th percentile kernel duration, nearest rank
-//	  kernel_max_ns     longest kernel
-//	  largest_gap_ns    longest idle gap
-//	  start_ns          first GPU activity start, on the trace's clock
-//	  end_ns            last GPU activity end, on the trace's clock
-//	  other_copies      memcpys of every other kind (DtoD, HtoH, PtoP, unified memory, …)
-//	  other_copy_bytes  bytes moved by those copies
-//	  other_copy_ns     sum of their durations
-//	  memsets           memset executions
-//	  memset_bytes      bytes set
-//	  memset_ns         sum of memset durations
-//	  launches          kernel launch calls (cudaLaunchKernel*, cuLaunchKernel*, cudaLaunchCooperativeKernel*, hipLaunchKernel, hipModuleLaunchKernel, hipExtLaunchKernel, …) whose kernels ran on the device, matched on correlation id within a process
-//	  graph_launches    graph launch calls (cudaGraphLaunch, cuGraphLaunch, hipGraphLaunch) whose kernels ran on the device
-//	  kernels_per_launch kernels matched to a launch call / (launches + graph_launches); > 1 when graphs replay many kernels per call
-//	  launch_ns         CPU time spent in those launch calls
-//	  launch_latency_median_ns median of (GPU start of a launch's first kernel − the call's start)
-//	  launch_latency_p90_ns 90th percentile of that latency, nearest rank
-//	  idle_launch_ns    idle gaps whose next GPU work was launched by a call that began after the GPU went idle: the CPU was late
-//	  idle_sync_ns      idle gaps during which a host synchronization (cudaStreamSynchronize, cudaDeviceSynchronize, cudaEventSynchronize, blocking cudaMemcpy, Nsight SYNCHRONIZATION rows and Kineto cuda_sync events other than stream waits, which do not block the host) was in progress
-//	  idle_other_ns     the rest of idle_ns
-//	  steps             ProfilerStep#N windows measured on the device (the steps table); 0 when the trace has none
-//	  step_median_ns    median length of those windows; the mean of the two middle values for an even count; 0 without steps
-//	  comm_kernels      collective communication kernels: names containing "nccl" in any case (NCCL, and RCCL, which keeps the names)
-//	  comm_ns           length of the union of their intervals
-//	  compute_ns        length of the union of the other kernels' intervals
-//	  comm_overlap      share of comm_ns during which a compute kernel also runs: communication hidden under computation; 0 without communication
+//
+//	Metrics, per device: the CSV and JSON name, the text table's label in
+//	quotes, and the definition (all times integer ns in CSV and JSON):
+//	  device                    device id as the trace numbers it (Kineto
+//	                            args.device, else pid; Nsight deviceId)
+//	  kernels                   number of kernel executions on the device, all
+//	                            streams
+//	  kernel_ns                 "kernel time": sum of kernel durations (end −
+//	                            start); overlapping kernels both count
+//	  kernel_mean_ns            "mean kernel": kernel_ns / kernels
+//	  kernel_median_ns          "median kernel": median kernel duration; the mean
+//	                            of the two middle values for an even count
+//	  kernel_busy_ns            "kernel busy": length of the union of kernel
+//	                            intervals only (tb-profiler's GPU utilization
+//	                            numerator)
+//	  span_ns                   "span": last GPU activity end − first GPU activity
+//	                            start; GPU activity = kernels + memcpys + memsets
+//	  busy_ns                   "busy": length of the union of GPU activity
+//	                            intervals over all streams: overlapping work counts
+//	                            once, never a sum
+//	  idle_ns                   "idle": span_ns − busy_ns: time inside the span
+//	                            with nothing running
+//	  idle_gaps                 "idle gaps": number of gaps between merged busy
+//	                            intervals (intervals that touch merge)
+//	  gpu_util                  "GPU utilization": busy_ns / span_ns
+//	  h2d_copies                "H2D copies": memcpys of kind HtoD (Kineto: the
+//	                            token after "Memcpy " in the name; Nsight: copyKind
+//	                            1)
+//	  h2d_bytes                 "H2D bytes": bytes moved by HtoD copies
+//	  h2d_ns                    "H2D time": sum of HtoD copy durations
+//	  h2d_gbps                  "H2D bandwidth": h2d_bytes / h2d_ns, in GB/s with
+//	                            GB = 1e9 B; 0 without copies
+//	  d2h_copies                "D2H copies": memcpys of kind DtoH (Nsight copyKind
+//	                            2)
+//	  d2h_bytes                 "D2H bytes": bytes moved by DtoH copies
+//	  d2h_ns                    "D2H time": sum of DtoH copy durations
+//	  d2h_gbps                  "D2H bandwidth": d2h_bytes / d2h_ns, GB/s; 0
+//	                            without copies
+//	  name                      device name, when the trace gives it
+//	  streams                   streams with GPU activity on the device
+//	  kernel_min_ns             "min kernel": shortest kernel
+//	  kernel_p90_ns             "p90 kernel": 90th percentile kernel duration,
+//	                            nearest rank (the smallest duration with ≥ 90 % of
+//	                            kernels at or below it)
+//	  kernel_p99_ns             "p99 kernel": 99th percentile kernel duration,
+//	                            nearest rank
+//	  kernel_max_ns             "max kernel": longest kernel
+//	  largest_gap_ns            "largest gap": longest idle gap
+//	  start_ns                  "first start": first GPU activity start, on the
+//	                            trace's clock
+//	  end_ns                    "last end": last GPU activity end, on the trace's
+//	                            clock
+//	  other_copies              "other copies": memcpys of every other kind (DtoD,
+//	                            HtoH, PtoP, unified memory, …)
+//	  other_copy_bytes          "other copy bytes": bytes moved by those copies
+//	  other_copy_ns             "other copy time": sum of their durations
+//	  memsets                   memset executions
+//	  memset_bytes              "memset bytes": bytes set
+//	  memset_ns                 "memset time": sum of memset durations
+//	  launches                  "kernel launches": kernel launch calls
+//	                            (cudaLaunchKernel*, cuLaunchKernel*,
+//	                            cudaLaunchCooperativeKernel*, hipLaunchKernel,
+//	                            hipModuleLaunchKernel, hipExtLaunchKernel, …) whose
+//	                            kernels ran on the device, matched on correlation
+//	                            id within a process
+//	  graph_launches            "graph launches": graph launch calls
+//	                            (cudaGraphLaunch, cuGraphLaunch, hipGraphLaunch)
+//	                            whose kernels ran on the device
+//	  kernels_per_launch        "kernels per launch": kernels matched to a launch
+//	                            call / (launches + graph_launches); > 1 when graphs
+//	                            replay many kernels per call
+//	  launch_ns                 "launch CPU time": CPU time spent in those launch
+//	                            calls
+//	  launch_latency_median_ns  "launch latency (median)": median of (GPU start of
+//	                            a launch's first kernel − the call's start)
+//	  launch_latency_p90_ns     "launch latency (p90)": 90th percentile of that
+//	                            latency, nearest rank
+//	  idle_launch_ns            "idle: waiting on launches": idle gaps whose next
+//	                            GPU work was launched by a call that began after
+//	                            the GPU went idle: the CPU was late
+//	  idle_sync_ns              "idle: in host syncs": idle gaps during which a
+//	                            host synchronization (cudaStreamSynchronize,
+//	                            cudaDeviceSynchronize, cudaEventSynchronize,
+//	                            blocking cudaMemcpy, Nsight SYNCHRONIZATION rows
+//	                            and Kineto cuda_sync events other than stream
+//	                            waits, which do not block the host) was in progress
+//	  idle_other_ns             "idle: other": the rest of idle_ns
+//	  steps                     ProfilerStep#N windows measured on the device (the
+//	                            steps table); 0 when the trace has none
+//	  step_median_ns            "median step": median length of those windows; the
+//	                            mean of the two middle values for an even count; 0
+//	                            without steps
+//	  comm_kernels              "comm kernels": collective communication kernels:
+//	                            names containing "nccl" in any case (NCCL, and
+//	                            RCCL, which keeps the names)
+//	  comm_ns                   "comm time": length of the union of their intervals
+//	  compute_ns                "compute time": length of the union of the other
+//	                            kernels' intervals
+//	  comm_overlap              "comm overlap": share of comm_ns during which a
+//	                            compute kernel also runs: communication hidden
+//	                            under computation; 0 without communication
 //	Also shown: the gap-length histogram (decades from 1 µs to 1 s), copies by
 //	kind and memory kinds (Pageable/Pinned/Device) with bandwidth, and the top
 //	kernels by total time (count, total, mean, share of kernel_ns).

@@ -18,6 +18,7 @@ import (
 	"github.com/traceql/traceql/internal/golden"
 	"github.com/traceql/traceql/internal/shared"
 	"github.com/traceql/traceql/internal/synth"
+	"github.com/traceql/traceql/metrics"
 )
 
 // traceql runs the whole CLI in-process.
@@ -233,11 +234,23 @@ func TestSummarizeFlags(t *testing.T) {
 	}
 }
 
+// TestHelpShowsDefinitions: every metric's name, label (where it differs)
+// and definition is in summarize --help (wrapped: compared with whitespace collapsed).
 func TestHelpShowsDefinitions(t *testing.T) {
 	out, _, code := traceql("summarize", "--help")
-	for _, s := range []string{"busy_ns", "union of GPU activity intervals", "kernel_median_ns", "h2d_gbps"} {
-		if code != 0 || !strings.Contains(out, s) {
-			t.Errorf("--help lacks %q", s)
+	if code != 0 {
+		t.Fatalf("exit code %d", code)
+	}
+	flat := strings.Join(strings.Fields(out), " ")
+	for _, c := range metrics.Columns() {
+		want := []string{c.Name + " ", c.Doc}
+		if c.Label != c.Name {
+			want = append(want, strconv.Quote(c.Label)+": ")
+		}
+		for _, s := range want {
+			if !strings.Contains(flat, strings.Join(strings.Fields(s), " ")) {
+				t.Errorf("--help lacks %q", s)
+			}
 		}
 	}
 }

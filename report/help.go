@@ -1,0 +1,44 @@
+package report
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/traceql/traceql/metrics"
+)
+
+// helpWidth is the width of MetricsHelp's lines, for an 80-column terminal.
+const helpWidth = 79
+
+// MetricsHelp renders the definitions of metrics.Columns for `summarize
+// --help`: each column's CSV and JSON name, the label text tables give it
+// where that differs, and its definition, wrapped.
+func MetricsHelp() string {
+	cols := metrics.Columns()
+	name := 0
+	for _, c := range cols {
+		name = max(name, len(c.Name))
+	}
+	indent := strings.Repeat(" ", 2+name+2)
+	var b strings.Builder
+	b.WriteString("Metrics, per device: the CSV and JSON name, the text table's label in\n" +
+		"quotes, and the definition (all times integer ns in CSV and JSON):\n")
+	for _, c := range cols {
+		doc := c.Doc
+		if c.Label != c.Name {
+			doc = fmt.Sprintf("%q: %s", c.Label, doc)
+		}
+		for i, line := range wrap(doc, helpWidth-len(indent), helpWidth-len(indent)) {
+			if i == 0 {
+				fmt.Fprintf(&b, "  %-*s  %s\n", name, c.Name, line)
+			} else {
+				b.WriteString(indent + line + "\n")
+			}
+		}
+	}
+	b.WriteString(`Also shown: the gap-length histogram (decades from 1 µs to 1 s), copies by
+kind and memory kinds (Pageable/Pinned/Device) with bandwidth, and the top
+kernels by total time (count, total, mean, share of kernel_ns).
+`)
+	return b.String()
+}
