@@ -200,6 +200,7 @@
 //	--format csv writes the summary metrics alone, one row per device pair and
 //	metric (old, new, delta, ratio), clock readings (start_ns, end_ns) left
 //	out; export --table kernel-stats gives each run's kernels.
+//
 //	Windows (GPU activity is clipped to the window; the launch calls of its
 //	kernels count wherever they were made, and the steps are those selected,
 //	or those inside the window):
@@ -239,6 +240,7 @@
 //	mode study: kernels, mean kernel, idle, utilization, duration (span),
 //	bandwidth, one column per run and the ratio of each run to the first.
 //	Labels default to the file names.
+//
 //	Windows (GPU activity is clipped to the window; the launch calls of its
 //	kernels count wherever they were made, and the steps are those selected,
 //	or those inside the window):
@@ -279,6 +281,7 @@
 //	  --kind gaps      idle-gap length histogram, runs overlaid
 //	  --kind timeline  GPU utilization over time in --bins bins, one line per run and device
 //	  --kind top       the --top kernels by total time as horizontal bars (first run)
+//
 //	Windows (GPU activity is clipped to the window; the launch calls of its
 //	kernels count wherever they were made, and the steps are those selected,
 //	or those inside the window):
@@ -329,6 +332,7 @@
 //	Load it in pandas with pd.read_csv("out.csv"), pd.read_json("out.jsonl", lines=True)
 //	for --format json, or pd.read_parquet("out.parquet") for --format parquet (zstd;
 //	DuckDB, Spark and Polars read it too: SELECT * FROM 'out.parquet').
+//
 //	Windows (GPU activity is clipped to the window; the launch calls of its
 //	kernels count wherever they were made, and the steps are those selected,
 //	or those inside the window):

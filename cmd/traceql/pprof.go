@@ -30,8 +30,7 @@ launching thread, then the launch call, then the kernel name as the leaf.
 Kernels replayed by a CUDA graph sit under the graph launch's stack.
 
   go tool pprof -top gpu.pb.gz
-  go tool pprof -http=: gpu.pb.gz     # flame graph of GPU time by source line
-` + windowHelp,
+  go tool pprof -http=: gpu.pb.gz     # flame graph of GPU time by source line` + windowHelp,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) != 1 {
 				return usageError{fmt.Errorf("pprof takes one trace; got %d", len(args))}

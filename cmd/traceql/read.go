@@ -39,6 +39,7 @@ func (r *readOptions) startProgress(files []string) func() {
 }
 
 const windowHelp = `
+
 Windows (GPU activity is clipped to the window; the launch calls of its
 kernels count wherever they were made, and the steps are those selected,
 or those inside the window):

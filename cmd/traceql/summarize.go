@@ -40,8 +40,7 @@ the lowest utilization named, and the least communication (NCCL) time when
 it is under half the median: ranks wait for a straggler inside collectives.
 --overview prints that table alone, for jobs of many ranks.
 With --format csv there is one row per (file, device), times in integer ns,
-ready for pandas.read_csv; --format json has the same names.
-` + windowHelp + "\n" + report.MetricsHelp(),
+ready for pandas.read_csv; --format json has the same names.` + windowHelp + "\n" + report.MetricsHelp(),
 		Example: `  traceql summarize run.pt.trace.json.gz
   traceql summarize runs/ --format csv > summary.csv
   traceql summarize report.sqlite --format markdown`,
