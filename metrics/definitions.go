@@ -14,9 +14,9 @@ const (
 )
 
 // A Column is one per-device metric: its name in CSV and JSON output, its
-// unit, its definition (shown by `traceql summarize --help`, see
-// report.MetricsHelp) and how to read
-// it from a DeviceSummary. This table is the one place metrics are defined.
+// unit, its definition (shown by `traceql summarize --help`: see
+// report.MetricsHelp) and how to read it from a DeviceSummary. This table
+// is the one place metrics are defined.
 type Column struct {
 	Name  string // in CSV and JSON
 	Label string // for people
