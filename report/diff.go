@@ -78,16 +78,7 @@ func DiffTables(d metrics.Diff, top int) []*Table {
 				Signed(toFloat(n)-toFloat(o), c.Unit), Change(toFloat(o), toFloat(n))})
 		}
 		// What holds each run's GPU back, as summarize says it.
-		for _, side := range []struct {
-			name string
-			d    *metrics.DeviceSummary
-		}{{"old", dd.Old}, {"new", dd.New}} {
-			v := verdict(side.d)
-			if v == "" {
-				v = "no single cause dominates the idle time, or it is under 10 % of the span"
-			}
-			t.Notes = append(t.Notes, side.name+": "+v)
-		}
+		t.Notes = append(t.Notes, runVerdict("old", dd.Old), runVerdict("new", dd.New))
 		out = append(out, t)
 		if len(dd.Steps) > 0 {
 			out = append(out, stepTable(dd.Steps))
@@ -247,7 +238,22 @@ func CompareTable(labels []string, sums []metrics.Summary, pos int) *Table {
 		}
 		t.Rows = append(t.Rows, row)
 	}
+	// What holds each run's GPU back, as summarize and diff say it.
+	for i, d := range devs {
+		if d != nil {
+			t.Notes = append(t.Notes, runVerdict(labels[i], d))
+		}
+	}
 	return t
+}
+
+// runVerdict says what holds run's device back, or that nothing does.
+func runVerdict(run string, d *metrics.DeviceSummary) string {
+	v := verdict(d)
+	if v == "" {
+		v = "no single cause dominates the idle time, or it is under 10 % of the span"
+	}
+	return run + ": " + v
 }
 
 // CompareRecords is the CSV shape of compare: one row per (run, device

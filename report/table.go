@@ -116,12 +116,21 @@ func writeNotes(w io.Writer, notes []string, width int) {
 }
 
 // wrap breaks s at spaces into lines of at most first columns, then of at
-// most rest; a word longer than its line stands alone.
+// most rest; a word longer than its line stands alone. A number stays on
+// the line of the word after it, its unit most often: "1 ms", "97 %".
 func wrap(s string, first, rest int) []string {
+	var words []string
+	for _, w := range strings.Split(s, " ") {
+		if k := len(words) - 1; k >= 0 && isNumber(words[k]) {
+			words[k] += " " + w
+			continue
+		}
+		words = append(words, w)
+	}
 	var lines []string
 	limit := first
 	line, n := "", 0
-	for _, word := range strings.Split(s, " ") {
+	for _, word := range words {
 		k := columns(word)
 		if n > 0 && n+1+k > limit {
 			lines = append(lines, line)
@@ -135,6 +144,13 @@ func wrap(s string, first, rest int) []string {
 		n += k
 	}
 	return append(lines, line)
+}
+
+// isNumber reports whether w is a number as tables write them: digits,
+// with a sign, a point or thousands separators.
+func isNumber(w string) bool {
+	w = strings.TrimLeft(w, "+−-")
+	return w != "" && w[0] >= '0' && w[0] <= '9' && strings.Trim(w, "0123456789.,") == ""
 }
 
 // mdEscape keeps text literal in GitHub-flavoured Markdown: a kernel's

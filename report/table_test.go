@@ -59,6 +59,10 @@ func TestWrap(t *testing.T) {
 		{"one two three four", 7, 5, []string{"one two", "three", "four"}},
 		{"a averyveryverylongword b", 5, 5, []string{"a", "averyveryverylongword", "b"}},
 		{"日本語 ab", 7, 7, []string{"日本語", "ab"}}, // wide characters count two columns
+		{"gaps of 1 ms or more", 10, 10, []string{"gaps of", "1 ms or", "more"}},
+		{"in 1,792 gaps", 8, 8, []string{"in", "1,792 gaps"}},
+		{"ratio −0.5 x", 8, 8, []string{"ratio", "−0.5 x"}},
+		{"at 1", 3, 3, []string{"at", "1"}},
 	} {
 		got := wrap(c.s, c.first, c.rest)
 		if !slices.Equal(got, c.want) {

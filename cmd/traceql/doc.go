@@ -90,8 +90,8 @@
 //	                            2)
 //	  d2h_bytes                 "D2H bytes": bytes moved by DtoH copies
 //	  d2h_ns                    "D2H time": sum of DtoH copy durations
-//	  d2h_gbps                  "D2H bandwidth": d2h_bytes / d2h_ns, GB/s; 0
-//	                            without copies
+//	  d2h_gbps                  "D2H bandwidth": d2h_bytes / d2h_ns, GB/s;
+//	                            0 without copies
 //	  name                      device name, when the trace gives it
 //	  streams                   streams with GPU activity on the device
 //	  kernel_min_ns             "min kernel": shortest kernel
@@ -144,8 +144,8 @@
 //	  steps                     ProfilerStep#N windows measured on the device (the
 //	                            steps table); 0 when the trace has none
 //	  step_median_ns            "median step": median length of those windows; the
-//	                            mean of the two middle values for an even count; 0
-//	                            without steps
+//	                            mean of the two middle values for an even count;
+//	                            0 without steps
 //	  comm_kernels              "comm kernels": collective communication kernels:
 //	                            names containing "nccl" in any case (NCCL, and
 //	                            RCCL, which keeps the names)
