@@ -23,6 +23,12 @@ const (
 	SyncBound
 )
 
+// String names b as the bound column does: none, launch, graph-launch,
+// host or sync.
+func (b Bound) String() string {
+	return [...]string{"none", "launch", "graph-launch", "host", "sync"}[b]
+}
+
 // Verdict says what holds the device back: idle time is a large part of
 // the span and one cause has at least half of it.
 func Verdict(d *DeviceSummary) Bound {

@@ -1,6 +1,7 @@
 package metrics
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/traceql/traceql/trace"
@@ -29,7 +30,14 @@ func TestVerdict(t *testing.T) {
 		{"near MaxTime", &DeviceSummary{SpanNS: trace.MaxTime, IdleNS: trace.MaxTime, IdleSyncNS: trace.MaxTime}, SyncBound},
 	} {
 		if got := Verdict(c.d); got != c.want {
-			t.Errorf("%s: Verdict = %d, want %d", c.name, got, c.want)
+			t.Errorf("%s: Verdict = %v, want %v", c.name, got, c.want)
 		}
+	}
+	var names []string
+	for b := Unbound; b <= SyncBound; b++ {
+		names = append(names, b.String())
+	}
+	if got := strings.Join(names, " "); got != "none launch graph-launch host sync" {
+		t.Errorf("bound names %q", got)
 	}
 }

@@ -155,6 +155,13 @@
 //	  comm_overlap              "comm overlap": share of comm_ns during which a
 //	                            compute kernel also runs: communication hidden
 //	                            under computation; 0 without communication
+//	  bound                     what holds the GPU back, as summarize's note says:
+//	                            none when idle_ns < 10 % of span_ns; else launch
+//	                            when idle_launch_ns ≥ idle_ns / 2 with half of it
+//	                            or more in gaps under 1 ms (graph-launch when the
+//	                            device ran graph launches), host when
+//	                            idle_launch_ns ≥ idle_ns / 2 otherwise, sync when
+//	                            idle_sync_ns ≥ idle_ns / 2, else none
 //	Also shown: the gap-length histogram (decades from 1 µs to 1 s), copies by
 //	kind and memory kinds (Pageable/Pinned/Device) with bandwidth, and the top
 //	kernels by total time (count, total, mean, share of kernel_ns).
