@@ -1,9 +1,11 @@
 package report
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"slices"
 	"strings"
@@ -290,7 +292,26 @@ func OverviewTable(sums []metrics.Summary) *Table {
 	if comm, low, median := lowest("comm_ns"); comm != "" && low < median/2 {
 		t.Notes = append(t.Notes, "least communication time: "+comm+": a straggler the others wait for inside NCCL kernels?")
 	}
+	t.Notes = append(t.Notes, "GPUs by bound (see --help): "+boundCounts(sums))
 	return t
+}
+
+// boundCounts counts the GPUs of the summaries by verdict, the most
+// common first: "6 launch, 2 sync".
+func boundCounts(sums []metrics.Summary) string {
+	n := map[metrics.Bound]int{}
+	for _, s := range sums {
+		for i := range s.Devices {
+			n[metrics.Verdict(&s.Devices[i])]++
+		}
+	}
+	bounds := slices.Collect(maps.Keys(n))
+	slices.SortFunc(bounds, func(a, b metrics.Bound) int { return cmp.Or(n[b]-n[a], int(a)-int(b)) })
+	var parts []string
+	for _, b := range bounds {
+		parts = append(parts, fmt.Sprintf("%d %s", n[b], b))
+	}
+	return strings.Join(parts, ", ")
 }
 
 // SummaryRecords is the machine-readable shape of summaries: one table,

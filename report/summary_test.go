@@ -34,7 +34,8 @@ func TestOverviewTable(t *testing.T) {
 			t.Errorf("%v row: kernels %v, want %v", o.Rows[3+i][0], o.Rows[3+i][kernels], want)
 		}
 	}
-	if len(o.Notes) != 1 || !strings.HasPrefix(o.Notes[0], "lowest GPU utilization: a.json GPU 1, 25.0 % (median 50.0 %)") {
+	if len(o.Notes) != 2 || !strings.HasPrefix(o.Notes[0], "lowest GPU utilization: a.json GPU 1, 25.0 % (median 50.0 %)") ||
+		o.Notes[1] != "GPUs by bound (see --help): 3 none" {
 		t.Errorf("notes %q", o.Notes)
 	}
 	if o := OverviewTable([]metrics.Summary{two, two}); o == nil || len(o.Rows) != 2 || len(o.Notes) != 0 {
@@ -97,7 +98,7 @@ func TestOverviewTableStraggler(t *testing.T) {
 	}
 	for _, tt := range []struct {
 		comm []int64
-		want string // the second note, "" for none
+		want string // the straggler note, "" for none
 	}{
 		{[]int64{4000, 2000, 900}, "least communication time: rank2.json GPU 0, 900 ns (median 2 µs): a straggler the others wait for inside NCCL kernels?"},
 		{[]int64{4000, 2000, 1000}, ""}, // half the median: not under it
@@ -105,8 +106,8 @@ func TestOverviewTableStraggler(t *testing.T) {
 	} {
 		o := OverviewTable(ranks(tt.comm...))
 		var got string
-		if len(o.Notes) > 1 {
-			got = o.Notes[1]
+		if i := slices.IndexFunc(o.Notes, func(n string) bool { return strings.HasPrefix(n, "least communication") }); i >= 0 {
+			got = o.Notes[i]
 		}
 		if got != tt.want {
 			t.Errorf("communication times %v: note %q, want %q", tt.comm, got, tt.want)
@@ -155,5 +156,31 @@ func TestSummaryTablesGPUNames(t *testing.T) {
 		if main.Title != c.title || !slices.Equal(headers, c.headers) {
 			t.Errorf("GPUs %q: title %q, headers %q; want %q, %q", c.names, main.Title, headers, c.title, c.headers)
 		}
+	}
+}
+
+// TestBoundCounts: the overview counts GPUs by verdict, most first, ties
+// in the order of the bounds.
+func TestBoundCounts(t *testing.T) {
+	bound := func(launch, sync int64) metrics.DeviceSummary {
+		return metrics.DeviceSummary{SpanNS: 100, IdleNS: 50, IdleLaunchNS: launch, ShortLaunchNS: launch, IdleSyncNS: sync}
+	}
+	launch, sync, none := bound(50, 0), bound(0, 50), metrics.DeviceSummary{SpanNS: 100}
+	sums := []metrics.Summary{
+		{Devices: []metrics.DeviceSummary{sync, launch}},
+		{Devices: []metrics.DeviceSummary{launch, none}},
+		{Devices: []metrics.DeviceSummary{sync, launch}},
+		{},
+	}
+	if got, want := boundCounts(sums), "3 launch, 2 sync, 1 none"; got != want {
+		t.Errorf("boundCounts = %q, want %q", got, want)
+	}
+	sums[1].Devices[0] = sync
+	if got, want := boundCounts(sums), "3 sync, 2 launch, 1 none"; got != want {
+		t.Errorf("boundCounts = %q, want %q", got, want)
+	}
+	sums[0].Devices[1], sums[2].Devices[0] = none, launch
+	if got, want := boundCounts(sums), "2 none, 2 launch, 2 sync"; got != want {
+		t.Errorf("boundCounts = %q, want %q", got, want)
 	}
 }

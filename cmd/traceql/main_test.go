@@ -115,7 +115,7 @@ func TestSummarizeRanks(t *testing.T) {
 	if comm[0] >= comm[1]/2 {
 		t.Fatalf("communication times %v: the least is not under half the median", comm)
 	}
-	if len(lines) != 9 { // header, 3 ranks, min, median, max, 2 notes
+	if len(lines) != 10 || !strings.HasPrefix(lines[9], "  GPUs by bound") { // header, 3 ranks, min, median, max, 3 notes
 		t.Fatalf("overview:\n%s", overview)
 	}
 	for i, f := range []string{"rank1.json", "rank2.json", "rank10.json"} {
