@@ -23,7 +23,7 @@ func verdict(d *metrics.DeviceSummary) string {
 			Format(d.Launch.Launches, metrics.Count), Format(d.Launch.GraphLaunches, metrics.Count))
 	case metrics.HostBound:
 		return fmt.Sprintf("host-bound: %.0f %% of idle time waits for the host to issue work, %.0f %% of it in gaps of "+
-			"1 ms or more (largest %s): the host is busy elsewhere between launches (data loading, Python)",
+			"1 ms or more (largest %s): the host is busy elsewhere between launches (data loading, Python or other host code)",
 			share(d.IdleLaunchNS), 100-100*float64(d.ShortLaunchNS)/float64(d.IdleLaunchNS), Format(d.LargestGapNS, metrics.NS))
 	case metrics.SyncBound:
 		return fmt.Sprintf("sync-bound: %.0f %% of idle time passes while the host waits in a synchronization "+
