@@ -254,3 +254,23 @@ func TestContentSize(t *testing.T) {
 		}
 	}
 }
+
+// TestGzipContentSize checks the guess once part of a gzip file is read:
+// the trailer's value plus the multiple of 4 GiB nearest the projection.
+func TestGzipContentSize(t *testing.T) {
+	const ten = 10_005_703_558 // /tmp's 10 GB generated trace, gzip -1: 1,144,426,270 bytes
+	for _, c := range []struct {
+		name                        string
+		size, isize, read, inflated int64
+		want                        int64
+	}{
+		{"too little read", 1_144_426_270, ten % (1 << 32), 1 << 20, 9 << 20, ten % (1 << 32)},
+		{"wrapped twice", 1_144_426_270, ten % (1 << 32), 100 << 20, 874 << 20, ten},
+		{"projection 35 % high", 54_000_000, 1_013_590_834, 8 << 20, 200 << 20, 1_013_590_834},
+		{"trailer below what was inflated", 10 << 20, 5, 5 << 20, 100 << 20, 200 << 20},
+	} {
+		if got := gzipContentSize(c.size, c.isize, c.read, c.inflated); got != c.want {
+			t.Errorf("%s: gzipContentSize(%d, %d, %d, %d) = %d, want %d", c.name, c.size, c.isize, c.read, c.inflated, got, c.want)
+		}
+	}
+}
