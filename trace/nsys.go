@@ -17,6 +17,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/traceql/traceql/internal/pages"
 	_ "modernc.org/sqlite" // registers the "sqlite" database/sql driver
 )
 
@@ -339,8 +340,8 @@ func readTable[T, A any](r *nsysReader, table string, cols []string, where strin
 	if span >= parallelRows {
 		parts = min(runtime.GOMAXPROCS(0), maxParts)
 	}
-	ts := make([]T, span)
-	as := make([]A, span)
+	ts := pages.Make[T](int(span), int(span))
+	as := pages.Make[A](int(span), int(span))
 	type part struct {
 		lo, hi int64 // rowids, inclusive
 		n      int   // rows kept, stored from ts[p.lo-lo] on
