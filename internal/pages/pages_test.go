@@ -1,6 +1,10 @@
 package pages
 
-import "testing"
+import (
+	"runtime/debug"
+	"sync"
+	"testing"
+)
 
 // TestMake checks that Make returns what make does: the length, the
 // capacity and zero values, also for empty and zero-size element types.
@@ -25,5 +29,26 @@ func TestMake(t *testing.T) {
 	}
 	if s := Make[int32](1<<20, 1<<20); len(s) != 1<<20 || s[len(s)-1] != 0 {
 		t.Errorf("Make[int32](1M): len %d", len(s))
+	}
+}
+
+// TestMakeRestoresGCPercent checks that Makes big enough to hold the
+// collector off, run at once, leave the collector as they found it.
+func TestMakeRestoresGCPercent(t *testing.T) {
+	old := debug.SetGCPercent(123)
+	defer debug.SetGCPercent(old)
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Go(func() {
+			for range 4 {
+				if s := Make[int64](holdBytes/8, holdBytes/8); len(s) != holdBytes/8 {
+					t.Errorf("len %d", len(s))
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if got := debug.SetGCPercent(old); got != 123 {
+		t.Errorf("GC percent after Make: %d, want 123", got)
 	}
 }
