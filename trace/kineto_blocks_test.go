@@ -258,7 +258,7 @@ func TestContentSize(t *testing.T) {
 // TestGzipContentSize checks the guess once part of a gzip file is read:
 // the trailer's value plus the multiple of 4 GiB nearest the projection.
 func TestGzipContentSize(t *testing.T) {
-	const ten = 10_005_703_558 // /tmp's 10 GB generated trace, gzip -1: 1,144,426,270 bytes
+	const ten = 10_005_703_558 // the README's big10g.json; gzip -1 makes 1,144,426,270 bytes of it
 	for _, c := range []struct {
 		name                        string
 		size, isize, read, inflated int64
