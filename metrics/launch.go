@@ -151,9 +151,9 @@ func launches(t *trace.Trace, dev int, ix launchIndex) LaunchStats {
 	if n := s.Launches + s.GraphLaunches; n > 0 {
 		s.MeanLaunchNS = float64(s.LaunchNS) / float64(n)
 		s.KernelsPerLaunch = float64(s.LaunchedKernels) / float64(n)
-		slices.Sort(lat)
-		s.LatencyMedianNS = Median(lat)
-		s.LatencyP90NS = Percentile(lat, 90)
+		var p90 []int64
+		s.LatencyMedianNS, p90 = quantiles(lat, 90)
+		s.LatencyP90NS = p90[0]
 	}
 	return s
 }

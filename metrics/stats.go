@@ -2,6 +2,7 @@ package metrics
 
 import (
 	"math"
+	"math/bits"
 	"slices"
 )
 
@@ -123,4 +124,86 @@ func exactU(n1, n2, u int) float64 {
 		}
 	}
 	return math.Min(1, 2*le/total)
+}
+
+// quantiles returns what Median and Percentile, for each p of ps, would
+// return for values sorted, without sorting them: each value is found by
+// selection, in expected linear time. Sorting the kernel durations and
+// launch latencies was about half the CPU time of a summary of the
+// generated trace (BenchmarkSummarize). values is reordered.
+func quantiles(values []int64, ps ...float64) (median float64, pct []int64) {
+	n := len(values)
+	pct = make([]int64, len(ps))
+	if n == 0 {
+		return 0, pct
+	}
+	// The ranks wanted, ascending: the middle one or two, and each p's.
+	ranks := []int{(n - 1) / 2, n / 2}
+	for _, p := range ps {
+		ranks = append(ranks, percentileRank(n, p))
+	}
+	ranked := slices.Clone(ranks)
+	slices.Sort(ranked)
+	lo := 0
+	for _, k := range slices.Compact(ranked) {
+		// None of values[:lo] is greater than any of the rest, and
+		// the ranks found there stay in place: the next is sought in
+		// the rest.
+		selectNth(values[lo:], k-lo)
+		lo = k + 1
+	}
+	a, b := values[ranks[0]], values[ranks[1]]
+	median = float64(a) + float64(b-a)/2 // as Median, without overflow
+	for i := range ps {
+		pct[i] = values[ranks[2+i]]
+	}
+	return median, pct
+}
+
+// selectNth reorders s so that s[k] holds what a sort would put there,
+// with none greater before it and none smaller after it: quickselect,
+// with a three-way partition for the repeated values durations have, and
+// a sort when partitions keep coming out lopsided (adversarial input), so
+// that it is never worse than a sort.
+func selectNth(s []int64, k int) {
+	for budget := 2 * bits.Len(uint(len(s))); len(s) > 16; budget-- {
+		if budget == 0 {
+			slices.Sort(s)
+			return
+		}
+		lt, gt := partition3(s, median3(s[0], s[len(s)/2], s[len(s)-1]))
+		switch {
+		case k < lt:
+			s = s[:lt]
+		case k >= gt:
+			s, k = s[gt:], k-gt
+		default:
+			return // s[k] equals the pivot, in place
+		}
+	}
+	slices.Sort(s)
+}
+
+// partition3 reorders s into the values less than p, those equal to it,
+// and those greater, and returns where the equal ones begin and end.
+func partition3(s []int64, p int64) (lt, gt int) {
+	lt, gt = 0, len(s)
+	for i := 0; i < gt; {
+		switch v := s[i]; {
+		case v < p:
+			s[i], s[lt] = s[lt], v
+			lt++
+			i++
+		case v > p:
+			gt--
+			s[i], s[gt] = s[gt], v
+		default:
+			i++
+		}
+	}
+	return lt, gt
+}
+
+func median3(a, b, c int64) int64 {
+	return max(min(a, b), min(max(a, b), c))
 }

@@ -2,6 +2,8 @@ package metrics
 
 import (
 	"math"
+	"math/rand/v2"
+	"slices"
 	"testing"
 )
 
@@ -61,6 +63,47 @@ func TestFamily(t *testing.T) {
 	for in, want := range tests {
 		if got := Family(in); got != want {
 			t.Errorf("Family(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// TestQuantiles holds quantiles, which selects, equal to Median and
+// Percentile of the sorted values, on inputs of every shape: few and many
+// distinct values, already sorted, reversed, and organ-pipe (the shape
+// that defeats a median-of-three pivot).
+func TestQuantiles(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	shapes := map[string]func(i, n int) int64{
+		"wide":     func(int, int) int64 { return rng.Int64N(1 << 62) },
+		"repeated": func(int, int) int64 { return rng.Int64N(5) },
+		"equal":    func(int, int) int64 { return 7 },
+		"sorted":   func(i, n int) int64 { return int64(i) },
+		"reversed": func(i, n int) int64 { return int64(n - i) },
+		"organ":    func(i, n int) int64 { return int64(min(i, n-i)) },
+		"negative": func(int, int) int64 { return rng.Int64N(1000) - 500 },
+		"extremes": func(i, n int) int64 { return [...]int64{-1 << 62, 1 << 62, 0}[i%3] },
+	}
+	ps := []float64{0, 1, 50, 90, 99, 100}
+	for name, gen := range shapes {
+		for _, n := range []int{0, 1, 2, 3, 16, 17, 100, 1001, 50000} {
+			values := make([]int64, n)
+			for i := range values {
+				values[i] = gen(i, n)
+			}
+			sorted := slices.Sorted(slices.Values(values))
+			median, pct := quantiles(values, ps...)
+			if want := Median(sorted); median != want {
+				t.Errorf("%s, n = %d: median %v, want %v", name, n, median, want)
+			}
+			for i, p := range ps {
+				if want := Percentile(sorted, p); pct[i] != want {
+					t.Errorf("%s, n = %d: p%v %d, want %d", name, n, p, pct[i], want)
+				}
+			}
+			slices.Sort(values)
+			if !slices.Equal(values, sorted) {
+				t.Errorf("%s, n = %d: values lost or changed", name, n)
+			}
 		}
 	}
 }

@@ -272,13 +272,10 @@ func summarizeDevice(t *trace.Trace, dev trace.Device, topN int, ix launchIndex,
 	}
 	d.Kernels = len(durs)
 	if d.Kernels > 0 {
-		slices.Sort(durs)
 		d.KernelMeanNS = float64(d.KernelNS) / float64(d.Kernels)
-		d.KernelMedianNS = Median(durs)
-		d.KernelMinNS = durs[0]
-		d.KernelMaxNS = durs[len(durs)-1]
-		d.KernelP90NS = Percentile(durs, 90)
-		d.KernelP99NS = Percentile(durs, 99)
+		var pct []int64
+		d.KernelMedianNS, pct = quantiles(durs, 0, 90, 99, 100)
+		d.KernelMinNS, d.KernelP90NS, d.KernelP99NS, d.KernelMaxNS = pct[0], pct[1], pct[2], pct[3]
 	}
 	d.KernelBusyNS = Length(unionSorted(activityIntervals(t, dev.ID, false)))
 	d.Comm = commStat(comm, compute)
@@ -422,8 +419,14 @@ func Percentile(sorted []int64, p float64) int64 {
 	if len(sorted) == 0 {
 		return 0
 	}
-	r := int(math.Ceil(p / 100 * float64(len(sorted))))
-	return sorted[min(max(r, 1), len(sorted))-1]
+	return sorted[percentileRank(len(sorted), p)]
+}
+
+// percentileRank is the index, in n sorted values, of their p-th
+// percentile.
+func percentileRank(n int, p float64) int {
+	r := int(math.Ceil(p / 100 * float64(n)))
+	return min(max(r, 1), n) - 1
 }
 
 // gapEdges are the bucket bounds of GapHistogram: 1 µs … 1 s by decades.
