@@ -152,8 +152,7 @@ func quantiles(values []int64, ps ...float64) (median float64, pct []int64) {
 		selectNth(values[lo:], k-lo)
 		lo = k + 1
 	}
-	a, b := values[ranks[0]], values[ranks[1]]
-	median = float64(a) + float64(b-a)/2 // as Median, without overflow
+	median = Median([]int64{values[ranks[0]], values[ranks[1]]}) // the middle one or two
 	for i := range ps {
 		pct[i] = values[ranks[2+i]]
 	}
