@@ -6,6 +6,7 @@ import (
 	"io"
 	"runtime"
 	"sync"
+	"sync/atomic"
 
 	"github.com/traceql/traceql/internal/pages"
 )
@@ -72,8 +73,26 @@ type blockReader struct {
 	errAt int64
 }
 
+// workersBusy counts the block workers of all files being read. Files read
+// at once (a folder of ranks) share GOMAXPROCS workers instead of taking
+// GOMAXPROCS each, whose blocks in flight and decoders grew as its square:
+// 3.4 GB for 64 ranks of 50 MB at GOMAXPROCS=32, 0.9 GB shared.
+var workersBusy atomic.Int64
+
+// takeWorkers reserves the workers free now, and at least one, so that
+// every file makes progress; each is given back with workersBusy.Add(-1).
+func takeWorkers() int {
+	for {
+		busy := workersBusy.Load()
+		n := max(1, int64(runtime.GOMAXPROCS(0))-busy)
+		if workersBusy.CompareAndSwap(busy, busy+n) {
+			return int(n)
+		}
+	}
+}
+
 func (d *kinetoDecoder) startBlocks(r io.Reader, off int64) *blockReader {
-	workers := max(1, runtime.GOMAXPROCS(0))
+	workers := takeWorkers()
 	inflight := 2*workers + 2
 	size := min(max(d.in.contentSize(), 64<<10), blockBytes)
 	br := &blockReader{
@@ -120,6 +139,7 @@ func (d *kinetoDecoder) startBlocks(r io.Reader, off int64) *blockReader {
 		br.wg.Add(1)
 		go func() {
 			defer br.wg.Done()
+			defer workersBusy.Add(-1)
 			dec := newEventDecoder(d.in)
 			for b := range br.work {
 				if b.spec = guessEventStart(b.buf); b.spec >= 0 {

@@ -9,7 +9,11 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"runtime"
+	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/traceql/traceql/internal/shared"
@@ -272,5 +276,70 @@ func TestGzipContentSize(t *testing.T) {
 		if got := gzipContentSize(c.size, c.isize, c.read, c.inflated); got != c.want {
 			t.Errorf("%s: gzipContentSize(%d, %d, %d, %d) = %d, want %d", c.name, c.size, c.isize, c.read, c.inflated, got, c.want)
 		}
+	}
+}
+
+// TestWorkersShared: files read at once share GOMAXPROCS block workers (a
+// file takes those free, and at least one), and every read gives its
+// workers back, whether it succeeds, fails or is cancelled.
+func TestWorkersShared(t *testing.T) {
+	p := runtime.GOMAXPROCS(0)
+	if n := workersBusy.Load(); n != 0 {
+		t.Fatalf("%d workers busy before any read", n)
+	}
+	if n := takeWorkers(); n != p {
+		t.Errorf("first file: %d workers, want GOMAXPROCS = %d", n, p)
+	}
+	if n := takeWorkers(); n != 1 {
+		t.Errorf("with none free: %d workers, want 1", n)
+	}
+	workersBusy.Add(-int64(p + 1))
+
+	var buf bytes.Buffer
+	if _, err := synth.Write(&buf, synth.Config{Seed: 5, Devices: 1, Streams: 2, Steps: 2, KernelsPerStep: 200}); err != nil {
+		t.Fatal(err)
+	}
+	good := buf.Bytes()
+	bad := slices.Clone(good)
+	bad[len(bad)/2] = '\x00'
+	cancelled, cancel := context.WithCancel(context.Background())
+	cancel()
+	old := blockBytes
+	blockBytes = 4096
+	defer func() { blockBytes = old }()
+	want, err := Options{}.read(context.Background(), "good.json", bytes.NewReader(good), int64(len(good)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	reads := []struct {
+		ctx  context.Context
+		data []byte
+		ok   bool // a cut file is read, with a warning
+	}{
+		{context.Background(), good, true}, {context.Background(), bad, false},
+		{context.Background(), good[:len(good)/3], true}, {cancelled, good, false},
+	}
+	const copies = 4
+	var peak atomic.Int64
+	var wg sync.WaitGroup
+	for i := range copies * len(reads) {
+		r := reads[i%len(reads)]
+		wg.Go(func() {
+			peak.Store(max(peak.Load(), workersBusy.Load()))
+			got, err := Options{}.read(r.ctx, "in.json", bytes.NewReader(r.data), int64(len(r.data)))
+			if (err == nil) != r.ok {
+				t.Errorf("read %d: err = %v, want ok = %v", i, err, r.ok)
+			}
+			if err == nil && len(r.data) == len(good) {
+				sameTrace(t, "shared workers", want, got, true)
+			}
+		})
+	}
+	wg.Wait()
+	if n := workersBusy.Load(); n != 0 {
+		t.Errorf("%d workers still busy after every read ended", n)
+	}
+	if n := peak.Load(); n > int64(p+copies*len(reads)) {
+		t.Errorf("%d workers busy at once for %d files, GOMAXPROCS %d", n, copies*len(reads), p)
 	}
 }
