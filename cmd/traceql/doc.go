@@ -39,6 +39,10 @@
 //	the lowest utilization named, and the least communication (NCCL) time when
 //	it is under half the median: ranks wait for a straggler inside collectives.
 //	--overview prints that table alone, for jobs of many ranks.
+//	Files are read --jobs at a time, one per CPU by default. Each holds its
+//	tables until summarized: up to a third of an uncompressed Kineto file's
+//	size, three times an Nsight export's. With big ranks and little memory,
+//	give fewer.
 //	With --format csv there is one row per (file, device), times in integer ns,
 //	ready for pandas.read_csv; --format json has the same names.
 //
@@ -177,6 +181,7 @@
 //	Flags:
 //	  -f, --format string    output format: text, csv, json or markdown (default "text")
 //	  -h, --help             help for summarize
+//	  -j, --jobs int         files read at once (default 0: one per CPU)
 //	      --overview         print only the overview of several traces, not each trace's tables
 //	  -q, --quiet            no progress bar on stderr
 //	      --range string     measure only the span of the annotation or NVTX range with this name
@@ -363,6 +368,7 @@
 //	Flags:
 //	  -f, --format string    csv, json (JSON lines) or parquet (default "csv")
 //	  -h, --help             help for export
+//	  -j, --jobs int         files read at once (default 0: one per CPU)
 //	  -o, --output string    file to write (atomically); stdout when absent or -
 //	  -q, --quiet            no progress bar on stderr
 //	      --range string     measure only the span of the annotation or NVTX range with this name

@@ -10,6 +10,7 @@ import (
 
 	"github.com/traceql/traceql/metrics"
 	"github.com/traceql/traceql/report"
+	"github.com/traceql/traceql/trace"
 )
 
 type exportOptions struct {
@@ -75,6 +76,7 @@ DuckDB, Spark and Polars read it too: SELECT * FROM 'out.parquet').` + windowHel
 	f.StringVarP(&opts.Format, "format", "f", "csv", "csv, json (JSON lines) or parquet")
 	f.StringVarP(&opts.Output, "output", "o", "", "file to write (atomically); stdout when absent or -")
 	opts.Read.addFlags(f)
+	opts.Read.addJobsFlag(f)
 	return cmd
 }
 
@@ -96,8 +98,8 @@ func runExport(ctx context.Context, opts *exportOptions) error {
 		if err != nil {
 			return err
 		}
-		for _, f := range files {
-			t, err := openTrace(ctx, f, &opts.Read)
+		keep := func(t *trace.Trace) *trace.Trace { return t }
+		err = readEach(ctx, files, &opts.Read, keep, func(f string, t *trace.Trace, err error) error {
 			if ctx.Err() != nil {
 				return ctx.Err()
 			}
@@ -105,14 +107,16 @@ func runExport(ctx context.Context, opts *exportOptions) error {
 				// As summarize does: one bad rank does not hide the others.
 				complain(opts.Err, err.Error())
 				failed++
-				continue
+				return nil
 			}
+			opts.Read.warn(f, t.Warnings)
 			if len(metrics.ActiveDevices(t)) == 0 {
 				complain(opts.Err, noRows(f))
 			}
-			if err := report.Export(rw, opts.Table, t); err != nil {
-				return err
-			}
+			return report.Export(rw, opts.Table, t)
+		})
+		if err != nil {
+			return err
 		}
 		return rw.Flush()
 	}

@@ -99,6 +99,15 @@ func TestSummarizeRanks(t *testing.T) {
 	if want := []string{"1", "2", "10"}; !slices.Equal(ranks, want) {
 		t.Errorf("CSV ranks %v, want %v", ranks, want)
 	}
+	// One file at a time, or all at once: the same rows.
+	for _, args := range [][]string{{"summarize", "-j", "1"}, {"summarize", "--jobs", "3"}, {"export", "-j", "1"}, {"export"}} {
+		if out, errOut, code := traceql(append(args, dir, "-f", "csv")...); code != 0 || out != csvOut {
+			t.Errorf("%v: exit %d, %s\n%s\nwant\n%s", args, code, errOut, out, csvOut)
+		}
+	}
+	if _, errOut, code := traceql("export", dir, "-j", "-1"); code != 2 || !strings.Contains(errOut, "--jobs -1") {
+		t.Errorf("-j -1: exit %d, %s; want a usage error", code, errOut)
+	}
 
 	out, errOut, code := traceql("summarize", dir)
 	if code != 0 {
@@ -225,11 +234,11 @@ func TestTruncatedIsAWarning(t *testing.T) {
 func TestSummarizeFlags(t *testing.T) {
 	var got *summarizeOptions
 	cmd := newSummarizeCmd(func(_ context.Context, o *summarizeOptions) error { got = o; return nil })
-	cmd.SetArgs([]string{"-f", "csv", "--top", "3", "--strict", "a.json", "dir/"})
+	cmd.SetArgs([]string{"-f", "csv", "--top", "3", "--strict", "-j", "2", "a.json", "dir/"})
 	if err := cmd.Execute(); err != nil {
 		t.Fatal(err)
 	}
-	if got.Format != "csv" || got.Top != 3 || !got.Read.Strict || strings.Join(got.Args, " ") != "a.json dir/" {
+	if got.Format != "csv" || got.Top != 3 || !got.Read.Strict || got.Read.Jobs != 2 || strings.Join(got.Args, " ") != "a.json dir/" {
 		t.Errorf("options %+v", got)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"runtime"
 	"strconv"
 	"strings"
 
@@ -25,6 +26,7 @@ type readOptions struct {
 	SkipSteps int
 	Window    string // "100ms:500ms", relative to the first GPU activity
 	Range     string // an annotation or NVTX range name
+	Jobs      int    // files read at once (readEach); 0: one per CPU
 
 	pythonStacks bool      // keep python_function events (pprof)
 	stderr       io.Writer // for the progress bar and warnings
@@ -63,6 +65,11 @@ func (w *readOptions) addFlags(f *pflag.FlagSet) {
 	f.StringVar(&w.Range, "range", "", "measure only the span of the annotation or NVTX range with this name")
 }
 
+// addJobsFlag adds --jobs, for commands that read many files (readEach).
+func (w *readOptions) addJobsFlag(f *pflag.FlagSet) {
+	f.IntVarP(&w.Jobs, "jobs", "j", 0, "files read at once (default 0: one per CPU)")
+}
+
 // prepare takes the command's stderr for the progress bar and validates
 // the flags.
 func (w *readOptions) prepare(cmd *cobra.Command) error {
@@ -83,6 +90,9 @@ func (w *readOptions) check() error {
 	}
 	if w.SkipSteps < 0 {
 		return usageError{fmt.Errorf("--skip-steps %d: want 0 or more", w.SkipSteps)}
+	}
+	if w.Jobs < 0 {
+		return usageError{fmt.Errorf("--jobs %d: want 0 (one per CPU) or more", w.Jobs)}
 	}
 	if _, _, err := parseStepSpec(w.Steps); err != nil {
 		return usageError{err}
@@ -257,6 +267,57 @@ func (r *readOptions) warn(path string, warnings []string) {
 	for _, w := range warnings {
 		complain(r.stderr, fmt.Sprintf("warning: %s: %s", path, w))
 	}
+}
+
+// readEach reads the files, r.Jobs at a time, and runs do on each trace in
+// the goroutine that read it; use then gets the results, or the errors, in
+// argument order. At most r.Jobs files are being read or waiting for use,
+// so that memory stays bounded: a trace's tables are up to a third of its
+// file's size. When use fails, reading stops and readEach returns its
+// error.
+func readEach[R any](ctx context.Context, files []string, r *readOptions, do func(*trace.Trace) R, use func(file string, res R, err error) error) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	type result struct {
+		res R
+		err error
+	}
+	results := make([]chan result, len(files))
+	for i := range results {
+		results[i] = make(chan result, 1)
+	}
+	jobs := r.Jobs
+	if jobs == 0 {
+		jobs = runtime.GOMAXPROCS(0)
+	}
+	slots := make(chan struct{}, jobs)
+	done := make(chan struct{}) // closed when use failed: the rest are not wanted
+	defer close(done)
+	go func() {
+		for i, f := range files {
+			select {
+			case slots <- struct{}{}:
+			case <-done:
+				return
+			}
+			go func() {
+				var res result
+				var t *trace.Trace
+				if t, res.err = readTrace(ctx, f, r); res.err == nil {
+					res.res = do(t)
+				}
+				results[i] <- res
+			}()
+		}
+	}()
+	for i, f := range files {
+		res := <-results[i]
+		<-slots
+		if err := use(f, res.res, res.err); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // readTrace is openTrace leaving the warnings to the caller, for files
