@@ -79,21 +79,27 @@ type blockReader struct {
 // 3.4 GB for 64 ranks of 50 MB at GOMAXPROCS=32, 0.9 GB shared.
 var workersBusy atomic.Int64
 
-// takeWorkers reserves the workers free now, and at least one, so that
-// every file makes progress; each is given back with workersBusy.Add(-1).
-func takeWorkers() int {
+// takeWorkers reserves up to most of the workers free now, and at least
+// least; each is given back with workersBusy.Add(-1).
+func takeWorkers(most, least int) int {
 	for {
 		busy := workersBusy.Load()
-		n := max(1, int64(runtime.GOMAXPROCS(0))-busy)
+		n := min(int64(most), max(int64(least), int64(runtime.GOMAXPROCS(0))-busy))
+		if n <= 0 {
+			return 0
+		}
 		if workersBusy.CompareAndSwap(busy, busy+n) {
 			return int(n)
 		}
 	}
 }
 
+// startBlocks reads blocks from r and decodes them with the workers free,
+// at least one, and more as other files' reads end and give theirs back,
+// up to GOMAXPROCS; each worker adds two blocks in flight.
 func (d *kinetoDecoder) startBlocks(r io.Reader, off int64) *blockReader {
-	workers := takeWorkers()
-	inflight := 2*workers + 2
+	most := max(1, runtime.GOMAXPROCS(0))
+	inflight := 2*most + 2
 	size := min(max(d.in.contentSize(), 64<<10), blockBytes)
 	br := &blockReader{
 		order: make(chan *block, inflight),
@@ -101,13 +107,37 @@ func (d *kinetoDecoder) startBlocks(r io.Reader, off int64) *blockReader {
 		free:  make(chan []byte, inflight),
 		quit:  make(chan struct{}),
 	}
-	for range inflight {
-		br.free <- nil
+	br.free <- nil
+	br.free <- nil
+	workers := 0
+	addWorkers := func(n int) {
+		workers += n
+		for range n {
+			br.free <- nil
+			br.free <- nil
+			br.wg.Add(1)
+			go func() {
+				defer br.wg.Done()
+				defer workersBusy.Add(-1)
+				dec := newEventDecoder(d.in)
+				for b := range br.work {
+					if b.spec = guessEventStart(b.buf); b.spec >= 0 {
+						b.stop, b.st, b.part = dec.events(b.buf[b.spec:], b.off+int64(b.spec), stElem)
+						b.stop += b.spec
+					}
+					close(b.done)
+				}
+			}()
+		}
 	}
+	addWorkers(takeWorkers(most, 1))
 	go func() {
 		defer close(br.order)
 		defer close(br.work)
 		for {
+			if workers < most {
+				addWorkers(takeWorkers(most-workers, 0))
+			}
 			var buf []byte
 			select {
 			case buf = <-br.free:
@@ -135,21 +165,6 @@ func (d *kinetoDecoder) startBlocks(r io.Reader, off int64) *blockReader {
 			}
 		}
 	}()
-	for range workers {
-		br.wg.Add(1)
-		go func() {
-			defer br.wg.Done()
-			defer workersBusy.Add(-1)
-			dec := newEventDecoder(d.in)
-			for b := range br.work {
-				if b.spec = guessEventStart(b.buf); b.spec >= 0 {
-					b.stop, b.st, b.part = dec.events(b.buf[b.spec:], b.off+int64(b.spec), stElem)
-					b.stop += b.spec
-				}
-				close(b.done)
-			}
-		}()
-	}
 	return br
 }
 

@@ -280,18 +280,22 @@ func TestGzipContentSize(t *testing.T) {
 }
 
 // TestWorkersShared: files read at once share GOMAXPROCS block workers (a
-// file takes those free, and at least one), and every read gives its
-// workers back, whether it succeeds, fails or is cancelled.
+// file takes those free, at least one, and more as they are given back),
+// and every read gives its workers back, whether it succeeds, fails or is
+// cancelled.
 func TestWorkersShared(t *testing.T) {
 	p := runtime.GOMAXPROCS(0)
 	if n := workersBusy.Load(); n != 0 {
 		t.Fatalf("%d workers busy before any read", n)
 	}
-	if n := takeWorkers(); n != p {
+	if n := takeWorkers(p, 1); n != p {
 		t.Errorf("first file: %d workers, want GOMAXPROCS = %d", n, p)
 	}
-	if n := takeWorkers(); n != 1 {
+	if n := takeWorkers(p, 1); n != 1 {
 		t.Errorf("with none free: %d workers, want 1", n)
+	}
+	if n := takeWorkers(p, 0); n != 0 {
+		t.Errorf("with none free, more: %d workers, want 0", n)
 	}
 	workersBusy.Add(-int64(p + 1))
 
@@ -310,6 +314,32 @@ func TestWorkersShared(t *testing.T) {
 	want, err := Options{}.read(context.Background(), "good.json", bytes.NewReader(good), int64(len(good)))
 	if err != nil {
 		t.Fatal(err)
+	}
+
+	// A file started while every worker is busy gets one, and the others
+	// once they are given back (here, after its first blocks are read).
+	workersBusy.Add(int64(p))
+	held, calls := true, 0
+	var most int64
+	grow := Options{Progress: func(int) {
+		if calls++; calls == 4 && held {
+			workersBusy.Add(-int64(p))
+			held = false
+		} else if !held {
+			most = max(most, workersBusy.Load())
+		}
+	}}
+	got, err := grow.read(context.Background(), "grow.json", chunks{bytes.NewReader(good)}, int64(len(good)))
+	if held {
+		workersBusy.Add(-int64(p))
+		t.Fatalf("%d reads of %d bytes: too few to give the workers back", calls, len(good))
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameTrace(t, "growing workers", want, got, true)
+	if most != int64(p) {
+		t.Errorf("a file started with every worker busy had at most %d, want GOMAXPROCS = %d once they were free", most, p)
 	}
 	reads := []struct {
 		ctx  context.Context
@@ -343,3 +373,8 @@ func TestWorkersShared(t *testing.T) {
 		t.Errorf("%d workers busy at once for %d files, GOMAXPROCS %d", n, copies*len(reads), p)
 	}
 }
+
+// chunks reads at most 4 kB at a time.
+type chunks struct{ r io.Reader }
+
+func (c chunks) Read(b []byte) (int, error) { return c.r.Read(b[:min(len(b), 4096)]) }
