@@ -76,7 +76,7 @@ type blockReader struct {
 // workersBusy counts the block workers of all files being read. Files read
 // at once (a folder of ranks) share GOMAXPROCS workers instead of taking
 // GOMAXPROCS each, whose blocks in flight and decoders grew as its square:
-// 3.4 GB for 64 ranks of 50 MB at GOMAXPROCS=32, 0.9 GB shared.
+// 3.1 GB for 64 ranks of 50 MB at GOMAXPROCS=32, 0.9 GB shared.
 var workersBusy atomic.Int64
 
 // takeWorkers reserves up to most of the workers free now, and at least
