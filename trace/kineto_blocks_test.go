@@ -5,7 +5,9 @@ import (
 	"compress/gzip"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -15,6 +17,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"unsafe"
 
 	"github.com/traceql/traceql/internal/shared"
 	"github.com/traceql/traceql/internal/synth"
@@ -161,9 +164,9 @@ func TestEventBound(t *testing.T) {
 	}
 }
 
-// FuzzBlockSplits: on any input, reading in small blocks gives the same
-// outcome as reading in one: the same records and warnings, or the same
-// error at the same byte.
+// FuzzBlockSplits: on any input, reading in small blocks, with the tables
+// sized from samples first, gives the same outcome as reading in one: the
+// same records and warnings, or the same error at the same byte.
 func FuzzBlockSplits(f *testing.F) {
 	f.Add([]byte(`{"schemaVersion":1,`+deviceProps+`,"traceEvents":`+events+`}`), uint8(7))
 	f.Add([]byte(events), uint8(1))
@@ -171,7 +174,10 @@ func FuzzBlockSplits(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte, size uint8) {
 		whole, werr := readBlocks(t, data, 1<<40)
 		bs := 8 + int64(size)%120
+		old := reserveFrom
+		reserveFrom = 0 // and the tables sized from samples
 		got, err := readBlocks(t, data, bs)
+		reserveFrom = old
 		if (werr == nil) != (err == nil) {
 			t.Fatalf("one block: %v; blocks of %d: %v", werr, bs, err)
 		}
@@ -378,3 +384,68 @@ func TestWorkersShared(t *testing.T) {
 type chunks struct{ r io.Reader }
 
 func (c chunks) Read(b []byte) (int, error) { return c.r.Read(b[:min(len(b), 4096)]) }
+
+// TestReserve: the sizes of the tables reserve sizes (reserveMinRecords
+// records or more) are estimated from samples within 10 %, for generated
+// traces in Kineto's order and mixed and for the real trace the README's
+// real-layout row repeats; and a read whose tables were reserved holds the
+// same records as one whose tables grew.
+func TestReserve(t *testing.T) {
+	for _, interleave := range []bool{false, true} {
+		t.Run(fmt.Sprintf("generated, interleave=%v", interleave), func(t *testing.T) {
+			var buf bytes.Buffer
+			if _, err := synth.Write(&buf, synth.Config{Seed: 5, Streams: 4, Steps: 4, KernelsPerStep: 2000,
+				GraphLaunches: 10, PythonEvents: 4, Interleave: interleave}); err != nil {
+				t.Fatal(err)
+			}
+			checkReserve(t, buf.Bytes())
+		})
+	}
+	t.Run("HTA rank 0", func(t *testing.T) {
+		checkReserve(t, gunzipFile(t, filepath.Join(shared.Traces(t), "hta/negative_queue_length_values_check/rank0.json.gz")))
+	})
+}
+
+func checkReserve(t *testing.T, data []byte) {
+	t.Helper()
+	grown, err := readBlocks(t, data, blockBytes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	from := int64(bytes.Index(data, []byte(`"traceEvents"`)))
+	est := sampleTables(bytes.NewReader(data), from, int64(len(data)), newEventDecoder(&input{}))
+	for i, n := range tableLens(grown) {
+		if n >= reserveMinRecords && math.Abs(est[i]-float64(n)) > 0.1*float64(n) {
+			t.Errorf("table %d: %.0f records estimated, %d read", i, est[i], n)
+		}
+	}
+	old := reserveFrom
+	reserveFrom = 0
+	defer func() { reserveFrom = old }()
+	reserved, err := readBlocks(t, data, blockBytes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameTrace(t, "reserved", grown, reserved, true)
+}
+
+// TestReserveBound: what reserve reserves takes no more memory than the
+// events' bytes, here a file of kernels only, whose records are larger
+// than their events.
+func TestReserveBound(t *testing.T) {
+	var b bytes.Buffer
+	b.WriteString(`{"traceEvents":[`)
+	for i := range 100_000 {
+		fmt.Fprintf(&b, `{"ph":"X","cat":"kernel","name":"k","pid":0,"tid":7,"ts":%d,"dur":2,"args":{"device":0,"stream":7}},`, i)
+	}
+	b.WriteString(`{}]}`)
+	old := reserveFrom
+	reserveFrom = 0
+	defer func() { reserveFrom = old }()
+	s := &stitcher{d: &kinetoDecoder{in: &input{}, t: &Trace{}}}
+	s.reserve(bytes.NewReader(b.Bytes()), 0, int64(b.Len()))
+	got := cap(s.d.t.Kernels) * int(unsafe.Sizeof(Kernel{}))
+	if got == 0 || got > b.Len() {
+		t.Errorf("%d bytes reserved for %d bytes of events", got, b.Len())
+	}
+}
