@@ -19,6 +19,7 @@
 package pages
 
 import (
+	"runtime"
 	"runtime/debug"
 	"sync"
 	"unsafe"
@@ -41,11 +42,32 @@ func Make[T any](n, c int) []T {
 	// The memory holds zeros: writing zero bytes changes no value anyone
 	// could see.
 	b := unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(s))), size)
+	parts := min(runtime.GOMAXPROCS(0), size/splitBytes+1)
+	if parts == 1 {
+		touch(b)
+		return s
+	}
+	var wg sync.WaitGroup
+	for k := range parts {
+		wg.Go(func() { touch(b[len(b)*k/parts : len(b)*(k+1)/parts]) })
+	}
+	wg.Wait()
+	return s
+}
+
+// splitBytes is the size from which Make writes the pages with several
+// goroutines, a part of splitBytes or more each: faults in distinct pages
+// are taken in parallel, and a table reserved before a read starts
+// (several hundred megabytes for a 10 GB trace) would otherwise be
+// written by one core while the others wait.
+const splitBytes = 64 << 20
+
+// touch writes a zero byte to every page of b, which is not empty.
+func touch(b []byte) {
 	for i := 0; i < len(b); i += 4096 {
 		b[i] = 0
 	}
 	b[len(b)-1] = 0
-	return s
 }
 
 // held counts the Makes holding the collector off, so that the last one

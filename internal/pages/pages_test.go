@@ -2,6 +2,7 @@ package pages
 
 import (
 	"runtime/debug"
+	"slices"
 	"sync"
 	"testing"
 )
@@ -29,6 +30,13 @@ func TestMake(t *testing.T) {
 	}
 	if s := Make[int32](1<<20, 1<<20); len(s) != 1<<20 || s[len(s)-1] != 0 {
 		t.Errorf("Make[int32](1M): len %d", len(s))
+	}
+	// Written in parts by several goroutines, of a size no multiple of a
+	// page.
+	c := 2*splitBytes/8 + 3
+	s := Make[int64](1, c)
+	if len(s) != 1 || cap(s) != c || slices.ContainsFunc(s[:c], func(x int64) bool { return x != 0 }) {
+		t.Errorf("Make[int64](1, %d): len %d cap %d, or not zero", c, len(s), cap(s))
 	}
 }
 
