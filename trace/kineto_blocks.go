@@ -332,7 +332,7 @@ func (s *stitcher) reserve(ra io.ReaderAt, from, end int64) {
 	if end-from < reserveFrom {
 		return
 	}
-	est := sampleTables(ra, from, end, newEventDecoder(s.d.in))
+	est := sampleTables(ra, from, end, s.d.in)
 	recordBytes := [len(est)]uintptr{unsafe.Sizeof(Kernel{}), unsafe.Sizeof(Memcpy{}), unsafe.Sizeof(Memset{}),
 		unsafe.Sizeof(Sync{}), unsafe.Sizeof(APICall{}), unsafe.Sizeof(Op{})}
 	var total float64
@@ -344,21 +344,24 @@ func (s *stitcher) reserve(ra io.ReaderAt, from, end int64) {
 			est[i] /= over
 		}
 	}
+	// The tables are made at once, their pages written by all cores.
 	t := s.d.t
-	t.Kernels = reserveTable(t.Kernels, est[0])
-	t.Memcpys = reserveTable(t.Memcpys, est[1])
-	t.Memsets = reserveTable(t.Memsets, est[2])
-	t.Syncs = reserveTable(t.Syncs, est[3])
-	t.APICalls = reserveTable(t.APICalls, est[4])
-	t.Ops = reserveTable(t.Ops, est[5])
+	var wg sync.WaitGroup
+	wg.Go(func() { t.Kernels = reserveTable(t.Kernels, est[0]) })
+	wg.Go(func() { t.Memcpys = reserveTable(t.Memcpys, est[1]) })
+	wg.Go(func() { t.Memsets = reserveTable(t.Memsets, est[2]) })
+	wg.Go(func() { t.Syncs = reserveTable(t.Syncs, est[3]) })
+	wg.Go(func() { t.APICalls = reserveTable(t.APICalls, est[4]) })
+	wg.Go(func() { t.Ops = reserveTable(t.Ops, est[5]) })
+	wg.Wait()
 }
 
 // sampleTables estimates how many records each table gets from the events
-// in bytes [from, end) of ra. The bytes are cut into equal stretches, one
-// for every reserveEvery bytes (reserveMinSamples to reserveMaxSamples of
-// them), and dec decodes a sample of reserveBytes (or the whole stretch,
-// if shorter) at a random place in each: its records per byte stand for
-// its stretch. Samples at the same place in every stretch could all fall
+// in bytes [from, end) of ra, a file read with in. The bytes are cut into
+// equal stretches, one for every reserveEvery bytes (reserveMinSamples to
+// reserveMaxSamples of them), and a sample of reserveBytes (or the whole
+// stretch, if shorter) is decoded at a random place in each: its records
+// per byte stand for its stretch. Samples at the same place in every stretch could all fall
 // in one section of a file that repeats with a period near the stretch's
 // length (a profile of several steps written one after another): on the
 // README's 10 GB real layout they estimated twice the CPU ops it held and
@@ -366,24 +369,43 @@ func (s *stitcher) reserve(ra io.ReaderAt, from, end int64) {
 // is; a wrong guess costs accuracy, never records, for the samples'
 // records are dropped. Cutting samples short favours short events, by
 // about one event a sample, hence samples of 64 KB.
-func sampleTables(ra io.ReaderAt, from, end int64, dec *eventDecoder) [6]float64 {
-	var est [6]float64
+func sampleTables(ra io.ReaderAt, from, end int64, in *input) [6]float64 {
 	samples := min(max((end-from)/reserveEvery, reserveMinSamples), reserveMaxSamples)
 	stride := (end - from) / samples
-	buf := make([]byte, min(reserveBytes, stride))
+	size := min(reserveBytes, stride)
+	offs := make([]int64, samples)
 	rnd := rand.New(rand.NewPCG(1, 2)) // the same samples every run
-	for k := range samples {
-		off := from + k*stride + rnd.Int64N(stride-int64(len(buf))+1)
-		n, _ := ra.ReadAt(buf, off)
-		spec := guessEventStart(buf[:n])
-		if spec < 0 {
-			continue
+	for k := range offs {
+		offs[k] = from + int64(k)*stride + rnd.Int64N(stride-size+1)
+	}
+	// The samples are decoded by the workers free, as blocks are.
+	workers := takeWorkers(runtime.GOMAXPROCS(0), 1)
+	ests := make([][6]float64, workers)
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Go(func() {
+			defer workersBusy.Add(-1)
+			dec, buf := newEventDecoder(in), make([]byte, size)
+			for k := w; k < len(offs); k += workers {
+				n, _ := ra.ReadAt(buf, offs[k])
+				spec := guessEventStart(buf[:n])
+				if spec < 0 {
+					continue
+				}
+				stop, _, p := dec.events(buf[spec:n], offs[k]+int64(spec), stElem)
+				for i, c := range tableLens(&p.t) {
+					ests[w][i] += float64(c) / float64(max(stop, 1)) * float64(stride)
+				}
+				p.recycle()
+			}
+		})
+	}
+	wg.Wait()
+	var est [6]float64
+	for _, e := range ests {
+		for i := range est {
+			est[i] += e[i]
 		}
-		stop, _, p := dec.events(buf[spec:n], off+int64(spec), stElem)
-		for i, c := range tableLens(&p.t) {
-			est[i] += float64(c) / float64(max(stop, 1)) * float64(stride)
-		}
-		p.recycle()
 	}
 	return est
 }

@@ -413,7 +413,7 @@ func checkReserve(t *testing.T, data []byte) {
 		t.Fatal(err)
 	}
 	from := int64(bytes.Index(data, []byte(`"traceEvents"`)))
-	est := sampleTables(bytes.NewReader(data), from, int64(len(data)), newEventDecoder(&input{}))
+	est := sampleTables(bytes.NewReader(data), from, int64(len(data)), &input{})
 	for i, n := range tableLens(grown) {
 		if n >= reserveMinRecords && math.Abs(est[i]-float64(n)) > 0.1*float64(n) {
 			t.Errorf("table %d: %.0f records estimated, %d read", i, est[i], n)
