@@ -361,14 +361,15 @@ func (s *stitcher) reserve(ra io.ReaderAt, from, end int64) {
 // equal stretches, one for every reserveEvery bytes (reserveMinSamples to
 // reserveMaxSamples of them), and a sample of reserveBytes (or the whole
 // stretch, if shorter) is decoded at a random place in each: its records
-// per byte stand for its stretch. Samples at the same place in every stretch could all fall
-// in one section of a file that repeats with a period near the stretch's
-// length (a profile of several steps written one after another): on the
-// README's 10 GB real layout they estimated twice the CPU ops it held and
-// 39 % too few API calls. A sample's first event is guessed as a block's
-// is; a wrong guess costs accuracy, never records, for the samples'
-// records are dropped. Cutting samples short favours short events, by
-// about one event a sample, hence samples of 64 KB.
+// per byte stand for its stretch. Samples at the same place in every
+// stretch could all fall in one section of a file that repeats with a
+// period near the stretch's length (a profile of several steps written
+// one after another): on the README's 10 GB real layout they estimated
+// twice the CPU ops it held and 39 % too few API calls. A sample's first
+// event is guessed as a block's is; a wrong guess costs accuracy, never
+// records, for the samples' records are dropped. Cutting samples short
+// favours short events, by about one event a sample, hence samples of
+// 64 KB.
 func sampleTables(ra io.ReaderAt, from, end int64, in *input) [6]float64 {
 	samples := min(max((end-from)/reserveEvery, reserveMinSamples), reserveMaxSamples)
 	stride := (end - from) / samples
