@@ -2,8 +2,8 @@ package metrics
 
 import (
 	"iter"
+	"math/bits"
 
-	"github.com/traceql/traceql/internal/pages"
 	"github.com/traceql/traceql/trace"
 )
 
@@ -22,11 +22,15 @@ func keyOf(t *trace.Trace, pid, corr int64) corrKey {
 // A corrTable maps correlation keys to values. CUPTI numbers correlation
 // ids upward from 1 in each process, so a process's ids are nearly dense:
 // a trace records one API call in 3 to 6 of the ids CUPTI hands out (the
-// real traces in ../shared). A process's values are found through a slice
-// indexed by id, which on the hundreds of thousands of lookups a summary
-// makes is several times faster than a hash map (lookups come in nearly
-// increasing id order and stay in cache). A process whose ids are too
-// sparse for that slice gets a map.
+// real traces in ../shared). Each key has a slot in vals, fixed when the
+// table is made. A dense process finds a key's slot through a bitmap of
+// its ids: a set bit is a key, and the keys below it (a count kept a word
+// at a time, plus the word's bits below it) are its slot. That is 1.5 bits
+// an id, where a slice of slots indexed by id took 32 (19 MB a table on
+// the README's 1 GB real layout, whose summary made two); on the hundreds
+// of thousands of lookups a summary makes, in nearly increasing id order,
+// either is several times faster than a hash map. A process whose ids are
+// too sparse for the bitmap gets a map.
 //
 // The keys are fixed when the table is made; lookups may run concurrently.
 type corrTable[V any] struct {
@@ -37,36 +41,40 @@ type corrTable[V any] struct {
 type corrProc[V any] struct {
 	pid    int64
 	base   int64           // the smallest id
-	index  []int32         // id − base → 1 + index in vals, 0 when not put; nil when sparse
-	sparse map[int64]int32 // id → index in vals, when not dense
-	vals   []V             // in the order put; never grows past its capacity
+	ids    []uint64        // bit id − base is set for each key; nil when sparse
+	below  []int32         // below[w]: the keys in ids[:w]
+	sparse map[int64]int32 // id → slot, when not dense
+	put    []uint64        // bit slot is set once the slot's key is put
+	vals   []V             // by slot
 }
 
-// denseSlots is how many index slots a process may have per id before its
-// ids are looked up in a map instead: 16 slots of 4 bytes are about what a
-// map entry costs.
-const denseSlots = 16
+// denseIDs is how many ids a process may span per key before its keys are
+// looked up in a map instead: 256 ids take 48 bytes of bitmap, about what
+// a map entry costs.
+const denseIDs = 256
 
-// newCorrTable makes an empty table for the given keys.
+// newCorrTable makes a table for the given keys, which it walks twice.
 func newCorrTable[V any](keys iter.Seq[corrKey]) *corrTable[V] {
 	type idRange struct{ lo, hi, n int64 }
 	ranges := map[int64]*idRange{}
+	var r *idRange
+	var last int64
 	for k := range keys {
-		r := ranges[k.pid]
-		if r == nil {
-			r = &idRange{lo: k.corr, hi: k.corr}
-			ranges[k.pid] = r
+		if r == nil || k.pid != last {
+			if r = ranges[k.pid]; r == nil {
+				r = &idRange{lo: k.corr, hi: k.corr}
+				ranges[k.pid] = r
+			}
+			last = k.pid
 		}
 		r.lo, r.hi, r.n = min(r.lo, k.corr), max(r.hi, k.corr), r.n+1
 	}
 	c := &corrTable[V]{procs: make(map[int64]*corrProc[V], len(ranges))}
 	for pid, r := range ranges {
-		// vals holds every key: put's pointers stay valid.
-		p := &corrProc[V]{pid: pid, base: r.lo, vals: make([]V, 0, r.n)}
+		p := &corrProc[V]{pid: pid, base: r.lo}
 		// (The span is computed unsigned: it may not fit an int64.)
-		if span := uint64(r.hi) - uint64(r.lo); span < uint64(denseSlots*r.n+1024) {
-			// put reads a slot before writing it: see package pages.
-			p.index = pages.Make[int32](int(span+1), int(span+1))
+		if span := uint64(r.hi) - uint64(r.lo); span < uint64(denseIDs*r.n+1024) {
+			p.ids = make([]uint64, span/64+1)
 		} else {
 			p.sparse = make(map[int64]int32, r.n)
 		}
@@ -75,6 +83,30 @@ func newCorrTable[V any](keys iter.Seq[corrKey]) *corrTable[V] {
 	}
 	if len(c.procs) != 1 {
 		c.one = nil
+	}
+	var p *corrProc[V]
+	for k := range keys {
+		if p == nil || p.pid != k.pid {
+			p = c.procs[k.pid]
+		}
+		if p.ids != nil {
+			i := uint64(k.corr) - uint64(p.base)
+			p.ids[i/64] |= 1 << (i % 64)
+		} else if _, ok := p.sparse[k.corr]; !ok {
+			p.sparse[k.corr] = int32(len(p.sparse))
+		}
+	}
+	for _, p := range c.procs {
+		n := len(p.sparse)
+		if p.ids != nil {
+			p.below = make([]int32, len(p.ids))
+			for w, b := range p.ids {
+				p.below[w] = int32(n)
+				n += bits.OnesCount64(b)
+			}
+		}
+		p.put = make([]uint64, (n+63)/64)
+		p.vals = make([]V, n)
 	}
 	return c
 }
@@ -86,27 +118,36 @@ func (c *corrTable[V]) proc(pid int64) *corrProc[V] {
 	return c.procs[pid]
 }
 
+// slot returns the slot of key k of process p, or false when k is not a key.
+func (p *corrProc[V]) slot(corr int64) (int, bool) {
+	if p.ids == nil {
+		s, ok := p.sparse[corr]
+		return int(s), ok
+	}
+	// Unsigned: ids below base wrap around to large indices.
+	i := uint64(corr) - uint64(p.base)
+	if i >= uint64(len(p.ids))*64 {
+		return 0, false
+	}
+	w, bit := i/64, uint64(1)<<(i%64)
+	if p.ids[w]&bit == 0 {
+		return 0, false
+	}
+	return int(p.below[w]) + bits.OnesCount64(p.ids[w]&(bit-1)), true
+}
+
 // put returns the value of k, one of the table's keys, and whether k was
 // put before.
 func (c *corrTable[V]) put(k corrKey) (v *V, existed bool) {
 	p := c.proc(k.pid)
-	var zero V
-	if p.index != nil {
-		slot := &p.index[k.corr-p.base]
-		if *slot == 0 {
-			p.vals = append(p.vals, zero)
-			*slot = int32(len(p.vals))
-			return &p.vals[len(p.vals)-1], false
-		}
-		return &p.vals[*slot-1], true
+	s, ok := p.slot(k.corr)
+	if !ok {
+		panic("corrTable.put: not one of the table's keys")
 	}
-	i, existed := p.sparse[k.corr]
-	if !existed {
-		i = int32(len(p.vals))
-		p.sparse[k.corr] = i
-		p.vals = append(p.vals, zero)
-	}
-	return &p.vals[i], existed
+	w, bit := s/64, uint64(1)<<(s%64)
+	existed = p.put[w]&bit != 0
+	p.put[w] |= bit
+	return &p.vals[s], existed
 }
 
 // get returns the value of k, or nil when k was not put.
@@ -115,15 +156,8 @@ func (c *corrTable[V]) get(k corrKey) *V {
 	if p == nil {
 		return nil
 	}
-	if p.index != nil {
-		// Unsigned: ids below base wrap around to large indices.
-		if i := uint64(k.corr) - uint64(p.base); i < uint64(len(p.index)) && p.index[i] != 0 {
-			return &p.vals[p.index[i]-1]
-		}
-		return nil
-	}
-	if i, ok := p.sparse[k.corr]; ok {
-		return &p.vals[i]
+	if s, ok := p.slot(k.corr); ok && p.put[s/64]&(1<<(s%64)) != 0 {
+		return &p.vals[s]
 	}
 	return nil
 }
