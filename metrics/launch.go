@@ -2,7 +2,6 @@ package metrics
 
 import (
 	"cmp"
-	"math"
 	"slices"
 	"strings"
 
@@ -108,12 +107,10 @@ func Launches(t *trace.Trace, dev int) LaunchStats {
 
 func launches(t *trace.Trace, dev int, ix launchIndex) LaunchStats {
 	var s LaunchStats
-	// first[call index] is the earliest start of a kernel it launched, or
-	// unset (math.MaxInt64).
-	first := make([]int64, len(t.APICalls))
-	for i := range first {
-		first[i] = math.MaxInt64
-	}
+	// Kernels are sorted by start, so the first kernel of a call met is its
+	// earliest: a bit a call says whether it was met.
+	met := make([]uint64, (len(t.APICalls)+63)/64)
+	lat := make([]int64, 0, min(len(t.APICalls), len(t.Kernels)))
 	for i := range t.Kernels {
 		k := &t.Kernels[i]
 		if k.Device != dev {
@@ -132,21 +129,16 @@ func launches(t *trace.Trace, dev int, ix launchIndex) LaunchStats {
 		if graph {
 			s.GraphKernels++
 		}
-		first[ci] = min(first[ci], k.Start)
-	}
-	lat := make([]int64, 0, min(len(first), len(t.Kernels)))
-	for ci, st := range first {
-		if st == math.MaxInt64 {
-			continue
+		if w, bit := ci/64, uint64(1)<<(ci%64); met[w]&bit == 0 {
+			met[w] |= bit
+			if graph {
+				s.GraphLaunches++
+			} else {
+				s.Launches++
+			}
+			s.LaunchNS += c.End - c.Start
+			lat = append(lat, k.Start-c.Start)
 		}
-		c := &t.APICalls[ci]
-		if IsGraphLaunch(c.Name) {
-			s.GraphLaunches++
-		} else {
-			s.Launches++
-		}
-		s.LaunchNS += c.End - c.Start
-		lat = append(lat, st-c.Start)
 	}
 	if n := s.Launches + s.GraphLaunches; n > 0 {
 		s.MeanLaunchNS = float64(s.LaunchNS) / float64(n)
@@ -178,11 +170,10 @@ type ClassifiedGap struct {
 // GPU work ending the gap started after the gap began (the CPU was late);
 // else other.
 func ClassifyGaps(t *trace.Trace, dev int) []ClassifiedGap {
-	return classifyGaps(t, dev, newLaunchIndex(t), DeviceBusy(t, dev))
+	return classifyGaps(t, dev, newLaunchIndex(t), Gaps(DeviceBusy(t, dev)))
 }
 
-func classifyGaps(t *trace.Trace, dev int, ix launchIndex, busy []Interval) []ClassifiedGap {
-	gaps := Gaps(busy)
+func classifyGaps(t *trace.Trace, dev int, ix launchIndex, gaps []Interval) []ClassifiedGap {
 	if len(gaps) == 0 {
 		return nil
 	}

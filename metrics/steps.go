@@ -268,7 +268,7 @@ func stepStats(t *trace.Trace, dev int, steps []Step, busy []Interval) []StepSta
 	// Windows from gpu_user_annotation copies may overlap (one step's
 	// copies on several streams): a kernel counts in every window it
 	// starts in.
-	var starts []int64 // sorted, as the kernels are
+	starts := make([]int64, 0, len(t.Kernels)) // sorted, as the kernels are
 	for i := range t.Kernels {
 		if k := &t.Kernels[i]; k.Device == dev {
 			starts = append(starts, k.Start)

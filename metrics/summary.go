@@ -170,13 +170,6 @@ func activeDevices(t *trace.Trace) []trace.Device {
 // DeviceBusy returns the union of the GPU activity intervals (kernels,
 // memcpys, memsets, all streams) of one device, sorted and disjoint.
 func DeviceBusy(t *trace.Trace, dev int) []Interval {
-	return unionSorted(activityIntervals(t, dev, true))
-}
-
-// activityIntervals returns the device's activity intervals sorted by start:
-// kernels only, or kernels, memcpys and memsets (each already sorted in the
-// trace, merged here).
-func activityIntervals(t *trace.Trace, dev int, all bool) []Interval {
 	// Capacities are for a trace of one device, the common case: they
 	// spare growing the slices, which costs more than the loops.
 	k := make([]Interval, 0, len(t.Kernels))
@@ -184,9 +177,6 @@ func activityIntervals(t *trace.Trace, dev int, all bool) []Interval {
 		if a := &t.Kernels[i].Activity; a.Device == dev {
 			k = append(k, Interval{a.Start, a.End})
 		}
-	}
-	if !all {
-		return k
 	}
 	c := make([]Interval, 0, len(t.Memcpys))
 	for i := range t.Memcpys {
@@ -200,9 +190,13 @@ func activityIntervals(t *trace.Trace, dev int, all bool) []Interval {
 			m = append(m, Interval{a.Start, a.End})
 		}
 	}
-	return mergeSorted(mergeSorted(k, c), m)
+	// Each is sorted by start, as the trace's tables are. Copies and
+	// memsets are few: merged first, they spare a copy of the kernels.
+	return unionSorted(mergeSorted(k, mergeSorted(c, m)))
 }
 
+// mergeSorted merges two lists sorted by start, a's first on ties. It
+// returns one of them when the other is empty.
 func mergeSorted(a, b []Interval) []Interval {
 	if len(b) == 0 {
 		return a
@@ -277,8 +271,9 @@ func summarizeDevice(t *trace.Trace, dev trace.Device, topN int, ix launchIndex,
 		d.KernelMedianNS, pct = quantiles(durs, 0, 90, 99, 100)
 		d.KernelMinNS, d.KernelP90NS, d.KernelP99NS, d.KernelMaxNS = pct[0], pct[1], pct[2], pct[3]
 	}
-	d.KernelBusyNS = Length(unionSorted(activityIntervals(t, dev.ID, false)))
 	d.Comm = commStat(comm, compute)
+	// The union of all kernels, by inclusion–exclusion of its two parts.
+	d.KernelBusyNS = d.Comm.NS + d.Comm.ComputeNS - d.Comm.OverlapNS
 	for _, ks := range byName {
 		ks.MeanNS = float64(ks.TotalNS) / float64(ks.Count)
 		if d.KernelNS > 0 {
@@ -364,7 +359,7 @@ func summarizeTimeline(t *trace.Trace, d *DeviceSummary, ix launchIndex, steps [
 		for _, g := range gaps {
 			d.LargestGapNS = max(d.LargestGapNS, g.Len())
 		}
-		classified := classifyGaps(t, d.Device, ix, busy)
+		classified := classifyGaps(t, d.Device, ix, gaps)
 		byClass := IdleByClass(classified)
 		for _, g := range classified {
 			if g.Class == GapLaunch && g.Len() < 1e6 {
