@@ -25,6 +25,8 @@ func TestCorrTable(t *testing.T) {
 		{"dense", 1, dense, true},
 		{"dense, 3 processes", 3, dense, true},
 		{"one id in six", 1, gappy, true},
+		{"dense at the top", 2, func(r *rand.Rand) int64 { return math.MaxInt64 - r.Int64N(500) }, true},
+		{"dense at the bottom", 2, func(r *rand.Rand) int64 { return math.MinInt64 + r.Int64N(500) }, true},
 		{"sparse", 1, sparse, false},
 		{"extreme", 2, extreme, false},
 	} {
