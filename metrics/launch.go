@@ -170,12 +170,17 @@ type ClassifiedGap struct {
 // GPU work ending the gap started after the gap began (the CPU was late);
 // else other.
 func ClassifyGaps(t *trace.Trace, dev int) []ClassifiedGap {
-	return classifyGaps(t, dev, newLaunchIndex(t), Gaps(DeviceBusy(t, dev)))
+	gaps := Gaps(DeviceBusy(t, dev))
+	out := make([]ClassifiedGap, len(gaps))
+	classifyGaps(t, dev, newLaunchIndex(t), gaps, func(i int, class string) { out[i] = ClassifiedGap{gaps[i], class} })
+	return out
 }
 
-func classifyGaps(t *trace.Trace, dev int, ix launchIndex, gaps []Interval) []ClassifiedGap {
+// classifyGaps calls class with the index and class of each of gaps, the
+// device's idle gaps in order: the summary needs only their sums.
+func classifyGaps(t *trace.Trace, dev int, ix launchIndex, gaps []Interval, class func(i int, class string)) {
 	if len(gaps) == 0 {
-		return nil
+		return
 	}
 	// next[i] is the activity that ends gap i: one starting at its end, and
 	// of those the first with a launching call. Activities come in runs
@@ -214,33 +219,26 @@ func classifyGaps(t *trace.Trace, dev int, ix launchIndex, gaps []Interval) []Cl
 		}
 	}
 	syncs = Union(syncs)
-	out := make([]ClassifiedGap, len(gaps))
+	// late reports whether the call that launched a began after gap g did.
+	late := func(a *trace.Activity, g Interval) bool {
+		if a == nil {
+			return false
+		}
+		ci := ix.call(a)
+		return ci >= 0 && t.APICalls[ci].Start > g.Start
+	}
+	k := 0 // syncs[:k] end before gap i starts
 	for i, g := range gaps {
-		out[i] = ClassifiedGap{g, GapOther}
-		if overlaps(syncs, g) {
-			out[i].Class = GapSync
-			continue
+		for k < len(syncs) && syncs[k].End <= g.Start {
+			k++
 		}
-		if a := next[i]; a != nil {
-			if ci := ix.call(a); ci >= 0 && t.APICalls[ci].Start > g.Start {
-				out[i].Class = GapLaunch
-			}
+		switch {
+		case k < len(syncs) && syncs[k].Start < g.End:
+			class(i, GapSync)
+		case late(next[i], g):
+			class(i, GapLaunch)
+		default:
+			class(i, GapOther)
 		}
 	}
-	return out
-}
-
-// overlaps reports whether sorted disjoint intervals meet the open gap g.
-func overlaps(ivs []Interval, g Interval) bool {
-	j, _ := slices.BinarySearchFunc(ivs, g.Start, func(iv Interval, x int64) int { return cmp.Compare(iv.End, x+1) })
-	return j < len(ivs) && ivs[j].Start < g.End && ivs[j].End > g.Start
-}
-
-// IdleByClass sums classified gaps per class.
-func IdleByClass(gaps []ClassifiedGap) map[string]int64 {
-	m := map[string]int64{GapLaunch: 0, GapSync: 0, GapOther: 0}
-	for _, g := range gaps {
-		m[g.Class] += g.Len()
-	}
-	return m
 }

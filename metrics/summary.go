@@ -359,15 +359,21 @@ func summarizeTimeline(t *trace.Trace, d *DeviceSummary, ix launchIndex, steps [
 		for _, g := range gaps {
 			d.LargestGapNS = max(d.LargestGapNS, g.Len())
 		}
-		classified := classifyGaps(t, d.Device, ix, gaps)
-		byClass := IdleByClass(classified)
-		for _, g := range classified {
-			if g.Class == GapLaunch && g.Len() < 1e6 {
-				d.ShortLaunchGaps++
-				d.ShortLaunchNS += g.Len()
+		classifyGaps(t, d.Device, ix, gaps, func(i int, class string) {
+			n := gaps[i].Len()
+			switch class {
+			case GapLaunch:
+				d.IdleLaunchNS += n
+				if n < 1e6 {
+					d.ShortLaunchGaps++
+					d.ShortLaunchNS += n
+				}
+			case GapSync:
+				d.IdleSyncNS += n
+			default:
+				d.IdleOtherNS += n
 			}
-		}
-		d.IdleLaunchNS, d.IdleSyncNS, d.IdleOtherNS = byClass[GapLaunch], byClass[GapSync], byClass[GapOther]
+		})
 		if d.SpanNS > 0 {
 			d.GPUUtil = float64(d.BusyNS) / float64(d.SpanNS)
 		} else {
