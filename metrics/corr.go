@@ -118,7 +118,7 @@ func (c *corrTable[V]) proc(pid int64) *corrProc[V] {
 	return c.procs[pid]
 }
 
-// slot returns the slot of key k of process p, or false when k is not a key.
+// slot returns the slot of id corr, or false when it is not one of p's keys.
 func (p *corrProc[V]) slot(corr int64) (int, bool) {
 	if p.ids == nil {
 		s, ok := p.sparse[corr]

@@ -227,7 +227,7 @@ func classifyGaps(t *trace.Trace, dev int, ix launchIndex, gaps []Interval, clas
 		ci := ix.call(a)
 		return ci >= 0 && t.APICalls[ci].Start > g.Start
 	}
-	k := 0 // syncs[:k] end before gap i starts
+	k := 0 // syncs[:k] end by the time gap i starts
 	for i, g := range gaps {
 		for k < len(syncs) && syncs[k].End <= g.Start {
 			k++
