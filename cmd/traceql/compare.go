@@ -44,7 +44,7 @@ Labels default to the file names.` + windowHelp,
 			if len(opts.Labels) != len(args) {
 				return usageError{fmt.Errorf("--label has %d labels for %d files", len(opts.Labels), len(args))}
 			}
-			if err := checkFormat(opts.Format, "text", "csv", "markdown"); err != nil {
+			if err := checkFormat(&opts.Format, "text", "csv", "markdown"); err != nil {
 				return err
 			}
 			if err := opts.Read.prepare(cmd); err != nil {

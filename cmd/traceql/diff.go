@@ -59,7 +59,7 @@ out; export --table kernel-stats gives each run's kernels.` + windowHelp,
 			if opts.Group != "name" && opts.Group != "family" {
 				return usageError{fmt.Errorf("--group %q: want name or family", opts.Group)}
 			}
-			if err := checkFormat(opts.Format, "text", "csv", "markdown"); err != nil {
+			if err := checkFormat(&opts.Format, "text", "csv", "markdown"); err != nil {
 				return err
 			}
 			if err := positive("top", opts.Top); err != nil {
@@ -108,13 +108,4 @@ func runDiff(ctx context.Context, opts *diffOptions) error {
 		return report.WriteMarkdown(opts.Out, report.DiffTables(d, opts.Top)...)
 	}
 	return report.WriteText(opts.Out, report.DiffTables(d, opts.Top)...)
-}
-
-func checkFormat(f string, allowed ...string) error {
-	for _, a := range allowed {
-		if f == a {
-			return nil
-		}
-	}
-	return usageError{fmt.Errorf("--format %q: want one of %v", f, allowed)}
 }

@@ -51,7 +51,7 @@ DuckDB, Spark and Polars read it too: SELECT * FROM 'out.parquet').` + windowHel
 			if _, ok := report.ExportColumns(opts.Table); !ok {
 				return usageError{fmt.Errorf("--table %q: want one of %s", opts.Table, strings.Join(report.ExportTables(), ", "))}
 			}
-			if err := checkFormat(opts.Format, "csv", "json", "parquet"); err != nil {
+			if err := checkFormat(&opts.Format, "csv", "json", "parquet"); err != nil {
 				return err
 			}
 			if opts.Output == stdout {

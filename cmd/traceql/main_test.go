@@ -169,7 +169,8 @@ func TestErrors(t *testing.T) {
 		{"empty window", []string{"summarize", "--window", "1ms:1ms", "x"}, 2, `--window "1ms:1ms": want an end after the start`},
 		{"window after the trace", []string{"summarize", "--window", "100s:", sample}, 1, "--window 100s: starts after the GPU activity, which lasts 18.2 ms"},
 		{"skip all steps", []string{"summarize", "--skip-steps", "99", sample}, 1, "sample.pt.trace.json.gz: --skip-steps 99 selects none of steps 2..4"},
-		{"bad format", []string{"summarize", "--format", "xml", "x"}, 2, `--format "xml"`},
+		{"bad format", []string{"summarize", "--format", "xml", "x"}, 2, `--format "xml": want one of text, csv, json, markdown`},
+		{"md is markdown only", []string{"export", "--format", "md", "x"}, 2, `--format "md": want one of csv, json, parquet`},
 		{"bad flag", []string{"summarize", "--nope", "x"}, 2, "unknown flag: --nope"},
 		{"unknown command", []string{"sumarize"}, 2, "unknown command"},
 		{"unknown shell", []string{"completion", "tcsh"}, 2, `completion: no shell "tcsh"`},
@@ -303,6 +304,21 @@ func TestDiffCompareGolden(t *testing.T) {
 			}
 			golden.Check(t, filepath.Join("testdata", tt.name+".golden"), []byte(out))
 		})
+	}
+}
+
+// TestMarkdownAlias holds -f md to -f markdown in every command with a
+// markdown output.
+func TestMarkdownAlias(t *testing.T) {
+	for _, args := range [][]string{{"summarize", sample}, {"diff", sample, sample}, {"compare", sample, sample}} {
+		md, errOut, code := traceql(append(args, "-f", "md")...)
+		if code != 0 {
+			t.Fatalf("%v -f md: exit %d: %s", args, code, errOut)
+		}
+		markdown, _, _ := traceql(append(args, "-f", "markdown")...)
+		if md != markdown || !strings.Contains(md, "\n|") {
+			t.Errorf("%v: -f md wrote %q, -f markdown %q", args, md, markdown)
+		}
 	}
 }
 

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"io"
 	"runtime/debug"
+	"slices"
+	"strings"
 
 	"github.com/spf13/cobra"
 )
@@ -71,6 +73,18 @@ func noArgs(cmd *cobra.Command, args []string) error {
 }
 
 // positive refuses a count flag below 1, such as --top 0.
+// checkFormat refuses a --format not among allowed, naming those; "md" is
+// taken for "markdown" wherever markdown is allowed.
+func checkFormat(f *string, allowed ...string) error {
+	if *f == "md" && slices.Contains(allowed, "markdown") {
+		*f = "markdown"
+	}
+	if !slices.Contains(allowed, *f) {
+		return usageError{fmt.Errorf("--format %q: want one of %s", *f, strings.Join(allowed, ", "))}
+	}
+	return nil
+}
+
 func positive(flag string, v int) error {
 	if v < 1 {
 		return usageError{fmt.Errorf("--%s %d: want at least 1", flag, v)}

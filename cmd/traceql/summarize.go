@@ -51,12 +51,10 @@ ready for pandas.read_csv; --format json has the same names.` + windowHelp + "\n
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Args = args
 			opts.Out, opts.Err = cmd.OutOrStdout(), cmd.ErrOrStderr()
-			switch opts.Format {
-			case "text", "csv", "json", "markdown", "md":
-			default:
-				return usageError{fmt.Errorf("--format %q: want text, csv, json or markdown", opts.Format)}
+			if err := checkFormat(&opts.Format, "text", "csv", "json", "markdown"); err != nil {
+				return err
 			}
-			if opts.Overview && opts.Format != "text" && opts.Format != "markdown" && opts.Format != "md" {
+			if opts.Overview && opts.Format != "text" && opts.Format != "markdown" {
 				return usageError{fmt.Errorf("--overview is a text or markdown table; --format %s has a row per trace and GPU already", opts.Format)}
 			}
 			if err := positive("top", opts.Top); err != nil {
@@ -123,7 +121,7 @@ func noRows(path string) string {
 }
 
 func writeSummaries(opts *summarizeOptions, sums []metrics.Summary) error {
-	if opts.Format == "text" || opts.Format == "markdown" || opts.Format == "md" {
+	if opts.Format == "text" || opts.Format == "markdown" {
 		var tables []*report.Table
 		o := report.OverviewTable(sums)
 		if !opts.Overview || o == nil {
