@@ -4,11 +4,9 @@ import (
 	"bytes"
 	"context"
 	"database/sql"
-	"database/sql/driver"
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"io"
 	"net/url"
 	"path/filepath"
 	"runtime"
@@ -19,6 +17,7 @@ import (
 
 	"github.com/traceql/traceql/internal/pages"
 	_ "modernc.org/sqlite" // registers the "sqlite" database/sql driver
+	lib "modernc.org/sqlite/lib"
 )
 
 // sqliteMagic opens every SQLite 3 database file.
@@ -94,6 +93,7 @@ func (nsysFormat) decode(ctx context.Context, in *input) (*Trace, error) {
 	r := &nsysReader{
 		ctx:    ctx,
 		db:     db,
+		dsn:    dsn,
 		path:   in.path,
 		size:   size,
 		strict: in.opts.Strict,
@@ -155,6 +155,7 @@ func sqliteSize(path string, head []byte, size int64) (int64, error) {
 type nsysReader struct {
 	ctx    context.Context
 	db     *sql.DB
+	dsn    string // the URI db opens; scanRows opens its own connections
 	path   string
 	size   int64 // of the file
 	strict bool
@@ -431,58 +432,41 @@ const checkRows = 1 << 14
 // scanRows runs q and calls row for each result. first is the number of
 // the first row, for messages.
 func (r *nsysReader) scanRows(table, q string, cols []string, first int64, row func(s *rowScanner) error) (*rowScanner, error) {
-	conn, err := r.db.Conn(r.ctx)
+	c, err := openSQLite(r.dsn)
 	if err != nil {
 		return nil, r.tableErr(table, err)
 	}
-	defer conn.Close()
-	s := newRowScanner(r, table, cols, first)
-	var rowErr error
-	err = conn.Raw(func(dc any) error {
-		// The driver's own rows: database/sql would add a lock and a
-		// conversion per value.
-		qc, ok := dc.(driver.QueryerContext)
-		if !ok {
-			return fmt.Errorf("driver %T cannot run queries", dc)
-		}
-		rows, err := qc.QueryContext(r.ctx, q, nil)
-		if err != nil {
-			return err
-		}
-		defer rows.Close()
-		for {
-			if err := rows.Next(s.vals); err != nil {
-				if err == io.EOF {
-					return nil
-				}
-				return err
-			}
-			s.n++
-			if s.n%checkRows == 0 {
-				// The driver watches ctx only while a query starts.
-				if err := r.ctx.Err(); err != nil {
-					return err
-				}
-				if r.bytesPerRow > 0 {
-					r.progress(int(r.bytesPerRow * checkRows))
-				}
-			}
-			if rowErr = row(s); rowErr != nil {
-				return nil
-			}
-			if s.bad != nil {
-				rowErr = &SyntaxError{File: r.path, Offset: -1, Table: table, Msg: fmt.Sprintf("row %d", s.row()), Err: s.bad}
-				return nil
-			}
-		}
-	})
-	if err == nil {
-		err = rowErr
-	}
+	defer c.close()
+	st, err := c.prepare(q)
 	if err != nil {
-		return s, r.tableErr(table, err)
+		return nil, r.tableErr(table, err)
 	}
-	return s, nil
+	defer st.close()
+	s := &rowScanner{table: table, path: r.path, strict: r.strict, cols: cols, first: first, st: st}
+	for {
+		more, err := st.step()
+		if err != nil {
+			return s, r.tableErr(table, err)
+		}
+		if !more {
+			return s, nil
+		}
+		s.n++
+		if s.n%checkRows == 0 {
+			if err := r.ctx.Err(); err != nil {
+				return s, r.tableErr(table, err)
+			}
+			if r.bytesPerRow > 0 {
+				r.progress(int(r.bytesPerRow * checkRows))
+			}
+		}
+		if err := row(s); err != nil {
+			return s, r.tableErr(table, err)
+		}
+		if s.bad != nil {
+			return s, &SyntaxError{File: r.path, Offset: -1, Table: table, Msg: fmt.Sprintf("row %d", s.row()), Err: s.bad}
+		}
+	}
 }
 
 // merge adds what a scan counted to the trace.
@@ -502,22 +486,18 @@ func (r *nsysReader) merge(s *rowScanner) {
 	}
 }
 
-// A rowScanner holds the current row of a query as the driver's values,
-// and counts its own warnings, so that several can run at once.
+// A rowScanner reads the current row of a query, and counts its own
+// warnings, so that several can run at once.
 type rowScanner struct {
 	table  string
 	path   string
 	strict bool
 	cols   []string
-	vals   []driver.Value
+	st     *sqliteStmt
 	first  int64   // number of the first row
 	n      int     // rows read so far
 	bad    error   // the first value of the current row that has the wrong type
 	warn   counter // skipped rows
-}
-
-func newRowScanner(r *nsysReader, table string, cols []string, first int64) *rowScanner {
-	return &rowScanner{table: table, path: r.path, strict: r.strict, cols: cols, first: first, vals: make([]driver.Value, len(cols))}
 }
 
 // row returns the number of the current row: its rowid when rowids have
@@ -525,45 +505,42 @@ func newRowScanner(r *nsysReader, table string, cols []string, first int64) *row
 func (s *rowScanner) row() int64 { return s.first + int64(s.n) - 1 }
 
 // null reports whether column i is NULL.
-func (s *rowScanner) null(i int) bool { return s.vals[i] == nil }
+func (s *rowScanner) null(i int) bool { return s.st.kind(i) == lib.SQLITE_NULL }
 
 // int returns integer column i, 0 when NULL.
 func (s *rowScanner) int(i int) int64 {
-	switch v := s.vals[i].(type) {
-	case int64:
-		return v
-	case nil:
+	switch s.st.kind(i) {
+	case lib.SQLITE_INTEGER:
+		return s.st.int64(i)
+	case lib.SQLITE_NULL:
 		return 0
-	case float64:
-		if v == float64(int64(v)) {
+	case lib.SQLITE_FLOAT:
+		if v := s.st.float64(i); v == float64(int64(v)) {
 			return int64(v)
 		}
 	}
 	if s.bad == nil {
-		v := s.vals[i]
-		if t, ok := v.(string); ok {
-			v = fmt.Sprintf("%.40q", t)
+		v, _ := s.text(i)
+		if s.st.kind(i) != lib.SQLITE_FLOAT {
+			v = fmt.Sprintf("%.40q", v)
 		}
-		s.bad = fmt.Errorf("column %s: %v is not an integer", strings.TrimPrefix(s.cols[i], "?"), v)
+		s.bad = fmt.Errorf("column %s: %s is not an integer", strings.TrimPrefix(s.cols[i], "?"), v)
 	}
 	return 0
 }
 
-// text returns text column i and whether it was not NULL.
+// text returns text column i and whether it was not NULL; numbers are
+// given in decimal.
 func (s *rowScanner) text(i int) (string, bool) {
-	switch v := s.vals[i].(type) {
-	case string:
-		return v, true
-	case []byte:
-		return string(v), true
-	case nil:
+	switch s.st.kind(i) {
+	case lib.SQLITE_NULL:
 		return "", false
-	case int64:
-		return strconv.FormatInt(v, 10), true
-	case float64:
-		return strconv.FormatFloat(v, 'g', -1, 64), true
+	case lib.SQLITE_INTEGER:
+		return strconv.FormatInt(s.st.int64(i), 10), true
+	case lib.SQLITE_FLOAT:
+		return strconv.FormatFloat(s.st.float64(i), 'g', -1, 64), true
 	}
-	return fmt.Sprint(s.vals[i]), true
+	return s.st.text(i), true
 }
 
 // span checks the start and end of the current row, in columns 0 and 1.

@@ -833,6 +833,10 @@ func TestNsysErrors(t *testing.T) {
 			"table CUPTI_ACTIVITY_KIND_MEMSET: row 1: column bytes: \"many\" is not an integer", true},
 		{"lines in an integer column", writeExport(t, "lines.sqlite", nsysgen.Spec{SQL: []string{"CREATE TABLE CUPTI_ACTIVITY_KIND_MEMSET (start INTEGER, end INTEGER, deviceId INTEGER, streamId INTEGER, bytes INTEGER)", "INSERT INTO CUPTI_ACTIVITY_KIND_MEMSET VALUES (1, 2, 0, 7, '12' || char(10) || 'goroutine 1 [running]:' || char(10) || '" + strings.Repeat("x", 100) + "')"}}),
 			`column bytes: "12\ngoroutine 1 [running]:\nxxxxxxxxxxxxxx" is not an integer`, true},
+		{"fraction in an integer column", writeExport(t, "real.sqlite", nsysgen.Spec{SQL: []string{"CREATE TABLE CUPTI_ACTIVITY_KIND_MEMSET (start INTEGER, end INTEGER, deviceId INTEGER, streamId INTEGER, bytes INTEGER)", "INSERT INTO CUPTI_ACTIVITY_KIND_MEMSET VALUES (1, 2, 0, 7, 1.5)"}}),
+			"table CUPTI_ACTIVITY_KIND_MEMSET: row 1: column bytes: 1.5 is not an integer", true},
+		{"blob in an integer column", writeExport(t, "blob.sqlite", nsysgen.Spec{SQL: []string{"CREATE TABLE CUPTI_ACTIVITY_KIND_MEMSET (start INTEGER, end INTEGER, deviceId INTEGER, streamId INTEGER, bytes INTEGER)", "INSERT INTO CUPTI_ACTIVITY_KIND_MEMSET VALUES (1, 2, 0, 7, x'41')"}}),
+			`table CUPTI_ACTIVITY_KIND_MEMSET: row 1: column bytes: "A" is not an integer`, true},
 	}
 	if real := filepath.Join(nsysTraces, "nsys2021.2_mordred_cuda.sqlite"); fileExists(real) {
 		data, err := os.ReadFile(real)

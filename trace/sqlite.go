@@ -1,0 +1,136 @@
+package trace
+
+import (
+	"encoding/binary"
+	"fmt"
+	"unsafe"
+
+	"modernc.org/libc"
+	lib "modernc.org/sqlite/lib"
+)
+
+// A sqliteConn is a read-only connection to an SQLite file through the C
+// API of modernc.org/sqlite, opened with SQLITE_OPEN_NOMUTEX. The
+// database/sql driver opens every connection SQLITE_OPEN_FULLMUTEX, and
+// its mutex, taken and released for every column read, was a fifth of the
+// CPU time of reading a million kernel rows. A connection and its
+// statements are used by one goroutine at a time. The rows of the big
+// tables are read through it; database/sql serves the rest.
+type sqliteConn struct {
+	tls *libc.TLS
+	db  uintptr
+}
+
+// openSQLite opens the database at uri (a file: URI).
+func openSQLite(uri string) (*sqliteConn, error) {
+	c := &sqliteConn{tls: libc.NewTLS()}
+	if err := c.open(uri); err != nil {
+		c.close()
+		return nil, err
+	}
+	return c, nil
+}
+
+func (c *sqliteConn) open(uri string) error {
+	name, err := libc.CString(uri)
+	if err != nil {
+		return err
+	}
+	defer libc.Xfree(c.tls, name)
+	p := c.tls.Alloc(ptrSize)
+	defer c.tls.Free(ptrSize)
+	rc := lib.Xsqlite3_open_v2(c.tls, name, p, lib.SQLITE_OPEN_READONLY|lib.SQLITE_OPEN_NOMUTEX|lib.SQLITE_OPEN_URI, 0)
+	c.db = ptrAt(p) // set even when opening failed, to be closed
+	if rc != lib.SQLITE_OK {
+		return c.err(rc)
+	}
+	return nil
+}
+
+// err describes result code rc as the driver does: "message (code)".
+func (c *sqliteConn) err(rc int32) error {
+	msg := libc.GoString(lib.Xsqlite3_errstr(c.tls, rc))
+	if c.db != 0 {
+		msg = libc.GoString(lib.Xsqlite3_errmsg(c.tls, c.db))
+	}
+	return fmt.Errorf("%s (%d)", msg, rc)
+}
+
+func (c *sqliteConn) close() {
+	if c.db != 0 {
+		lib.Xsqlite3_close_v2(c.tls, c.db)
+		c.db = 0
+	}
+	c.tls.Close()
+}
+
+// A sqliteStmt is a prepared statement of a sqliteConn, and after step
+// its current row.
+type sqliteStmt struct {
+	c *sqliteConn
+	p uintptr
+}
+
+func (c *sqliteConn) prepare(q string) (*sqliteStmt, error) {
+	zq, err := libc.CString(q)
+	if err != nil {
+		return nil, err
+	}
+	defer libc.Xfree(c.tls, zq)
+	pp := c.tls.Alloc(ptrSize)
+	defer c.tls.Free(ptrSize)
+	if rc := lib.Xsqlite3_prepare_v2(c.tls, c.db, zq, -1, pp, 0); rc != lib.SQLITE_OK {
+		return nil, c.err(rc)
+	}
+	return &sqliteStmt{c: c, p: ptrAt(pp)}, nil
+}
+
+// step moves to the next row, and reports whether there is one.
+func (s *sqliteStmt) step() (bool, error) {
+	switch rc := lib.Xsqlite3_step(s.c.tls, s.p); rc {
+	case lib.SQLITE_ROW:
+		return true, nil
+	case lib.SQLITE_DONE:
+		return false, nil
+	default:
+		return false, s.c.err(rc)
+	}
+}
+
+func (s *sqliteStmt) close() { lib.Xsqlite3_finalize(s.c.tls, s.p) }
+
+// kind returns the type of column i of the current row: lib.SQLITE_INTEGER,
+// _FLOAT, _TEXT, _BLOB or _NULL.
+func (s *sqliteStmt) kind(i int) int32 {
+	return lib.Xsqlite3_column_type(s.c.tls, s.p, int32(i))
+}
+
+// int64, float64 and text return column i of the current row as that type.
+func (s *sqliteStmt) int64(i int) int64 {
+	return lib.Xsqlite3_column_int64(s.c.tls, s.p, int32(i))
+}
+
+func (s *sqliteStmt) float64(i int) float64 {
+	return lib.Xsqlite3_column_double(s.c.tls, s.p, int32(i))
+}
+
+func (s *sqliteStmt) text(i int) string {
+	p := lib.Xsqlite3_column_text(s.c.tls, s.p, int32(i))
+	n := lib.Xsqlite3_column_bytes(s.c.tls, s.p, int32(i))
+	if p == 0 || n <= 0 {
+		return ""
+	}
+	return string(libc.GoBytes(p, int(n)))
+}
+
+const ptrSize = int(unsafe.Sizeof(uintptr(0)))
+
+// ptrAt returns the pointer that C code stored at p. (Read through a copy,
+// as go vet wants no uintptr made an unsafe.Pointer.)
+func ptrAt(p uintptr) uintptr {
+	b := libc.GoBytes(p, ptrSize)
+	if len(b) == 4 {
+		return uintptr(binary.NativeEndian.Uint32(b))
+	}
+	return uintptr(binary.NativeEndian.Uint64(b))
+}
