@@ -391,12 +391,13 @@ func readTable[T, A any](r *nsysReader, table string, cols []string, where strin
 	return ts[:n:n], as[:n:n], nil
 }
 
-// rowids returns the smallest and largest rowid of table, which SQLite
-// finds without a scan; ok is false for an empty table or one without
-// rowids.
+// rowids returns the smallest and largest rowid of table; ok is false for
+// an empty table or one without rowids. SQLite finds each in one seek when
+// it is a query's only aggregate: "SELECT min(rowid), max(rowid)" scans the
+// whole table (1.3-3.4 s for 10 M kernel rows).
 func (r *nsysReader) rowids(table string) (lo, hi int64, ok bool) {
 	var min, max sql.NullInt64
-	err := r.db.QueryRowContext(r.ctx, "SELECT min(rowid), max(rowid) FROM "+table).Scan(&min, &max)
+	err := r.db.QueryRowContext(r.ctx, "SELECT (SELECT min(rowid) FROM "+table+"), (SELECT max(rowid) FROM "+table+")").Scan(&min, &max)
 	if err != nil || !min.Valid || !max.Valid || max.Int64 < min.Int64 || max.Int64-min.Int64 > 1<<40 {
 		return 0, 0, false
 	}
