@@ -72,7 +72,6 @@ func noArgs(cmd *cobra.Command, args []string) error {
 	return nil
 }
 
-// positive refuses a count flag below 1, such as --top 0.
 // checkFormat refuses a --format not among allowed, naming those; "md" is
 // taken for "markdown" wherever markdown is allowed.
 func checkFormat(f *string, allowed ...string) error {
@@ -85,6 +84,7 @@ func checkFormat(f *string, allowed ...string) error {
 	return nil
 }
 
+// positive refuses a count flag below 1, such as --top 0.
 func positive(flag string, v int) error {
 	if v < 1 {
 		return usageError{fmt.Errorf("--%s %d: want at least 1", flag, v)}
