@@ -3,7 +3,6 @@ package trace
 import (
 	"bytes"
 	"context"
-	"database/sql"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -16,7 +15,6 @@ import (
 	"sync"
 
 	"github.com/traceql/traceql/internal/pages"
-	_ "modernc.org/sqlite" // registers the "sqlite" database/sql driver
 	lib "modernc.org/sqlite/lib"
 )
 
@@ -83,17 +81,9 @@ func (nsysFormat) decode(ctx context.Context, in *input) (*Trace, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", in.path, err)
 	}
-	db, err := sql.Open("sqlite", dsn)
-	if err != nil {
-		return nil, fmt.Errorf("open %s: %w", in.path, err)
-	}
-	defer db.Close()
-	db.SetMaxOpenConns(maxParts)
-	db.SetMaxIdleConns(maxParts)
 	r := &nsysReader{
 		ctx:    ctx,
-		db:     db,
-		dsn:    dsn,
+		db:     &sqlitePool{uri: dsn},
 		path:   in.path,
 		size:   size,
 		strict: in.opts.Strict,
@@ -101,11 +91,7 @@ func (nsysFormat) decode(ctx context.Context, in *input) (*Trace, error) {
 
 		progress: in.opts.Progress,
 	}
-	// Opening reads the header and the schema: a file that is no database
-	// fails here.
-	if err := db.PingContext(ctx); err != nil {
-		return nil, r.notReadable(err)
-	}
+	defer r.db.close()
 	return r.read()
 }
 
@@ -154,8 +140,7 @@ func sqliteSize(path string, head []byte, size int64) (int64, error) {
 // An nsysReader reads one export.
 type nsysReader struct {
 	ctx    context.Context
-	db     *sql.DB
-	dsn    string // the URI db opens; scanRows opens its own connections
+	db     *sqlitePool
 	path   string
 	size   int64 // of the file
 	strict bool
@@ -196,6 +181,9 @@ func (r *nsysReader) read() (*Trace, error) {
 	r.startProgress()
 	steps := []func() error{r.version, r.kernels, r.memcpys, r.memsets, r.syncs, r.apiCalls, r.nvtx, r.resolveNames}
 	for _, step := range steps {
+		if err := r.ctx.Err(); err != nil {
+			return nil, fmt.Errorf("%s: %w", r.path, err)
+		}
 		if err := step(); err != nil {
 			return nil, err
 		}
@@ -220,21 +208,14 @@ func (r *nsysReader) tableErr(table string, err error) error {
 	return &SyntaxError{File: r.path, Offset: -1, Table: table, Err: err}
 }
 
+// listTables reads the schema: a file that is no database fails here.
 func (r *nsysReader) listTables() error {
-	rows, err := r.db.QueryContext(r.ctx, "SELECT name FROM sqlite_master WHERE type = 'table'")
-	if err != nil {
-		return r.notReadable(err)
-	}
-	defer rows.Close()
 	r.tables = map[string]bool{}
-	for rows.Next() {
-		var name string
-		if err := rows.Scan(&name); err != nil {
-			return r.notReadable(err)
-		}
-		r.tables[name] = true
-	}
-	if err := rows.Err(); err != nil {
+	err := r.db.query("SELECT name FROM sqlite_master WHERE type = 'table'", nil, func(st *sqliteStmt) error {
+		r.tables[st.text(0)] = true
+		return nil
+	})
+	if err != nil {
 		return r.notReadable(err)
 	}
 	return nil
@@ -249,20 +230,12 @@ func (r *nsysReader) notReadable(err error) error {
 
 // columns returns the names of table's columns.
 func (r *nsysReader) columns(table string) (map[string]bool, error) {
-	rows, err := r.db.QueryContext(r.ctx, "SELECT name FROM pragma_table_info(?)", table)
-	if err != nil {
-		return nil, r.tableErr(table, err)
-	}
-	defer rows.Close()
 	cols := map[string]bool{}
-	for rows.Next() {
-		var name string
-		if err := rows.Scan(&name); err != nil {
-			return nil, r.tableErr(table, err)
-		}
-		cols[name] = true
-	}
-	if err := rows.Err(); err != nil {
+	err := r.db.query("SELECT name FROM pragma_table_info(?)", []string{table}, func(st *sqliteStmt) error {
+		cols[st.text(0)] = true
+		return nil
+	})
+	if err != nil {
 		return nil, r.tableErr(table, err)
 	}
 	return cols, nil
@@ -396,12 +369,16 @@ func readTable[T, A any](r *nsysReader, table string, cols []string, where strin
 // it is a query's only aggregate: "SELECT min(rowid), max(rowid)" scans the
 // whole table (1.3-3.4 s for 10 M kernel rows).
 func (r *nsysReader) rowids(table string) (lo, hi int64, ok bool) {
-	var min, max sql.NullInt64
-	err := r.db.QueryRowContext(r.ctx, "SELECT (SELECT min(rowid) FROM "+table+"), (SELECT max(rowid) FROM "+table+")").Scan(&min, &max)
-	if err != nil || !min.Valid || !max.Valid || max.Int64 < min.Int64 || max.Int64-min.Int64 > 1<<40 {
+	err := r.db.query("SELECT (SELECT min(rowid) FROM "+table+"), (SELECT max(rowid) FROM "+table+")", nil, func(st *sqliteStmt) error {
+		if st.kind(0) == lib.SQLITE_INTEGER && st.kind(1) == lib.SQLITE_INTEGER {
+			lo, hi, ok = st.int64(0), st.int64(1), true
+		}
+		return nil
+	})
+	if err != nil || !ok || hi < lo || hi-lo > 1<<40 {
 		return 0, 0, false
 	}
-	return min.Int64, max.Int64, true
+	return lo, hi, true
 }
 
 // progressTables are the tables whose rows make up nearly all the reading.
@@ -433,41 +410,30 @@ const checkRows = 1 << 14
 // scanRows runs q and calls row for each result. first is the number of
 // the first row, for messages.
 func (r *nsysReader) scanRows(table, q string, cols []string, first int64, row func(s *rowScanner) error) (*rowScanner, error) {
-	c, err := openSQLite(r.dsn)
-	if err != nil {
-		return nil, r.tableErr(table, err)
-	}
-	defer c.close()
-	st, err := c.prepare(q)
-	if err != nil {
-		return nil, r.tableErr(table, err)
-	}
-	defer st.close()
-	s := &rowScanner{table: table, path: r.path, strict: r.strict, cols: cols, first: first, st: st}
-	for {
-		more, err := st.step()
-		if err != nil {
-			return s, r.tableErr(table, err)
-		}
-		if !more {
-			return s, nil
-		}
+	s := &rowScanner{table: table, path: r.path, strict: r.strict, cols: cols, first: first}
+	err := r.db.query(q, nil, func(st *sqliteStmt) error {
+		s.st = st
 		s.n++
 		if s.n%checkRows == 0 {
 			if err := r.ctx.Err(); err != nil {
-				return s, r.tableErr(table, err)
+				return err
 			}
 			if r.bytesPerRow > 0 {
 				r.progress(int(r.bytesPerRow * checkRows))
 			}
 		}
 		if err := row(s); err != nil {
-			return s, r.tableErr(table, err)
+			return err
 		}
 		if s.bad != nil {
-			return s, &SyntaxError{File: r.path, Offset: -1, Table: table, Msg: fmt.Sprintf("row %d", s.row()), Err: s.bad}
+			return &SyntaxError{File: r.path, Offset: -1, Table: table, Msg: fmt.Sprintf("row %d", s.row()), Err: s.bad}
 		}
+		return nil
+	})
+	if err != nil {
+		return s, r.tableErr(table, err)
 	}
+	return s, nil
 }
 
 // merge adds what a scan counted to the trace.
@@ -852,21 +818,12 @@ func (r *nsysReader) strings(want map[int64]string) (map[int64]string, error) {
 	}
 	ids.WriteByte(']')
 	q := `SELECT "id", "value" FROM ` + nsysStrings + ` WHERE "id" IN (SELECT value FROM json_each(?))`
-	rows, err := r.db.QueryContext(r.ctx, q, ids.String())
-	if err != nil {
-		return nil, r.tableErr(nsysStrings, err)
-	}
-	defer rows.Close()
 	got := make(map[int64]string, len(want))
-	for rows.Next() {
-		var id int64
-		var value sql.NullString
-		if err := rows.Scan(&id, &value); err != nil {
-			return nil, r.tableErr(nsysStrings, err)
-		}
-		got[id] = value.String
-	}
-	if err := rows.Err(); err != nil {
+	err := r.db.query(q, []string{ids.String()}, func(st *sqliteStmt) error {
+		got[st.int64(0)] = st.text(1)
+		return nil
+	})
+	if err != nil {
 		return nil, r.tableErr(nsysStrings, err)
 	}
 	return got, nil
@@ -900,16 +857,17 @@ func (r *nsysReader) version() error {
 		if !r.tables[table] {
 			continue
 		}
-		var v sql.NullString
-		err := r.db.QueryRowContext(r.ctx, `SELECT "value" FROM `+table+` WHERE "name" = 'EXPORT_PRODUCT_VERSION'`).Scan(&v)
-		if errors.Is(err, sql.ErrNoRows) {
-			continue
-		}
+		found := false
+		err := r.db.query(`SELECT "value" FROM `+table+` WHERE "name" = 'EXPORT_PRODUCT_VERSION' LIMIT 1`, nil, func(st *sqliteStmt) error {
+			r.t.Meta.Version, found = st.text(0), true
+			return nil
+		})
 		if err != nil {
 			return r.tableErr(table, err)
 		}
-		r.t.Meta.Version = v.String
-		return nil
+		if found {
+			return nil
+		}
 	}
 	return nil
 }

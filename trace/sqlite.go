@@ -3,6 +3,7 @@ package trace
 import (
 	"encoding/binary"
 	"fmt"
+	"sync"
 	"unsafe"
 
 	"modernc.org/libc"
@@ -14,8 +15,7 @@ import (
 // database/sql driver opens every connection SQLITE_OPEN_FULLMUTEX, and
 // its mutex, taken and released for every column read, was a fifth of the
 // CPU time of reading a million kernel rows. A connection and its
-// statements are used by one goroutine at a time. The rows of the big
-// tables are read through it; database/sql serves the rest.
+// statements are used by one goroutine at a time.
 type sqliteConn struct {
 	tls *libc.TLS
 	db  uintptr
@@ -64,14 +64,77 @@ func (c *sqliteConn) close() {
 	c.tls.Close()
 }
 
+// A sqlitePool holds the idle connections to one database, so that the
+// queries of one read, one after another or several at once, do not each
+// open a connection and parse the schema again.
+type sqlitePool struct {
+	uri  string
+	mu   sync.Mutex
+	idle []*sqliteConn
+}
+
+// get returns an idle connection, or a new one.
+func (p *sqlitePool) get() (*sqliteConn, error) {
+	p.mu.Lock()
+	if n := len(p.idle); n > 0 {
+		c := p.idle[n-1]
+		p.idle = p.idle[:n-1]
+		p.mu.Unlock()
+		return c, nil
+	}
+	p.mu.Unlock()
+	return openSQLite(p.uri)
+}
+
+func (p *sqlitePool) put(c *sqliteConn) {
+	p.mu.Lock()
+	p.idle = append(p.idle, c)
+	p.mu.Unlock()
+}
+
+// close closes the idle connections: all of them, once no query runs.
+func (p *sqlitePool) close() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, c := range p.idle {
+		c.close()
+	}
+	p.idle = nil
+}
+
+// query runs q, with args bound to its parameters, and calls row for each
+// result row until it returns an error.
+func (p *sqlitePool) query(q string, args []string, row func(st *sqliteStmt) error) error {
+	c, err := p.get()
+	if err != nil {
+		return err
+	}
+	defer p.put(c)
+	st, err := c.prepare(q, args)
+	if err != nil {
+		return err
+	}
+	defer st.close()
+	for {
+		more, err := st.step()
+		if err != nil || !more {
+			return err
+		}
+		if err := row(st); err != nil {
+			return err
+		}
+	}
+}
+
 // A sqliteStmt is a prepared statement of a sqliteConn, and after step
 // its current row.
 type sqliteStmt struct {
-	c *sqliteConn
-	p uintptr
+	c    *sqliteConn
+	p    uintptr
+	vals []uintptr // the current row's columns (sqlite3_value pointers)
 }
 
-func (c *sqliteConn) prepare(q string) (*sqliteStmt, error) {
+func (c *sqliteConn) prepare(q string, args []string) (*sqliteStmt, error) {
 	zq, err := libc.CString(q)
 	if err != nil {
 		return nil, err
@@ -82,13 +145,40 @@ func (c *sqliteConn) prepare(q string) (*sqliteStmt, error) {
 	if rc := lib.Xsqlite3_prepare_v2(c.tls, c.db, zq, -1, pp, 0); rc != lib.SQLITE_OK {
 		return nil, c.err(rc)
 	}
-	return &sqliteStmt{c: c, p: ptrAt(pp)}, nil
+	st := &sqliteStmt{c: c, p: ptrAt(pp)}
+	for i, a := range args {
+		if err := st.bind(i+1, a); err != nil {
+			st.close()
+			return nil, err
+		}
+	}
+	st.vals = make([]uintptr, lib.Xsqlite3_column_count(c.tls, st.p))
+	return st, nil
 }
 
-// step moves to the next row, and reports whether there is one.
+// bind sets parameter i (from 1) to the text v.
+func (s *sqliteStmt) bind(i int, v string) error {
+	z, err := libc.CString(v)
+	if err != nil {
+		return err
+	}
+	defer libc.Xfree(s.c.tls, z)
+	if rc := lib.Xsqlite3_bind_text(s.c.tls, s.p, int32(i), z, int32(len(v)), lib.SQLITE_TRANSIENT); rc != lib.SQLITE_OK {
+		return s.c.err(rc)
+	}
+	return nil
+}
+
+// step moves to the next row, and reports whether there is one. The
+// row's columns are fetched once: each sqlite3_column_* call checks the
+// statement and the connection again, and a column is often read twice
+// (its type, then its value).
 func (s *sqliteStmt) step() (bool, error) {
 	switch rc := lib.Xsqlite3_step(s.c.tls, s.p); rc {
 	case lib.SQLITE_ROW:
+		for i := range s.vals {
+			s.vals[i] = lib.Xsqlite3_column_value(s.c.tls, s.p, int32(i))
+		}
 		return true, nil
 	case lib.SQLITE_DONE:
 		return false, nil
@@ -102,21 +192,21 @@ func (s *sqliteStmt) close() { lib.Xsqlite3_finalize(s.c.tls, s.p) }
 // kind returns the type of column i of the current row: lib.SQLITE_INTEGER,
 // _FLOAT, _TEXT, _BLOB or _NULL.
 func (s *sqliteStmt) kind(i int) int32 {
-	return lib.Xsqlite3_column_type(s.c.tls, s.p, int32(i))
+	return lib.Xsqlite3_value_type(s.c.tls, s.vals[i])
 }
 
 // int64, float64 and text return column i of the current row as that type.
 func (s *sqliteStmt) int64(i int) int64 {
-	return lib.Xsqlite3_column_int64(s.c.tls, s.p, int32(i))
+	return lib.Xsqlite3_value_int64(s.c.tls, s.vals[i])
 }
 
 func (s *sqliteStmt) float64(i int) float64 {
-	return lib.Xsqlite3_column_double(s.c.tls, s.p, int32(i))
+	return lib.Xsqlite3_value_double(s.c.tls, s.vals[i])
 }
 
 func (s *sqliteStmt) text(i int) string {
-	p := lib.Xsqlite3_column_text(s.c.tls, s.p, int32(i))
-	n := lib.Xsqlite3_column_bytes(s.c.tls, s.p, int32(i))
+	p := lib.Xsqlite3_value_text(s.c.tls, s.vals[i])
+	n := lib.Xsqlite3_value_bytes(s.c.tls, s.vals[i])
 	if p == 0 || n <= 0 {
 		return ""
 	}
