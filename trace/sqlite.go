@@ -172,7 +172,8 @@ func (s *sqliteStmt) bind(i int, v string) error {
 // step moves to the next row, and reports whether there is one. The
 // row's columns are fetched once: each sqlite3_column_* call checks the
 // statement and the connection again, and a column is often read twice
-// (its type, then its value).
+// (its type, then its value). They are unprotected values, which SQLite
+// allows reading from the goroutine that uses their connection.
 func (s *sqliteStmt) step() (bool, error) {
 	switch rc := lib.Xsqlite3_step(s.c.tls, s.p); rc {
 	case lib.SQLITE_ROW:
