@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -266,7 +267,8 @@ func TestContentSize(t *testing.T) {
 }
 
 // TestGzipContentSize checks the guess once part of a gzip file is read:
-// the trailer's value plus the multiple of 4 GiB nearest the projection.
+// the trailer's value plus the multiple of 4 GiB nearest the projection,
+// unless that is more than four times the projection.
 func TestGzipContentSize(t *testing.T) {
 	const ten = 10_005_703_558 // the README's big10g.json; gzip -1 makes 1,144,426,270 bytes of it
 	for _, c := range []struct {
@@ -278,6 +280,11 @@ func TestGzipContentSize(t *testing.T) {
 		{"wrapped twice", 1_144_426_270, ten % (1 << 32), 100 << 20, 874 << 20, ten},
 		{"projection 35 % high", 54_000_000, 1_013_590_834, 8 << 20, 200 << 20, 1_013_590_834},
 		{"trailer below what was inflated", 10 << 20, 5, 5 << 20, 100 << 20, 200 << 20},
+		// Cut files, whose last four bytes are compressed data.
+		{"cut, before 128 KiB read", 124_111, 1<<32 - 128, 65_536, 200_000, gzipMaxRatio * 124_111},
+		{"cut, from 128 KiB read", 10_000_000, 4_066_927_124, 2 << 20, 20 << 20, 100_000_000},
+		{"cut, from 4 MiB read", 28_000_000, 2_000_000_000, 8 << 20, 80 << 20, 280_000_000},
+		{"projection 3.5 times low", 1_000_000, 20_000_000, 1 << 20, 6 << 20, 20_000_000},
 	} {
 		if got := gzipContentSize(c.size, c.isize, c.read, c.inflated); got != c.want {
 			t.Errorf("%s: gzipContentSize(%d, %d, %d, %d) = %d, want %d", c.name, c.size, c.isize, c.read, c.inflated, got, c.want)
@@ -448,4 +455,54 @@ func TestReserveBound(t *testing.T) {
 	if got == 0 || got > b.Len() {
 		t.Errorf("%d bytes reserved for %d bytes of events", got, b.Len())
 	}
+}
+
+// TestCutGzipTables: a gzip file cut short has compressed data where its
+// trailer should be, which may claim any size up to 4 GiB; its tables are
+// sized from the file, not from that claim (they took 875 and 935 MB of
+// these 0.1 and 1.6 MB files before). The events are interleaved, so that
+// blocks mix kinds and their projections are trusted.
+func TestCutGzipTables(t *testing.T) {
+	for _, steps := range []int{2, 32} {
+		var buf bytes.Buffer
+		cfg := synth.Config{Seed: 3, Devices: 2, Streams: 2, Steps: steps, KernelsPerStep: 200, Interleave: true}
+		if _, err := synth.Write(&buf, cfg); err != nil {
+			t.Fatal(err)
+		}
+		whole := gz(buf.Bytes())
+		read := func(data []byte) *Trace {
+			tr, err := Options{}.read(context.Background(), "in.json.gz", bytes.NewReader(data), int64(len(data)))
+			if err != nil {
+				t.Fatalf("%d steps, %d bytes: %v", steps, len(data), err)
+			}
+			return tr
+		}
+		// Cut three quarters in, where the last four bytes claim over 2 GiB.
+		n := len(whole) * 3 / 4
+		for binary.LittleEndian.Uint32(whole[n-4:]) < 1<<31 {
+			n++
+		}
+		cut := read(whole[:n])
+		if len(cut.Warnings) == 0 || !strings.Contains(cut.Warnings[0], "truncated") {
+			t.Errorf("%d steps: warnings %q, want truncated", steps, cut.Warnings)
+		}
+		// Until 128 KiB are read, the trailer is believed up to gzipMaxRatio
+		// times the file, and the tables take less than that content would;
+		// then the projection is, and they take about what the whole
+		// file's do.
+		most := gzipMaxRatio * n
+		if n >= 128<<10 {
+			most = tableBytes(read(whole)) * 3 / 2
+		}
+		if got := tableBytes(cut); got > most {
+			t.Errorf("%d steps, cut to %d bytes: tables of %d bytes, want at most %d", steps, n, got, most)
+		}
+	}
+}
+
+// tableBytes is the memory the record tables of t hold, at their capacity.
+func tableBytes(t *Trace) int {
+	return cap(t.Kernels)*int(unsafe.Sizeof(Kernel{})) + cap(t.Memcpys)*int(unsafe.Sizeof(Memcpy{})) +
+		cap(t.Memsets)*int(unsafe.Sizeof(Memset{})) + cap(t.Syncs)*int(unsafe.Sizeof(Sync{})) +
+		cap(t.APICalls)*int(unsafe.Sizeof(APICall{})) + cap(t.Ops)*int(unsafe.Sizeof(Op{}))
 }

@@ -60,27 +60,45 @@ func (in *input) contentSize() int64 {
 
 // gzipContentSize guesses the content size of a gzip file of size bytes
 // whose trailer says isize, the size modulo 4 GiB, and of which read bytes
-// inflated to inflated bytes so far. Until 4 MiB are read it is isize, or
-// eight times the file's size where isize must have wrapped around (Kineto
-// JSON compresses 7 to 20 times). Then it is isize plus the multiple of
-// 4 GiB nearest to what the ratio so far projects for the whole file:
-// exact wherever the projection is within 2 GiB. The trailer alone is not,
-// above 4 GiB: a 10 GB trace compressed 8.7 times looked like 1.4 GB, and
-// its tables, projected for that, grew a quarter at a time.
+// inflated to inflated bytes so far. It is isize, or eight times the
+// file's size where isize must have wrapped around (Kineto JSON compresses
+// 7 to 30 times). From 4 MiB read it is isize plus the multiple of 4 GiB
+// nearest to what the ratio so far projects for the whole file: exact
+// wherever the projection is within 2 GiB. The trailer alone is not, above
+// 4 GiB: a 10 GB trace compressed 8.7 times looked like 1.4 GB, and its
+// tables, projected for that, grew a quarter at a time.
+//
+// A file cut short (a profiler killed while writing, a copy stopped) has
+// compressed data where its trailer should be, which may claim anything up
+// to 4 GiB: a cut 2 MB file made tables for gigabytes. So the trailer is
+// believed up to gzipMaxRatio times the file's size, and from 128 KiB read
+// (twice the read buffer, so that what was read ahead of the inflater is
+// at most half), up to four times the projection, which is taken instead.
+// On the real traces in ../shared, the projection from 256 KiB is 0.61 to
+// 1.46 times the content size.
 func gzipContentSize(size, isize, read, inflated int64) int64 {
-	if read < 4<<20 {
-		if isize >= size {
-			return isize
-		}
-		return 8 * size
+	c := isize
+	if isize < size {
+		c = 8 * size
+	}
+	if read < 128<<10 {
+		return min(c, gzipMaxRatio*size)
 	}
 	proj := float64(inflated) / float64(read) * float64(size)
-	c := isize + int64(math.Round((proj-float64(isize))/(1<<32)))<<32
-	if c < inflated {
+	if read >= 4<<20 {
+		c = isize + int64(math.Round((proj-float64(isize))/(1<<32)))<<32
+	}
+	if c < inflated || float64(c) > 4*proj {
 		return int64(proj)
 	}
 	return c
 }
+
+// gzipMaxRatio is the most a gzip trailer is believed to say before the
+// projection, as a multiple of the file's size: twice the ratio of the
+// most compressible trace in ../shared (30). A file that compresses more
+// has its tables grown more often.
+const gzipMaxRatio = 64
 
 // ContentSize estimates, without reading it, how many bytes a read of
 // path decodes: the file's size, or for a gzip file what its trailer
