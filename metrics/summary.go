@@ -229,11 +229,8 @@ func summarizeDevice(t *trace.Trace, dev trace.Device, topN int, ix launchIndex,
 	streams := map[int64]bool{}
 
 	durs := make([]int64, 0, len(t.Kernels))
-	type nameStat struct {
-		KernelStat
-		comm bool
-	}
-	byName := map[string]*nameStat{}
+	names := newKernelAgg()
+	var isComm []bool // by the names' indices
 	// Kernel intervals by kind, sorted by start as the kernels are; most
 	// are computation.
 	var comm []Interval
@@ -248,23 +245,17 @@ func summarizeDevice(t *trace.Trace, dev trace.Device, topN int, ix launchIndex,
 		}
 		dur := k.Dur()
 		durs = append(durs, dur)
-		d.KernelNS += dur
-		ks := byName[k.Name]
-		if ks == nil {
-			ks = &nameStat{KernelStat{Name: k.Name, MinNS: dur, MaxNS: dur}, IsCommKernel(k.Name)}
-			byName[k.Name] = ks
+		j := names.add(k.Name, dur)
+		if j == len(isComm) {
+			isComm = append(isComm, IsCommKernel(k.Name))
 		}
-		if ks.comm {
+		if isComm[j] {
 			comm = append(comm, Interval{k.Start, k.End})
 		} else {
 			compute = append(compute, Interval{k.Start, k.End})
 		}
-		ks.Count++
-		ks.TotalNS += dur
-		ks.MinNS = min(ks.MinNS, dur)
-		ks.MaxNS = max(ks.MaxNS, dur)
 	}
-	d.Kernels = len(durs)
+	d.Kernels, d.KernelNS = len(durs), names.total
 	if d.Kernels > 0 {
 		d.KernelMeanNS = float64(d.KernelNS) / float64(d.Kernels)
 		var pct []int64
@@ -274,22 +265,7 @@ func summarizeDevice(t *trace.Trace, dev trace.Device, topN int, ix launchIndex,
 	d.Comm = commStat(comm, compute)
 	// The union of all kernels, by inclusion–exclusion of its two parts.
 	d.KernelBusyNS = d.Comm.NS + d.Comm.ComputeNS - d.Comm.OverlapNS
-	for _, ks := range byName {
-		ks.MeanNS = float64(ks.TotalNS) / float64(ks.Count)
-		if d.KernelNS > 0 {
-			ks.Share = float64(ks.TotalNS) / float64(d.KernelNS)
-		}
-		d.TopKernels = append(d.TopKernels, ks.KernelStat)
-	}
-	slices.SortFunc(d.TopKernels, func(a, b KernelStat) int {
-		if c := cmp.Compare(b.TotalNS, a.TotalNS); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.Name, b.Name)
-	})
-	if len(d.TopKernels) > topN {
-		d.TopKernels = d.TopKernels[:topN]
-	}
+	d.TopKernels = topKernels(names.done(), topN)
 
 	copies := map[CopyStat]*CopyStat{} // keyed by Kind/Src/Dst only
 	for i := range t.Memcpys {
