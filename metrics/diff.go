@@ -77,21 +77,21 @@ func longestFirst(a, b KernelStat) int {
 	return cmp.Or(cmp.Compare(b.TotalNS, a.TotalNS), cmp.Compare(a.Name, b.Name))
 }
 
-// topKernels returns the n first of stats in longestFirst order, in a slice
-// of their own, without sorting them all.
-func topKernels(stats []KernelStat, n int) []KernelStat {
-	var top []KernelStat
-	for _, ks := range stats {
-		if len(top) == n && longestFirst(ks, top[n-1]) >= 0 {
+// top returns the n first of xs in the order of cmp, in a slice of their
+// own, without sorting them all.
+func top[T any](xs []T, n int, cmp func(a, b T) int) []T {
+	var out []T
+	for _, x := range xs {
+		if len(out) == n && cmp(x, out[n-1]) >= 0 {
 			continue
 		}
-		i, _ := slices.BinarySearchFunc(top, ks, longestFirst)
-		top = slices.Insert(top, i, ks)
-		if len(top) > n {
-			top = top[:n]
+		i, _ := slices.BinarySearchFunc(out, x, cmp)
+		out = slices.Insert(out, i, x)
+		if len(out) > n {
+			out = out[:n]
 		}
 	}
-	return top
+	return out
 }
 
 // Family normalizes a kernel name so that the same kernel matches across

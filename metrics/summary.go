@@ -265,7 +265,7 @@ func summarizeDevice(t *trace.Trace, dev trace.Device, topN int, ix launchIndex,
 	d.Comm = commStat(comm, compute)
 	// The union of all kernels, by inclusion–exclusion of its two parts.
 	d.KernelBusyNS = d.Comm.NS + d.Comm.ComputeNS - d.Comm.OverlapNS
-	d.TopKernels = topKernels(names.done(), topN)
+	d.TopKernels = top(names.done(), topN, longestFirst)
 
 	copies := map[CopyStat]*CopyStat{} // keyed by Kind/Src/Dst only
 	for i := range t.Memcpys {
@@ -512,15 +512,13 @@ func summarizeHost(t *trace.Trace, topN int) HostSummary {
 		st.TotalNS += op.End - op.Start
 		st.SelfNS += s
 	}
+	all := make([]OpStat, 0, len(stats))
 	for _, st := range stats {
-		h.TopOps = append(h.TopOps, *st)
+		all = append(all, *st)
 	}
-	slices.SortFunc(h.TopOps, func(a, b OpStat) int {
+	h.TopOps = top(all, topN, func(a, b OpStat) int {
 		return cmp.Or(cmp.Compare(b.TotalNS, a.TotalNS), cmp.Compare(a.Name, b.Name))
 	})
-	if len(h.TopOps) > topN {
-		h.TopOps = h.TopOps[:topN]
-	}
 	return h
 }
 

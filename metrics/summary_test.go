@@ -170,9 +170,9 @@ func TestSummarizeWindow(t *testing.T) {
 	}
 }
 
-// TestTopKernels: the n first of a full sort, ties in total time included,
-// for n below, at and above the number of names.
-func TestTopKernels(t *testing.T) {
+// TestTop: the n first of a full sort, ties in total time included, for n
+// below, at and above the number of names.
+func TestTop(t *testing.T) {
 	var stats []KernelStat
 	for i := range 200 {
 		stats = append(stats, KernelStat{Name: fmt.Sprintf("k%03d", (i*37)%200), TotalNS: int64(i % 13)})
@@ -180,11 +180,11 @@ func TestTopKernels(t *testing.T) {
 	sorted := slices.SortedFunc(slices.Values(stats), longestFirst)
 	for _, n := range []int{1, 2, 10, 199, 200, 500} {
 		want := sorted[:min(n, len(sorted))]
-		if got := topKernels(stats, n); !slices.Equal(got, want) {
+		if got := top(stats, n, longestFirst); !slices.Equal(got, want) {
 			t.Errorf("n = %d: %v, want %v", n, got, want)
 		}
 	}
-	if got := topKernels(nil, 10); got != nil {
+	if got := top(nil, 10, longestFirst); got != nil {
 		t.Errorf("no kernels: %v, want nil", got)
 	}
 }
