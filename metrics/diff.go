@@ -78,8 +78,11 @@ func longestFirst(a, b KernelStat) int {
 }
 
 // top returns the n first of xs in the order of cmp, in a slice of their
-// own, without sorting them all.
+// own, without sorting them all; none for n ≤ 0.
 func top[T any](xs []T, n int, cmp func(a, b T) int) []T {
+	if n <= 0 {
+		return nil
+	}
 	var out []T
 	for _, x := range xs {
 		if len(out) == n && cmp(x, out[n-1]) >= 0 {

@@ -187,4 +187,7 @@ func TestTop(t *testing.T) {
 	if got := top(nil, 10, longestFirst); got != nil {
 		t.Errorf("no kernels: %v, want nil", got)
 	}
+	if got := top(stats, 0, longestFirst); got != nil {
+		t.Errorf("n = 0: %v, want nil", got)
+	}
 }
