@@ -3,6 +3,7 @@ package metrics_test
 import (
 	"context"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -113,12 +114,14 @@ func TestKernelStacks(t *testing.T) {
 		Devices: []trace.Device{{ID: 0}},
 		Kernels: []trace.Kernel{
 			{Activity: trace.Activity{Start: 100, End: 110, Correlation: 1}, Name: "k1"},
+			{Activity: trace.Activity{Start: 110, End: 113, Correlation: 3}, Name: "k1"}, // same stack, another call
 			{Activity: trace.Activity{Start: 120, End: 150, Correlation: 2}, Name: "g1"},
 			{Activity: trace.Activity{Start: 150, End: 160, Correlation: 2}, Name: "g2"},
 			{Activity: trace.Activity{Start: 200, End: 205, Correlation: 9}, Name: "orphan"},
 		},
 		APICalls: []trace.APICall{
 			{Name: "cudaLaunchKernel", PID: 1, TID: 1, Start: 12, End: 14, Correlation: 1},
+			{Name: "cudaLaunchKernel", PID: 1, TID: 1, Start: 16, End: 18, Correlation: 3},
 			{Name: "cudaGraphLaunch", PID: 1, TID: 1, Start: 40, End: 45, Correlation: 2},
 		},
 		Ops: []trace.Op{ // parent and child start together; sorted as finish() does (shorter first)
@@ -127,9 +130,16 @@ func TestKernelStacks(t *testing.T) {
 			op("ProfilerStep#1", trace.UserAnnotation, 0, 100),
 		},
 	}
+	samples := metrics.KernelStacks(tr)
+	if !slices.IsSortedFunc(samples, func(a, b metrics.StackSample) int { return slices.Compare(a.Stack, b.Stack) }) {
+		t.Errorf("samples not sorted by stack: %v", samples)
+	}
 	got := map[string]metrics.StackSample{}
-	for _, s := range metrics.KernelStacks(tr) {
+	for _, s := range samples {
 		got[s.Stack[len(s.Stack)-1]] = s
+	}
+	if len(got) != len(samples) {
+		t.Errorf("%d samples for %d kernel names: %v", len(samples), len(got), samples)
 	}
 	want := map[string]string{
 		"k1":     "ProfilerStep#1 > train.py(3): step > aten::mm > cudaLaunchKernel > k1",
@@ -142,7 +152,7 @@ func TestKernelStacks(t *testing.T) {
 			t.Errorf("%s: %s, want %s", k, s, w)
 		}
 	}
-	if got["g1"].GPUNS != 30 || got["k1"].Kernels != 1 {
+	if got["g1"].GPUNS != 30 || got["k1"].Kernels != 2 || got["k1"].GPUNS != 13 {
 		t.Errorf("values: %+v", got)
 	}
 }

@@ -3,7 +3,6 @@ package metrics
 import (
 	"cmp"
 	"slices"
-	"strings"
 
 	"github.com/traceql/traceql/trace"
 )
@@ -27,7 +26,7 @@ const NoLaunch = "(no launch call)"
 func KernelStacks(t *trace.Trace) []StackSample {
 	ix := newLaunchIndex(t)
 	callOf := make([]int, len(t.Kernels))
-	need := map[int]bool{}
+	need := make([]bool, len(t.APICalls))
 	for i := range t.Kernels {
 		callOf[i] = ix.call(&t.Kernels[i].Activity)
 		if callOf[i] >= 0 {
@@ -35,41 +34,71 @@ func KernelStacks(t *trace.Trace) []StackSample {
 		}
 	}
 	stacks := callStacks(t, need)
-	byKey := map[string]*StackSample{}
+	noLaunch := stacks.id([]string{NoLaunch})
+	// A sample is a launching stack and a kernel name: kernels are
+	// counted into their sample without building its stack, which is
+	// made once a sample.
+	type key struct {
+		stack  int
+		kernel string
+	}
+	index := map[key]int{}
+	var out []StackSample
 	for i := range t.Kernels {
 		k := &t.Kernels[i]
-		var stack []string
+		kk := key{noLaunch, k.Name}
 		if ci := callOf[i]; ci >= 0 {
-			stack = append(slices.Clone(stacks[ci]), t.APICalls[ci].Name)
-		} else {
-			stack = []string{NoLaunch}
+			kk.stack = stacks.ofCall[ci]
 		}
-		stack = append(stack, k.Name)
-		key := strings.Join(stack, "\x00")
-		s := byKey[key]
-		if s == nil {
-			s = &StackSample{Stack: stack}
-			byKey[key] = s
+		j, ok := index[kk]
+		if !ok {
+			j = len(out)
+			index[kk] = j
+			stack := stacks.stacks[kk.stack]
+			out = append(out, StackSample{Stack: append(stack[:len(stack):len(stack)], k.Name)})
 		}
-		s.GPUNS += k.Dur()
-		s.Kernels++
-	}
-	out := make([]StackSample, 0, len(byKey))
-	for _, s := range byKey {
-		out = append(out, *s)
+		out[j].GPUNS += k.Dur()
+		out[j].Kernels++
 	}
 	slices.SortFunc(out, func(a, b StackSample) int { return slices.Compare(a.Stack, b.Stack) })
 	return out
 }
 
-// callStacks returns, for each needed API call, the names of the host
-// ranges open on its thread when it began, outermost first.
-func callStacks(t *trace.Trace, need map[int]bool) map[int][]string {
+// stackSet numbers the distinct host stacks of launch calls.
+type stackSet struct {
+	ids    map[string]int // the frames joined by NUL → index in stacks
+	stacks [][]string
+	ofCall []int // API call index → its stack's index; only needed calls are set
+	buf    []byte
+}
+
+// id returns the number of the stack of these frames, outermost first.
+func (s *stackSet) id(frames []string) int {
+	s.buf = s.buf[:0]
+	for _, f := range frames {
+		s.buf = append(append(s.buf, f...), 0)
+	}
+	if j, ok := s.ids[string(s.buf)]; ok { // no allocation for a stack met before
+		return j
+	}
+	j := len(s.stacks)
+	s.ids[string(s.buf)] = j
+	s.stacks = append(s.stacks, slices.Clone(frames))
+	return j
+}
+
+// callStacks finds, for each needed API call, the names of the host ranges
+// open on its thread when it began, outermost first, followed by the
+// call's own name.
+func callStacks(t *trace.Trace, need []bool) *stackSet {
+	s := &stackSet{ids: map[string]int{}, ofCall: make([]int, len(t.APICalls))}
 	type thread struct{ pid, tid int64 }
 	calls := map[thread][]int{}
-	for ci := range need {
-		c := &t.APICalls[ci]
-		calls[thread{c.PID, c.TID}] = append(calls[thread{c.PID, c.TID}], ci)
+	for ci, ok := range need {
+		if ok {
+			c := &t.APICalls[ci]
+			calls[thread{c.PID, c.TID}] = append(calls[thread{c.PID, c.TID}], ci)
+		}
 	}
 	ops := map[thread][]*trace.Op{}
 	for i := range t.Ops {
@@ -82,7 +111,7 @@ func callStacks(t *trace.Trace, need map[int]bool) map[int][]string {
 			ops[th] = append(ops[th], o)
 		}
 	}
-	out := make(map[int][]string, len(need))
+	var frames []string
 	for th, cs := range calls {
 		slices.SortFunc(cs, func(a, b int) int { return cmp.Compare(t.APICalls[a].Start, t.APICalls[b].Start) })
 		os := ops[th]
@@ -99,16 +128,16 @@ func callStacks(t *trace.Trace, need map[int]bool) map[int][]string {
 				open = append(open, os[j])
 			}
 			open = popEnded(open, at)
-			names := make([]string, 0, len(open))
+			frames = frames[:0]
 			for _, o := range open {
 				if o.End > at || o.End == at && o.Start == at {
-					names = append(names, o.Name)
+					frames = append(frames, o.Name)
 				}
 			}
-			out[ci] = names
+			s.ofCall[ci] = s.id(append(frames, t.APICalls[ci].Name))
 		}
 	}
-	return out
+	return s
 }
 
 // popEnded drops ranges that ended at or before x from the top of a stack
