@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/google/pprof/profile"
+	"github.com/klauspost/compress/gzip"
 
 	"github.com/traceql/traceql/metrics"
 )
@@ -52,7 +53,13 @@ func WritePprof(w io.Writer, samples []metrics.StackSample) error {
 	if err := p.CheckValid(); err != nil {
 		return fmt.Errorf("pprof: %w", err)
 	}
-	return p.Write(w)
+	// Gzipped as profile.Write does, by klauspost/compress: the standard
+	// library's deflate took most of the time of writing a large profile.
+	zw := gzip.NewWriter(w)
+	if err := p.WriteUncompressed(zw); err != nil {
+		return err
+	}
+	return zw.Close()
 }
 
 // parseFrame splits a Kineto python_function name "path/file.py(123): func"
