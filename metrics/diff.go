@@ -11,6 +11,13 @@ import (
 // KernelStats aggregates a device's kernels by key(name) — the name itself,
 // or Family — sorted by total time, longest first, ties by name.
 func KernelStats(t *trace.Trace, dev int, key func(string) string) []KernelStat {
+	out := kernelStats(t, dev, key)
+	slices.SortFunc(out, longestFirst)
+	return out
+}
+
+// kernelStats is KernelStats in order of first appearance.
+func kernelStats(t *trace.Trace, dev int, key func(string) string) []KernelStat {
 	a := newKernelAgg()
 	for i := range t.Kernels {
 		k := &t.Kernels[i]
@@ -23,9 +30,7 @@ func KernelStats(t *trace.Trace, dev int, key func(string) string) []KernelStat 
 		}
 		a.add(name, k.Dur())
 	}
-	out := a.done()
-	slices.SortFunc(out, longestFirst)
-	return out
+	return a.done()
 }
 
 // kernelAgg aggregates kernel durations by name. Names map to indices into
@@ -155,32 +160,34 @@ func (d KernelDelta) Status() string {
 // DiffKernels matches kernel statistics of two runs by name, sorted by the
 // absolute change in total time, largest first, ties by name.
 func DiffKernels(old, new []KernelStat) []KernelDelta {
-	byName := map[string]*KernelDelta{}
-	var out []*KernelDelta
-	get := func(name string) *KernelDelta {
-		d := byName[name]
-		if d == nil {
-			d = &KernelDelta{Name: name}
-			byName[name] = d
-			out = append(out, d)
-		}
-		return d
+	index := make(map[string]int, len(old))
+	for i, k := range old {
+		index[k.Name] = i
 	}
-	for _, k := range old {
-		get(k.Name).Old = k
+	n := len(old)
+	for _, k := range new {
+		if _, ok := index[k.Name]; !ok {
+			n++
+		}
+	}
+	out := make([]KernelDelta, len(old), n) // a slice of a million grown by append spent most of diff's time copying
+	for i, k := range old {
+		out[i] = KernelDelta{Name: k.Name, Old: k}
 	}
 	for _, k := range new {
-		get(k.Name).New = k
+		if i, ok := index[k.Name]; ok {
+			out[i].New = k
+		} else {
+			out = append(out, KernelDelta{Name: k.Name, New: k})
+		}
 	}
-	res := make([]KernelDelta, len(out))
-	for i, d := range out {
-		d.DeltaNS = d.New.TotalNS - d.Old.TotalNS
-		res[i] = *d
+	for i := range out {
+		out[i].DeltaNS = out[i].New.TotalNS - out[i].Old.TotalNS
 	}
-	slices.SortFunc(res, func(a, b KernelDelta) int {
+	slices.SortFunc(out, func(a, b KernelDelta) int {
 		return cmp.Or(cmp.Compare(abs(b.DeltaNS), abs(a.DeltaNS)), cmp.Compare(a.Name, b.Name))
 	})
-	return res
+	return out
 }
 
 func abs(x int64) int64 {
@@ -238,12 +245,12 @@ func DiffTraces(a, b *trace.Trace, o DiffOptions) Diff {
 		var sa, sb []StepStat
 		if i < len(d.Old.Devices) {
 			dd.Old = &d.Old.Devices[i]
-			ka = KernelStats(a, dd.Old.Device, key)
+			ka = kernelStats(a, dd.Old.Device, key) // DiffKernels sorts
 			sa = StepStats(a, dd.Old.Device)
 		}
 		if i < len(d.New.Devices) {
 			dd.New = &d.New.Devices[i]
-			kb = KernelStats(b, dd.New.Device, key)
+			kb = kernelStats(b, dd.New.Device, key)
 			sb = StepStats(b, dd.New.Device)
 		}
 		dd.Kernels = DiffKernels(ka, kb)
