@@ -264,6 +264,16 @@ func TestWriteFileGzip(t *testing.T) {
 	}
 }
 
+func TestWriteFileErrorLeavesNoFile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "bad.json")
+	if _, err := WriteFile(path, Config{Streams: 33}, false); err == nil {
+		t.Fatal("Streams 33: no error")
+	}
+	if _, err := os.Stat(path); !os.IsNotExist(err) {
+		t.Errorf("after the error, %s: %v; want no file", path, err)
+	}
+}
+
 func TestConfigErrors(t *testing.T) {
 	for _, cfg := range []Config{
 		{Devices: -1}, {Devices: 65}, {Streams: 33}, {Steps: -2}, {KernelsPerStep: -1},

@@ -75,6 +75,7 @@ func WriteFile(path string, cfg Config, gz bool) (Truth, error) {
 		err = cerr
 	}
 	if err != nil {
+		os.Remove(path) // not a trace: an empty or partial file would read as one, or as a broken one
 		return Truth{}, fmt.Errorf("synth: write %s: %w", path, err)
 	}
 	t.FileBytes = fc.n
