@@ -172,13 +172,26 @@ type ClassifiedGap struct {
 func ClassifyGaps(t *trace.Trace, dev int) []ClassifiedGap {
 	gaps := Gaps(DeviceBusy(t, dev))
 	out := make([]ClassifiedGap, len(gaps))
-	classifyGaps(t, dev, newLaunchIndex(t), gaps, func(i int, class string) { out[i] = ClassifiedGap{gaps[i], class} })
+	classifyGaps(t, dev, newLaunchIndex(t), hostSyncs(t), gaps, func(i int, class string) { out[i] = ClassifiedGap{gaps[i], class} })
 	return out
 }
 
+// hostSyncs returns the intervals of t's blocking host calls (IsSync),
+// sorted by start.
+func hostSyncs(t *trace.Trace) []Interval {
+	var syncs []Interval
+	for i := range t.APICalls {
+		if c := &t.APICalls[i]; IsSync(c.Name) {
+			syncs = append(syncs, Interval{c.Start, c.End})
+		}
+	}
+	return syncs
+}
+
 // classifyGaps calls class with the index and class of each of gaps, the
-// device's idle gaps in order: the summary needs only their sums.
-func classifyGaps(t *trace.Trace, dev int, ix launchIndex, gaps []Interval, class func(i int, class string)) {
+// device's idle gaps in order: the summary needs only their sums. host
+// are the trace's hostSyncs.
+func classifyGaps(t *trace.Trace, dev int, ix launchIndex, host []Interval, gaps []Interval, class func(i int, class string)) {
 	if len(gaps) == 0 {
 		return
 	}
@@ -205,12 +218,7 @@ func classifyGaps(t *trace.Trace, dev int, ix launchIndex, gaps []Interval, clas
 			next[j] = a
 		}
 	})
-	var syncs []Interval
-	for i := range t.APICalls {
-		if c := &t.APICalls[i]; IsSync(c.Name) {
-			syncs = append(syncs, Interval{c.Start, c.End})
-		}
-	}
+	syncs := slices.Clone(host)
 	for i := range t.Syncs {
 		// A stream wait (cudaStreamWaitEvent) makes a stream wait on the
 		// device; the host call returns at once.

@@ -34,9 +34,9 @@ type Step struct {
 // steps of its window (see inWindow), found in the whole trace.
 func Steps(t *trace.Trace) []Step {
 	whole := cmp.Or(t.Unclipped, t)
-	out := collectSteps(whole, func(op *trace.Op) bool { return op.Kind == trace.GPUAnnotation })
+	out := collectSteps(whole.Ops, func(op *trace.Op) bool { return op.Kind == trace.GPUAnnotation })
 	if len(out) == 0 {
-		out = collectSteps(whole, func(op *trace.Op) bool { return op.Kind != trace.GPUAnnotation })
+		out = collectSteps(whole.Ops, func(op *trace.Op) bool { return op.Kind != trace.GPUAnnotation })
 		project(whole, out)
 	}
 	return windowed(t, out)
@@ -46,24 +46,45 @@ func Steps(t *trace.Trace) []Step {
 // copies when it has some (one process driving two GPUs annotates each),
 // else all, the trace's Steps.
 func DeviceSteps(t *trace.Trace, dev int, all []Step) []Step {
+	return deviceSteps(t, all, gpuStepOps(t)[int64(dev)])
+}
+
+// deviceSteps is DeviceSteps given the device's ProfilerStep#N
+// gpu_user_annotation ops.
+func deviceSteps(t *trace.Trace, all []Step, ops []trace.Op) []Step {
 	if len(all) == 0 || all[0].Source != "gpu" {
 		return all
 	}
-	own := collectSteps(t, func(op *trace.Op) bool { return op.Kind == trace.GPUAnnotation && op.PID == int64(dev) })
+	own := collectSteps(ops, func(*trace.Op) bool { return true })
 	if len(own) == 0 {
 		return all
 	}
 	return windowed(t, own)
 }
 
+// gpuStepOps returns the ProfilerStep#N gpu_user_annotation ops of t by
+// device (their PID), in one pass for all devices.
+func gpuStepOps(t *trace.Trace) map[int64][]trace.Op {
+	out := map[int64][]trace.Op{}
+	for i := range t.Ops {
+		if op := &t.Ops[i]; op.Kind == trace.GPUAnnotation && strings.HasPrefix(op.Name, stepPrefix) {
+			out[op.PID] = append(out[op.PID], *op)
+		}
+	}
+	return out
+}
+
+// stepPrefix begins the name of the range of each profiler step.
+const stepPrefix = "ProfilerStep#"
+
 // collectSteps returns the ProfilerStep#N ranges among the ops keep
 // accepts, by number, each from the first start to the last end of the
 // ranges of its number (one step is seen on several streams or threads).
-func collectSteps(t *trace.Trace, keep func(*trace.Op) bool) []Step {
+func collectSteps(ops []trace.Op, keep func(*trace.Op) bool) []Step {
 	byNum := map[int]*Step{}
-	for i := range t.Ops {
-		op := &t.Ops[i]
-		rest, ok := strings.CutPrefix(op.Name, "ProfilerStep#")
+	for i := range ops {
+		op := &ops[i]
+		rest, ok := strings.CutPrefix(op.Name, stepPrefix)
 		if !ok || !keep(op) {
 			continue
 		}

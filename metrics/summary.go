@@ -135,19 +135,80 @@ func Summarize(t *trace.Trace, o Options) Summary {
 	// the host side while the devices' shared inputs are built.
 	var wg sync.WaitGroup
 	wg.Go(func() { s.Host = summarizeHost(t, o.TopN) })
-	var ix launchIndex
-	var steps []Step
+	var w whole
 	var prep sync.WaitGroup
-	prep.Go(func() { ix = newLaunchIndex(t) })
-	prep.Go(func() { steps = Steps(t) })
+	prep.Go(func() { w.ix = newLaunchIndex(t) })
+	prep.Go(func() {
+		w.steps = Steps(t)
+		w.stepOps = gpuStepOps(t)
+		w.syncs = hostSyncs(t)
+	})
 	devs := activeDevices(t)
+	views := deviceViews(t, devs)
 	prep.Wait()
 	s.Devices = make([]DeviceSummary, len(devs))
 	for i, dev := range devs {
-		wg.Go(func() { s.Devices[i] = summarizeDevice(t, dev, o.TopN, ix, steps) })
+		wg.Go(func() { s.Devices[i] = summarizeDevice(views[i], dev, o.TopN, &w) })
 	}
 	wg.Wait()
 	return s
+}
+
+// whole is what every device's summary reads of the whole trace, found
+// once for all of them.
+type whole struct {
+	ix      launchIndex
+	steps   []Step               // Steps
+	stepOps map[int64][]trace.Op // gpuStepOps
+	syncs   []Interval           // hostSyncs
+}
+
+// deviceViews returns, for each of devs, t with only that device's kernels,
+// copies, memsets and syncs (in their order), and all of its host records:
+// each device's summary then reads its own records, not every device's,
+// eight times over for eight GPUs. A trace of one device is its own view.
+func deviceViews(t *trace.Trace, devs []trace.Device) []*trace.Trace {
+	views := make([]*trace.Trace, len(devs))
+	if len(devs) == 1 {
+		views[0] = t
+		return views
+	}
+	pos := make(map[int]int, len(devs))
+	for i, d := range devs {
+		pos[d.ID] = i
+		v := *t
+		views[i] = &v
+	}
+	kernels := byDevice(t.Kernels, pos, func(k *trace.Kernel) int { return k.Device })
+	memcpys := byDevice(t.Memcpys, pos, func(m *trace.Memcpy) int { return m.Device })
+	memsets := byDevice(t.Memsets, pos, func(m *trace.Memset) int { return m.Device })
+	syncs := byDevice(t.Syncs, pos, func(s *trace.Sync) int { return s.Device })
+	for i, v := range views {
+		v.Kernels, v.Memcpys, v.Memsets, v.Syncs = kernels[i], memcpys[i], memsets[i], syncs[i]
+	}
+	return views
+}
+
+// byDevice splits xs by device into len(pos) slices, in the order of pos
+// (device ID → index), keeping their order; records of other devices are
+// left out.
+func byDevice[T any](xs []T, pos map[int]int, device func(*T) int) [][]T {
+	n := make([]int, len(pos))
+	for i := range xs {
+		if p, ok := pos[device(&xs[i])]; ok {
+			n[p]++
+		}
+	}
+	out := make([][]T, len(pos))
+	for p := range out {
+		out[p] = make([]T, 0, n[p])
+	}
+	for i := range xs {
+		if p, ok := pos[device(&xs[i])]; ok {
+			out[p] = append(out[p], xs[i])
+		}
+	}
+	return out
 }
 
 // activeDevices lists the devices with at least one kernel, memcpy or memset.
@@ -219,13 +280,13 @@ func mergeSorted(a, b []Interval) []Interval {
 	return append(out, b[j:]...)
 }
 
-func summarizeDevice(t *trace.Trace, dev trace.Device, topN int, ix launchIndex, steps []Step) DeviceSummary {
+func summarizeDevice(t *trace.Trace, dev trace.Device, topN int, w *whole) DeviceSummary {
 	d := DeviceSummary{Device: dev.ID, Name: dev.Name}
 	// Three independent parts, in parallel: launches, the timeline (busy,
 	// gaps, steps), and the per-kernel and copy statistics.
 	var wg sync.WaitGroup
-	wg.Go(func() { d.Launch = launches(t, dev.ID, ix) })
-	wg.Go(func() { summarizeTimeline(t, &d, ix, steps) })
+	wg.Go(func() { d.Launch = launches(t, dev.ID, w.ix) })
+	wg.Go(func() { summarizeTimeline(t, &d, w) })
 	streams := map[int64]bool{}
 
 	durs := make([]int64, 0, len(t.Kernels))
@@ -315,9 +376,9 @@ func summarizeDevice(t *trace.Trace, dev trace.Device, topN int, ix launchIndex,
 }
 
 // summarizeTimeline fills in d's span, busy and idle time, gaps and steps.
-func summarizeTimeline(t *trace.Trace, d *DeviceSummary, ix launchIndex, steps []Step) {
+func summarizeTimeline(t *trace.Trace, d *DeviceSummary, w *whole) {
 	busy := DeviceBusy(t, d.Device)
-	d.Steps = stepStats(t, d.Device, DeviceSteps(t, d.Device, steps), busy)
+	d.Steps = stepStats(t, d.Device, deviceSteps(t, w.steps, w.stepOps[int64(d.Device)]), busy)
 	lens := make([]int64, len(d.Steps))
 	for i, st := range d.Steps {
 		lens[i] = st.DurNS()
@@ -335,7 +396,7 @@ func summarizeTimeline(t *trace.Trace, d *DeviceSummary, ix launchIndex, steps [
 		for _, g := range gaps {
 			d.LargestGapNS = max(d.LargestGapNS, g.Len())
 		}
-		classifyGaps(t, d.Device, ix, gaps, func(i int, class string) {
+		classifyGaps(t, d.Device, w.ix, w.syncs, gaps, func(i int, class string) {
 			n := gaps[i].Len()
 			switch class {
 			case GapLaunch:
