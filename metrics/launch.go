@@ -157,22 +157,31 @@ const (
 	GapOther  = "other"
 )
 
-// A ClassifiedGap is an idle gap with its likely cause.
+// A ClassifiedGap is an idle gap of a device with its likely cause.
 type ClassifiedGap struct {
+	Device int
 	Interval
 	Class string
 }
 
-// ClassifyGaps attributes each idle gap of a device: sync when a blocking
-// host call (cudaStreamSynchronize, cudaDeviceSynchronize,
-// cudaEventSynchronize, blocking cudaMemcpy, …) or a device-side sync
-// record overlaps the gap; else launch when the API call that launched the
-// GPU work ending the gap started after the gap began (the CPU was late);
-// else other.
-func ClassifyGaps(t *trace.Trace, dev int) []ClassifiedGap {
-	gaps := Gaps(DeviceBusy(t, dev))
-	out := make([]ClassifiedGap, len(gaps))
-	classifyGaps(t, dev, newLaunchIndex(t), hostSyncs(t), gaps, func(i int, class string) { out[i] = ClassifiedGap{gaps[i], class} })
+// ClassifyGaps attributes each idle gap of each device with GPU activity,
+// by device, then in time order: sync when a blocking host call
+// (cudaStreamSynchronize, cudaDeviceSynchronize, cudaEventSynchronize,
+// blocking cudaMemcpy, …) or a device-side sync record of the device
+// overlaps the gap; else launch when the API call that launched the GPU
+// work ending the gap started after the gap began (the CPU was late); else
+// other.
+func ClassifyGaps(t *trace.Trace) []ClassifiedGap {
+	devs := activeDevices(t)
+	views := deviceViews(t, devs)
+	ix, syncs := newLaunchIndex(t), hostSyncs(t)
+	var out []ClassifiedGap
+	for i, dev := range devs {
+		gaps := Gaps(DeviceBusy(views[i], dev.ID))
+		classifyGaps(views[i], dev.ID, ix, syncs, gaps, func(j int, class string) {
+			out = append(out, ClassifiedGap{dev.ID, gaps[j], class})
+		})
+	}
 	return out
 }
 

@@ -54,17 +54,17 @@ func TestLaunchesRealTraces(t *testing.T) {
 	}
 }
 
-// TestClassifyGaps builds the three kinds of gap by hand.
+// TestClassifyGaps builds the three kinds of gap by hand, on two devices.
 func TestClassifyGaps(t *testing.T) {
-	k := func(start, end, corr int64) trace.Kernel {
-		return trace.Kernel{Activity: trace.Activity{Start: start, End: end, Correlation: corr}, Name: "k"}
+	k := func(dev int, start, end, corr int64) trace.Kernel {
+		return trace.Kernel{Activity: trace.Activity{Device: dev, Start: start, End: end, Correlation: corr}, Name: "k"}
 	}
 	call := func(name string, start, end, corr int64) trace.APICall {
 		return trace.APICall{Name: name, PID: 1, TID: 1, Start: start, End: end, Correlation: corr}
 	}
 	tr := &trace.Trace{
-		Devices: []trace.Device{{ID: 0}},
-		Kernels: []trace.Kernel{k(0, 100, 1), k(200, 300, 2), k(500, 600, 3), k(700, 800, 4)},
+		Devices: []trace.Device{{ID: 0}, {ID: 1}},
+		Kernels: []trace.Kernel{k(0, 0, 100, 1), k(1, 0, 100, 5), k(0, 200, 300, 2), k(0, 500, 600, 3), k(0, 700, 800, 4), k(1, 700, 800, 6)},
 		APICalls: []trace.APICall{
 			call("cudaLaunchKernel", 0, 5, 1),
 			call("cudaLaunchKernel", 150, 160, 2),           // began after the GPU went idle at 100: launch-bound
@@ -75,35 +75,37 @@ func TestClassifyGaps(t *testing.T) {
 		Syncs: []trace.Sync{
 			// cudaStreamWaitEvent does not block the host: still launch-bound.
 			{Activity: trace.Activity{Start: 120, End: 122}, Kind: "Stream Wait Event"},
+			// Another device's sync row: not device 0's cause.
+			{Activity: trace.Activity{Device: 1, Start: 610, End: 615}, Kind: "Event Sync"},
 		},
 	}
-	got := metrics.ClassifyGaps(tr, 0)
-	want := []string{metrics.GapLaunch, metrics.GapSync, metrics.GapOther}
-	if len(got) != len(want) {
-		t.Fatalf("%d gaps, want %d", len(got), len(want))
-	}
-	for i, g := range got {
-		if g.Class != want[i] {
-			t.Errorf("gap %v: %s, want %s", g.Interval, g.Class, want[i])
+	check := func(want []string) {
+		t.Helper()
+		var got []metrics.ClassifiedGap
+		dev1 := 0
+		for _, g := range metrics.ClassifyGaps(tr) {
+			if g.Device == 0 {
+				got = append(got, g)
+			} else {
+				dev1++
+			}
+		}
+		if dev1 != 1 {
+			t.Errorf("%d gaps on device 1, want 1", dev1)
+		}
+		if len(got) != len(want) {
+			t.Fatalf("%d gaps on device 0, want %d", len(got), len(want))
+		}
+		for i, g := range got {
+			if g.Class != want[i] {
+				t.Errorf("gap %v: %s, want %s", g.Interval, g.Class, want[i])
+			}
 		}
 	}
-	// A host synchronization row in [600,700) makes it a sync gap.
+	check([]string{metrics.GapLaunch, metrics.GapSync, metrics.GapOther})
+	// A host synchronization row of device 0 in [600,700) makes it a sync gap.
 	tr.Syncs = append(tr.Syncs, trace.Sync{Activity: trace.Activity{Start: 610, End: 615}, Kind: "Event Sync"})
-	got = metrics.ClassifyGaps(tr, 0)
-	want = []string{metrics.GapLaunch, metrics.GapSync, metrics.GapSync}
-	if len(got) != len(want) {
-		t.Fatalf("%d gaps, want %d", len(got), len(want))
-	}
-	for i, g := range got {
-		if g.Class != want[i] {
-			t.Errorf("gap %v: %s, want %s", g.Interval, g.Class, want[i])
-		}
-	}
-	// Latencies (first kernel start − call start): 0, 50, 50, 110.
-	l := metrics.Launches(tr, 0)
-	if l.Launches != 4 || l.LatencyMedianNS != 50 || l.LatencyP90NS != 110 || l.KernelsPerLaunch != 1 || l.LaunchNS != 5+10+10+30 {
-		t.Errorf("launch stats %+v", l)
-	}
+	check([]string{metrics.GapLaunch, metrics.GapSync, metrics.GapSync})
 }
 
 func TestKernelStacks(t *testing.T) {

@@ -156,11 +156,9 @@ func Export(rw *RowWriter, table string, t *trace.Trace) error {
 			}
 		}
 	case "gaps":
-		for _, dev := range metrics.ActiveDevices(t) {
-			for _, g := range metrics.ClassifyGaps(t, dev) {
-				if err := rw.Write(file, dev, g.Start, g.End, g.Len(), g.Class); err != nil {
-					return err
-				}
+		for _, g := range metrics.ClassifyGaps(t) {
+			if err := rw.Write(file, g.Device, g.Start, g.End, g.Len(), g.Class); err != nil {
+				return err
 			}
 		}
 	case "memcpy":
