@@ -135,7 +135,7 @@ func Summarize(t *trace.Trace, o Options) Summary {
 	// the host side while the devices' shared inputs are built.
 	var wg sync.WaitGroup
 	wg.Go(func() { s.Host = summarizeHost(t, o.TopN) })
-	var w whole
+	var w traceWide
 	var prep sync.WaitGroup
 	prep.Go(func() { w.ix = newLaunchIndex(t) })
 	prep.Go(func() {
@@ -154,9 +154,9 @@ func Summarize(t *trace.Trace, o Options) Summary {
 	return s
 }
 
-// whole is what every device's summary reads of the whole trace, found
+// traceWide is what every device's summary reads of the whole trace, found
 // once for all of them.
-type whole struct {
+type traceWide struct {
 	ix      launchIndex
 	steps   []Step               // Steps
 	stepOps map[int64][]trace.Op // gpuStepOps
@@ -280,7 +280,7 @@ func mergeSorted(a, b []Interval) []Interval {
 	return append(out, b[j:]...)
 }
 
-func summarizeDevice(t *trace.Trace, dev trace.Device, topN int, w *whole) DeviceSummary {
+func summarizeDevice(t *trace.Trace, dev trace.Device, topN int, w *traceWide) DeviceSummary {
 	d := DeviceSummary{Device: dev.ID, Name: dev.Name}
 	// Three independent parts, in parallel: launches, the timeline (busy,
 	// gaps, steps), and the per-kernel and copy statistics.
@@ -376,7 +376,7 @@ func summarizeDevice(t *trace.Trace, dev trace.Device, topN int, w *whole) Devic
 }
 
 // summarizeTimeline fills in d's span, busy and idle time, gaps and steps.
-func summarizeTimeline(t *trace.Trace, d *DeviceSummary, w *whole) {
+func summarizeTimeline(t *trace.Trace, d *DeviceSummary, w *traceWide) {
 	busy := DeviceBusy(t, d.Device)
 	d.Steps = stepStats(t, d.Device, deviceSteps(t, w.steps, w.stepOps[int64(d.Device)]), busy)
 	lens := make([]int64, len(d.Steps))
