@@ -11,6 +11,7 @@ import (
 
 	"github.com/traceql/traceql/metrics"
 	"github.com/traceql/traceql/report"
+	"github.com/traceql/traceql/trace"
 )
 
 type compareOptions struct {
@@ -31,7 +32,9 @@ func newCompareCmd(runF func(context.Context, *compareOptions) error) *cobra.Com
 		Long: `Compare puts two or more runs side by side — the table of a torch.compile
 mode study: kernels, mean kernel, idle, utilization, duration (span),
 bandwidth, one column per run and the ratio of each run to the first.
-Labels default to the file names.` + windowHelp,
+Labels default to the file names. Files are read --jobs at a time, one
+per CPU by default; each holds its tables until summarized, so give fewer
+for big traces and little memory.` + windowHelp,
 		Example: `  traceql compare default.json reduce.json autotune.json --label default,reduce-overhead,max-autotune
   traceql compare a.json b.json --plot modes.png`,
 		Args: minArgs(2, "FILEs"),
@@ -61,6 +64,7 @@ Labels default to the file names.` + windowHelp,
 	f.StringVarP(&opts.Format, "format", "f", "text", "output format: text, csv or markdown")
 	f.StringVar(&opts.Plot, "plot", "", "also draw the headline metrics as grouped bars to this .png or .svg file")
 	opts.Read.addFlags(f)
+	opts.Read.addJobsFlag(f)
 	return cmd
 }
 
@@ -125,14 +129,19 @@ func runCompare(ctx context.Context, opts *compareOptions) error {
 	}
 	done := opts.Read.startProgress(opts.Files)
 	var sums []metrics.Summary
-	for _, f := range opts.Files {
-		t, err := openTrace(ctx, f, &opts.Read)
+	summarize := func(t *trace.Trace) metrics.Summary { return metrics.Summarize(t, metrics.Options{}) }
+	err := readEach(ctx, opts.Files, &opts.Read, summarize, func(file string, s metrics.Summary, err error) error {
 		if err != nil {
 			return err
 		}
-		sums = append(sums, metrics.Summarize(t, metrics.Options{}))
-	}
+		opts.Read.warn(file, s.Warnings)
+		sums = append(sums, s)
+		return nil
+	})
 	done()
+	if err != nil {
+		return err
+	}
 	positions := 0
 	for _, s := range sums {
 		positions = max(positions, len(s.Devices))

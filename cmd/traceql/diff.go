@@ -9,6 +9,7 @@ import (
 
 	"github.com/traceql/traceql/metrics"
 	"github.com/traceql/traceql/report"
+	"github.com/traceql/traceql/trace"
 )
 
 type diffOptions struct {
@@ -85,15 +86,22 @@ out; export --table kernel-stats gives each run's kernels.` + windowHelp,
 func runDiff(ctx context.Context, opts *diffOptions) error {
 	done := opts.Read.startProgress([]string{opts.Old, opts.New})
 	defer done()
-	a, err := openTrace(ctx, opts.Old, &opts.Read)
+	// Both read at once: one's serial parts (sorting, checking) overlap
+	// the other's parsing.
+	var ts []*trace.Trace
+	err := readEach(ctx, []string{opts.Old, opts.New}, &opts.Read, func(t *trace.Trace) *trace.Trace { return t },
+		func(file string, t *trace.Trace, err error) error {
+			if err != nil {
+				return err
+			}
+			opts.Read.warn(file, t.Warnings)
+			ts = append(ts, t)
+			return nil
+		})
 	if err != nil {
 		return err
 	}
-	b, err := openTrace(ctx, opts.New, &opts.Read)
-	if err != nil {
-		return err
-	}
-	d := metrics.DiffTraces(a, b, metrics.DiffOptions{Family: opts.Group == "family"})
+	d := metrics.DiffTraces(ts[0], ts[1], metrics.DiffOptions{Family: opts.Group == "family"})
 	if len(d.Devices) == 0 {
 		return fmt.Errorf("neither %s nor %s has GPU activity", opts.Old, opts.New)
 	}

@@ -251,7 +251,9 @@
 //	Compare puts two or more runs side by side — the table of a torch.compile
 //	mode study: kernels, mean kernel, idle, utilization, duration (span),
 //	bandwidth, one column per run and the ratio of each run to the first.
-//	Labels default to the file names.
+//	Labels default to the file names. Files are read --jobs at a time, one
+//	per CPU by default; each holds its tables until summarized, so give fewer
+//	for big traces and little memory.
 //
 //	Windows (GPU activity is clipped to the window; the launch calls of its
 //	kernels count wherever they were made, and the steps are those selected,
@@ -276,6 +278,7 @@
 //	Flags:
 //	  -f, --format string    output format: text, csv or markdown (default "text")
 //	  -h, --help             help for compare
+//	  -j, --jobs int         files read at once (default 0: one per CPU)
 //	      --label strings    comma-separated run labels, one per file
 //	      --plot string      also draw the headline metrics as grouped bars to this .png or .svg file
 //	  -q, --quiet            no progress bar on stderr
