@@ -158,3 +158,33 @@ func TestKernelStacks(t *testing.T) {
 		t.Errorf("values: %+v", got)
 	}
 }
+
+// TestKernelStacksAnyByte keeps apart two stacks that are the same frames
+// joined by NUL: a name may hold any byte.
+func TestKernelStacksAnyByte(t *testing.T) {
+	tr := &trace.Trace{
+		Devices: []trace.Device{{ID: 0}},
+		Kernels: []trace.Kernel{
+			{Activity: trace.Activity{Start: 100, End: 110, Correlation: 1}, Name: "k"},
+			{Activity: trace.Activity{Start: 110, End: 130, Correlation: 2}, Name: "k"},
+		},
+		APICalls: []trace.APICall{
+			{Name: "cudaLaunchKernel", PID: 1, TID: 1, Start: 12, End: 14, Correlation: 1},
+			{Name: "cudaLaunchKernel", PID: 1, TID: 2, Start: 12, End: 14, Correlation: 2},
+		},
+		Ops: []trace.Op{
+			{Name: "a\x00b", Kind: trace.CPUOp, PID: 1, TID: 1, Start: 10, End: 20},
+			{Name: "a", Kind: trace.CPUOp, PID: 1, TID: 2, Start: 10, End: 20},
+			{Name: "b", Kind: trace.CPUOp, PID: 1, TID: 2, Start: 11, End: 19},
+		},
+	}
+	samples := metrics.KernelStacks(tr)
+	if len(samples) != 2 {
+		t.Fatalf("%d samples, want 2: %v", len(samples), samples)
+	}
+	for _, s := range samples {
+		if s.Kernels != 1 {
+			t.Errorf("%q: %d kernels, want 1", s.Stack, s.Kernels)
+		}
+	}
+}

@@ -2,6 +2,7 @@ package metrics
 
 import (
 	"cmp"
+	"encoding/binary"
 	"slices"
 
 	"github.com/traceql/traceql/trace"
@@ -66,7 +67,7 @@ func KernelStacks(t *trace.Trace) []StackSample {
 
 // stackSet numbers the distinct host stacks of launch calls.
 type stackSet struct {
-	ids    map[string]int // the frames joined by NUL → index in stacks
+	ids    map[string]int // the frames, each led by its length → index in stacks
 	stacks [][]string
 	ofCall []int // API call index → its stack's index; only needed calls are set
 	buf    []byte
@@ -75,8 +76,8 @@ type stackSet struct {
 // id returns the number of the stack of these frames, outermost first.
 func (s *stackSet) id(frames []string) int {
 	s.buf = s.buf[:0]
-	for _, f := range frames {
-		s.buf = append(append(s.buf, f...), 0)
+	for _, f := range frames { // lengths, not a separator: a name may hold any byte
+		s.buf = append(binary.AppendUvarint(s.buf, uint64(len(f))), f...)
 	}
 	if j, ok := s.ids[string(s.buf)]; ok { // no allocation for a stack met before
 		return j
