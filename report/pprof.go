@@ -24,7 +24,8 @@ func WritePprof(w io.Writer, samples []metrics.StackSample) error {
 		Period:            1,
 		DefaultSampleType: "gpu_time",
 	}
-	funcs := map[string]*profile.Function{}
+	type fnKey struct{ name, file string }
+	funcs := map[fnKey]*profile.Function{}
 	locs := map[string]*profile.Location{}
 	loc := func(frame string) *profile.Location {
 		if l, ok := locs[frame]; ok {
@@ -32,10 +33,10 @@ func WritePprof(w io.Writer, samples []metrics.StackSample) error {
 		}
 		// A name with a newline would break the lines of pprof -top.
 		name, file, line := parseFrame(blankControls(frame))
-		f := funcs[name+"\x00"+file]
+		f := funcs[fnKey{name, file}]
 		if f == nil {
 			f = &profile.Function{ID: uint64(len(p.Function) + 1), Name: name, SystemName: name, Filename: file}
-			funcs[name+"\x00"+file] = f
+			funcs[fnKey{name, file}] = f
 			p.Function = append(p.Function, f)
 		}
 		l := &profile.Location{ID: uint64(len(p.Location) + 1), Line: []profile.Line{{Function: f, Line: line}}}
