@@ -98,6 +98,7 @@ var exportSpecs = map[string]string{
 	"kernels": "file:t device stream name:t start_ns end_ns dur_ns correlation external_id grid_x grid_y grid_z " +
 		"block_x block_y block_z registers shared_mem_bytes graph_id",
 	"kernel-stats": "file:t device name:t family:t count total_ns mean_ns:f min_ns max_ns share:f",
+	"steps":        "file:t device step start_ns end_ns dur_ns kernels busy_ns idle_ns gpu_util:f source:t",
 	"gaps":         "file:t device start_ns end_ns dur_ns class:t",
 	"memcpy":       "file:t device stream kind:t src:t dst:t bytes start_ns end_ns dur_ns gbps:f correlation",
 }
@@ -117,7 +118,9 @@ func cols(spec string) []Column {
 }
 
 // ExportTables lists the table names ExportColumns and Export accept.
-func ExportTables() []string { return []string{"summary", "kernels", "kernel-stats", "gaps", "memcpy"} }
+func ExportTables() []string {
+	return []string{"summary", "kernels", "kernel-stats", "steps", "gaps", "memcpy"}
+}
 
 // ExportColumns returns the columns of an export table.
 func ExportColumns(table string) ([]Column, bool) {
@@ -151,6 +154,14 @@ func Export(rw *RowWriter, table string, t *trace.Trace) error {
 		for _, dev := range metrics.ActiveDevices(t) {
 			for _, s := range metrics.KernelStats(t, dev, nil) {
 				if err := rw.Write(file, dev, s.Name, metrics.Family(s.Name), s.Count, s.TotalNS, s.MeanNS, s.MinNS, s.MaxNS, s.Share); err != nil {
+					return err
+				}
+			}
+		}
+	case "steps":
+		for _, dev := range metrics.ActiveDevices(t) {
+			for _, s := range metrics.StepStats(t, dev) {
+				if err := rw.Write(file, dev, s.Number, s.Start, s.End, s.DurNS(), s.Kernels, s.BusyNS, s.IdleNS, s.Util, s.Source); err != nil {
 					return err
 				}
 			}

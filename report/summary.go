@@ -414,12 +414,22 @@ func kernelsJSON(ks []metrics.KernelStat) []kernelJSON {
 
 // stepStatsTable lists each ProfilerStep#N with mean, median and standard
 // deviation rows, and flags leading steps that look like warm-up.
+// stepRows is how many steps the steps table lists at most: the first and
+// the last half as many, when there are more.
+const stepRows = 20
+
 func stepStatsTable(steps []metrics.StepStat, suffix string) *Table {
 	t := &Table{Title: "steps" + suffix, Columns: []Column{{Name: "step", Unit: metrics.Text}, {Name: "time", Unit: metrics.NS},
 		{Name: "kernels", Unit: metrics.Count}, {Name: "busy", Unit: metrics.NS}, {Name: "idle", Unit: metrics.NS}, {Name: "GPU util", Unit: metrics.Ratio}}}
 	cols := [][]float64{{}, {}, {}, {}, {}}
-	for _, s := range steps {
-		t.Rows = append(t.Rows, []any{fmt.Sprintf("#%d", s.Number), s.DurNS(), s.Kernels, s.BusyNS, s.IdleNS, s.Util})
+	skip := max(len(steps)-stepRows, 0) // the middle ones, not listed
+	for i, s := range steps {
+		switch {
+		case i < stepRows/2 || i >= stepRows/2+skip:
+			t.Rows = append(t.Rows, []any{fmt.Sprintf("#%d", s.Number), s.DurNS(), s.Kernels, s.BusyNS, s.IdleNS, s.Util})
+		case i == stepRows/2:
+			t.Rows = append(t.Rows, []any{"…", "", "", "", "", ""})
+		}
 		for i, v := range []float64{float64(s.DurNS()), float64(s.Kernels), float64(s.BusyNS), float64(s.IdleNS), s.Util} {
 			cols[i] = append(cols[i], v)
 		}
@@ -437,6 +447,10 @@ func stepStatsTable(steps []metrics.StepStat, suffix string) *Table {
 	src := steps[0].Source
 	t.Notes = append(t.Notes, fmt.Sprintf("%d steps, windows from the %s", len(steps), map[string]string{
 		"gpu": "gpu_user_annotation copies", "projected": "CPU ranges extended to the end of the GPU work they launched", "cpu": "CPU ranges"}[src]))
+	if skip > 0 {
+		t.Notes = append(t.Notes, fmt.Sprintf("the %s steps between #%d and #%d are not listed, but counted in mean, median and stdev; "+
+			"export --table steps lists every step", thousands(int64(skip)), steps[stepRows/2-1].Number, steps[stepRows/2+skip].Number))
+	}
 	for i := 1; i < len(steps); i++ {
 		if steps[i].Start < steps[i-1].End {
 			t.Notes = append(t.Notes, "the windows overlap (one step's copies on several streams reach into the next): "+

@@ -132,6 +132,35 @@ func TestStepStatsTableOverlap(t *testing.T) {
 	}
 }
 
+// TestStepStatsTableLong lists the first and last ten of many steps, and
+// counts them all in the aggregates.
+func TestStepStatsTableLong(t *testing.T) {
+	var steps []metrics.StepStat
+	for n := 1; n <= 25; n++ {
+		steps = append(steps, metrics.StepStat{Step: metrics.Step{Number: n, Start: int64(n) * 100, End: int64(n)*100 + 50, Source: "gpu"}, Kernels: n})
+	}
+	tb := stepStatsTable(steps, "")
+	var names []string
+	for _, r := range tb.Rows {
+		names = append(names, r[0].(string))
+	}
+	want := []string{"#1", "#2", "#3", "#4", "#5", "#6", "#7", "#8", "#9", "#10", "…",
+		"#16", "#17", "#18", "#19", "#20", "#21", "#22", "#23", "#24", "#25", "mean", "median", "stdev"}
+	if !slices.Equal(names, want) {
+		t.Errorf("rows %q, want %q", names, want)
+	}
+	if mean := tb.Rows[len(tb.Rows)-3][2]; mean != 13.0 { // kernels 1..25
+		t.Errorf("mean kernels %v, want 13 (over all 25 steps)", mean)
+	}
+	if !slices.Contains(tb.Notes, "the 5 steps between #10 and #16 are not listed, but counted in mean, median and stdev; "+
+		"export --table steps lists every step") {
+		t.Errorf("notes %q, want the 5 steps not listed said", tb.Notes)
+	}
+	if tb := stepStatsTable(steps[:20], ""); len(tb.Rows) != 23 {
+		t.Errorf("20 steps: %d rows, want all 20 and 3 aggregates", len(tb.Rows))
+	}
+}
+
 // TestSummaryTablesGPUNames: one GPU model is named once, in the title;
 // different models are named in their columns.
 func TestSummaryTablesGPUNames(t *testing.T) {

@@ -14,7 +14,7 @@
 //	  compare     Several runs side by side: metrics as rows, runs as columns, ratio to the first
 //	  completion  Generate the autocompletion script for the specified shell
 //	  diff        What changed between two runs: every metric old/new/delta, per step and per kernel
-//	  export      Tidy CSV or JSON lines of kernels, kernel stats, idle gaps, copies or summaries, for notebooks
+//	  export      Tidy CSV or JSON lines of kernels, kernel stats, steps, idle gaps, copies or summaries, for notebooks
 //	  help        Help about any command
 //	  plot        Draw kernel durations, idle gaps, utilization over time or top kernels
 //	  pprof       GPU time by the host stack that launched each kernel, as a pprof profile
@@ -340,6 +340,9 @@
 //	  summary       one row per (file, device): the columns of summarize --format csv
 //	  kernels       one row per kernel: stream, name, start/end/dur, correlation, grid, block, …
 //	  kernel-stats  one row per (file, device, kernel name): count, total, mean, min, max, share, family
+//	  steps         one row per (file, device, ProfilerStep#N): the step's window, its kernels,
+//	                busy, idle and GPU utilization, and where the window comes from (gpu,
+//	                projected or cpu; see summarize --help)
 //	  gaps          one row per idle gap between merged busy intervals: start, end, dur, class
 //	                (sync, launch or other; see summarize --help)
 //	  memcpy        one row per copy: kind, src/dst memory, bytes, start/end/dur, GB/s
@@ -378,7 +381,7 @@
 //	      --skip-steps int   drop the first N recorded ProfilerStep#N
 //	      --steps string     measure only these ProfilerStep#N: 3:, 3:5, :5 or 4
 //	      --strict           treat skipped or malformed events and truncation as errors
-//	  -t, --table string     table: summary, kernels, kernel-stats, gaps, memcpy (default "summary")
+//	  -t, --table string     table: summary, kernels, kernel-stats, steps, gaps, memcpy (default "summary")
 //	      --window string    measure only START:END after the first GPU activity, e.g. 100ms:500ms
 //
 //	# traceql pprof

@@ -27,7 +27,7 @@ func newExportCmd(runF func(context.Context, *exportOptions) error) *cobra.Comma
 	opts := &exportOptions{}
 	cmd := &cobra.Command{
 		Use:   "export FILE|DIR...",
-		Short: "Tidy CSV or JSON lines of kernels, kernel stats, idle gaps, copies or summaries, for notebooks",
+		Short: "Tidy CSV or JSON lines of kernels, kernel stats, steps, idle gaps, copies or summaries, for notebooks",
 		Long: `Export writes one table for all the given traces: a header row, one row per
 event or group, the file and device on every row, times in integer ns.
 
@@ -35,6 +35,9 @@ Tables:
   summary       one row per (file, device): the columns of summarize --format csv
   kernels       one row per kernel: stream, name, start/end/dur, correlation, grid, block, …
   kernel-stats  one row per (file, device, kernel name): count, total, mean, min, max, share, family
+  steps         one row per (file, device, ProfilerStep#N): the step's window, its kernels,
+                busy, idle and GPU utilization, and where the window comes from (gpu,
+                projected or cpu; see summarize --help)
   gaps          one row per idle gap between merged busy intervals: start, end, dur, class
                 (sync, launch or other; see summarize --help)
   memcpy        one row per copy: kind, src/dst memory, bytes, start/end/dur, GB/s

@@ -362,6 +362,57 @@ func TestDiffKnownDeltas(t *testing.T) {
 	}
 }
 
+// TestExportSteps checks the steps table against a generated trace's
+// truth: each device's gpu_user_annotation window of each step, and the
+// step's kernels over all devices.
+func TestExportSteps(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "steps.json")
+	truth, err := synth.WriteFile(path, synth.Config{Seed: 3, Devices: 2, Streams: 2, Steps: 5, KernelsPerStep: 25}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, errOut, code := traceql("export", path, "--table", "steps")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	rows, err := csv.NewReader(strings.NewReader(out)).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	type key struct{ dev, step string }
+	got := map[key][]string{}
+	for _, r := range rows[1:] {
+		got[key{r[1], r[2]}] = r
+	}
+	n := 0
+	for _, st := range truth.Steps {
+		kernels := 0
+		for _, w := range st.GPU {
+			r := got[key{fmt.Sprint(w.Device), fmt.Sprint(st.Number)}]
+			if r == nil {
+				t.Errorf("no row for GPU %d, step %d", w.Device, st.Number)
+				continue
+			}
+			n++
+			// The annotation spans the step's GPU activity and 1 ns either side.
+			if want := []string{fmt.Sprint(w.StartNS - 1), fmt.Sprint(w.EndNS + 1), fmt.Sprint(w.EndNS - w.StartNS + 2)}; !slices.Equal(r[3:6], want) {
+				t.Errorf("GPU %d, step %d: start, end, dur %v, want %v", w.Device, st.Number, r[3:6], want)
+			}
+			if r[10] != "gpu" {
+				t.Errorf("GPU %d, step %d: source %q, want gpu", w.Device, st.Number, r[10])
+			}
+			k, _ := strconv.Atoi(r[6])
+			kernels += k
+		}
+		if kernels != st.Kernels {
+			t.Errorf("step %d: %d kernels over the devices, want %d", st.Number, kernels, st.Kernels)
+		}
+	}
+	if n == 0 || n != len(rows)-1 {
+		t.Errorf("%d rows, %d of them matched to the truth's steps", len(rows)-1, n)
+	}
+}
+
 func TestPlotAndExportFiles(t *testing.T) {
 	dir := t.TempDir()
 	for _, kind := range []string{"kernels", "gaps", "timeline", "top"} {
@@ -407,7 +458,7 @@ func TestExportParquet(t *testing.T) {
 		table string
 		rows  int64
 		col   string
-	}{{"kernels", 208, "dur_ns"}, {"summary", 2, "idle_ns"}, {"gaps", 101, "class"}} {
+	}{{"kernels", 208, "dur_ns"}, {"summary", 2, "idle_ns"}, {"steps", 6, "gpu_util"}, {"gaps", 101, "class"}} {
 		out := filepath.Join(dir, tt.table+".parquet")
 		if _, errOut, code := traceql("export", sample, "--table", tt.table, "--format", "parquet", "-o", out); code != 0 {
 			t.Fatalf("export %s: %s", tt.table, errOut)
