@@ -246,12 +246,12 @@ func DiffTraces(a, b *trace.Trace, o DiffOptions) Diff {
 		if i < len(d.Old.Devices) {
 			dd.Old = &d.Old.Devices[i]
 			ka = kernelStats(a, dd.Old.Device, key) // DiffKernels sorts
-			sa = StepStats(a, dd.Old.Device)
+			sa = dd.Old.Steps
 		}
 		if i < len(d.New.Devices) {
 			dd.New = &d.New.Devices[i]
 			kb = kernelStats(b, dd.New.Device, key)
-			sb = StepStats(b, dd.New.Device)
+			sb = dd.New.Steps
 		}
 		dd.Kernels = DiffKernels(ka, kb)
 		if len(sa) >= 2 && len(sb) >= 2 {
