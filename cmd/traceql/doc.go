@@ -295,7 +295,8 @@
 //	  --kind kernels   kernel-duration histogram on a log axis, runs overlaid
 //	  --kind gaps      idle-gap length histogram, runs overlaid
 //	  --kind timeline  GPU utilization over time in --bins bins, one line per run and device
-//	  --kind top       the --top kernels by total time as horizontal bars (first run)
+//	  --kind top       the --top kernels by total time as horizontal bars (first run; its
+//	                   first GPU, named in the title, when it has several)
 //
 //	Windows (GPU activity is clipped to the window; the launch calls of its
 //	kernels count wherever they were made, and the steps are those selected,

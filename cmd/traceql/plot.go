@@ -32,7 +32,8 @@ func newPlotCmd(runF func(context.Context, *plotOptions) error) *cobra.Command {
   --kind kernels   kernel-duration histogram on a log axis, runs overlaid
   --kind gaps      idle-gap length histogram, runs overlaid
   --kind timeline  GPU utilization over time in --bins bins, one line per run and device
-  --kind top       the --top kernels by total time as horizontal bars (first run)` + windowHelp,
+  --kind top       the --top kernels by total time as horizontal bars (first run; its
+                   first GPU, named in the title, when it has several)` + windowHelp,
 		Example: `  traceql plot default.json reduce.json --kind kernels -o kernels.png
   traceql plot run.json --kind timeline --bins 200 -o util.svg`,
 		Args: minArgs(1, "FILE"),
@@ -79,6 +80,7 @@ func runPlot(ctx context.Context, opts *plotOptions) error {
 	var series []report.Series
 	var lines []report.Line
 	var top []metrics.KernelStat
+	var topLabel string
 	labels := opts.Labels
 	if len(labels) == 0 {
 		labels = runLabels(opts.Files)
@@ -113,7 +115,7 @@ func runPlot(ctx context.Context, opts *plotOptions) error {
 			case "top":
 				if top == nil {
 					top = metrics.KernelStats(t, dev, nil)
-					top = top[:min(len(top), opts.Top)]
+					top, topLabel = top[:min(len(top), opts.Top)], l
 				}
 			}
 		}
@@ -137,6 +139,6 @@ func runPlot(ctx context.Context, opts *plotOptions) error {
 		case "timeline":
 			return report.PlotTimeline(w, format, lines, "GPU utilization over time")
 		}
-		return report.PlotTopKernels(w, format, top, "top kernels by total time: "+labels[0])
+		return report.PlotTopKernels(w, format, top, "top kernels by total time: "+topLabel)
 	})
 }
