@@ -412,12 +412,13 @@ func kernelsJSON(ks []metrics.KernelStat) []kernelJSON {
 	return out
 }
 
-// stepStatsTable lists each ProfilerStep#N with mean, median and standard
-// deviation rows, and flags leading steps that look like warm-up.
 // stepRows is how many steps the steps table lists at most: the first and
 // the last half as many, when there are more.
 const stepRows = 20
 
+// stepStatsTable lists each ProfilerStep#N (stepRows at most) with mean,
+// median and standard deviation rows over all, and flags leading steps
+// that look like warm-up.
 func stepStatsTable(steps []metrics.StepStat, suffix string) *Table {
 	t := &Table{Title: "steps" + suffix, Columns: []Column{{Name: "step", Unit: metrics.Text}, {Name: "time", Unit: metrics.NS},
 		{Name: "kernels", Unit: metrics.Count}, {Name: "busy", Unit: metrics.NS}, {Name: "idle", Unit: metrics.NS}, {Name: "GPU util", Unit: metrics.Ratio}}}
@@ -430,8 +431,8 @@ func stepStatsTable(steps []metrics.StepStat, suffix string) *Table {
 		case i == stepRows/2:
 			t.Rows = append(t.Rows, []any{"…", "", "", "", "", ""})
 		}
-		for i, v := range []float64{float64(s.DurNS()), float64(s.Kernels), float64(s.BusyNS), float64(s.IdleNS), s.Util} {
-			cols[i] = append(cols[i], v)
+		for j, v := range []float64{float64(s.DurNS()), float64(s.Kernels), float64(s.BusyNS), float64(s.IdleNS), s.Util} {
+			cols[j] = append(cols[j], v)
 		}
 	}
 	for _, agg := range []struct {

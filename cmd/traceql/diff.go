@@ -86,8 +86,8 @@ out; export --table kernel-stats gives each run's kernels.` + windowHelp,
 func runDiff(ctx context.Context, opts *diffOptions) error {
 	done := opts.Read.startProgress([]string{opts.Old, opts.New})
 	defer done()
-	// Both read at once: one's serial parts (sorting, checking) overlap
-	// the other's parsing.
+	// Both read at once: a gzipped trace is inflated on one goroutine,
+	// which leaves a core to the other.
 	var ts []*trace.Trace
 	err := readEach(ctx, []string{opts.Old, opts.New}, &opts.Read, func(t *trace.Trace) *trace.Trace { return t },
 		func(file string, t *trace.Trace, err error) error {
