@@ -159,9 +159,10 @@ func Export(rw *RowWriter, table string, t *trace.Trace) error {
 			}
 		}
 	case "steps":
-		for _, dev := range metrics.ActiveDevices(t) {
-			for _, s := range metrics.StepStats(t, dev) {
-				if err := rw.Write(file, dev, s.Number, s.Start, s.End, s.DurNS(), s.Kernels, s.BusyNS, s.IdleNS, s.Util, s.Source); err != nil {
+		// The summary has each device's steps, found once for all devices.
+		for _, d := range metrics.Summarize(t, metrics.Options{}).Devices {
+			for _, s := range d.Steps {
+				if err := rw.Write(file, d.Device, s.Number, s.Start, s.End, s.DurNS(), s.Kernels, s.BusyNS, s.IdleNS, s.Util, s.Source); err != nil {
 					return err
 				}
 			}
