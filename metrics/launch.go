@@ -173,12 +173,13 @@ type ClassifiedGap struct {
 // other.
 func ClassifyGaps(t *trace.Trace) []ClassifiedGap {
 	devs := activeDevices(t)
-	views := deviceViews(t, devs)
 	ix, syncs := newLaunchIndex(t), hostSyncs(t)
 	var out []ClassifiedGap
-	for i, dev := range devs {
-		gaps := Gaps(DeviceBusy(views[i], dev.ID))
-		classifyGaps(views[i], dev.ID, ix, syncs, gaps, func(j int, class string) {
+	b := newViewer(t, devs)
+	for _, dev := range devs {
+		v := b.view(dev.ID)
+		gaps := Gaps(DeviceBusy(v, dev.ID))
+		classifyGaps(v, dev.ID, ix, syncs, gaps, func(j int, class string) {
 			out = append(out, ClassifiedGap{dev.ID, gaps[j], class})
 		})
 	}

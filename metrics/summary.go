@@ -3,6 +3,7 @@ package metrics
 import (
 	"cmp"
 	"math"
+	"runtime"
 	"slices"
 	"sync"
 
@@ -144,12 +145,24 @@ func Summarize(t *trace.Trace, o Options) Summary {
 		w.syncs = hostSyncs(t)
 	})
 	devs := activeDevices(t)
-	views := deviceViews(t, devs)
 	prep.Wait()
 	s.Devices = make([]DeviceSummary, len(devs))
-	for i, dev := range devs {
-		wg.Go(func() { s.Devices[i] = summarizeDevice(views[i], dev, o.TopN, &w) })
+	// A worker a CPU, each with a viewer: the views' copies take the room
+	// of the largest devices' records, a worker's, not of all records.
+	views := newViewer(t, devs)
+	next := make(chan int)
+	for range min(runtime.GOMAXPROCS(0), len(devs)) {
+		wg.Go(func() {
+			b := views.fork()
+			for i := range next {
+				s.Devices[i] = summarizeDevice(b.view(devs[i].ID), devs[i], o.TopN, &w)
+			}
+		})
 	}
+	for i := range devs {
+		next <- i
+	}
+	close(next)
 	wg.Wait()
 	return s
 }
@@ -163,50 +176,94 @@ type traceWide struct {
 	syncs   []Interval           // hostSyncs
 }
 
-// deviceViews returns, for each of devs, t with only that device's kernels,
-// copies, memsets and syncs (in their order), and all of its host records:
-// each device's summary then reads its own records, not every device's,
-// eight times over for eight GPUs. A trace of one device is its own view.
-func deviceViews(t *trace.Trace, devs []trace.Device) []*trace.Trace {
-	views := make([]*trace.Trace, len(devs))
-	if len(devs) == 1 {
-		views[0] = t
-		return views
-	}
-	pos := make(map[int]int, len(devs))
-	for i, d := range devs {
-		pos[d.ID] = i
-		v := *t
-		views[i] = &v
-	}
-	kernels := byDevice(t.Kernels, pos, func(k *trace.Kernel) int { return k.Device })
-	memcpys := byDevice(t.Memcpys, pos, func(m *trace.Memcpy) int { return m.Device })
-	memsets := byDevice(t.Memsets, pos, func(m *trace.Memset) int { return m.Device })
-	syncs := byDevice(t.Syncs, pos, func(s *trace.Sync) int { return s.Device })
-	for i, v := range views {
-		v.Kernels, v.Memcpys, v.Memsets, v.Syncs = kernels[i], memcpys[i], memsets[i], syncs[i]
-	}
-	return views
+// A viewer makes views of one device of a trace at a time: t with only
+// that device's kernels, copies, memsets and syncs (in their order), and
+// all of its host records. Each device's summary then reads its own
+// records, not every device's, eight times over for eight GPUs. The
+// records are copies, into room the viewer reuses for the next device's
+// view. A trace of one GPU is its own view.
+type viewer struct {
+	t   *trace.Trace
+	pos map[int]int // device ID → its place in the index lists
+	// The indices of each device's records, by place.
+	kernels, memcpys, memsets, syncs [][]int32
+	// The room of the last view.
+	k []trace.Kernel
+	c []trace.Memcpy
+	m []trace.Memset
+	s []trace.Sync
 }
 
-// byDevice splits xs by device into len(pos) slices, in the order of pos
-// (device ID → index), keeping their order; records of other devices are
-// left out.
-func byDevice[T any](xs []T, pos map[int]int, device func(*T) int) [][]T {
+// newViewer finds the records of each of devs, t's devices with activity,
+// in one pass over each table.
+func newViewer(t *trace.Trace, devs []trace.Device) *viewer {
+	b := &viewer{t: t, pos: make(map[int]int, len(devs))}
+	if len(devs) == 1 {
+		return b
+	}
+	for i, d := range devs {
+		b.pos[d.ID] = i
+	}
+	b.kernels = indexByDevice(t.Kernels, b.pos, func(k *trace.Kernel) int { return k.Device })
+	b.memcpys = indexByDevice(t.Memcpys, b.pos, func(m *trace.Memcpy) int { return m.Device })
+	b.memsets = indexByDevice(t.Memsets, b.pos, func(m *trace.Memset) int { return m.Device })
+	b.syncs = indexByDevice(t.Syncs, b.pos, func(s *trace.Sync) int { return s.Device })
+	return b
+}
+
+// view returns the view of device dev; it holds until the next call. A
+// viewer made for one device returns the trace itself. Views made at once
+// need viewers of their own (see fork).
+func (b *viewer) view(dev int) *trace.Trace {
+	if len(b.pos) == 0 {
+		return b.t
+	}
+	p := b.pos[dev]
+	b.k, b.c = gather(b.k, b.t.Kernels, b.kernels[p]), gather(b.c, b.t.Memcpys, b.memcpys[p])
+	b.m, b.s = gather(b.m, b.t.Memsets, b.memsets[p]), gather(b.s, b.t.Syncs, b.syncs[p])
+	v := *b.t
+	v.Kernels, v.Memcpys, v.Memsets, v.Syncs = b.k, b.c, b.m, b.s
+	return &v
+}
+
+// fork returns a viewer sharing b's indices, with room of its own.
+func (b *viewer) fork() *viewer {
+	return &viewer{t: b.t, pos: b.pos, kernels: b.kernels, memcpys: b.memcpys, memsets: b.memsets, syncs: b.syncs}
+}
+
+// indexByDevice returns, for each place in pos (device ID → place), the
+// indices of the records of xs on that device, in order. The places of the
+// records are found once, in one slice, then counted and spread. int32
+// indices suffice: 2³¹ records would take over 128 GB.
+func indexByDevice[T any](xs []T, pos map[int]int, device func(*T) int) [][]int32 {
+	place := make([]int32, len(xs))
 	n := make([]int, len(pos))
 	for i := range xs {
-		if p, ok := pos[device(&xs[i])]; ok {
+		p, ok := pos[device(&xs[i])]
+		if !ok {
+			p = -1
+		} else {
 			n[p]++
 		}
+		place[i] = int32(p)
 	}
-	out := make([][]T, len(pos))
+	out := make([][]int32, len(pos))
 	for p := range out {
-		out[p] = make([]T, 0, n[p])
+		out[p] = make([]int32, 0, n[p])
 	}
-	for i := range xs {
-		if p, ok := pos[device(&xs[i])]; ok {
-			out[p] = append(out[p], xs[i])
+	for i, p := range place {
+		if p >= 0 {
+			out[p] = append(out[p], int32(i))
 		}
+	}
+	return out
+}
+
+// gather copies the records of xs at idx into room, grown if need be.
+func gather[T any](room, xs []T, idx []int32) []T {
+	out := slices.Grow(room[:0], len(idx))
+	for _, i := range idx {
+		out = append(out, xs[i])
 	}
 	return out
 }
