@@ -147,8 +147,8 @@ func Summarize(t *trace.Trace, o Options) Summary {
 	devs := activeDevices(t)
 	prep.Wait()
 	s.Devices = make([]DeviceSummary, len(devs))
-	// A worker a CPU, each with a viewer: the views' copies take the room
-	// of the largest devices' records, a worker's, not of all records.
+	// A worker a CPU, each with a viewer of its own: the views' copies
+	// hold as many devices' records as there are workers, not all.
 	views := newViewer(t, devs)
 	next := make(chan int)
 	for range min(runtime.GOMAXPROCS(0), len(devs)) {
