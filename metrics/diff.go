@@ -239,27 +239,45 @@ func DiffTraces(a, b *trace.Trace, o DiffOptions) Diff {
 		key = Family
 	}
 	d := Diff{Old: Summarize(a, Options{}), New: Summarize(b, Options{})}
+	// Unsorted: DiffKernels sorts.
+	ka, kb := devicesKernelStats(a, key), devicesKernelStats(b, key)
 	for i := range max(len(d.Old.Devices), len(d.New.Devices)) {
 		dd := DeviceDiff{}
-		var ka, kb []KernelStat
 		var sa, sb []StepStat
 		if i < len(d.Old.Devices) {
 			dd.Old = &d.Old.Devices[i]
-			ka = kernelStats(a, dd.Old.Device, key) // DiffKernels sorts
 			sa = dd.Old.Steps
 		}
 		if i < len(d.New.Devices) {
 			dd.New = &d.New.Devices[i]
-			kb = kernelStats(b, dd.New.Device, key)
 			sb = dd.New.Steps
 		}
-		dd.Kernels = DiffKernels(ka, kb)
+		dd.Kernels = DiffKernels(at(ka, i), at(kb, i))
 		if len(sa) >= 2 && len(sb) >= 2 {
 			dd.Steps = diffSteps(sa, sb, o.Alpha)
 		}
 		d.Devices = append(d.Devices, dd)
 	}
 	return d
+}
+
+// devicesKernelStats returns kernelStats of each device with GPU activity,
+// in the order of Summary.Devices.
+func devicesKernelStats(t *trace.Trace, key func(string) string) [][]KernelStat {
+	var out [][]KernelStat
+	for dev, v := range DeviceViews(t) {
+		out = append(out, kernelStats(v, dev, key))
+	}
+	return out
+}
+
+// at returns xs[i], or the zero value when i is past its end.
+func at[T any](xs []T, i int) T {
+	var zero T
+	if i < len(xs) {
+		return xs[i]
+	}
+	return zero
 }
 
 // stepMetrics are the per-step quantities diff compares.

@@ -172,15 +172,12 @@ type ClassifiedGap struct {
 // work ending the gap started after the gap began (the CPU was late); else
 // other.
 func ClassifyGaps(t *trace.Trace) []ClassifiedGap {
-	devs := activeDevices(t)
 	ix, syncs := newLaunchIndex(t), hostSyncs(t)
 	var out []ClassifiedGap
-	b := newViewer(t, devs)
-	for _, dev := range devs {
-		v := b.view(dev.ID)
-		gaps := Gaps(DeviceBusy(v, dev.ID))
-		classifyGaps(v, dev.ID, ix, syncs, gaps, func(j int, class string) {
-			out = append(out, ClassifiedGap{dev.ID, gaps[j], class})
+	for dev, v := range DeviceViews(t) {
+		gaps := Gaps(DeviceBusy(v, dev))
+		classifyGaps(v, dev, ix, syncs, gaps, func(j int, class string) {
+			out = append(out, ClassifiedGap{dev, gaps[j], class})
 		})
 	}
 	return out

@@ -2,6 +2,7 @@ package metrics
 
 import (
 	"cmp"
+	"iter"
 	"math"
 	"runtime"
 	"slices"
@@ -224,6 +225,23 @@ func (b *viewer) view(dev int) *trace.Trace {
 	v := *b.t
 	v.Kernels, v.Memcpys, v.Memsets, v.Syncs = b.k, b.c, b.m, b.s
 	return &v
+}
+
+// DeviceViews yields each device of t that has GPU activity, in ID order,
+// with a view of t holding only that device's kernels, copies, memsets and
+// syncs, and all of t's host records: functions that take a device then
+// read its records alone, not every device's. A view is valid until the
+// next is yielded.
+func DeviceViews(t *trace.Trace) iter.Seq2[int, *trace.Trace] {
+	return func(yield func(int, *trace.Trace) bool) {
+		devs := activeDevices(t)
+		b := newViewer(t, devs)
+		for _, d := range devs {
+			if !yield(d.ID, b.view(d.ID)) {
+				return
+			}
+		}
+	}
 }
 
 // fork returns a viewer sharing b's indices, with room of its own.

@@ -83,6 +83,70 @@ func TestSummarizeDevice(t *testing.T) {
 	check("top share", d.TopKernels[0].Share, 0.5)
 }
 
+// TestDeviceViews: a view holds its device's kernels, copies, memsets and
+// syncs alone, in the trace's order, and every host record; a loop may
+// stop early.
+func TestDeviceViews(t *testing.T) {
+	act := func(dev int, start int64) trace.Activity {
+		return trace.Activity{Device: dev, Start: start, End: start + 1}
+	}
+	tr := &trace.Trace{
+		Devices:  []trace.Device{{ID: 0}, {ID: 3}, {ID: 5}, {ID: 9}},
+		Kernels:  []trace.Kernel{{Activity: act(3, 1)}, {Activity: act(0, 2)}, {Activity: act(3, 3)}, {Activity: act(5, 4)}},
+		Memcpys:  []trace.Memcpy{{Activity: act(5, 1)}, {Activity: act(0, 5)}},
+		Memsets:  []trace.Memset{{Activity: act(3, 6)}},
+		Syncs:    []trace.Sync{{Activity: act(0, 7)}, {Activity: act(9, 8)}},
+		Ops:      []trace.Op{{Name: "op"}},
+		APICalls: []trace.APICall{{Name: "cudaLaunchKernel"}},
+	}
+	starts := func(v *trace.Trace) string {
+		var b []string
+		for _, k := range v.Kernels {
+			b = append(b, fmt.Sprint("k", k.Start))
+		}
+		for _, c := range v.Memcpys {
+			b = append(b, fmt.Sprint("c", c.Start))
+		}
+		for _, m := range v.Memsets {
+			b = append(b, fmt.Sprint("m", m.Start))
+		}
+		for _, s := range v.Syncs {
+			b = append(b, fmt.Sprint("s", s.Start))
+		}
+		return fmt.Sprint(b)
+	}
+	// Device 9 has a sync alone: no GPU activity, no view.
+	want := map[int]string{0: "[k2 c5 s7]", 3: "[k1 k3 m6]", 5: "[k4 c1]"}
+	var devs []int
+	for dev, v := range DeviceViews(tr) {
+		devs = append(devs, dev)
+		if got := starts(v); got != want[dev] {
+			t.Errorf("device %d: %s, want %s", dev, got, want[dev])
+		}
+		if len(v.Ops) != 1 || len(v.APICalls) != 1 {
+			t.Errorf("device %d: %d ops and %d API calls, want the trace's 1 and 1", dev, len(v.Ops), len(v.APICalls))
+		}
+	}
+	if !slices.Equal(devs, []int{0, 3, 5}) {
+		t.Errorf("devices %v, want [0 3 5]", devs)
+	}
+	n := 0
+	for range DeviceViews(tr) {
+		n++
+		break
+	}
+	if n != 1 {
+		t.Errorf("a loop that breaks at once saw %d views", n)
+	}
+	// A trace of one device is its own view.
+	one := &trace.Trace{Devices: []trace.Device{{ID: 0}}, Kernels: []trace.Kernel{{Activity: act(0, 1)}}}
+	for _, v := range DeviceViews(one) {
+		if v != one {
+			t.Error("the view of a one-device trace is a copy")
+		}
+	}
+}
+
 // TestSummarizeHostSelfTimeSameStart: an op's self time is its time less
 // its children's, also when a child starts at the same ns as its parent
 // (ops are sorted by start, then end, so the child comes first), and when

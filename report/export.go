@@ -151,8 +151,8 @@ func Export(rw *RowWriter, table string, t *trace.Trace) error {
 			}
 		}
 	case "kernel-stats":
-		for _, dev := range metrics.ActiveDevices(t) {
-			for _, s := range metrics.KernelStats(t, dev, nil) {
+		for dev, v := range metrics.DeviceViews(t) {
+			for _, s := range metrics.KernelStats(v, dev, nil) {
 				if err := rw.Write(file, dev, s.Name, metrics.Family(s.Name), s.Count, s.TotalNS, s.MeanNS, s.MinNS, s.MaxNS, s.Share); err != nil {
 					return err
 				}

@@ -96,25 +96,25 @@ func runPlot(ctx context.Context, opts *plotOptions) error {
 			return fmt.Errorf("%s: no GPU activity to plot", f)
 		}
 		runLines := len(lines)
-		for _, dev := range devs {
+		for dev, v := range metrics.DeviceViews(t) {
 			l := label
 			if len(devs) > 1 {
 				l = fmt.Sprintf("%s GPU %d", label, dev)
 			}
 			switch opts.Kind {
 			case "kernels":
-				series = append(series, report.Series{Label: l, Values: metrics.KernelDurations(t, dev)})
+				series = append(series, report.Series{Label: l, Values: metrics.KernelDurations(v, dev)})
 			case "gaps":
-				var v []int64
-				for _, g := range metrics.IdleGaps(t, dev) {
-					v = append(v, g.Len())
+				var lens []int64
+				for _, g := range metrics.IdleGaps(v, dev) {
+					lens = append(lens, g.Len())
 				}
-				series = append(series, report.Series{Label: l, Values: v})
+				series = append(series, report.Series{Label: l, Values: lens})
 			case "timeline":
-				lines = append(lines, report.Line{Label: l, Points: metrics.Timeline(t, dev, opts.Bins)})
+				lines = append(lines, report.Line{Label: l, Points: metrics.Timeline(v, dev, opts.Bins)})
 			case "top":
 				if top == nil {
-					top = metrics.KernelStats(t, dev, nil)
+					top = metrics.KernelStats(v, dev, nil)
 					top, topLabel = top[:min(len(top), opts.Top)], l
 				}
 			}
