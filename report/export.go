@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 
 	"github.com/traceql/traceql/metrics"
@@ -20,6 +21,7 @@ type RowWriter struct {
 	bw   *bufio.Writer // JSON lines
 	keys [][]byte      // JSON-quoted column names
 	line []string
+	buf  []byte // a JSON line
 	pq   *parquetRows
 }
 
@@ -60,23 +62,39 @@ func (rw *RowWriter) Write(row ...any) error {
 		}
 		return rw.csv.Write(rw.line)
 	}
-	b := rw.bw
-	b.WriteByte('{')
+	b := append(rw.buf[:0], '{')
 	for i, v := range row {
 		if i > 0 {
-			b.WriteByte(',')
+			b = append(b, ',')
 		}
-		b.Write(rw.keys[i])
-		b.WriteByte(':')
-		if s, ok := v.(string); ok {
-			q, _ := json.Marshal(s)
-			b.Write(q)
-		} else {
-			b.WriteString(Raw(v))
+		b = append(append(b, rw.keys[i]...), ':')
+		switch x := v.(type) {
+		case int:
+			b = strconv.AppendInt(b, int64(x), 10)
+		case int64:
+			b = strconv.AppendInt(b, x, 10)
+		case string:
+			b = appendJSONString(b, x)
+		default:
+			b = append(b, Raw(v)...)
 		}
 	}
-	b.WriteString("}\n")
-	return nil
+	rw.buf = append(b, "}\n"...)
+	_, err := rw.bw.Write(rw.buf)
+	return err
+}
+
+// appendJSONString appends s as a JSON string, as json.Marshal writes it.
+// Names are mostly printable ASCII, which needs no escapes and is copied
+// as it is; others go through json.Marshal.
+func appendJSONString(b []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+			q, _ := json.Marshal(s)
+			return append(b, q...)
+		}
+	}
+	return append(append(append(b, '"'), s...), '"')
 }
 
 // Flush ends the stream.
