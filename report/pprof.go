@@ -24,9 +24,15 @@ func WritePprof(w io.Writer, samples []metrics.StackSample) error {
 		Period:            1,
 		DefaultSampleType: "gpu_time",
 	}
+	// A sample's leaf frame is its kernel, and most kernels' stacks are
+	// alike: about one new location a sample at most. The records are
+	// allocated in one slice each, not one by one: a million kernel names
+	// made millions of small objects for the collector to scan.
 	type fnKey struct{ name, file string }
-	funcs := map[fnKey]*profile.Function{}
-	locs := map[string]*profile.Location{}
+	funcs := make(map[fnKey]*profile.Function, len(samples))
+	locs := make(map[string]*profile.Location, len(samples))
+	var fnSlab []profile.Function
+	var locSlab []profile.Location
 	loc := func(frame string) *profile.Location {
 		if l, ok := locs[frame]; ok {
 			return l
@@ -35,21 +41,37 @@ func WritePprof(w io.Writer, samples []metrics.StackSample) error {
 		name, file, line := parseFrame(blankControls(frame))
 		f := funcs[fnKey{name, file}]
 		if f == nil {
-			f = &profile.Function{ID: uint64(len(p.Function) + 1), Name: name, SystemName: name, Filename: file}
+			fnSlab = grown(fnSlab, len(samples))
+			fnSlab = append(fnSlab, profile.Function{ID: uint64(len(p.Function) + 1), Name: name, SystemName: name, Filename: file})
+			f = &fnSlab[len(fnSlab)-1]
 			funcs[fnKey{name, file}] = f
 			p.Function = append(p.Function, f)
 		}
-		l := &profile.Location{ID: uint64(len(p.Location) + 1), Line: []profile.Line{{Function: f, Line: line}}}
+		locSlab = grown(locSlab, len(samples))
+		locSlab = append(locSlab, profile.Location{ID: uint64(len(p.Location) + 1), Line: []profile.Line{{Function: f, Line: line}}})
+		l := &locSlab[len(locSlab)-1]
 		locs[frame] = l
 		p.Location = append(p.Location, l)
 		return l
 	}
+	frames := 0
 	for _, s := range samples {
-		ls := make([]*profile.Location, len(s.Stack))
-		for i, frame := range s.Stack {
-			ls[len(s.Stack)-1-i] = loc(frame) // pprof wants the leaf first
+		frames += len(s.Stack)
+	}
+	ss := make([]profile.Sample, len(samples))
+	values := make([]int64, 2*len(samples))
+	stacks := make([]*profile.Location, frames)
+	p.Sample = make([]*profile.Sample, len(samples))
+	for i, s := range samples {
+		ls := stacks[:len(s.Stack):len(s.Stack)]
+		stacks = stacks[len(s.Stack):]
+		for j, frame := range s.Stack {
+			ls[len(s.Stack)-1-j] = loc(frame) // pprof wants the leaf first
 		}
-		p.Sample = append(p.Sample, &profile.Sample{Location: ls, Value: []int64{s.GPUNS, int64(s.Kernels)}})
+		v := values[2*i : 2*i+2 : 2*i+2]
+		v[0], v[1] = s.GPUNS, int64(s.Kernels)
+		ss[i] = profile.Sample{Location: ls, Value: v}
+		p.Sample[i] = &ss[i]
 	}
 	if err := p.CheckValid(); err != nil {
 		return fmt.Errorf("pprof: %w", err)
@@ -84,4 +106,13 @@ func parseFrame(s string) (name, file string, line int64) {
 		fn = "[" + fn[1:len(fn)-1] + "]"
 	}
 	return fn, head[:i], n
+}
+
+// grown returns xs, or a new slice of capacity n when xs is full: records
+// pointed into stay where they are.
+func grown[T any](xs []T, n int) []T {
+	if len(xs) < cap(xs) {
+		return xs
+	}
+	return make([]T, 0, max(n, 64))
 }
