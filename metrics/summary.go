@@ -569,16 +569,17 @@ func GapHistogram(gaps []Interval) []Bin {
 // with their self time (time not spent in ops nested inside them on the
 // same thread).
 func summarizeHost(t *trace.Trace, topN int) HostSummary {
-	calls, ops := t.APICalls, t.Ops
-	if w := t.Window; w != nil { // the host records overlapping it, clipped
-		calls = clipHost(calls, w, func(c *trace.APICall) (*int64, *int64) { return &c.Start, &c.End })
-		ops = clipHost(ops, w, func(o *trace.Op) (*int64, *int64) { return &o.Start, &o.End })
-		// Ops begun before the window now start with it: sorted again.
-		slices.SortStableFunc(ops, func(a, b trace.Op) int {
-			return cmp.Or(cmp.Compare(a.Start, b.Start), cmp.Compare(a.End, b.End))
-		})
+	h := HostSummary{APICalls: len(t.APICalls)}
+	ops := t.Ops
+	if w := t.Window; w != nil {
+		h.APICalls = 0
+		for i := range t.APICalls {
+			if c := &t.APICalls[i]; overlaps(c.Start, c.End, w) {
+				h.APICalls++
+			}
+		}
+		ops = clipOps(ops, w)
 	}
-	h := HostSummary{APICalls: len(calls)}
 	type thread struct{ pid, tid int64 }
 	// A stack of open ops per thread gives each op its parent, visited
 	// parents first: by start, the longer first, and ops of the same span
@@ -658,14 +659,35 @@ func summarizeHost(t *trace.Trace, topN int) HostSummary {
 	return h
 }
 
-// clipHost returns the records of xs that overlap w, clipped to it.
-func clipHost[T any](xs []T, w *trace.Window, span func(*T) (start, end *int64)) []T {
-	var out []T
-	for _, x := range xs {
-		if start, end := span(&x); *end >= w.Start && *start <= w.End {
-			*start, *end = max(*start, w.Start), min(*end, w.End)
-			out = append(out, x)
+// overlaps reports whether [start, end] meets the window w.
+func overlaps(start, end int64, w *trace.Window) bool { return end >= w.Start && start <= w.End }
+
+// clipOps returns the CPU ops of ops (sorted by start, then end) that
+// overlap w, clipped to it, in the same order: ops begun before the window
+// now start with it, and are sorted again by end. The other ops are left
+// out: the host summary reads CPU ops alone.
+func clipOps(ops []trace.Op, w *trace.Window) []trace.Op {
+	keep := func(o *trace.Op) bool { return o.Kind == trace.CPUOp && overlaps(o.Start, o.End, w) }
+	n := 0
+	for i := range ops {
+		if keep(&ops[i]) {
+			n++
 		}
 	}
+	out := make([]trace.Op, 0, n)
+	for i := range ops {
+		if o := &ops[i]; keep(o) {
+			out = append(out, *o)
+			c := &out[len(out)-1]
+			c.Start, c.End = max(c.Start, w.Start), min(c.End, w.End)
+		}
+	}
+	// Clipping keeps the order, except among the ops that now start with
+	// the window, which come first: ends only move down to the window's.
+	moved := 0
+	for moved < len(out) && out[moved].Start == w.Start {
+		moved++
+	}
+	slices.SortStableFunc(out[:moved], func(a, b trace.Op) int { return cmp.Compare(a.End, b.End) })
 	return out
 }

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"maps"
+	"math/rand/v2"
 	"slices"
 	"testing"
 
@@ -143,6 +144,41 @@ func TestDeviceViews(t *testing.T) {
 	for _, v := range DeviceViews(one) {
 		if v != one {
 			t.Error("the view of a one-device trace is a copy")
+		}
+	}
+}
+
+// TestClipOps holds clipOps equal to clipping every CPU op and sorting
+// them all again, on random ops with many ties, in windows that cut them
+// at either end or not at all.
+func TestClipOps(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	for range 200 {
+		ops := make([]trace.Op, r.IntN(60))
+		for i := range ops {
+			start := r.Int64N(20)
+			ops[i] = trace.Op{Name: fmt.Sprint(i), Kind: trace.OpKind(r.IntN(3)), Start: start, End: start + r.Int64N(10)}
+		}
+		slices.SortStableFunc(ops, func(a, b trace.Op) int {
+			return cmp.Or(cmp.Compare(a.Start, b.Start), cmp.Compare(a.End, b.End))
+		})
+		orig := slices.Clone(ops)
+		w := &trace.Window{Start: r.Int64N(25) - 2, End: r.Int64N(30)}
+		var want []trace.Op
+		for _, o := range ops {
+			if o.Kind == trace.CPUOp && o.End >= w.Start && o.Start <= w.End {
+				o.Start, o.End = max(o.Start, w.Start), min(o.End, w.End)
+				want = append(want, o)
+			}
+		}
+		slices.SortStableFunc(want, func(a, b trace.Op) int {
+			return cmp.Or(cmp.Compare(a.Start, b.Start), cmp.Compare(a.End, b.End))
+		})
+		if got := clipOps(ops, w); !slices.Equal(got, want) {
+			t.Fatalf("window %+v of %v:\n got %v\nwant %v", *w, ops, got, want)
+		}
+		if !slices.Equal(ops, orig) {
+			t.Fatal("clipOps changed its input")
 		}
 	}
 }

@@ -27,15 +27,27 @@ func (t *Trace) Clip(w Window) *Trace {
 	return &c
 }
 
+// clipActivities returns the records of xs that overlap [start, end],
+// clipped to it, in a slice of their number: a window of most of a big
+// trace would otherwise grow its copy several times over.
 func clipActivities[T any](xs []T, start, end int64, act func(*T) *Activity) []T {
-	var out []T
-	for _, x := range xs {
-		a := act(&x)
-		if a.End < start || a.Start > end || a.End == start && a.Start < start || a.Start == end && a.End > end {
-			continue // outside, or touching the window from outside
+	inside := func(a *Activity) bool {
+		// Not outside, nor touching the window from outside.
+		return !(a.End < start || a.Start > end || a.End == start && a.Start < start || a.Start == end && a.End > end)
+	}
+	n := 0
+	for i := range xs {
+		if inside(act(&xs[i])) {
+			n++
 		}
-		a.Start, a.End = max(a.Start, start), min(a.End, end)
-		out = append(out, x)
+	}
+	out := make([]T, 0, n)
+	for i := range xs {
+		if inside(act(&xs[i])) {
+			out = append(out, xs[i])
+			a := act(&out[len(out)-1])
+			a.Start, a.End = max(a.Start, start), min(a.End, end)
+		}
 	}
 	return out
 }
