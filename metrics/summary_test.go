@@ -284,6 +284,18 @@ func TestTop(t *testing.T) {
 			t.Errorf("n = %d: %v, want %v", n, got, want)
 		}
 	}
+	r := rand.New(rand.NewPCG(3, 4))
+	for range 300 {
+		xs := make([]KernelStat, r.IntN(80))
+		for i := range xs {
+			xs[i] = KernelStat{Name: fmt.Sprint(i), TotalNS: r.Int64N(8)}
+		}
+		n := 1 + r.IntN(100)
+		sorted := slices.SortedFunc(slices.Values(xs), longestFirst)
+		if got, want := top(xs, n, longestFirst), sorted[:min(n, len(sorted))]; !slices.Equal(got, want) {
+			t.Fatalf("n = %d of %d: %v, want %v", n, len(xs), got, want)
+		}
+	}
 	if got := top(nil, 10, longestFirst); got != nil {
 		t.Errorf("no kernels: %v, want nil", got)
 	}
