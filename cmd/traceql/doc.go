@@ -294,7 +294,8 @@
 //
 //	  --kind kernels   kernel-duration histogram on a log axis, runs overlaid
 //	  --kind gaps      idle-gap length histogram, runs overlaid
-//	  --kind timeline  GPU utilization over time in --bins bins, one line per run and device
+//	  --kind timeline  GPU utilization over time in --bins bins (at most 2000, two a
+//	                   pixel of the plot's width), one line per run and device
 //	  --kind top       the --top kernels by total time as horizontal bars (first run; its
 //	                   first GPU, named in the title, when it has several)
 //

@@ -185,6 +185,7 @@ func TestErrors(t *testing.T) {
 		{"diff top -1", []string{"diff", "--top", "-1", "a", "b"}, 2, "--top -1: want at least 1"},
 		{"plot top -1", []string{"plot", "--kind", "top", "--top", "-1", "-o", "x.png", "a"}, 2, "--top -1: want at least 1"},
 		{"plot bins 0", []string{"plot", "--kind", "timeline", "--bins", "0", "-o", "x.png", "a"}, 2, "--bins 0: want at least 1"},
+		{"plot bins too many", []string{"plot", "--kind", "timeline", "--bins", "2001", "-o", "x.png", "a"}, 2, "--bins 2001: at most 2000"},
 		{"output is a dir", []string{"export", sample, "-o", dir}, 2, "-o " + dir + ": is a directory"},
 		{"output dir missing", []string{"export", sample, "-o", filepath.Join(dir, "no", "x.csv")}, 1, filepath.Join(dir, "no", "x.csv") + ": no such file or directory"},
 		{"junk dir", []string{"summarize", t.TempDir()}, 1, "no trace files"},

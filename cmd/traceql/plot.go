@@ -22,6 +22,9 @@ type plotOptions struct {
 	Top    int
 }
 
+// maxTimelineBins is the most bins --kind timeline draws.
+const maxTimelineBins = 2000
+
 func newPlotCmd(runF func(context.Context, *plotOptions) error) *cobra.Command {
 	opts := &plotOptions{}
 	cmd := &cobra.Command{
@@ -31,7 +34,8 @@ func newPlotCmd(runF func(context.Context, *plotOptions) error) *cobra.Command {
 
   --kind kernels   kernel-duration histogram on a log axis, runs overlaid
   --kind gaps      idle-gap length histogram, runs overlaid
-  --kind timeline  GPU utilization over time in --bins bins, one line per run and device
+  --kind timeline  GPU utilization over time in --bins bins (at most 2000, two a
+                   pixel of the plot's width), one line per run and device
   --kind top       the --top kernels by total time as horizontal bars (first run; its
                    first GPU, named in the title, when it has several)` + windowHelp,
 		Example: `  traceql plot default.json reduce.json --kind kernels -o kernels.png
@@ -46,6 +50,11 @@ func newPlotCmd(runF func(context.Context, *plotOptions) error) *cobra.Command {
 			}
 			if err := cmp.Or(positive("top", opts.Top), positive("bins", opts.Bins)); err != nil {
 				return err
+			}
+			// More bins than pixels draw nothing more, and a rasterized
+			// line of 10,000 points took 8 s.
+			if opts.Bins > maxTimelineBins {
+				return usageError{fmt.Errorf("--bins %d: at most %d, two a pixel of the plot's width; for detail, plot a --window of the run", opts.Bins, maxTimelineBins)}
 			}
 			if opts.Output == "" {
 				return usageError{fmt.Errorf("plot needs -o OUT.png or OUT.svg")}
