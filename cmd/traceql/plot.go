@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"strconv"
 
 	"github.com/spf13/cobra"
 
@@ -34,7 +35,7 @@ func newPlotCmd(runF func(context.Context, *plotOptions) error) *cobra.Command {
 
   --kind kernels   kernel-duration histogram on a log axis, runs overlaid
   --kind gaps      idle-gap length histogram, runs overlaid
-  --kind timeline  GPU utilization over time in --bins bins (at most 2000, two a
+  --kind timeline  GPU utilization over time in --bins bins (at most ` + strconv.Itoa(maxTimelineBins) + `, two a
                    pixel of the plot's width), one line per run and device
   --kind top       the --top kernels by total time as horizontal bars (first run; its
                    first GPU, named in the title, when it has several)` + windowHelp,
