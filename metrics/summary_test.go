@@ -272,7 +272,8 @@ func TestSummarizeWindow(t *testing.T) {
 			t.Errorf("%s: %d kernels, %d launches, latency %v; want 2, 2, 150", tt.name, d.Kernels, d.Launch.Launches, d.Launch.LatencyMedianNS)
 		}
 		// The host side is clipped to the window: aten::big from its start.
-		if h := s.Host; h.Ops != 1 || h.TopOps[0].TotalNS != 400-tt.w.Start {
+		// (Summarize leaves it out of a trace with GPU activity.)
+		if h := summarizeHost(tr.Clip(tt.w), 10); h.Ops != 1 || h.TopOps[0].TotalNS != 400-tt.w.Start {
 			t.Errorf("%s: host %+v, want aten::big clipped to the window", tt.name, h)
 		}
 	}
@@ -309,5 +310,21 @@ func TestTop(t *testing.T) {
 	}
 	if got := top(stats, 0, longestFirst); got != nil {
 		t.Errorf("n = 0: %v, want nil", got)
+	}
+}
+
+// TestSummarizeHostOnlyWithoutGPU: the host side is summarized for a trace,
+// or a window, without GPU activity, and left out where a GPU ran.
+func TestSummarizeHostOnlyWithoutGPU(t *testing.T) {
+	tr := &trace.Trace{
+		Devices: []trace.Device{{ID: 0}},
+		Ops:     []trace.Op{{Name: "aten::mm", Kind: trace.CPUOp, PID: 1, TID: 1, Start: 0, End: 100}},
+		Kernels: []trace.Kernel{{Activity: trace.Activity{Start: 200, End: 300}, Name: "k"}},
+	}
+	if h := Summarize(tr, Options{}).Host; h.Ops != 0 || h.TopOps != nil {
+		t.Errorf("GPU trace: host %+v, want none", h)
+	}
+	if h := Summarize(tr.Clip(trace.Window{Start: 0, End: 100}), Options{}).Host; h.Ops != 1 || len(h.TopOps) != 1 {
+		t.Errorf("window without GPU activity: host %+v, want aten::mm", h)
 	}
 }
