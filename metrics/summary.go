@@ -6,7 +6,6 @@ import (
 	"math"
 	"runtime"
 	"slices"
-	"sort"
 	"sync"
 
 	"github.com/traceql/traceql/trace"
@@ -575,6 +574,7 @@ func GapHistogram(gaps []Interval) []Bin {
 // same thread).
 func summarizeHost(t *trace.Trace, topN int) HostSummary {
 	h := HostSummary{APICalls: len(t.APICalls)}
+	ops := t.Ops
 	if w := t.Window; w != nil {
 		h.APICalls = 0
 		for i := range t.APICalls {
@@ -582,8 +582,8 @@ func summarizeHost(t *trace.Trace, topN int) HostSummary {
 				h.APICalls++
 			}
 		}
+		ops = clipOps(ops, w)
 	}
-	ops := windowOps(t.Ops, t.Window)
 	type thread struct{ pid, tid int64 }
 	// A stack of open ops per thread gives each op its parent, visited
 	// parents first: by start, the longer first, and ops of the same span
@@ -593,10 +593,9 @@ func summarizeHost(t *trace.Trace, topN int) HostSummary {
 	stacks := map[thread]*[]int{}
 	var stack *[]int
 	var last thread
-	n := ops.len()
-	self := make([]int64, n) // by op index; cpu_ops only
+	self := make([]int64, len(ops)) // by op index; cpu_ops only
 	visit := func(i int) {
-		op := ops.at(i)
+		op := &ops[i]
 		if op.Kind != trace.CPUOp {
 			return
 		}
@@ -609,26 +608,24 @@ func summarizeHost(t *trace.Trace, topN int) HostSummary {
 			last = k
 		}
 		open := *stack
-		end := ops.end(op)
-		for len(open) > 0 && ops.end(ops.at(open[len(open)-1])) <= op.Start {
+		for len(open) > 0 && ops[open[len(open)-1]].End <= op.Start {
 			open = open[:len(open)-1]
 		}
-		self[i] = end - op.Start
+		self[i] = op.End - op.Start
 		if len(open) > 0 {
 			p := open[len(open)-1]
-			self[p] -= min(end, ops.end(ops.at(p))) - op.Start
+			self[p] -= min(op.End, ops[p].End) - op.Start
 		}
 		*stack = append(open, i)
 	}
-	for lo := 0; lo < n; {
-		start := ops.at(lo).Start
+	for lo := 0; lo < len(ops); {
 		hi := lo + 1
-		for hi < n && ops.at(hi).Start == start {
+		for hi < len(ops) && ops[hi].Start == ops[lo].Start {
 			hi++
 		}
 		for end := hi; end > lo; {
-			from, last := end-1, ops.end(ops.at(end-1))
-			for from > lo && ops.end(ops.at(from-1)) == last {
+			from := end - 1
+			for from > lo && ops[from-1].End == ops[end-1].End {
 				from--
 			}
 			for i := from; i < end; i++ {
@@ -643,7 +640,7 @@ func summarizeHost(t *trace.Trace, topN int) HostSummary {
 	}
 	stats := map[string]*OpStat{}
 	for i, s := range self {
-		op := ops.at(i)
+		op := &ops[i]
 		if op.Kind != trace.CPUOp {
 			continue
 		}
@@ -653,7 +650,7 @@ func summarizeHost(t *trace.Trace, topN int) HostSummary {
 			stats[op.Name] = st
 		}
 		st.Count++
-		st.TotalNS += ops.end(op) - op.Start
+		st.TotalNS += op.End - op.Start
 		st.SelfNS += s
 	}
 	all := make([]OpStat, 0, len(stats))
@@ -665,49 +662,6 @@ func summarizeHost(t *trace.Trace, topN int) HostSummary {
 	})
 	return h
 }
-
-// hostOps are the ops a host summary walks, in order: head, then rest,
-// with every end clipped to end (starts need no clipping: see windowOps).
-type hostOps struct {
-	head, rest []trace.Op
-	clip       int64
-}
-
-// windowOps returns the ops (sorted by start, then end) that overlap w,
-// clipped to it, in the same order. Without a window they are ops as they
-// are. With one, only the CPU ops begun by the window's start are copied,
-// to start with it, and sorted again by end: the ops open at that instant,
-// and those starting with it. The rest, most of a window of most of a
-// trace, are read in place, and their ends clipped as they are read.
-func windowOps(ops []trace.Op, w *trace.Window) hostOps {
-	if w == nil {
-		return hostOps{rest: ops, clip: math.MaxInt64}
-	}
-	lo := sort.Search(len(ops), func(i int) bool { return ops[i].Start > w.Start })
-	hi := lo + sort.Search(len(ops)-lo, func(i int) bool { return ops[lo+i].Start > w.End })
-	var head []trace.Op
-	for _, o := range ops[:lo] {
-		if o.Kind == trace.CPUOp && overlaps(o.Start, o.End, w) {
-			o.Start, o.End = w.Start, min(o.End, w.End)
-			head = append(head, o)
-		}
-	}
-	slices.SortStableFunc(head, func(a, b trace.Op) int { return cmp.Compare(a.End, b.End) })
-	return hostOps{head: head, rest: ops[lo:hi], clip: w.End}
-}
-
-func (v *hostOps) len() int { return len(v.head) + len(v.rest) }
-
-// at returns the i-th op; its start is clipped, its end may not be.
-func (v *hostOps) at(i int) *trace.Op {
-	if i < len(v.head) {
-		return &v.head[i]
-	}
-	return &v.rest[i-len(v.head)]
-}
-
-// end returns the clipped end of an op of v.
-func (v *hostOps) end(o *trace.Op) int64 { return min(o.End, v.clip) }
 
 // overlaps reports whether [start, end] meets the window w.
 func overlaps(start, end int64, w *trace.Window) bool { return end >= w.Start && start <= w.End }
