@@ -133,15 +133,7 @@ func Summarize(t *trace.Trace, o Options) Summary {
 		Rank:     t.Meta.Rank,
 		Warnings: t.Warnings,
 	}
-	// The host side is what a trace without GPU activity has to show, and
-	// only such a trace's report shows it; walking a GPU trace's ops for
-	// their self times took 44 % of BenchmarkSummarize/real for nothing.
-	// When needed, it is computed while the devices' inputs are built.
 	var wg sync.WaitGroup
-	devs := activeDevices(t)
-	if len(devs) == 0 {
-		wg.Go(func() { s.Host = summarizeHost(t, o.TopN) })
-	}
 	var w traceWide
 	var prep sync.WaitGroup
 	prep.Go(func() { w.ix = newLaunchIndex(t) })
@@ -150,6 +142,14 @@ func Summarize(t *trace.Trace, o Options) Summary {
 		w.stepOps = gpuStepOps(t)
 		w.syncs = hostSyncs(t)
 	})
+	// The host side is what a trace without GPU activity has to show, and
+	// only such a trace's report shows it; walking a GPU trace's ops for
+	// their self times took 44 % of BenchmarkSummarize/real for nothing.
+	// When needed, it is computed while the devices' inputs are built.
+	devs := activeDevices(t)
+	if len(devs) == 0 {
+		wg.Go(func() { s.Host = summarizeHost(t, o.TopN) })
+	}
 	prep.Wait()
 	s.Devices = make([]DeviceSummary, len(devs))
 	// A worker a CPU, each with a viewer of its own: the views' copies
