@@ -33,8 +33,8 @@ func newCompareCmd(runF func(context.Context, *compareOptions) error) *cobra.Com
 mode study: kernels, mean kernel, idle, utilization, duration (span),
 bandwidth, one column per run and the ratio of each run to the first.
 Labels default to the file names. Files are read --jobs at a time, one
-per CPU by default; each holds its tables until summarized, so give fewer
-for big traces and little memory.` + windowHelp,
+per CPU by default, and fewer when their tables would take more than half
+the memory available (see summarize --help).` + windowHelp,
 		Example: `  traceql compare default.json reduce.json autotune.json --label default,reduce-overhead,max-autotune
   traceql compare a.json b.json --plot modes.png`,
 		Args: minArgs(2, "FILEs"),

@@ -39,10 +39,11 @@
 //	the lowest utilization named, and the least communication (NCCL) time when
 //	it is under half the median: ranks wait for a straggler inside collectives.
 //	--overview prints that table alone, for jobs of many ranks.
-//	Files are read --jobs at a time, one per CPU by default. Each holds its
-//	tables until summarized: up to a third of an uncompressed Kineto file's
-//	size, three times an Nsight export's. With big ranks and little memory,
-//	give fewer.
+//	Files are read --jobs at a time, one per CPU by default, and fewer when
+//	their tables would take more than half the memory available (or
+//	GOMEMLIMIT): each holds them until summarized, estimated at half an
+//	uncompressed Kineto file's size and three times an Nsight export's. A file
+//	bigger than that is read alone.
 //	With --format csv there is one row per (file, device), times in integer ns,
 //	ready for pandas.read_csv; --format json has the same names.
 //
@@ -181,7 +182,7 @@
 //	Flags:
 //	  -f, --format string    output format: text, csv, json or markdown (default "text")
 //	  -h, --help             help for summarize
-//	  -j, --jobs int         files read at once (default 0: one per CPU)
+//	  -j, --jobs int         files read at once (default 0: one per CPU, as memory allows)
 //	      --overview         print only the overview of several traces, not each trace's tables
 //	  -q, --quiet            no progress bar on stderr
 //	      --range string     measure only the span of the annotation or NVTX range with this name
@@ -252,8 +253,8 @@
 //	mode study: kernels, mean kernel, idle, utilization, duration (span),
 //	bandwidth, one column per run and the ratio of each run to the first.
 //	Labels default to the file names. Files are read --jobs at a time, one
-//	per CPU by default; each holds its tables until summarized, so give fewer
-//	for big traces and little memory.
+//	per CPU by default, and fewer when their tables would take more than half
+//	the memory available (see summarize --help).
 //
 //	Windows (GPU activity is clipped to the window; the launch calls of its
 //	kernels count wherever they were made, and the steps are those selected,
@@ -278,7 +279,7 @@
 //	Flags:
 //	  -f, --format string    output format: text, csv or markdown (default "text")
 //	  -h, --help             help for compare
-//	  -j, --jobs int         files read at once (default 0: one per CPU)
+//	  -j, --jobs int         files read at once (default 0: one per CPU, as memory allows)
 //	      --label strings    comma-separated run labels, one per file
 //	      --plot string      also draw the headline metrics as grouped bars to this .png or .svg file
 //	  -q, --quiet            no progress bar on stderr
@@ -376,7 +377,7 @@
 //	Flags:
 //	  -f, --format string    csv, json (JSON lines) or parquet (default "csv")
 //	  -h, --help             help for export
-//	  -j, --jobs int         files read at once (default 0: one per CPU)
+//	  -j, --jobs int         files read at once (default 0: one per CPU, as memory allows)
 //	  -o, --output string    file to write (atomically); stdout when absent or -
 //	  -q, --quiet            no progress bar on stderr
 //	      --range string     measure only the span of the annotation or NVTX range with this name

@@ -4,12 +4,14 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math"
 	"runtime"
 	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+	"golang.org/x/sync/semaphore"
 
 	"github.com/traceql/traceql/metrics"
 	"github.com/traceql/traceql/report"
@@ -28,6 +30,7 @@ type readOptions struct {
 	Range     string // an annotation or NVTX range name
 	Jobs      int    // files read at once (readEach); 0: one per CPU
 
+	memory       int64     // what the files read at once may take (readEach); 0: memoryBudget()
 	pythonStacks bool      // keep python_function events (pprof)
 	stderr       io.Writer // for the progress bar and warnings
 	progress     *progress // nil: none
@@ -67,7 +70,7 @@ func (w *readOptions) addFlags(f *pflag.FlagSet) {
 
 // addJobsFlag adds --jobs, for commands that read many files (readEach).
 func (w *readOptions) addJobsFlag(f *pflag.FlagSet) {
-	f.IntVarP(&w.Jobs, "jobs", "j", 0, "files read at once (default 0: one per CPU)")
+	f.IntVarP(&w.Jobs, "jobs", "j", 0, "files read at once (default 0: one per CPU, as memory allows)")
 }
 
 // prepare takes the command's stderr for the progress bar and validates
@@ -271,10 +274,11 @@ func (r *readOptions) warn(path string, warnings []string) {
 
 // readEach reads the files, r.Jobs at a time, and runs do on each trace in
 // the goroutine that read it; use then gets the results, or the errors, in
-// argument order. At most r.Jobs files are being read or waiting for use,
-// so that memory stays bounded: a trace's tables are up to a third of its
-// file's size. When use fails, reading stops and readEach returns its
-// error.
+// argument order. Files are being read or waiting for use, holding their
+// traces' tables, only while they number at most r.Jobs and their
+// estimated footprints (trace.Footprint) add up to at most the memory
+// budget, r.memory or memoryBudget(); a file over the budget is read
+// alone. When use fails, reading stops and readEach returns its error.
 func readEach[R any](ctx context.Context, files []string, r *readOptions, do func(*trace.Trace) R, use func(file string, res R, err error) error) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -291,6 +295,15 @@ func readEach[R any](ctx context.Context, files []string, r *readOptions, do fun
 		jobs = runtime.GOMAXPROCS(0)
 	}
 	slots := make(chan struct{}, jobs)
+	budget := r.memory
+	if budget == 0 {
+		budget = memoryBudget()
+	}
+	if budget <= 0 {
+		budget = math.MaxInt64
+	}
+	memory := semaphore.NewWeighted(budget)
+	weights := make([]int64, len(files))
 	done := make(chan struct{}) // closed when use failed: the rest are not wanted
 	defer close(done)
 	go func() {
@@ -299,6 +312,13 @@ func readEach[R any](ctx context.Context, files []string, r *readOptions, do fun
 			case slots <- struct{}{}:
 			case <-done:
 				return
+			}
+			n, _ := trace.Footprint(f) // a file that cannot be read fails when read
+			weights[i] = min(n, budget)
+			if err := memory.Acquire(ctx, weights[i]); err != nil { // cancelled
+				weights[i] = 0
+				results[i] <- result{err: err}
+				continue
 			}
 			go func() {
 				var res result
@@ -313,6 +333,7 @@ func readEach[R any](ctx context.Context, files []string, r *readOptions, do fun
 	for i, f := range files {
 		res := <-results[i]
 		<-slots
+		memory.Release(weights[i])
 		if err := use(f, res.res, res.err); err != nil {
 			return err
 		}

@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"sync/atomic"
 	"testing"
@@ -15,8 +17,9 @@ import (
 )
 
 // TestReadEach: results come in argument order whatever the jobs, a bad
-// file in its place; no more than --jobs are held at once; and when use
-// fails, reading stops and its error is returned.
+// file in its place; no more than --jobs are held at once, nor more than
+// the memory budget allows; when use fails, reading stops and its error is
+// returned; and when the context is cancelled, every file is answered.
 func TestReadEach(t *testing.T) {
 	dir := t.TempDir()
 	var files []string
@@ -31,7 +34,24 @@ func TestReadEach(t *testing.T) {
 		}
 		files = append(files, f)
 	}
-	for _, jobs := range []int{1, 2, 5, 0} {
+	var least int64 = math.MaxInt64 // the smallest footprint
+	for _, f := range files {
+		n, err := trace.Footprint(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		least = min(least, n)
+	}
+	for _, c := range []struct {
+		jobs   int
+		memory int64
+		most   int64 // files held at once
+	}{
+		{1, 0, 1}, {2, 0, 2}, {5, 0, 5}, {0, 0, int64(runtime.GOMAXPROCS(0))},
+		{5, 1, 1},         // every file over the budget: each read alone
+		{5, 2 * least, 2}, // no three files fit
+	} {
+		jobs := c.jobs
 		var held, peak atomic.Int64
 		count := func(t *trace.Trace) int {
 			peak.Store(max(peak.Load(), held.Add(1)))
@@ -39,7 +59,7 @@ func TestReadEach(t *testing.T) {
 		}
 		var got []string
 		var kernels []int
-		err := readEach(context.Background(), files, &readOptions{Jobs: jobs}, count, func(f string, n int, err error) error {
+		err := readEach(context.Background(), files, &readOptions{Jobs: jobs, memory: c.memory}, count, func(f string, n int, err error) error {
 			name := filepath.Base(f)
 			if err != nil {
 				name += " failed"
@@ -57,8 +77,8 @@ func TestReadEach(t *testing.T) {
 		if !slices.IsSorted(kernels) || kernels[0] == kernels[len(kernels)-1] {
 			t.Errorf("jobs %d: kernels %v, want the files' growing counts in order", jobs, kernels)
 		}
-		if jobs > 0 && peak.Load() > int64(jobs) {
-			t.Errorf("jobs %d: %d results held at once", jobs, peak.Load())
+		if peak.Load() > c.most {
+			t.Errorf("jobs %d, memory %d: %d results held at once, want at most %d", jobs, c.memory, peak.Load(), c.most)
 		}
 	}
 
@@ -76,5 +96,20 @@ func TestReadEach(t *testing.T) {
 	}
 	if n := read.Load(); n > 4 {
 		t.Errorf("%d files read after use failed at the second, with 2 jobs", n)
+	}
+
+	// Cancelled while the first file is held, and the rest wait for its
+	// memory: the rest fail, and none is left waiting.
+	ctx, cancel := context.WithCancel(context.Background())
+	var failed int
+	err = readEach(ctx, files, &readOptions{Jobs: 2, memory: 1}, func(*trace.Trace) bool { cancel(); return true },
+		func(_ string, _ bool, err error) error {
+			if err != nil {
+				failed++
+			}
+			return nil
+		})
+	if err != nil || failed != len(files)-1 {
+		t.Errorf("cancelled after the first file: %v, %d files failed; want nil, %d", err, failed, len(files)-1)
 	}
 }

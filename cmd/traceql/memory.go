@@ -1,0 +1,111 @@
+package main
+
+import (
+	"math"
+	"os"
+	"path/filepath"
+	"runtime/debug"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// memoryBudget is how much memory the files read at once may be estimated
+// to take (trace.Footprint): half of what the system has available, or of
+// the room left in the process's cgroup where that is less, and no more
+// than the Go memory limit (GOMEMLIMIT) when one is set. It is 0, no
+// limit, where none of them is known (outside Linux).
+func memoryBudget() int64 {
+	return budgetFrom("/", debug.SetMemoryLimit(-1))
+}
+
+// budgetFrom is memoryBudget reading /proc and /sys under root, with the
+// Go memory limit goLimit (math.MaxInt64 when unset).
+func budgetFrom(root string, goLimit int64) int64 {
+	avail := memAvailable(root)
+	if room := cgroupRoom(root); room > 0 && (avail == 0 || room < avail) {
+		avail = room
+	}
+	budget := (avail + 1) / 2 // 1 byte left still limits: to one file at a time
+	if goLimit != math.MaxInt64 && (budget == 0 || goLimit < budget) {
+		budget = goLimit
+	}
+	return budget
+}
+
+// memAvailable reads MemAvailable from /proc/meminfo: the memory that can
+// be had without swapping. 0 when unknown.
+func memAvailable(root string) int64 {
+	b, err := os.ReadFile(filepath.Join(root, "proc/meminfo"))
+	if err != nil {
+		return 0
+	}
+	for line := range strings.Lines(string(b)) {
+		if f := strings.Fields(line); len(f) >= 2 && f[0] == "MemAvailable:" {
+			kb, err := strconv.ParseInt(f[1], 10, 64) // kB
+			if err != nil || kb < 0 {
+				return 0
+			}
+			return kb << 10
+		}
+	}
+	return 0
+}
+
+// cgroupRoom is what the process's memory cgroup may still take: its
+// limit less its usage. Containers and batch schedulers limit a job this
+// way, below what /proc/meminfo shows. Both versions are read: v2
+// (memory.max, memory.current) and v1 (memory.limit_in_bytes,
+// memory.usage_in_bytes). 0 when there is no limit or it is unknown.
+func cgroupRoom(root string) int64 {
+	b, err := os.ReadFile(filepath.Join(root, "proc/self/cgroup"))
+	if err != nil {
+		return 0
+	}
+	for line := range strings.Lines(string(b)) {
+		// hierarchy-ID:controllers:path
+		f := strings.SplitN(strings.TrimSpace(line), ":", 3)
+		if len(f) != 3 {
+			continue
+		}
+		var mount, limit, usage string
+		switch {
+		case f[0] == "0" && f[1] == "":
+			mount, limit, usage = "sys/fs/cgroup", "memory.max", "memory.current"
+		case slices.Contains(strings.Split(f[1], ","), "memory"):
+			mount, limit, usage = "sys/fs/cgroup/memory", "memory.limit_in_bytes", "memory.usage_in_bytes"
+		default:
+			continue
+		}
+		// Without a cgroup namespace, a container sees its own cgroup at
+		// the mount point, not at the path the host knows it by.
+		for _, dir := range []string{filepath.Join(root, mount, f[2]), filepath.Join(root, mount)} {
+			if room := cgroupFiles(dir, limit, usage); room > 0 {
+				return room
+			}
+		}
+	}
+	return 0
+}
+
+// cgroupFiles reads a cgroup's limit and usage files in dir: the room
+// left, or 0 when it has no limit ("max" in v2, 2^63 rounded down to a page
+// in v1) or the files cannot be read.
+func cgroupFiles(dir, limitFile, usageFile string) int64 {
+	read := func(name string) int64 {
+		b, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			return -1
+		}
+		n, err := strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64)
+		if err != nil {
+			return -1
+		}
+		return n
+	}
+	limit, usage := read(limitFile), read(usageFile)
+	if limit <= 0 || limit >= 1<<62 {
+		return 0
+	}
+	return max(limit-max(usage, 0), 1)
+}
