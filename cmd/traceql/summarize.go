@@ -40,9 +40,9 @@ it is under half the median: ranks wait for a straggler inside collectives.
 --overview prints that table alone, for jobs of many ranks.
 Files are read --jobs at a time, one per CPU by default, and fewer when
 their tables would take more than half the memory available (or
-GOMEMLIMIT): each holds them until summarized, estimated at half an
-uncompressed Kineto file's size and three times an Nsight export's. A file
-bigger than that is read alone.
+GOMEMLIMIT): each holds them until summarized, estimated at half a Kineto
+trace's uncompressed size and three times an Nsight export's. A file whose
+tables alone would pass that is read alone.
 With --format csv there is one row per (file, device), times in integer ns,
 ready for pandas.read_csv; --format json has the same names.` + windowHelp + "\n" + report.MetricsHelp(),
 		Example: `  traceql summarize run.pt.trace.json.gz
