@@ -52,11 +52,13 @@ func memAvailable(root string) int64 {
 	return 0
 }
 
-// cgroupRoom is what the process's memory cgroup may still take: its
-// limit less its usage. Containers and batch schedulers limit a job this
-// way, below what /proc/meminfo shows. Both versions are read: v2
-// (memory.max, memory.current) and v1 (memory.limit_in_bytes,
-// memory.usage_in_bytes). 0 when there is no limit or it is unknown.
+// cgroupRoom is what the process's memory cgroup may still take, where
+// containers and batch schedulers limit a job below what /proc/meminfo
+// shows: the least room (limit less usage) of the cgroup and its
+// ancestors, as Slurm sets a job's limit on a cgroup above its tasks'.
+// Both versions are read: v2 (memory.max, memory.current) and v1
+// (memory.limit_in_bytes, memory.usage_in_bytes). 0 when there is no
+// limit or it is unknown.
 func cgroupRoom(root string) int64 {
 	b, err := os.ReadFile(filepath.Join(root, "proc/self/cgroup"))
 	if err != nil {
@@ -77,12 +79,21 @@ func cgroupRoom(root string) int64 {
 		default:
 			continue
 		}
-		// Without a cgroup namespace, a container sees its own cgroup at
-		// the mount point, not at the path the host knows it by.
-		for _, dir := range []string{filepath.Join(root, mount, f[2]), filepath.Join(root, mount)} {
-			if room := cgroupFiles(dir, limit, usage); room > 0 {
-				return room
+		// Up to the mount point, which is also where a container without a
+		// cgroup namespace sees its own cgroup, not at the path the host
+		// knows it by.
+		top := filepath.Join(root, mount)
+		var least int64
+		for dir := filepath.Join(top, f[2]); strings.HasPrefix(dir, top); dir = filepath.Dir(dir) {
+			if room := cgroupFiles(dir, limit, usage); room > 0 && (least == 0 || room < least) {
+				least = room
 			}
+			if dir == top {
+				break
+			}
+		}
+		if least > 0 {
+			return least
 		}
 	}
 	return 0

@@ -32,6 +32,14 @@ func TestBudgetFrom(t *testing.T) {
 			"sys/fs/cgroup/job/42/memory.current": "2147483648\n",
 			"sys/fs/cgroup/other/memory.max":      "1024\n",
 		}, math.MaxInt64, 3 * gib},
+		{"cgroup v2 limit on the job, not the task", map[string]string{
+			"proc/meminfo":     meminfo,
+			"proc/self/cgroup": "0::/system.slice/slurmstepd.scope/job_7/step_0/user/task_0\n",
+			"sys/fs/cgroup/system.slice/slurmstepd.scope/job_7/memory.max":                        "17179869184\n",
+			"sys/fs/cgroup/system.slice/slurmstepd.scope/job_7/memory.current":                    "4294967296\n",
+			"sys/fs/cgroup/system.slice/slurmstepd.scope/job_7/step_0/user/task_0/memory.max":     "max\n",
+			"sys/fs/cgroup/system.slice/slurmstepd.scope/job_7/step_0/user/task_0/memory.current": "1073741824\n",
+		}, math.MaxInt64, 6 * gib},
 		{"cgroup v2 without limit", map[string]string{
 			"proc/meminfo":                        meminfo,
 			"proc/self/cgroup":                    "0::/job/42\n",
