@@ -36,29 +36,34 @@ func budgetFrom(root string, goLimit int64) int64 {
 // memAvailable reads MemAvailable from /proc/meminfo: the memory that can
 // be had without swapping. 0 when unknown.
 func memAvailable(root string) int64 {
-	b, err := os.ReadFile(filepath.Join(root, "proc/meminfo"))
-	if err != nil {
+	kb, ok := field(filepath.Join(root, "proc/meminfo"), "MemAvailable:")
+	if !ok || kb < 0 {
 		return 0
 	}
+	return kb << 10
+}
+
+// field reads the number after key in a file of "key number [unit]" lines
+// (/proc/meminfo, a cgroup's memory.stat).
+func field(path, key string) (int64, bool) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return 0, false
+	}
 	for line := range strings.Lines(string(b)) {
-		if f := strings.Fields(line); len(f) >= 2 && f[0] == "MemAvailable:" {
-			kb, err := strconv.ParseInt(f[1], 10, 64) // kB
-			if err != nil || kb < 0 {
-				return 0
-			}
-			return kb << 10
+		if f := strings.Fields(line); len(f) >= 2 && f[0] == key {
+			n, err := strconv.ParseInt(f[1], 10, 64)
+			return n, err == nil
 		}
 	}
-	return 0
+	return 0, false
 }
 
 // cgroupRoom is what the process's memory cgroup may still take, where
 // containers and batch schedulers limit a job below what /proc/meminfo
-// shows: the least room (limit less usage) of the cgroup and its
-// ancestors, as Slurm sets a job's limit on a cgroup above its tasks'.
-// Both versions are read: v2 (memory.max, memory.current) and v1
-// (memory.limit_in_bytes, memory.usage_in_bytes). 0 when there is no
-// limit or it is unknown.
+// shows: the least room of the cgroup and its ancestors, as Slurm sets a
+// job's limit on a cgroup above its tasks'. 0 when there is no limit or it
+// is unknown.
 func cgroupRoom(root string) int64 {
 	b, err := os.ReadFile(filepath.Join(root, "proc/self/cgroup"))
 	if err != nil {
@@ -70,12 +75,13 @@ func cgroupRoom(root string) int64 {
 		if len(f) != 3 {
 			continue
 		}
-		var mount, limit, usage string
+		var mount string
+		var files cgroupFiles
 		switch {
 		case f[0] == "0" && f[1] == "":
-			mount, limit, usage = "sys/fs/cgroup", "memory.max", "memory.current"
+			mount, files = "sys/fs/cgroup", cgroupV2
 		case slices.Contains(strings.Split(f[1], ","), "memory"):
-			mount, limit, usage = "sys/fs/cgroup/memory", "memory.limit_in_bytes", "memory.usage_in_bytes"
+			mount, files = "sys/fs/cgroup/memory", cgroupV1
 		default:
 			continue
 		}
@@ -85,7 +91,7 @@ func cgroupRoom(root string) int64 {
 		top := filepath.Join(root, mount)
 		var least int64
 		for dir := filepath.Join(top, f[2]); strings.HasPrefix(dir, top); dir = filepath.Dir(dir) {
-			if room := cgroupFiles(dir, limit, usage); room > 0 && (least == 0 || room < least) {
+			if room := files.room(dir); room > 0 && (least == 0 || room < least) {
 				least = room
 			}
 			if dir == top {
@@ -99,10 +105,21 @@ func cgroupRoom(root string) int64 {
 	return 0
 }
 
-// cgroupFiles reads a cgroup's limit and usage files in dir: the room
-// left, or 0 when it has no limit ("max" in v2, 2^63 rounded down to a page
-// in v1) or the files cannot be read.
-func cgroupFiles(dir, limitFile, usageFile string) int64 {
+// cgroupFiles name a memory cgroup's files: its limit, its usage, and the
+// key in memory.stat of the inactive page cache that its usage counts.
+type cgroupFiles struct{ limit, usage, inactive string }
+
+var (
+	cgroupV2 = cgroupFiles{"memory.max", "memory.current", "inactive_file"}
+	cgroupV1 = cgroupFiles{"memory.limit_in_bytes", "memory.usage_in_bytes", "total_inactive_file"}
+)
+
+// room is what the cgroup in dir may still take: its limit less its
+// working set, the usage without the inactive page cache, which the kernel
+// reclaims before it runs out (a job that wrote a 3 GB file into a 3 GiB
+// cgroup used all of it, nearly all cache). 0 when it has no limit ("max"
+// in v2, 2^63 rounded down to a page in v1) or the files cannot be read.
+func (c cgroupFiles) room(dir string) int64 {
 	read := func(name string) int64 {
 		b, err := os.ReadFile(filepath.Join(dir, name))
 		if err != nil {
@@ -114,9 +131,10 @@ func cgroupFiles(dir, limitFile, usageFile string) int64 {
 		}
 		return n
 	}
-	limit, usage := read(limitFile), read(usageFile)
+	limit, usage := read(c.limit), read(c.usage)
 	if limit <= 0 || limit >= 1<<62 {
 		return 0
 	}
-	return max(limit-max(usage, 0), 1)
+	inactive, _ := field(filepath.Join(dir, "memory.stat"), c.inactive)
+	return max(limit-max(usage-inactive, 0), 1)
 }

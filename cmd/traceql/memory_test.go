@@ -9,8 +9,9 @@ import (
 
 // TestBudgetFrom: the budget is half the memory available, from
 // /proc/meminfo or the process's cgroup (v1 or v2, with or without a
-// cgroup namespace) where that has less room, and the Go memory limit
-// where that is lower; nothing known gives no limit.
+// cgroup namespace, the limit on it or an ancestor, its inactive page
+// cache counted as room) where that has less room, and the Go memory
+// limit where that is lower; nothing known gives no limit.
 func TestBudgetFrom(t *testing.T) {
 	const meminfo = "MemTotal:       24684084 kB\nMemFree:         1000000 kB\nMemAvailable:   20000000 kB\n"
 	const gib = 1 << 30
@@ -70,6 +71,20 @@ func TestBudgetFrom(t *testing.T) {
 			"sys/fs/cgroup/memory.max":     "1099511627776\n",
 			"sys/fs/cgroup/memory.current": "0\n",
 		}, math.MaxInt64, 20000000 << 10 / 2},
+		{"cgroup v2 full of page cache", map[string]string{
+			"proc/meminfo":                 meminfo,
+			"proc/self/cgroup":             "0::/\n",
+			"sys/fs/cgroup/memory.max":     "4294967296\n",
+			"sys/fs/cgroup/memory.current": "4294967296\n",
+			"sys/fs/cgroup/memory.stat":    "anon 1073741824\nfile 3221225472\nactive_file 1073741824\ninactive_file 2147483648\n",
+		}, math.MaxInt64, 1 * gib},
+		{"cgroup v1 full of page cache", map[string]string{
+			"proc/meminfo":     meminfo,
+			"proc/self/cgroup": "4:memory:/\n",
+			"sys/fs/cgroup/memory/memory.limit_in_bytes": "3221225472\n",
+			"sys/fs/cgroup/memory/memory.usage_in_bytes": "3219873792\n",
+			"sys/fs/cgroup/memory/memory.stat":           "cache 3171184640\nrss 0\ninactive_file 3170000896\ntotal_cache 3171184640\ntotal_inactive_file 3170000896\n",
+		}, math.MaxInt64, (3221225472 - (3219873792 - 3170000896) + 1) / 2},
 		{"cgroup full", map[string]string{
 			"proc/meminfo":                 meminfo,
 			"proc/self/cgroup":             "0::/\n",
