@@ -149,14 +149,14 @@ func probe(path string) (in input, sqlite bool, err error) {
 	head := make([]byte, len(sqliteMagic))
 	n, _ := f.ReadAt(head, 0)
 	head = head[:n]
-	if bytes.HasPrefix(head, []byte{0x1f, 0x8b}) {
+	if isGzip(head) {
 		in.gzipped = true
 		var b [4]byte
 		if _, err := f.ReadAt(b[:], in.size-4); err == nil {
 			in.isize = int64(binary.LittleEndian.Uint32(b[:]))
 		}
 	}
-	return in, bytes.Equal(head, []byte(sqliteMagic)), nil
+	return in, nsysFormat{}.sniff(head), nil
 }
 
 // Options tune how a trace is read.
@@ -235,7 +235,7 @@ func (o Options) read(ctx context.Context, path string, r io.Reader, size int64)
 	if len(in.head) == 0 {
 		return nil, fmt.Errorf("%s: empty file", path)
 	}
-	if bytes.HasPrefix(in.head, []byte{0x1f, 0x8b}) {
+	if isGzip(in.head) {
 		zr, err := gzip.NewReader(in.r)
 		if err != nil {
 			return nil, fmt.Errorf("%s: bad gzip header: %w", path, err)
@@ -264,6 +264,9 @@ func (o Options) read(ctx context.Context, path string, r io.Reader, size int64)
 	}
 	return nil, unknownFormat(path, in.head)
 }
+
+// isGzip reports whether head opens a gzip stream.
+func isGzip(head []byte) bool { return bytes.HasPrefix(head, []byte{0x1f, 0x8b}) }
 
 // peek sets in.head to the first headLen bytes of in.r, after any run of
 // whitespace longer than that (JSON allows any amount before its text),
