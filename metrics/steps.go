@@ -67,15 +67,12 @@ func deviceSteps(t *trace.Trace, all []Step, ops []trace.Op) []Step {
 func gpuStepOps(t *trace.Trace) map[int64][]trace.Op {
 	out := map[int64][]trace.Op{}
 	for i := range t.Ops {
-		if op := &t.Ops[i]; op.Kind == trace.GPUAnnotation && strings.HasPrefix(op.Name, stepPrefix) {
+		if op := &t.Ops[i]; op.Kind == trace.GPUAnnotation && strings.HasPrefix(op.Name, trace.StepPrefix) {
 			out[op.PID] = append(out[op.PID], *op)
 		}
 	}
 	return out
 }
-
-// stepPrefix begins the name of the range of each profiler step.
-const stepPrefix = "ProfilerStep#"
 
 // collectSteps returns the ProfilerStep#N ranges among the ops keep
 // accepts, by number, each from the first start to the last end of the
@@ -84,7 +81,7 @@ func collectSteps(ops []trace.Op, keep func(*trace.Op) bool) []Step {
 	byNum := map[int]*Step{}
 	for i := range ops {
 		op := &ops[i]
-		rest, ok := strings.CutPrefix(op.Name, stepPrefix)
+		rest, ok := strings.CutPrefix(op.Name, trace.StepPrefix)
 		if !ok || !keep(op) {
 			continue
 		}

@@ -38,6 +38,9 @@ func (kinetoFormat) decode(ctx context.Context, in *input) (*Trace, error) {
 		}
 		return nil, err
 	}
+	if d.leanSkipped > 0 && !d.t.HasGPUActivity() {
+		return nil, errNotLean
+	}
 	d.t.Warnings = append(d.t.Warnings, d.warn.lines()...)
 	if in.gz != nil && in.gz.cut && d.truncatedAt < 0 {
 		d.t.Warnings = append(d.t.Warnings, "the gzip stream is cut short after the JSON text: its checksum was not verified")
@@ -57,6 +60,8 @@ type kinetoDecoder struct {
 	t       *Trace
 	devices []Device
 	warn    counter // the events' warnings
+	// leanSkipped counts the events skipped for Options.LeanHost.
+	leanSkipped int
 	// truncatedAt is the offset where the input ended early, or -1.
 	truncatedAt int64
 }

@@ -265,6 +265,7 @@ func (s *stitcher) take(p *part) error {
 		s.d.warn.addN(m, p.warn.n[m])
 	}
 	t.Meta.Events += p.n
+	s.d.leanSkipped += p.leanSkipped
 	p.recycle()
 	return nil
 }

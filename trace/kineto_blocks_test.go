@@ -45,7 +45,7 @@ func sameTrace(t testing.TB, what string, want, got *Trace, withWarnings bool) {
 		{"syncs", want.Syncs, got.Syncs}, {"api calls", want.APICalls, got.APICalls}, {"ops", want.Ops, got.Ops},
 	} {
 		if !reflect.DeepEqual(f.want, f.got) {
-			t.Fatalf("%s: %s differ from a read in one block", what, f.name)
+			t.Fatalf("%s: %s differ", what, f.name)
 		}
 	}
 	if withWarnings && !reflect.DeepEqual(want.Warnings, got.Warnings) {

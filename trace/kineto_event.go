@@ -12,6 +12,7 @@ import (
 // parallel read has its own, so none of this state is shared.
 type eventDecoder struct {
 	pythonStacks bool
+	leanHost     bool
 	names        map[string]string // interned event names
 	lx           lexer
 	eventMemo    memberMemo
@@ -19,7 +20,7 @@ type eventDecoder struct {
 }
 
 func newEventDecoder(in *input) *eventDecoder {
-	return &eventDecoder{pythonStacks: in.opts.PythonStacks, names: map[string]string{}}
+	return &eventDecoder{pythonStacks: in.opts.PythonStacks, leanHost: in.opts.LeanHost, names: map[string]string{}}
 }
 
 // A part holds the records decoded from a run of consecutive events.
@@ -30,6 +31,8 @@ type part struct {
 	size int         // bytes read
 	end  int64       // file offset after them
 	err  *eventError // the error that stopped the run
+	// leanSkipped counts the events skipped for Options.LeanHost.
+	leanSkipped int
 }
 
 // Parts are recycled once the stitcher has copied their records into the
@@ -206,6 +209,9 @@ func (d *eventDecoder) event(b []byte, i int, p *part) (int, error) {
 			if e.cls == clsPython && !d.pythonStacks {
 				e.cls = clsSkip
 			}
+			if d.leanHost && e.name.kind != 0 {
+				d.lean(&e, p)
+			}
 			if err == nil && e.cls == clsSkip && e.catOK {
 				i, err = drop(b, i)
 			}
@@ -219,6 +225,10 @@ func (d *eventDecoder) event(b []byte, i int, p *part) (int, error) {
 			}
 		case "name":
 			i, err = lx.value(b, i, &e.name)
+			// Kineto writes cat before name.
+			if err == nil && d.leanHost && seenCat && d.lean(&e, p) {
+				i, err = drop(b, i)
+			}
 		case "pid":
 			i, err = lx.value(b, i, &e.pid)
 		case "tid":
@@ -262,6 +272,34 @@ func (d *eventDecoder) event(b []byte, i int, p *part) (int, error) {
 	}
 	d.keep(&e, p)
 	return i, nil
+}
+
+// lean skips e, whose category and name are read, if Options.LeanHost
+// skips it: a cpu_op other than a profiler step, or a runtime or driver
+// call that polls. It reports whether it did, and counts it in p.
+func (d *eventDecoder) lean(e *rawEvent, p *part) bool {
+	name := ""
+	if e.name.kind == 's' {
+		name = e.name.text()
+	}
+	switch {
+	case e.cls == clsCPUOp && !strings.HasPrefix(name, StepPrefix),
+		(e.cls == clsRuntime || e.cls == clsDriver) && isPoll(name):
+		e.cls = clsSkip
+		p.leanSkipped++
+		return true
+	}
+	return false
+}
+
+// isPoll reports whether an API call asks whether work is done, which
+// returns at once: it neither launches nor waits for device work.
+func isPoll(name string) bool {
+	switch name {
+	case "cudaEventQuery", "cudaStreamQuery", "cuEventQuery", "cuStreamQuery", "hipEventQuery", "hipStreamQuery":
+		return true
+	}
+	return false
 }
 
 // drop skips the rest of an event that is not kept, from b[i], after a

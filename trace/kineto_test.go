@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/traceql/traceql/internal/shared"
 )
 
 func writeTemp(t *testing.T, name string, data []byte) string {
@@ -158,6 +160,101 @@ func TestKinetoWarnings(t *testing.T) {
 	}
 }
 
+// TestLeanHost: Options.LeanHost drops a GPU trace's cpu_ops and polling
+// API calls, whether cat or name comes first, but for its profiler steps,
+// however escaped; a trace without GPU activity keeps them all.
+func TestLeanHost(t *testing.T) {
+	const host = `
+ {"ph":"X","cat":"cpu_op","name":"aten::mm","pid":1,"tid":2,"ts":10,"dur":5,"args":{"Input Dims":[[2,3]]}},
+ {"ph":"X","name":"aten::add","cat":"cpu_op","pid":1,"tid":2,"ts":20,"dur":5},
+ {"ph":"X","cat":"Operator","name":"ProfilerStep#1","pid":1,"tid":2,"ts":0,"dur":30},
+ {"ph":"X","name":"Profiler\u0053tep#2","cat":"cpu_op","pid":1,"tid":2,"ts":30,"dur":30},
+ {"ph":"X","cat":"user_annotation","name":"fwd","pid":1,"tid":2,"ts":31,"dur":3},
+ {"ph":"X","cat":"cuda_runtime","name":"cudaEventQuery","pid":1,"tid":2,"ts":11,"dur":1,"args":{"correlation":7}},
+ {"ph":"X","name":"hipStreamQuery","cat":"cuda_runtime","pid":1,"tid":2,"ts":12,"dur":1,"args":{"correlation":8}},
+ {"ph":"X","cat":"cuda_driver","name":"cuEventQuery","pid":1,"tid":2,"ts":13,"dur":1},
+ {"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":2,"ts":14,"dur":1,"args":{"correlation":9}}`
+	const kernel = `,
+ {"ph":"X","cat":"kernel","name":"k","pid":0,"tid":7,"ts":16,"dur":1,"args":{"device":0,"stream":7,"correlation":9}}`
+	names := func(tr *Trace) string {
+		var out []string
+		for _, o := range tr.Ops {
+			out = append(out, o.Name)
+		}
+		for _, c := range tr.APICalls {
+			out = append(out, c.Name)
+		}
+		return strings.Join(out, " ")
+	}
+	for _, tt := range []struct{ name, text, want string }{
+		{"GPU trace", host + kernel, "ProfilerStep#1 ProfilerStep#2 fwd cudaLaunchKernel"},
+		{"no GPU activity", host, "ProfilerStep#1 aten::mm aten::add ProfilerStep#2 fwd cudaEventQuery hipStreamQuery cuEventQuery cudaLaunchKernel"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			for _, data := range [][]byte{[]byte("[" + tt.text + "]"), gz([]byte("[" + tt.text + "]"))} {
+				tr, err := Options{LeanHost: true}.Open(context.Background(), writeTemp(t, "t.json", data))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got := names(tr); got != tt.want {
+					t.Errorf("ops and calls %q, want %q", got, tt.want)
+				}
+			}
+		})
+	}
+	t.Run("shared", func(t *testing.T) {
+		dir := shared.Traces(t)
+		var lean, reread int
+		for _, sub := range []string{"kineto", "hta"} {
+			filepath.WalkDir(filepath.Join(dir, sub), func(p string, e os.DirEntry, err error) error {
+				if err == nil && (strings.HasSuffix(p, ".json") || strings.HasSuffix(p, ".json.gz")) {
+					switch full, got := checkLeanHost(t, p); {
+					case len(got.Ops) < len(full.Ops) && len(got.APICalls) < len(full.APICalls):
+						lean++
+					case !full.HasGPUActivity() && len(full.Ops) > 0:
+						reread++
+					}
+				}
+				return nil
+			})
+		}
+		if lean == 0 || reread == 0 {
+			t.Errorf("ops and calls skipped in %d traces, read again in %d: want some of each", lean, reread)
+		}
+	})
+}
+
+// checkLeanHost reads the trace at path with and without
+// Options.LeanHost: the records must be the same but for the cpu_ops
+// and polling calls skipped in a GPU trace.
+func checkLeanHost(t *testing.T, path string) (full, lean *Trace) {
+	t.Helper()
+	full, err := Open(context.Background(), path)
+	if err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	lean, err = Options{LeanHost: true}.Open(context.Background(), path)
+	if err != nil {
+		t.Fatalf("%s with LeanHost: %v", path, err)
+	}
+	want := *full
+	if full.HasGPUActivity() {
+		want.Ops, want.APICalls = nil, nil
+		for _, o := range full.Ops {
+			if o.Kind != CPUOp || strings.HasPrefix(o.Name, StepPrefix) {
+				want.Ops = append(want.Ops, o)
+			}
+		}
+		for _, c := range full.APICalls {
+			if !isPoll(c.Name) {
+				want.APICalls = append(want.APICalls, c)
+			}
+		}
+	}
+	sameTrace(t, path+" with LeanHost", &want, lean, false)
+	return full, lean
+}
+
 func TestKinetoErrors(t *testing.T) {
 	tests := []struct{ name, text, want string }{
 		{"not an object event", `{"traceEvents":[1]}`, "byte 16: event #0 is not a JSON object"},
@@ -195,6 +292,18 @@ func FuzzKineto(f *testing.F) {
 		}
 		if err := tr.Validate(); err != nil {
 			t.Fatalf("accepted trace fails Validate: %v", err)
+		}
+		// A lean read reads less and checks less: it accepts what a full
+		// read accepts.
+		lean, err := Options{LeanHost: true}.read(context.Background(), "fuzz.json", bytes.NewReader(data), int64(len(data)))
+		if err == errNotLean {
+			return
+		}
+		if err != nil {
+			t.Fatalf("accepted in full, but not with LeanHost: %v", err)
+		}
+		if err := lean.Validate(); err != nil {
+			t.Fatalf("accepted trace fails Validate with LeanHost: %v", err)
 		}
 	})
 }

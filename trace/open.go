@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -168,6 +169,17 @@ type Options struct {
 	// PythonFunction), which are skipped by default: they are most of a big
 	// trace and only the pprof export needs them.
 	PythonStacks bool
+	// LeanHost skips the host events of a Kineto trace with GPU activity
+	// that no GPU metric reads: cpu_op events (Ops of kind CPUOp) other
+	// than the ProfilerStep#N ranges, and runtime and driver calls that
+	// poll (cudaEventQuery, cudaStreamQuery, and the driver's and HIP's
+	// names), which neither launch nor wait for device work. Only pprof's
+	// stacks, --range and the host summary of a trace without GPU activity
+	// read those, and they are a third of the time or more that a real
+	// trace takes to read. A trace that turns out to have no GPU activity
+	// is read again with them. Like python_function events, the events
+	// skipped are checked only as far as their ends are found.
+	LeanHost bool
 	// Progress, when set, is called with the number of bytes of the file
 	// read since the last call, possibly from several goroutines at once.
 	// SQLite reads an Nsight export itself: for those, the bytes are the
@@ -215,8 +227,21 @@ func (o Options) Open(ctx context.Context, path string) (*Trace, error) {
 	if st.IsDir() {
 		return nil, fmt.Errorf("%s: is a directory", path)
 	}
-	return o.read(ctx, path, f, st.Size())
+	t, err := o.read(ctx, path, f, st.Size())
+	if err == errNotLean {
+		// The progress was all reported by the first read.
+		o.LeanHost, o.Progress = false, nil
+		if _, err := f.Seek(0, io.SeekStart); err != nil {
+			return nil, err
+		}
+		t, err = o.read(ctx, path, f, st.Size())
+	}
+	return t, err
 }
+
+// errNotLean says that a trace read with Options.LeanHost has no GPU
+// activity, and had events that it skips: Open reads it again with them.
+var errNotLean = errors.New("a trace without GPU activity needs all its host events")
 
 // read decodes the content of r, which is the file at path.
 func (o Options) read(ctx context.Context, path string, r io.Reader, size int64) (*Trace, error) {

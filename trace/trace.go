@@ -175,6 +175,9 @@ func (k OpKind) String() string {
 	return fmt.Sprintf("OpKind(%d)", k)
 }
 
+// StepPrefix begins the name of each profiler step's range: ProfilerStep#N.
+const StepPrefix = "ProfilerStep#"
+
 // An Op is a host-side range: an operator, an annotation or an NVTX range.
 type Op struct {
 	Name       string

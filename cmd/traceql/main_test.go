@@ -578,6 +578,58 @@ func TestWindowFarOff(t *testing.T) {
 	}
 }
 
+// TestRangeOfAnOp: --range measures the GPU work launched in the ops of
+// that name, cpu_ops too (which other reads skip), and names a missing one.
+func TestRangeOfAnOp(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "range.json")
+	text := `{"traceEvents":[
+ {"ph":"X","cat":"cpu_op","name":"aten::mm","pid":1,"tid":1,"ts":100,"dur":100},
+ {"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":150,"dur":5,"args":{"correlation":1}},
+ {"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":250,"dur":5,"args":{"correlation":2}},
+ {"ph":"X","cat":"kernel","name":"mm","pid":0,"tid":7,"ts":300,"dur":10,"args":{"device":0,"stream":7,"correlation":1}},
+ {"ph":"X","cat":"kernel","name":"other","pid":0,"tid":7,"ts":500,"dur":20,"args":{"device":0,"stream":7,"correlation":2}}]}`
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, errOut, code := traceql("export", "--range", "aten::mm", path)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	rows, err := csv.NewReader(strings.NewReader(out)).ReadAll()
+	if err != nil || len(rows) != 2 {
+		t.Fatalf("%v:\n%s", err, out)
+	}
+	col := func(name string) string { return rows[1][slices.Index(rows[0], name)] }
+	// From the op's start to the end of the kernel it launched.
+	if col("kernels") != "1" || col("kernel_ns") != "10000" || col("span_ns") != "10000" {
+		t.Errorf("kernels %s, kernel_ns %s, span_ns %s; want the one kernel aten::mm launched",
+			col("kernels"), col("kernel_ns"), col("span_ns"))
+	}
+	_, errOut, code = traceql("summarize", "--range", "aten::add", path)
+	if code != 1 || !strings.Contains(errOut, `no range, annotation or op named "aten::add"`) {
+		t.Errorf("exit %d, %s; want no such range", code, errOut)
+	}
+}
+
+// TestStrictChecksHostOps: a GPU trace's cpu_ops are skipped, unread,
+// except with --strict, which checks every event.
+func TestStrictChecksHostOps(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "badop.json")
+	text := `{"traceEvents":[
+ {"ph":"X","cat":"cpu_op","name":"aten::mm","pid":1,"tid":1,"ts":"soon","dur":100},
+ {"ph":"X","cat":"kernel","name":"mm","pid":0,"tid":7,"ts":300,"dur":10,"args":{"device":0,"stream":7}}]}`
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, errOut, code := traceql("summarize", path); code != 0 || errOut != "" {
+		t.Errorf("exit %d, stderr %q; want the op skipped unread", code, errOut)
+	}
+	_, errOut, code := traceql("summarize", "--strict", path)
+	if code != 1 || !strings.Contains(errOut, "cpu_op events with a bad ts skipped") {
+		t.Errorf("--strict: exit %d, %s; want the bad op reported", code, errOut)
+	}
+}
+
 // TestNoGPUSaysSo: CSV output that leaves out a trace without GPU activity,
 // or a GPU without a counterpart, says so on stderr.
 func TestNoGPUSaysSo(t *testing.T) {

@@ -68,7 +68,7 @@ func runPprof(ctx context.Context, opts *pprofOptions) error {
 			return err
 		}
 	}
-	opts.Read.pythonStacks = true
+	opts.Read.hostStacks = true
 	defer opts.Read.startProgress([]string{opts.File})()
 	t, err := openTrace(ctx, opts.File, &opts.Read)
 	if err != nil {

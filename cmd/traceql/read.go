@@ -30,10 +30,10 @@ type readOptions struct {
 	Range     string // an annotation or NVTX range name
 	Jobs      int    // files read at once (readEach); 0: one per CPU
 
-	memory       int64     // what the files read at once may take (readEach); 0: memoryBudget()
-	pythonStacks bool      // keep python_function events (pprof)
-	stderr       io.Writer // for the progress bar and warnings
-	progress     *progress // nil: none
+	memory     int64     // what the files read at once may take (readEach); 0: memoryBudget()
+	hostStacks bool      // keep every host op: cpu_ops and python_function events (pprof)
+	stderr     io.Writer // for the progress bar and warnings
+	progress   *progress // nil: none
 }
 
 // startProgress shows a progress bar while files are read, when stderr is
@@ -344,7 +344,10 @@ func readEach[R any](ctx context.Context, files []string, r *readOptions, do fun
 // readTrace is openTrace leaving the warnings to the caller, for files
 // read in parallel whose warnings are written in argument order.
 func readTrace(ctx context.Context, path string, r *readOptions) (*trace.Trace, error) {
-	o := trace.Options{Strict: r.Strict, PythonStacks: r.pythonStacks}
+	// Only pprof and --range read a GPU trace's cpu_ops; --strict checks
+	// them.
+	o := trace.Options{Strict: r.Strict, PythonStacks: r.hostStacks,
+		LeanHost: !r.hostStacks && r.Range == "" && !r.Strict}
 	if r.progress != nil {
 		o.Progress = r.progress.add
 	}
