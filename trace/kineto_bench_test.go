@@ -48,19 +48,21 @@ func benchTrace(b *testing.B, size int64, gz bool) (string, synth.Truth) {
 // BenchmarkKinetoOpen reads a generated 128 MB Kineto trace (the event mix
 // of a training trace with python_function stacks), plain and gzipped, and
 // a 1 MB one, as the ranks of a short profile are: what it allocates a read
-// is most of the cost of a folder of such files.
+// is most of the cost of a folder of such files. lean reads as the summary
+// does (Options.LeanHost).
 func BenchmarkKinetoOpen(b *testing.B) {
 	for _, tc := range []struct {
-		name string
-		size int64
-		gz   bool
-	}{{"gzip=false", 128 << 20, false}, {"gzip=true", 128 << 20, true}, {"1MB", 1 << 20, false}} {
+		name     string
+		size     int64
+		gz, lean bool
+	}{{"gzip=false", 128 << 20, false, false}, {"gzip=true", 128 << 20, true, false}, {"1MB", 1 << 20, false, false},
+		{"lean", 128 << 20, false, true}} {
 		b.Run(tc.name, func(b *testing.B) {
 			path, truth := benchTrace(b, tc.size, tc.gz)
 			b.SetBytes(truth.Bytes)
 			b.ReportAllocs()
 			for b.Loop() {
-				t, err := Open(context.Background(), path)
+				t, err := Options{LeanHost: tc.lean}.Open(context.Background(), path)
 				if err != nil {
 					b.Fatal(err)
 				}
