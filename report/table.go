@@ -228,6 +228,11 @@ func columns(s string) int {
 	n := 0
 	for _, r := range s {
 		n++
+		// No character before U+1100 is wide: kernel names are looked up
+		// no further.
+		if r < 0x1100 {
+			continue
+		}
 		if k := width.LookupRune(r).Kind(); k == width.EastAsianWide || k == width.EastAsianFullwidth {
 			n++
 		}

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"golang.org/x/text/width"
+
 	"github.com/traceql/traceql/metrics"
 )
 
@@ -67,6 +69,21 @@ func TestWrap(t *testing.T) {
 		got := wrap(c.s, c.first, c.rest)
 		if !slices.Equal(got, c.want) {
 			t.Errorf("wrap(%q, %d, %d) = %q, want %q", c.s, c.first, c.rest, got, c.want)
+		}
+	}
+}
+
+// TestColumns: wide and fullwidth characters take two columns, from the
+// first of them (U+1100); others, halfwidth ones too, one.
+func TestColumns(t *testing.T) {
+	for s, want := range map[string]int{"": 0, "aten::mm": 8, "é−µ": 3, "\u10ff": 1, "\u1100": 2, "日本語 ab": 9, "ｱ": 1, "Ａ": 2} {
+		if got := columns(s); got != want {
+			t.Errorf("columns(%q) = %d, want %d", s, got, want)
+		}
+	} // columns looks no rune before U+1100 up: none is wide.
+	for r := rune(0); r < 0x1100; r++ {
+		if k := width.LookupRune(r).Kind(); k == width.EastAsianWide || k == width.EastAsianFullwidth {
+			t.Errorf("%U is %v", r, k)
 		}
 	}
 }
