@@ -83,15 +83,20 @@ func longestFirst(a, b KernelStat) int {
 }
 
 // top returns the n first of xs in the order of cmp, a total order, in a
-// slice of their own, without sorting them all; none for n ≤ 0. The n
-// first so far are kept in a heap with the last of them on top, so a
-// large n (summarize --top 100000 of a million kernel names) costs
-// len(xs)·log n, not len(xs)·n.
+// slice of their own, without sorting them all unless n covers them; none
+// for n ≤ 0. The n first so far are kept in a heap with the last of them
+// on top, so a large n (summarize --top 100000 of a million kernel names)
+// costs len(xs)·log n, not len(xs)·n.
 func top[T any](xs []T, n int, cmp func(a, b T) int) []T {
 	if n <= 0 || len(xs) == 0 {
 		return nil
 	}
-	h := make([]T, 0, min(n, len(xs)))
+	if n >= len(xs) {
+		h := slices.Clone(xs)
+		slices.SortFunc(h, cmp)
+		return h
+	}
+	h := make([]T, 0, n)
 	// down restores the heap below i: each node comes no earlier than its
 	// children.
 	down := func(i int) {
