@@ -17,22 +17,25 @@ import (
 // from just before where they first differ ("void at::native::vec…::
 // CUDAFunctor_add<float>, at::…").
 func shortNames[T any](xs []T, name func(T) string, n int) []string {
-	rs := make([][]rune, len(xs))
 	out := make([]string, len(xs))
-	groups := map[string][]int{}
+	rs := make([][]rune, len(xs)) // the runes of the names cut, nil for the others
+	groups := map[string][]int{}  // the names cut, by what they show
 	for i, x := range xs {
-		rs[i] = []rune(blankControls(name(x)))
-		out[i] = string(rs[i])
-		if len(rs[i]) > n {
-			out[i] = string(rs[i][:n-1]) + "…"
+		out[i] = blankControls(name(x))
+		if len(out[i]) <= n { // bytes: no more runes
+			continue
 		}
-		groups[out[i]] = append(groups[out[i]], i)
+		if r := []rune(out[i]); len(r) > n {
+			rs[i] = r
+			out[i] = string(r[:n-1]) + "…"
+			groups[out[i]] = append(groups[out[i]], i)
+		}
 	}
 	// Names alike after one window may differ in another: a few rounds.
 	for range 4 {
 		alike := false
 		for _, g := range groups {
-			if len(g) < 2 || len(rs[g[0]]) <= n {
+			if len(g) < 2 {
 				continue
 			}
 			alike = true
@@ -49,7 +52,9 @@ func shortNames[T any](xs []T, name func(T) string, n int) []string {
 		}
 		clear(groups)
 		for i, o := range out {
-			groups[o] = append(groups[o], i)
+			if rs[i] != nil {
+				groups[o] = append(groups[o], i)
+			}
 		}
 	}
 	return out

@@ -43,6 +43,10 @@ func TestShortNames(t *testing.T) {
 		{[]string{strings.Repeat("x", 100) + "_a", strings.Repeat("x", 100) + "_b"}, 30, []string{
 			"xxxxxxxxxx…xxxxxxxxxxxxxxxxx_a", "xxxxxxxxxx…xxxxxxxxxxxxxxxxx_b",
 		}},
+		// A name that fits is shown whole, even when a cut name shows the same.
+		{[]string{strings.Repeat("x", 29) + "…", strings.Repeat("x", 100) + "_a", strings.Repeat("x", 100) + "_b"}, 30, []string{
+			strings.Repeat("x", 29) + "…", "xxxxxxxxxx…xxxxxxxxxxxxxxxxx_a", "xxxxxxxxxx…xxxxxxxxxxxxxxxxx_b",
+		}},
 	} {
 		got := shortNames(c.names, self, c.n)
 		for i := range got {
