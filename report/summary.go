@@ -1,6 +1,8 @@
 package report
 
 import (
+	"bufio"
+	"bytes"
 	"cmp"
 	"encoding/json"
 	"fmt"
@@ -339,41 +341,120 @@ func SummaryRecords(sums []metrics.Summary) *Table {
 
 // WriteSummaryJSON writes a JSON array with one object per (file, device):
 // the CSV columns under the same names, plus "copies" and "top_kernels".
+// It is indented as encoding/json indents, and written as it is made, one
+// kernel at a time: --top can ask for a million of them.
 func WriteSummaryJSON(w io.Writer, sums []metrics.Summary) error {
-	cols := metrics.Columns()
-	var out []json.RawMessage
-	for _, s := range sums {
-		for i := range s.Devices {
-			d := &s.Devices[i]
-			var b strings.Builder
-			b.WriteString("{")
-			field := func(k string, v any) {
-				if b.Len() > 1 {
-					b.WriteString(",")
-				}
-				kb, _ := json.Marshal(k)
-				vb, _ := json.Marshal(v)
-				b.Write(kb)
-				b.WriteString(":")
-				b.Write(vb)
-			}
-			field("file", s.Source)
-			field("rank", s.Rank)
-			for _, c := range cols {
-				field(c.Name, c.Value(d))
-			}
-			field("copies", copiesJSON(d.Copies))
-			field("top_kernels", kernelsJSON(d.TopKernels))
-			b.WriteString("}")
-			out = append(out, json.RawMessage(b.String()))
+	type device struct {
+		s *metrics.Summary
+		d *metrics.DeviceSummary
+	}
+	var devs []device
+	for i := range sums {
+		for j := range sums[i].Devices {
+			devs = append(devs, device{&sums[i], &sums[i].Devices[j]})
 		}
 	}
-	if out == nil {
-		out = []json.RawMessage{}
+	cols := metrics.Columns()
+	jw := &jsonWriter{w: bufio.NewWriter(w)}
+	jw.array(len(devs), "", func(i int, in string) {
+		s, d := devs[i].s, devs[i].d
+		jw.object(in, func(key func(string), in string) {
+			key("file")
+			jw.value(s.Source, in)
+			key("rank")
+			jw.value(s.Rank, in)
+			for _, c := range cols {
+				key(c.Name)
+				jw.value(c.Value(d), in)
+			}
+			key("copies")
+			jw.value(copiesJSON(d.Copies), in)
+			key("top_kernels")
+			jw.array(len(d.TopKernels), in, func(i int, in string) {
+				k := d.TopKernels[i]
+				jw.value(kernelJSON{k.Name, k.Count, k.TotalNS, k.MeanNS, k.MinNS, k.MaxNS, k.Share}, in)
+			})
+		})
+	})
+	jw.str("\n")
+	return jw.flush()
+}
+
+// A jsonWriter writes JSON indented by two spaces a level, as encoding/json's
+// MarshalIndent does, a value at a time. The first error sticks.
+type jsonWriter struct {
+	w   *bufio.Writer
+	buf bytes.Buffer
+	err error
+}
+
+func (j *jsonWriter) str(s string) {
+	if j.err == nil {
+		_, j.err = j.w.WriteString(s)
 	}
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(out)
+}
+
+// value writes v, marshaled by encoding/json, its lines after the first
+// led by prefix.
+func (j *jsonWriter) value(v any, prefix string) {
+	b, err := json.Marshal(v)
+	if err == nil {
+		j.buf.Reset()
+		err = json.Indent(&j.buf, b, prefix, "  ")
+	}
+	if err != nil {
+		j.err = cmp.Or(j.err, err)
+		return
+	}
+	if j.err == nil {
+		_, j.err = j.w.Write(j.buf.Bytes())
+	}
+}
+
+// array writes an array of n elements, the ith written by elem, given the
+// prefix of its lines.
+func (j *jsonWriter) array(n int, prefix string, elem func(i int, prefix string)) {
+	if n == 0 {
+		j.str("[]")
+		return
+	}
+	j.str("[")
+	for i := range n {
+		if i > 0 {
+			j.str(",")
+		}
+		j.str("\n" + prefix + "  ")
+		elem(i, prefix+"  ")
+	}
+	j.str("\n" + prefix + "]")
+}
+
+// object writes an object at prefix; members writes its members, each
+// a key(name) and then its value, given the prefix of their lines.
+func (j *jsonWriter) object(prefix string, members func(key func(string), prefix string)) {
+	in := prefix + "  "
+	n := 0
+	j.str("{")
+	members(func(k string) {
+		if n > 0 {
+			j.str(",")
+		}
+		n++
+		j.str("\n" + in)
+		j.value(k, "")
+		j.str(": ")
+	}, in)
+	if n > 0 {
+		j.str("\n" + prefix)
+	}
+	j.str("}")
+}
+
+func (j *jsonWriter) flush() error {
+	if j.err == nil {
+		j.err = j.w.Flush()
+	}
+	return j.err
 }
 
 type copyJSON struct {
