@@ -485,14 +485,6 @@ type kernelJSON struct {
 	Share   float64 `json:"share"`
 }
 
-func kernelsJSON(ks []metrics.KernelStat) []kernelJSON {
-	out := []kernelJSON{}
-	for _, k := range ks {
-		out = append(out, kernelJSON{k.Name, k.Count, k.TotalNS, k.MeanNS, k.MinNS, k.MaxNS, k.Share})
-	}
-	return out
-}
-
 // stepRows is how many steps the steps table lists at most: the first and
 // the last half as many, when there are more.
 const stepRows = 20
