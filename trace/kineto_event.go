@@ -210,7 +210,7 @@ func (d *eventDecoder) event(b []byte, i int, p *part) (int, error) {
 				e.cls = clsSkip
 			}
 			if d.leanHost && e.name.kind != 0 {
-				lean(&e, p)
+				d.lean(&e, p)
 			}
 			if err == nil && e.cls == clsSkip && e.catOK {
 				i, err = drop(b, i)
@@ -226,7 +226,7 @@ func (d *eventDecoder) event(b []byte, i int, p *part) (int, error) {
 		case "name":
 			i, err = lx.value(b, i, &e.name)
 			// Kineto writes cat before name.
-			if err == nil && d.leanHost && seenCat && lean(&e, p) {
+			if err == nil && d.leanHost && seenCat && d.lean(&e, p) {
 				i, err = drop(b, i)
 			}
 		case "pid":
@@ -275,13 +275,14 @@ func (d *eventDecoder) event(b []byte, i int, p *part) (int, error) {
 }
 
 // lean skips e, whose category and name are read, if Options.LeanHost
-// skips it: a cpu_op other than a profiler step, or a runtime or driver
-// call that polls. It reports whether it did, and counts it in p.
-func lean(e *rawEvent, p *part) bool {
+// skips it: a runtime or driver call that polls, or a cpu_op other than a
+// profiler step unless Options.PythonStacks keeps stacks. It reports
+// whether it did, and counts it in p.
+func (d *eventDecoder) lean(e *rawEvent, p *part) bool {
 	named := e.name.kind == 's'
 	switch e.cls {
 	case clsCPUOp:
-		if named && strings.HasPrefix(e.name.text(), StepPrefix) {
+		if d.pythonStacks || named && strings.HasPrefix(e.name.text(), StepPrefix) {
 			return false
 		}
 	case clsRuntime, clsDriver:

@@ -186,13 +186,19 @@ func TestLeanHost(t *testing.T) {
 		}
 		return strings.Join(out, " ")
 	}
-	for _, tt := range []struct{ name, text, want string }{
-		{"GPU trace", host + kernel, "ProfilerStep#1 ProfilerStep#2 fwd cudaLaunchKernel"},
-		{"no GPU activity", host, "ProfilerStep#1 aten::mm aten::add ProfilerStep#2 fwd cudaEventQuery hipStreamQuery cuEventQuery cudaLaunchKernel"},
+	for _, tt := range []struct {
+		name, text string
+		stacks     bool
+		want       string
+	}{
+		{"GPU trace", host + kernel, false, "ProfilerStep#1 ProfilerStep#2 fwd cudaLaunchKernel"},
+		// pprof's stacks keep the ops, not the polls.
+		{"with stacks", host + kernel, true, "ProfilerStep#1 aten::mm aten::add ProfilerStep#2 fwd cudaLaunchKernel"},
+		{"no GPU activity", host, false, "ProfilerStep#1 aten::mm aten::add ProfilerStep#2 fwd cudaEventQuery hipStreamQuery cuEventQuery cudaLaunchKernel"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			for _, data := range [][]byte{[]byte("[" + tt.text + "]"), gz([]byte("[" + tt.text + "]"))} {
-				tr, err := Options{LeanHost: true}.Open(context.Background(), writeTemp(t, "t.json", data))
+				tr, err := Options{LeanHost: true, PythonStacks: tt.stacks}.Open(context.Background(), writeTemp(t, "t.json", data))
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -208,7 +214,8 @@ func TestLeanHost(t *testing.T) {
 		for _, sub := range []string{"kineto", "hta"} {
 			filepath.WalkDir(filepath.Join(dir, sub), func(p string, e os.DirEntry, err error) error {
 				if err == nil && (strings.HasSuffix(p, ".json") || strings.HasSuffix(p, ".json.gz")) {
-					switch full, got := checkLeanHost(t, p); {
+					checkLeanHost(t, p, true)
+					switch full, got := checkLeanHost(t, p, false); {
 					case len(got.Ops) < len(full.Ops) && len(got.APICalls) < len(full.APICalls):
 						lean++
 					case !full.HasGPUActivity() && len(full.Ops) > 0:
@@ -225,15 +232,16 @@ func TestLeanHost(t *testing.T) {
 }
 
 // checkLeanHost reads the trace at path with and without
-// Options.LeanHost: the records must be the same but for the cpu_ops
-// and polling calls skipped in a GPU trace.
-func checkLeanHost(t *testing.T, path string) (full, lean *Trace) {
+// Options.LeanHost, with or without Options.PythonStacks: the records
+// must be the same but for the polling calls, and the cpu_ops unless
+// stacks are kept, skipped in a GPU trace.
+func checkLeanHost(t *testing.T, path string, stacks bool) (full, lean *Trace) {
 	t.Helper()
-	full, err := Open(context.Background(), path)
+	full, err := Options{PythonStacks: stacks}.Open(context.Background(), path)
 	if err != nil {
 		t.Fatalf("%s: %v", path, err)
 	}
-	lean, err = Options{LeanHost: true}.Open(context.Background(), path)
+	lean, err = Options{LeanHost: true, PythonStacks: stacks}.Open(context.Background(), path)
 	if err != nil {
 		t.Fatalf("%s with LeanHost: %v", path, err)
 	}
@@ -241,7 +249,7 @@ func checkLeanHost(t *testing.T, path string) (full, lean *Trace) {
 	if full.HasGPUActivity() {
 		want.Ops, want.APICalls = nil, nil
 		for _, o := range full.Ops {
-			if o.Kind != CPUOp || strings.HasPrefix(o.Name, StepPrefix) {
+			if stacks || o.Kind != CPUOp || strings.HasPrefix(o.Name, StepPrefix) {
 				want.Ops = append(want.Ops, o)
 			}
 		}

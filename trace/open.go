@@ -170,12 +170,13 @@ type Options struct {
 	// trace and only the pprof export needs them.
 	PythonStacks bool
 	// LeanHost skips the host events of a Kineto trace with GPU activity
-	// that no GPU metric reads: cpu_op events (Ops of kind CPUOp) other
-	// than the ProfilerStep#N ranges, and runtime and driver calls that
-	// poll (cudaEventQuery, cudaStreamQuery, and the driver's and HIP's
-	// names), which neither launch nor wait for device work. Only pprof's
-	// stacks, --range and the host summary of a trace without GPU activity
-	// read those, and they are a third of the time or more that a real
+	// that no GPU metric reads: runtime and driver calls that poll
+	// (cudaEventQuery, cudaStreamQuery, and the driver's and HIP's names),
+	// which neither launch nor wait for device work, and, unless
+	// PythonStacks keeps the stacks they are frames of, cpu_op events
+	// (Ops of kind CPUOp) other than the ProfilerStep#N ranges. Only
+	// --range and the host summary of a trace without GPU activity read
+	// all of those, and they are a third of the time or more that a real
 	// trace takes to read. A trace that turns out to have no GPU activity
 	// is read again with them. Like python_function events, the events
 	// skipped are checked only as far as their ends are found.
