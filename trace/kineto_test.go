@@ -294,24 +294,29 @@ func FuzzKineto(f *testing.F) {
 		f.Add(b)
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		tr, err := Options{}.read(context.Background(), "fuzz.json", bytes.NewReader(data), int64(len(data)))
-		if err != nil {
-			return
+		read := func(o Options) (*Trace, error) {
+			return o.read(context.Background(), "fuzz.json", bytes.NewReader(data), int64(len(data)))
 		}
-		if err := tr.Validate(); err != nil {
-			t.Fatalf("accepted trace fails Validate: %v", err)
-		}
-		// A lean read reads less and checks less: it accepts what a full
-		// read accepts.
-		lean, err := Options{LeanHost: true}.read(context.Background(), "fuzz.json", bytes.NewReader(data), int64(len(data)))
-		if err == errNotLean {
-			return
-		}
-		if err != nil {
-			t.Fatalf("accepted in full, but not with LeanHost: %v", err)
-		}
-		if err := lean.Validate(); err != nil {
-			t.Fatalf("accepted trace fails Validate with LeanHost: %v", err)
+		for _, stacks := range []bool{false, true} {
+			tr, err := read(Options{PythonStacks: stacks})
+			if err != nil {
+				continue
+			}
+			if err := tr.Validate(); err != nil {
+				t.Fatalf("stacks %v: accepted trace fails Validate: %v", stacks, err)
+			}
+			// A lean read reads less and checks less: it accepts what a
+			// full read accepts.
+			lean, err := read(Options{LeanHost: true, PythonStacks: stacks})
+			if err == errNotLean {
+				continue
+			}
+			if err != nil {
+				t.Fatalf("stacks %v: accepted in full, but not with LeanHost: %v", stacks, err)
+			}
+			if err := lean.Validate(); err != nil {
+				t.Fatalf("stacks %v: accepted trace fails Validate with LeanHost: %v", stacks, err)
+			}
 		}
 	})
 }
