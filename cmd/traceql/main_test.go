@@ -630,6 +630,37 @@ func TestStrictChecksHostOps(t *testing.T) {
 	}
 }
 
+// TestWindowInAGap: a window of a GPU trace with no GPU activity in it is
+// summarized by its host side, which the lean read leaves out: the ops
+// and calls shown are those of a full read (--strict).
+func TestWindowInAGap(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "gap.json")
+	text := `{"traceEvents":[
+ {"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":90,"dur":5,"args":{"correlation":1}},
+ {"ph":"X","cat":"cpu_op","name":"aten::copy_","pid":1,"tid":1,"ts":120,"dur":60},
+ {"ph":"X","cat":"cuda_runtime","name":"cudaStreamQuery","pid":1,"tid":1,"ts":130,"dur":1,"args":{"correlation":2}},
+ {"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":190,"dur":5,"args":{"correlation":3}},
+ {"ph":"X","cat":"kernel","name":"k","pid":0,"tid":7,"ts":100,"dur":10,"args":{"device":0,"stream":7,"correlation":1}},
+ {"ph":"X","cat":"kernel","name":"k","pid":0,"tid":7,"ts":200,"dur":10,"args":{"device":0,"stream":7,"correlation":3}}]}`
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"summarize", "--window", "20us:90us"}, {"summarize", "--window", "20us:90us", "-f", "json"}} {
+		lean, errOut, code := traceql(append(args, path)...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d: %s", args, code, errOut)
+		}
+		full, _, _ := traceql(append(args, "--strict", path)...)
+		if lean != full {
+			t.Errorf("%v:\n%s\nwith --strict:\n%s", args, lean, full)
+		}
+	}
+	out, _, _ := traceql("summarize", "--window", "20us:90us", path)
+	if !strings.Contains(out, "1 host ops, 2 runtime/driver calls") || !strings.Contains(out, "aten::copy_") {
+		t.Errorf("want the copy, the poll and the launch at the end in the window:\n%s", out)
+	}
+}
+
 // TestNoGPUSaysSo: CSV output that leaves out a trace without GPU activity,
 // or a GPU without a counterpart, says so on stderr.
 func TestNoGPUSaysSo(t *testing.T) {

@@ -355,5 +355,16 @@ func readTrace(ctx context.Context, path string, r *readOptions) (*trace.Trace, 
 	if err != nil {
 		return nil, err
 	}
-	return r.apply(t)
+	w, err := r.apply(t)
+	if err == nil && o.LeanHost && t.HasGPUActivity() && !w.HasGPUActivity() {
+		// A window without GPU activity is summarized by its host side,
+		// which a lean read left out: read the trace again, in full. The
+		// progress was all reported by the first read.
+		o.LeanHost, o.Progress = false, nil
+		if t, err = o.Open(ctx, path); err != nil {
+			return nil, err
+		}
+		w, err = r.apply(t)
+	}
+	return w, err
 }
