@@ -175,11 +175,13 @@ type Options struct {
 	// which neither launch nor wait for device work, and, unless
 	// PythonStacks keeps the stacks they are frames of, cpu_op events
 	// (Ops of kind CPUOp) other than the ProfilerStep#N ranges. Only
-	// --range and the host summary of a trace without GPU activity read
-	// all of those, and they are a third of the time or more that a real
-	// trace takes to read. A trace that turns out to have no GPU activity
-	// is read again with them. Like python_function events, the events
-	// skipped are checked only as far as their ends are found.
+	// --range and the host summary of a trace or window without GPU
+	// activity read all of those, and they are a third of the time or
+	// more that a real trace takes to read. A trace that turns out to have
+	// no GPU activity is read again with them; a caller that clips the
+	// trace to a window without GPU activity must read it again itself.
+	// Like python_function events, the events skipped are checked only as
+	// far as their ends are found.
 	LeanHost bool
 	// Progress, when set, is called with the number of bytes of the file
 	// read since the last call, possibly from several goroutines at once.
