@@ -567,11 +567,8 @@ func TestComplain(t *testing.T) {
 // refused as after the GPU activity; the bound once wrapped around and
 // took the whole trace.
 func TestWindowFarOff(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "epoch.json")
 	k := `{"ph":"X","cat":"kernel","name":"k","pid":0,"tid":7,"ts":1700000000000000,"dur":2,"args":{"device":0,"stream":7}}`
-	if err := os.WriteFile(path, []byte(`{"traceEvents":[`+k+`]}`), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	path := writeTrace(t, "epoch.json", `{"traceEvents":[`+k+`]}`)
 	_, errOut, code := traceql("summarize", "--window", "9000000000s:", path)
 	if code != 1 || !strings.HasSuffix(errOut, ": --window 9000000000s: starts after the GPU activity, which lasts 2 µs\n") {
 		t.Errorf("exit %d, %s; want the window after the trace's GPU activity", code, errOut)
@@ -581,16 +578,13 @@ func TestWindowFarOff(t *testing.T) {
 // TestRangeOfAnOp: --range measures the GPU work launched in the ops of
 // that name, cpu_ops too (which other reads skip), and names a missing one.
 func TestRangeOfAnOp(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "range.json")
 	text := `{"traceEvents":[
  {"ph":"X","cat":"cpu_op","name":"aten::mm","pid":1,"tid":1,"ts":100,"dur":100},
  {"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":150,"dur":5,"args":{"correlation":1}},
  {"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":250,"dur":5,"args":{"correlation":2}},
  {"ph":"X","cat":"kernel","name":"mm","pid":0,"tid":7,"ts":300,"dur":10,"args":{"device":0,"stream":7,"correlation":1}},
  {"ph":"X","cat":"kernel","name":"other","pid":0,"tid":7,"ts":500,"dur":20,"args":{"device":0,"stream":7,"correlation":2}}]}`
-	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	path := writeTrace(t, "range.json", text)
 	out, errOut, code := traceql("export", "--range", "aten::mm", path)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
@@ -614,13 +608,10 @@ func TestRangeOfAnOp(t *testing.T) {
 // TestStrictChecksHostOps: a GPU trace's cpu_ops are skipped, unread,
 // except with --strict, which checks every event.
 func TestStrictChecksHostOps(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "badop.json")
 	text := `{"traceEvents":[
  {"ph":"X","cat":"cpu_op","name":"aten::mm","pid":1,"tid":1,"ts":"soon","dur":100},
  {"ph":"X","cat":"kernel","name":"mm","pid":0,"tid":7,"ts":300,"dur":10,"args":{"device":0,"stream":7}}]}`
-	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	path := writeTrace(t, "badop.json", text)
 	if _, errOut, code := traceql("summarize", path); code != 0 || errOut != "" {
 		t.Errorf("exit %d, stderr %q; want the op skipped unread", code, errOut)
 	}
@@ -634,7 +625,6 @@ func TestStrictChecksHostOps(t *testing.T) {
 // summarized by its host side, which the lean read leaves out: the ops
 // and calls shown are those of a full read (--strict).
 func TestWindowInAGap(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "gap.json")
 	text := `{"traceEvents":[
  {"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":90,"dur":5,"args":{"correlation":1}},
  {"ph":"X","cat":"cpu_op","name":"aten::copy_","pid":1,"tid":1,"ts":120,"dur":60},
@@ -642,9 +632,7 @@ func TestWindowInAGap(t *testing.T) {
  {"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":190,"dur":5,"args":{"correlation":3}},
  {"ph":"X","cat":"kernel","name":"k","pid":0,"tid":7,"ts":100,"dur":10,"args":{"device":0,"stream":7,"correlation":1}},
  {"ph":"X","cat":"kernel","name":"k","pid":0,"tid":7,"ts":200,"dur":10,"args":{"device":0,"stream":7,"correlation":3}}]}`
-	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	path := writeTrace(t, "gap.json", text)
 	for _, args := range [][]string{{"summarize", "--window", "20us:90us"}, {"summarize", "--window", "20us:90us", "-f", "json"}} {
 		lean, errOut, code := traceql(append(args, path)...)
 		if code != 0 {
@@ -664,10 +652,7 @@ func TestWindowInAGap(t *testing.T) {
 // TestNoGPUSaysSo: CSV output that leaves out a trace without GPU activity,
 // or a GPU without a counterpart, says so on stderr.
 func TestNoGPUSaysSo(t *testing.T) {
-	cpu := filepath.Join(t.TempDir(), "cpu.json")
-	if err := os.WriteFile(cpu, []byte(`{"traceEvents":[{"ph":"X","cat":"cpu_op","name":"aten::mm","pid":1,"tid":1,"ts":1,"dur":2}]}`), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	cpu := writeTrace(t, "cpu.json", `{"traceEvents":[{"ph":"X","cat":"cpu_op","name":"aten::mm","pid":1,"tid":1,"ts":1,"dur":2}]}`)
 	noRows := "traceql: " + cpu + ": no GPU activity (no kernel, memcpy or memset events); no row written\n"
 	for _, tt := range []struct {
 		args []string
@@ -687,10 +672,7 @@ func TestNoGPUSaysSo(t *testing.T) {
 // TestBadRankGoesOn: summarize and export report a trace that fails and
 // go on with the others, then exit 1.
 func TestBadRankGoesOn(t *testing.T) {
-	bad := filepath.Join(t.TempDir(), "rank1.json")
-	if err := os.WriteFile(bad, []byte(`{"traceEvents":[{"ph":"X",]}`), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	bad := writeTrace(t, "rank1.json", `{"traceEvents":[{"ph":"X",]}`)
 	for _, cmd := range [][]string{{"summarize", "-f", "csv"}, {"export"}} {
 		out, errOut, code := traceql(append(cmd, sample, bad, sample)...)
 		rows := strings.Count(out, "\n") - 1 // less the header
@@ -698,4 +680,15 @@ func TestBadRankGoesOn(t *testing.T) {
 			t.Errorf("%s: exit %d, %d rows, stderr %q; want exit 1, the sample's 2 rows twice and one error", cmd[0], code, rows, errOut)
 		}
 	}
+}
+
+// writeTrace writes text to a file of this name in a fresh temporary
+// folder, and returns its path.
+func writeTrace(t *testing.T, name, text string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
 }
