@@ -13,6 +13,7 @@ import (
 type eventDecoder struct {
 	pythonStacks bool
 	leanHost     bool
+	keepOp       string            // Options.KeepOp
 	names        map[string]string // interned event names
 	lx           lexer
 	eventMemo    memberMemo
@@ -20,7 +21,8 @@ type eventDecoder struct {
 }
 
 func newEventDecoder(in *input) *eventDecoder {
-	return &eventDecoder{pythonStacks: in.opts.PythonStacks, leanHost: in.opts.LeanHost, names: map[string]string{}}
+	return &eventDecoder{pythonStacks: in.opts.PythonStacks, leanHost: in.opts.LeanHost, keepOp: in.opts.KeepOp,
+		names: map[string]string{}}
 }
 
 // A part holds the records decoded from a run of consecutive events.
@@ -276,14 +278,19 @@ func (d *eventDecoder) event(b []byte, i int, p *part) (int, error) {
 
 // lean skips e, whose category and name are read, if Options.LeanHost
 // skips it: a runtime or driver call that polls, or a cpu_op other than a
-// profiler step unless Options.PythonStacks keeps stacks. It reports
-// whether it did, and counts it in p.
+// profiler step or one named Options.KeepOp, unless Options.PythonStacks
+// keeps stacks. It reports whether it did, and counts it in p.
 func (d *eventDecoder) lean(e *rawEvent, p *part) bool {
 	named := e.name.kind == 's'
 	switch e.cls {
 	case clsCPUOp:
-		if d.pythonStacks || named && strings.HasPrefix(e.name.text(), StepPrefix) {
+		if d.pythonStacks {
 			return false
+		}
+		if named {
+			if name := e.name.text(); strings.HasPrefix(name, StepPrefix) || d.keepOp != "" && name == d.keepOp {
+				return false
+			}
 		}
 	case clsRuntime, clsDriver:
 		if !named || !isPoll(e.name.text()) {

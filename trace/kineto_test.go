@@ -162,7 +162,8 @@ func TestKinetoWarnings(t *testing.T) {
 
 // TestLeanHost: Options.LeanHost drops a GPU trace's cpu_ops and polling
 // API calls, whether cat or name comes first, but for its profiler steps,
-// however escaped; a trace without GPU activity keeps them all.
+// however escaped, and the ops named Options.KeepOp; a trace without GPU
+// activity keeps them all.
 func TestLeanHost(t *testing.T) {
 	const host = `
  {"ph":"X","cat":"cpu_op","name":"aten::mm","pid":1,"tid":2,"ts":10,"dur":5,"args":{"Input Dims":[[2,3]]}},
@@ -189,16 +190,19 @@ func TestLeanHost(t *testing.T) {
 	for _, tt := range []struct {
 		name, text string
 		stacks     bool
+		keep       string
 		want       string
 	}{
-		{"GPU trace", host + kernel, false, "ProfilerStep#1 ProfilerStep#2 fwd cudaLaunchKernel"},
+		{"GPU trace", host + kernel, false, "", "ProfilerStep#1 ProfilerStep#2 fwd cudaLaunchKernel"},
 		// pprof's stacks keep the ops, not the polls.
-		{"with stacks", host + kernel, true, "ProfilerStep#1 aten::mm aten::add ProfilerStep#2 fwd cudaLaunchKernel"},
-		{"no GPU activity", host, false, "ProfilerStep#1 aten::mm aten::add ProfilerStep#2 fwd cudaEventQuery hipStreamQuery cuEventQuery cudaLaunchKernel"},
+		{"with stacks", host + kernel, true, "", "ProfilerStep#1 aten::mm aten::add ProfilerStep#2 fwd cudaLaunchKernel"},
+		// --range keeps the ops it names.
+		{"keep an op", host + kernel, false, "aten::add", "ProfilerStep#1 aten::add ProfilerStep#2 fwd cudaLaunchKernel"},
+		{"no GPU activity", host, false, "", "ProfilerStep#1 aten::mm aten::add ProfilerStep#2 fwd cudaEventQuery hipStreamQuery cuEventQuery cudaLaunchKernel"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			for _, data := range [][]byte{[]byte("[" + tt.text + "]"), gz([]byte("[" + tt.text + "]"))} {
-				tr, err := Options{LeanHost: true, PythonStacks: tt.stacks}.Open(context.Background(), writeTemp(t, "t.json", data))
+				tr, err := Options{LeanHost: true, PythonStacks: tt.stacks, KeepOp: tt.keep}.Open(context.Background(), writeTemp(t, "t.json", data))
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -174,15 +174,18 @@ type Options struct {
 	// (cudaEventQuery, cudaStreamQuery, and the driver's and HIP's names),
 	// which neither launch nor wait for device work, and, unless
 	// PythonStacks keeps the stacks they are frames of, cpu_op events
-	// (Ops of kind CPUOp) other than the ProfilerStep#N ranges. Only
-	// --range and the host summary of a trace or window without GPU
-	// activity read all of those, and they are a third of the time or
-	// more that a real trace takes to read. A trace that turns out to have
+	// (Ops of kind CPUOp) other than the ProfilerStep#N ranges and those
+	// named KeepOp. Only the host summary of a trace or window without
+	// GPU activity reads all of those, and they are a third of the time
+	// or more that a real trace takes to read. A trace that turns out to have
 	// no GPU activity is read again with them; a caller that clips the
 	// trace to a window without GPU activity must read it again itself.
 	// Like python_function events, the events skipped are checked only as
 	// far as their ends are found.
 	LeanHost bool
+	// KeepOp names the cpu_ops that LeanHost keeps too: the range that
+	// --range measures may be one.
+	KeepOp string
 	// Progress, when set, is called with the number of bytes of the file
 	// read since the last call, possibly from several goroutines at once.
 	// SQLite reads an Nsight export itself: for those, the bytes are the

@@ -621,9 +621,10 @@ func TestStrictChecksHostOps(t *testing.T) {
 	}
 }
 
-// TestWindowInAGap: a window of a GPU trace with no GPU activity in it is
-// summarized by its host side, which the lean read leaves out: the ops
-// and calls shown are those of a full read (--strict).
+// TestWindowInAGap: a window of a GPU trace with no GPU activity in it,
+// here also the range of an op that launched nothing, is summarized by its
+// host side, which the lean read leaves out: the ops and calls shown are
+// those of a full read (--strict).
 func TestWindowInAGap(t *testing.T) {
 	text := `{"traceEvents":[
  {"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":90,"dur":5,"args":{"correlation":1}},
@@ -633,7 +634,8 @@ func TestWindowInAGap(t *testing.T) {
  {"ph":"X","cat":"kernel","name":"k","pid":0,"tid":7,"ts":100,"dur":10,"args":{"device":0,"stream":7,"correlation":1}},
  {"ph":"X","cat":"kernel","name":"k","pid":0,"tid":7,"ts":200,"dur":10,"args":{"device":0,"stream":7,"correlation":3}}]}`
 	path := writeTrace(t, "gap.json", text)
-	for _, args := range [][]string{{"summarize", "--window", "20us:90us"}, {"summarize", "--window", "20us:90us", "-f", "json"}} {
+	for _, args := range [][]string{{"summarize", "--window", "20us:90us"}, {"summarize", "--window", "20us:90us", "-f", "json"},
+		{"summarize", "--range", "aten::copy_"}} {
 		lean, errOut, code := traceql(append(args, path)...)
 		if code != 0 {
 			t.Fatalf("%v: exit %d: %s", args, code, errOut)

@@ -344,10 +344,11 @@ func readEach[R any](ctx context.Context, files []string, r *readOptions, do fun
 // readTrace is openTrace leaving the warnings to the caller, for files
 // read in parallel whose warnings are written in argument order.
 func readTrace(ctx context.Context, path string, r *readOptions) (*trace.Trace, error) {
-	// Only pprof (whose stacks keep them in a lean read) and --range read
-	// a GPU trace's cpu_ops; --strict checks every event.
+	// Only pprof (whose stacks keep them in a lean read) and --range (the
+	// ops of its name) read a GPU trace's cpu_ops; --strict checks every
+	// event.
 	o := trace.Options{Strict: r.Strict, PythonStacks: r.hostStacks,
-		LeanHost: r.Range == "" && !r.Strict}
+		LeanHost: !r.Strict, KeepOp: r.Range}
 	if r.progress != nil {
 		o.Progress = r.progress.add
 	}
