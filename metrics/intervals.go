@@ -43,6 +43,21 @@ func unionSorted(ivs []Interval) []Interval {
 	return out
 }
 
+// mergeInto merges b into the room after a, both sorted by start, a's
+// first on ties, from the back: cap(a) must hold both.
+func mergeInto(a, b []Interval) []Interval {
+	i, j := len(a)-1, len(b)-1
+	a = a[:len(a)+len(b)]
+	for w := len(a) - 1; j >= 0; w-- {
+		if i >= 0 && byStart(a[i], b[j]) > 0 {
+			a[w], i = a[i], i-1
+		} else {
+			a[w], j = b[j], j-1
+		}
+	}
+	return a
+}
+
 // Length returns the total length of disjoint intervals.
 func Length(merged []Interval) int64 {
 	var n int64

@@ -1,6 +1,7 @@
 package metrics
 
 import (
+	"math/rand/v2"
 	"slices"
 	"testing"
 
@@ -35,6 +36,29 @@ func TestUnion(t *testing.T) {
 				t.Errorf("Union modified its input")
 			}
 		})
+	}
+}
+
+// TestMergeInto: merging from the back into the room after a gives what
+// a stable sort of both lists, a's first, gives.
+func TestMergeInto(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	sorted := func(n int) []Interval {
+		out := make([]Interval, n)
+		for i := range out {
+			s := r.Int64N(20)
+			out[i] = Interval{s, s + r.Int64N(5)}
+		}
+		slices.SortFunc(out, byStart)
+		return out
+	}
+	for range 1000 {
+		a, b := sorted(r.IntN(8)), sorted(r.IntN(8))
+		want := slices.SortedStableFunc(slices.Values(slices.Concat(a, b)), byStart)
+		got := mergeInto(slices.Grow(slices.Clone(a), len(b)), b)
+		if !slices.Equal(got, want) {
+			t.Fatalf("mergeInto(%v, %v) = %v, want %v", a, b, got, want)
+		}
 	}
 }
 

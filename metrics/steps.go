@@ -289,17 +289,14 @@ func stepStats(t *trace.Trace, dev int, steps []Step, busy []Interval) []StepSta
 	}
 	// Windows from gpu_user_annotation copies may overlap (one step's
 	// copies on several streams): a kernel counts in every window it
-	// starts in.
-	starts := make([]int64, 0, len(t.Kernels)) // sorted, as the kernels are
-	for i := range t.Kernels {
-		if k := &t.Kernels[i]; k.Device == dev {
-			starts = append(starts, k.Start)
-		}
-	}
+	// starts in. The kernels are sorted by start.
 	for i, s := range steps {
-		lo, _ := slices.BinarySearch(starts, s.Start)
-		hi, _ := slices.BinarySearch(starts, s.End)
-		out[i].Kernels = max(hi-lo, 0)
+		lo, _ := slices.BinarySearchFunc(t.Kernels, s.Start, func(k trace.Kernel, start int64) int { return cmp.Compare(k.Start, start) })
+		for j := lo; j < len(t.Kernels) && t.Kernels[j].Start < s.End; j++ {
+			if t.Kernels[j].Device == dev {
+				out[i].Kernels++
+			}
+		}
 	}
 	return out
 }

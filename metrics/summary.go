@@ -311,52 +311,30 @@ func activeDevices(t *trace.Trace) []trace.Device {
 // memcpys, memsets, all streams) of one device, sorted and disjoint.
 func DeviceBusy(t *trace.Trace, dev int) []Interval {
 	// Capacities are for a trace of one device, the common case: they
-	// spare growing the slices, which costs more than the loops.
-	k := make([]Interval, 0, len(t.Kernels))
-	for i := range t.Kernels {
-		if a := &t.Kernels[i].Activity; a.Device == dev {
-			k = append(k, Interval{a.Start, a.End})
-		}
-	}
-	c := make([]Interval, 0, len(t.Memcpys))
-	for i := range t.Memcpys {
-		if a := &t.Memcpys[i].Activity; a.Device == dev {
-			c = append(c, Interval{a.Start, a.End})
-		}
-	}
+	// spare growing the slices, which costs more than the loops. Each
+	// list is sorted by start, as the trace's tables are; the few copies
+	// and memsets are merged first, then into the room left after the
+	// kernels, which are not copied again.
 	m := make([]Interval, 0, len(t.Memsets))
 	for i := range t.Memsets {
 		if a := &t.Memsets[i].Activity; a.Device == dev {
 			m = append(m, Interval{a.Start, a.End})
 		}
 	}
-	// Each is sorted by start, as the trace's tables are. Copies and
-	// memsets are few: merged first, they spare a copy of the kernels.
-	return unionSorted(mergeSorted(k, mergeSorted(c, m)))
-}
-
-// mergeSorted merges two lists sorted by start, a's first on ties. It
-// returns one of them when the other is empty.
-func mergeSorted(a, b []Interval) []Interval {
-	if len(b) == 0 {
-		return a
-	}
-	if len(a) == 0 {
-		return b
-	}
-	out := make([]Interval, 0, len(a)+len(b))
-	i, j := 0, 0
-	for i < len(a) && j < len(b) {
-		if byStart(a[i], b[j]) <= 0 {
-			out = append(out, a[i])
-			i++
-		} else {
-			out = append(out, b[j])
-			j++
+	c := make([]Interval, 0, len(t.Memcpys)+len(m))
+	for i := range t.Memcpys {
+		if a := &t.Memcpys[i].Activity; a.Device == dev {
+			c = append(c, Interval{a.Start, a.End})
 		}
 	}
-	out = append(out, a[i:]...)
-	return append(out, b[j:]...)
+	c = mergeInto(c, m)
+	k := make([]Interval, 0, len(t.Kernels)+len(c))
+	for i := range t.Kernels {
+		if a := &t.Kernels[i].Activity; a.Device == dev {
+			k = append(k, Interval{a.Start, a.End})
+		}
+	}
+	return unionSorted(mergeInto(k, c))
 }
 
 func summarizeDevice(t *trace.Trace, dev trace.Device, topN int, w *traceWide) DeviceSummary {

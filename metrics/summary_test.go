@@ -206,14 +206,14 @@ func TestSummarizeHostSelfTimeSameStart(t *testing.T) {
 	}
 }
 
-// TestStepStatsOverlap: step windows may overlap; a kernel counts
-// in every window it starts in, as its busy time does, and none is lost
-// when the windows' ends are not in order.
+// TestStepStatsOverlap: step windows may overlap; a kernel of the device
+// counts in every window it starts in, as its busy time does, and none is
+// lost when the windows' ends are not in order.
 func TestStepStatsOverlap(t *testing.T) {
-	k := func(start int64) trace.Kernel {
-		return trace.Kernel{Activity: trace.Activity{Start: start, End: start + 5}}
+	k := func(dev int, start int64) trace.Kernel {
+		return trace.Kernel{Activity: trace.Activity{Device: dev, Start: start, End: start + 5}}
 	}
-	tr := &trace.Trace{Kernels: []trace.Kernel{k(0), k(10), k(60)}}
+	tr := &trace.Trace{Kernels: []trace.Kernel{k(0, 0), k(0, 10), k(1, 20), k(0, 60)}}
 	steps := []Step{{Number: 1, Start: 0, End: 100}, {Number: 2, Start: 10, End: 50}}
 	got := stepStats(tr, 0, steps, DeviceBusy(tr, 0))
 	if got[0].Kernels != 3 || got[1].Kernels != 1 {
