@@ -27,11 +27,10 @@ type CommStat struct {
 	Overlap   float64 // OverlapNS / NS; 0 without communication
 }
 
-// commStat computes a CommStat from the kernel intervals of both kinds,
-// each sorted by start.
-func commStat(comm, compute []Interval) CommStat {
-	c, k := unionSorted(comm), unionSorted(compute)
-	s := CommStat{Kernels: len(comm), NS: Length(c), ComputeNS: Length(k), OverlapNS: overlapLength(c, k)}
+// commStat computes a CommStat from the count of communication kernels
+// and the unions of the intervals of both kinds.
+func commStat(kernels int, comm, compute []Interval) CommStat {
+	s := CommStat{Kernels: kernels, NS: Length(comm), ComputeNS: Length(compute), OverlapNS: overlapLength(comm, compute)}
 	if s.NS > 0 {
 		s.Overlap = float64(s.OverlapNS) / float64(s.NS)
 	}

@@ -34,13 +34,20 @@ func byStart(a, b Interval) int {
 func unionSorted(ivs []Interval) []Interval {
 	out := ivs[:0]
 	for _, iv := range ivs {
-		if n := len(out); n > 0 && iv.Start <= out[n-1].End {
-			out[n-1].End = max(out[n-1].End, iv.End)
-			continue
-		}
-		out = append(out, iv)
+		out = appendUnion(out, iv)
 	}
 	return out
+}
+
+// appendUnion adds iv to the union of intervals ivs, none of which starts
+// after it: it joins the last one when they overlap or touch. Intervals
+// added in order of start make their union, without being held first.
+func appendUnion(ivs []Interval, iv Interval) []Interval {
+	if n := len(ivs); n > 0 && iv.Start <= ivs[n-1].End {
+		ivs[n-1].End = max(ivs[n-1].End, iv.End)
+		return ivs
+	}
+	return append(ivs, iv)
 }
 
 // mergeInto merges b into the room after a, both sorted by start, a's

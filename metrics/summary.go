@@ -311,27 +311,27 @@ func activeDevices(t *trace.Trace) []trace.Device {
 // memcpys, memsets, all streams) of one device, sorted and disjoint.
 func DeviceBusy(t *trace.Trace, dev int) []Interval {
 	// Capacities are for a trace of one device, the common case: they
-	// spare growing the slices, which costs more than the loops. Each
-	// list is sorted by start, as the trace's tables are; the few copies
-	// and memsets are merged first, then into the room left after the
-	// kernels, which are not copied again.
+	// spare growing the slices, which costs more than the loops; and only
+	// the pages of the unions are written. Each table is sorted by start;
+	// the few copies and memsets are merged first, then into the room left
+	// after the kernels, which are not copied again.
 	m := make([]Interval, 0, len(t.Memsets))
 	for i := range t.Memsets {
 		if a := &t.Memsets[i].Activity; a.Device == dev {
-			m = append(m, Interval{a.Start, a.End})
+			m = appendUnion(m, Interval{a.Start, a.End})
 		}
 	}
 	c := make([]Interval, 0, len(t.Memcpys)+len(m))
 	for i := range t.Memcpys {
 		if a := &t.Memcpys[i].Activity; a.Device == dev {
-			c = append(c, Interval{a.Start, a.End})
+			c = appendUnion(c, Interval{a.Start, a.End})
 		}
 	}
 	c = mergeInto(c, m)
 	k := make([]Interval, 0, len(t.Kernels)+len(c))
 	for i := range t.Kernels {
 		if a := &t.Kernels[i].Activity; a.Device == dev {
-			k = append(k, Interval{a.Start, a.End})
+			k = appendUnion(k, Interval{a.Start, a.End})
 		}
 	}
 	return unionSorted(mergeInto(k, c))
@@ -349,10 +349,11 @@ func summarizeDevice(t *trace.Trace, dev trace.Device, topN int, w *traceWide) D
 	durs := make([]int64, 0, len(t.Kernels))
 	names := newKernelAgg()
 	var isComm []bool // by the names' indices
-	// Kernel intervals by kind, sorted by start as the kernels are; most
-	// are computation.
+	// The unions of the kernel intervals by kind, made in order of start
+	// as the kernels are sorted; most are computation.
 	var comm []Interval
 	compute := make([]Interval, 0, len(t.Kernels))
+	commKernels := 0
 	for i := range t.Kernels {
 		k := &t.Kernels[i]
 		if k.Device != dev.ID {
@@ -368,9 +369,10 @@ func summarizeDevice(t *trace.Trace, dev trace.Device, topN int, w *traceWide) D
 			isComm = append(isComm, IsCommKernel(k.Name))
 		}
 		if isComm[j] {
-			comm = append(comm, Interval{k.Start, k.End})
+			comm = appendUnion(comm, Interval{k.Start, k.End})
+			commKernels++
 		} else {
-			compute = append(compute, Interval{k.Start, k.End})
+			compute = appendUnion(compute, Interval{k.Start, k.End})
 		}
 	}
 	d.Kernels, d.KernelNS = len(durs), names.total
@@ -380,7 +382,7 @@ func summarizeDevice(t *trace.Trace, dev trace.Device, topN int, w *traceWide) D
 		d.KernelMedianNS, pct = quantiles(durs, 0, 90, 99, 100)
 		d.KernelMinNS, d.KernelP90NS, d.KernelP99NS, d.KernelMaxNS = pct[0], pct[1], pct[2], pct[3]
 	}
-	d.Comm = commStat(comm, compute)
+	d.Comm = commStat(commKernels, comm, compute)
 	// The union of all kernels, by inclusion–exclusion of its two parts.
 	d.KernelBusyNS = d.Comm.NS + d.Comm.ComputeNS - d.Comm.OverlapNS
 	d.TopKernels = top(names.done(), topN, longestFirst)
