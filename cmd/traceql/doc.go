@@ -58,7 +58,7 @@
 //	  --window A:B      from A to B after the first GPU activity, with units:
 //	                    ns, us (µs), ms, s; either side may be empty
 //	  --range NAME      from the first start to the last end of the ranges named
-//	                    NAME (record_function annotation or NVTX range)
+//	                    NAME (record_function annotation, op or NVTX range)
 //
 //	Metrics, per device: the CSV and JSON name, the text table's label in
 //	quotes, and the definition (all times integer ns in CSV and JSON):
@@ -185,7 +185,7 @@
 //	  -j, --jobs int         files read at once (default 0: one per CPU, as memory allows)
 //	      --overview         print only the overview of several traces, not each trace's tables
 //	  -q, --quiet            no progress bar on stderr
-//	      --range string     measure only the span of the annotation or NVTX range with this name
+//	      --range string     measure only the span of the annotation, op or NVTX range with this name
 //	      --skip-steps int   drop the first N recorded ProfilerStep#N
 //	      --steps string     measure only these ProfilerStep#N: 3:, 3:5, :5 or 4
 //	      --strict           treat skipped or malformed events and truncation as errors
@@ -225,7 +225,7 @@
 //	  --window A:B      from A to B after the first GPU activity, with units:
 //	                    ns, us (µs), ms, s; either side may be empty
 //	  --range NAME      from the first start to the last end of the ranges named
-//	                    NAME (record_function annotation or NVTX range)
+//	                    NAME (record_function annotation, op or NVTX range)
 //
 //	Usage:
 //	  traceql diff OLD NEW [flags]
@@ -240,7 +240,7 @@
 //	      --group string     match kernels by exact name or by family (default "name")
 //	  -h, --help             help for diff
 //	  -q, --quiet            no progress bar on stderr
-//	      --range string     measure only the span of the annotation or NVTX range with this name
+//	      --range string     measure only the span of the annotation, op or NVTX range with this name
 //	      --skip-steps int   drop the first N recorded ProfilerStep#N
 //	      --steps string     measure only these ProfilerStep#N: 3:, 3:5, :5 or 4
 //	      --strict           treat skipped or malformed events and truncation as errors
@@ -267,7 +267,7 @@
 //	  --window A:B      from A to B after the first GPU activity, with units:
 //	                    ns, us (µs), ms, s; either side may be empty
 //	  --range NAME      from the first start to the last end of the ranges named
-//	                    NAME (record_function annotation or NVTX range)
+//	                    NAME (record_function annotation, op or NVTX range)
 //
 //	Usage:
 //	  traceql compare FILE FILE... [flags]
@@ -283,7 +283,7 @@
 //	      --label strings    comma-separated run labels, one per file
 //	      --plot string      also draw the headline metrics as grouped bars to this .png or .svg file
 //	  -q, --quiet            no progress bar on stderr
-//	      --range string     measure only the span of the annotation or NVTX range with this name
+//	      --range string     measure only the span of the annotation, op or NVTX range with this name
 //	      --skip-steps int   drop the first N recorded ProfilerStep#N
 //	      --steps string     measure only these ProfilerStep#N: 3:, 3:5, :5 or 4
 //	      --strict           treat skipped or malformed events and truncation as errors
@@ -311,7 +311,7 @@
 //	  --window A:B      from A to B after the first GPU activity, with units:
 //	                    ns, us (µs), ms, s; either side may be empty
 //	  --range NAME      from the first start to the last end of the ranges named
-//	                    NAME (record_function annotation or NVTX range)
+//	                    NAME (record_function annotation, op or NVTX range)
 //
 //	Usage:
 //	  traceql plot FILE... -o OUT.png|OUT.svg [flags]
@@ -327,7 +327,7 @@
 //	      --label strings    comma-separated run labels, one per file
 //	  -o, --output string    output file, .png or .svg
 //	  -q, --quiet            no progress bar on stderr
-//	      --range string     measure only the span of the annotation or NVTX range with this name
+//	      --range string     measure only the span of the annotation, op or NVTX range with this name
 //	      --skip-steps int   drop the first N recorded ProfilerStep#N
 //	      --steps string     measure only these ProfilerStep#N: 3:, 3:5, :5 or 4
 //	      --strict           treat skipped or malformed events and truncation as errors
@@ -365,7 +365,7 @@
 //	  --window A:B      from A to B after the first GPU activity, with units:
 //	                    ns, us (µs), ms, s; either side may be empty
 //	  --range NAME      from the first start to the last end of the ranges named
-//	                    NAME (record_function annotation or NVTX range)
+//	                    NAME (record_function annotation, op or NVTX range)
 //
 //	Usage:
 //	  traceql export FILE|DIR... [flags]
@@ -380,7 +380,7 @@
 //	  -j, --jobs int         files read at once (default 0: one per CPU, as memory allows)
 //	  -o, --output string    file to write (atomically); stdout when absent or -
 //	  -q, --quiet            no progress bar on stderr
-//	      --range string     measure only the span of the annotation or NVTX range with this name
+//	      --range string     measure only the span of the annotation, op or NVTX range with this name
 //	      --skip-steps int   drop the first N recorded ProfilerStep#N
 //	      --steps string     measure only these ProfilerStep#N: 3:, 3:5, :5 or 4
 //	      --strict           treat skipped or malformed events and truncation as errors
@@ -409,7 +409,7 @@
 //	  --window A:B      from A to B after the first GPU activity, with units:
 //	                    ns, us (µs), ms, s; either side may be empty
 //	  --range NAME      from the first start to the last end of the ranges named
-//	                    NAME (record_function annotation or NVTX range)
+//	                    NAME (record_function annotation, op or NVTX range)
 //
 //	Usage:
 //	  traceql pprof FILE -o gpu.pb.gz [flags]
@@ -418,7 +418,7 @@
 //	  -h, --help             help for pprof
 //	  -o, --output string    profile to write (gzipped protobuf; - for stdout)
 //	  -q, --quiet            no progress bar on stderr
-//	      --range string     measure only the span of the annotation or NVTX range with this name
+//	      --range string     measure only the span of the annotation, op or NVTX range with this name
 //	      --skip-steps int   drop the first N recorded ProfilerStep#N
 //	      --steps string     measure only these ProfilerStep#N: 3:, 3:5, :5 or 4
 //	      --strict           treat skipped or malformed events and truncation as errors

@@ -56,7 +56,7 @@ or those inside the window):
   --window A:B      from A to B after the first GPU activity, with units:
                     ns, us (µs), ms, s; either side may be empty
   --range NAME      from the first start to the last end of the ranges named
-                    NAME (record_function annotation or NVTX range)
+                    NAME (record_function annotation, op or NVTX range)
 `
 
 func (w *readOptions) addFlags(f *pflag.FlagSet) {
@@ -65,7 +65,7 @@ func (w *readOptions) addFlags(f *pflag.FlagSet) {
 	f.StringVar(&w.Steps, "steps", "", "measure only these ProfilerStep#N: 3:, 3:5, :5 or 4")
 	f.IntVar(&w.SkipSteps, "skip-steps", 0, "drop the first N recorded ProfilerStep#N")
 	f.StringVar(&w.Window, "window", "", "measure only START:END after the first GPU activity, e.g. 100ms:500ms")
-	f.StringVar(&w.Range, "range", "", "measure only the span of the annotation or NVTX range with this name")
+	f.StringVar(&w.Range, "range", "", "measure only the span of the annotation, op or NVTX range with this name")
 }
 
 // addJobsFlag adds --jobs, for commands that read many files (readEach).
