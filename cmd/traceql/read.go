@@ -27,7 +27,7 @@ type readOptions struct {
 	Steps     string // "3:", "3:5", ":5", "4"
 	SkipSteps int
 	Window    string // "100ms:500ms", relative to the first GPU activity
-	Range     string // an annotation or NVTX range name
+	Range     string // an annotation, op or NVTX range name
 	Jobs      int    // files read at once (readEach); 0: one per CPU
 
 	memory     int64     // what the files read at once may take (readEach); 0: memoryBudget()
