@@ -18,11 +18,12 @@ type eventDecoder struct {
 	lx           lexer
 	eventMemo    memberMemo
 	argsMemo     [clsPython + 1]memberMemo // by class: args differ by class
+	drops        *dropMemo                 // nil: none (a test's reference)
 }
 
 func newEventDecoder(in *input) *eventDecoder {
 	return &eventDecoder{pythonStacks: in.opts.PythonStacks, leanHost: in.opts.LeanHost, keepOp: in.opts.KeepOp,
-		names: map[string]string{}}
+		names: map[string]string{}, drops: &dropMemo{}}
 }
 
 // A part holds the records decoded from a run of consecutive events.
@@ -189,9 +190,24 @@ type rawEvent struct {
 }
 
 // event decodes the event object at b[i]. It is dropped as soon as its
-// category says so, and the rest of it is only skipped; what is kept, or
-// has no readable category, is checked as JSON in full.
+// category says so (or its phase, or for Options.LeanHost its name), or
+// as soon as it begins as an event dropped before did (dropMemo), and
+// the rest of it is only skipped; what is kept, or has no readable
+// category, is checked as JSON in full.
 func (d *eventDecoder) event(b []byte, i int, p *part) (int, error) {
+	if h := d.drops.match(b[i:]); h != nil {
+		if j := i + len(h.text); !h.byName || d.leanName(b, &j) {
+			end, err := skipNested(b, j, 1)
+			if err == nil && h.lean {
+				p.leanSkipped++
+			}
+			return end, err
+		}
+	}
+	start := i
+	decided := -1   // where the head that decided a drop ends
+	byName := false // the head is a cpu_op's up to its name
+	leaned := false // the drop is Options.LeanHost's
 	var e rawEvent
 	lx := &d.lx
 	lx.lenient = false
@@ -212,9 +228,10 @@ func (d *eventDecoder) event(b []byte, i int, p *part) (int, error) {
 				e.cls = clsSkip
 			}
 			if d.leanHost && e.name.kind != 0 {
-				d.lean(&e, p)
+				leaned = d.lean(&e)
 			}
 			if err == nil && e.cls == clsSkip && e.catOK {
+				decided = i
 				i, err = drop(b, i)
 			}
 		case "ph":
@@ -223,12 +240,23 @@ func (d *eventDecoder) event(b []byte, i int, p *part) (int, error) {
 			// writes ph first and cat last in them: a third of a real
 			// trace's events, read in full before this.
 			if err == nil && e.ph.kind == 's' && isFlowPhase(e.ph.raw) {
+				decided = i
 				i, err = drop(b, i)
 			}
 		case "name":
+			cls, at := e.cls, i
 			i, err = lx.value(b, i, &e.name)
 			// Kineto writes cat before name.
-			if err == nil && d.leanHost && seenCat && d.lean(&e, p) {
+			if err == nil && d.leanHost && seenCat && d.lean(&e) {
+				leaned = true
+				switch {
+				case cls == clsCPUOp:
+					// cpu_ops have names of many kinds: the head ends
+					// before the name, which leanName judges.
+					decided, byName = at, true
+				case e.name.kind == 's':
+					decided = i
+				}
 				i, err = drop(b, i)
 			}
 		case "pid":
@@ -258,6 +286,12 @@ func (d *eventDecoder) event(b []byte, i int, p *part) (int, error) {
 		return i, err
 	})
 	if err == errDropped {
+		if leaned {
+			p.leanSkipped++
+		}
+		if decided > start {
+			d.drops.learn(b[start:decided], leaned, byName)
+		}
 		return i, nil
 	}
 	if err != nil {
@@ -279,8 +313,8 @@ func (d *eventDecoder) event(b []byte, i int, p *part) (int, error) {
 // lean skips e, whose category and name are read, if Options.LeanHost
 // skips it: a runtime or driver call that polls, or a cpu_op other than a
 // profiler step or one named Options.KeepOp, unless Options.PythonStacks
-// keeps stacks. It reports whether it did, and counts it in p.
-func (d *eventDecoder) lean(e *rawEvent, p *part) bool {
+// keeps stacks. It reports whether it did.
+func (d *eventDecoder) lean(e *rawEvent) bool {
 	named := e.name.kind == 's'
 	switch e.cls {
 	case clsCPUOp:
@@ -300,7 +334,25 @@ func (d *eventDecoder) lean(e *rawEvent, p *part) bool {
 		return false
 	}
 	e.cls = clsSkip
-	p.leanSkipped++
+	return true
+}
+
+// leanName reports whether Options.LeanHost drops the cpu_op whose name's
+// string starts at b[*j], and if so moves *j past it. A name with escapes
+// or control characters is left to the full read.
+func (d *eventDecoder) leanName(b []byte, j *int) bool {
+	if *j >= len(b) || b[*j] != '"' {
+		return false
+	}
+	end, esc, ctl, err := scanString(b, *j)
+	if err != nil || esc || ctl {
+		return false
+	}
+	e := rawEvent{cls: clsCPUOp, name: jsonValue{kind: 's', raw: b[*j+1 : end-1]}}
+	if !d.lean(&e) {
+		return false
+	}
+	*j = end
 	return true
 }
 
@@ -588,3 +640,63 @@ func parseMemsetName(name string) MemKind {
 	}
 	return ParseMemKind(strings.TrimSuffix(p, ")"))
 }
+
+// A dropMemo remembers how the events dropped last began: their bytes up
+// to the end of the string value that decided the drop (a flow's ph, a
+// category's cat, a poll's name). The decision depends on those bytes
+// alone, so an event that begins with the same bytes is dropped too, and
+// its rest only skipped to its end, as drop does. Writers repeat such
+// heads: a real trace's flows, polls and python_function events. A
+// cpu_op's head ends before its name, which decides (leanName).
+type dropMemo struct {
+	heads [dropHeads]dropHead // heads[0] met last
+	n     int
+}
+
+const dropHeads = 4
+
+type dropHead struct {
+	text   []byte
+	lean   bool // the drop is Options.LeanHost's, counted in part.leanSkipped
+	byName bool // a cpu_op's head, up to its name
+}
+
+// match returns the head that b begins with, or nil.
+func (m *dropMemo) match(b []byte) *dropHead {
+	if m == nil {
+		return nil
+	}
+	for k := range m.n {
+		h := &m.heads[k]
+		if len(b) > len(h.text) && str(b[:len(h.text)]) == str(h.text) {
+			if k > 0 {
+				m.heads[0], m.heads[k] = m.heads[k], m.heads[0]
+				h = &m.heads[0]
+			}
+			return h
+		}
+	}
+	return nil
+}
+
+// learn remembers the head of an event just dropped, in place of the last
+// one, unless it is known (a cpu_op whose name leanName left to the full
+// read).
+func (m *dropMemo) learn(head []byte, lean, byName bool) {
+	if m == nil || len(head) > maxDropHead {
+		return
+	}
+	for _, h := range m.heads[:m.n] {
+		if str(h.text) == str(head) {
+			return
+		}
+	}
+	if m.n < dropHeads {
+		m.n++
+	}
+	last := m.heads[m.n-1]
+	copy(m.heads[1:m.n], m.heads[:m.n-1])
+	m.heads[0] = dropHead{text: append(last.text[:0], head...), lean: lean, byName: byName}
+}
+
+const maxDropHead = 256
