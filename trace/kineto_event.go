@@ -1,6 +1,7 @@
 package trace
 
 import (
+	"encoding/binary"
 	"fmt"
 	"strconv"
 	"strings"
@@ -657,8 +658,9 @@ const dropHeads = 4
 
 type dropHead struct {
 	text   []byte
-	lean   bool // the drop is Options.LeanHost's, counted in part.leanSkipped
-	byName bool // a cpu_op's head, up to its name
+	tail   uint64 // text's last 8 bytes, which tell most heads apart, compared first
+	lean   bool   // the drop is Options.LeanHost's, counted in part.leanSkipped
+	byName bool   // a cpu_op's head, up to its name
 }
 
 // match returns the head that b begins with, or nil.
@@ -668,7 +670,8 @@ func (m *dropMemo) match(b []byte) *dropHead {
 	}
 	for k := range m.n {
 		h := &m.heads[k]
-		if len(b) > len(h.text) && str(b[:len(h.text)]) == str(h.text) {
+		n := len(h.text)
+		if len(b) > n && binary.LittleEndian.Uint64(b[n-8:]) == h.tail && str(b[:n-8]) == str(h.text[:n-8]) {
 			if k > 0 {
 				m.heads[0], m.heads[k] = m.heads[k], m.heads[0]
 				h = &m.heads[0]
@@ -683,7 +686,7 @@ func (m *dropMemo) match(b []byte) *dropHead {
 // one, unless it is known (a cpu_op whose name leanName left to the full
 // read).
 func (m *dropMemo) learn(head []byte, lean, byName bool) {
-	if m == nil || len(head) > maxDropHead {
+	if m == nil || len(head) < 8 || len(head) > maxDropHead {
 		return
 	}
 	for _, h := range m.heads[:m.n] {
@@ -696,7 +699,8 @@ func (m *dropMemo) learn(head []byte, lean, byName bool) {
 	}
 	last := m.heads[m.n-1]
 	copy(m.heads[1:m.n], m.heads[:m.n-1])
-	m.heads[0] = dropHead{text: append(last.text[:0], head...), lean: lean, byName: byName}
+	m.heads[0] = dropHead{text: append(last.text[:0], head...), tail: binary.LittleEndian.Uint64(head[len(head)-8:]),
+		lean: lean, byName: byName}
 }
 
 const maxDropHead = 256
