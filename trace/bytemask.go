@@ -1,82 +1,36 @@
 package trace
 
-import "math/bits"
-
 // Skipping a dropped event 64 bytes at a time, the way simdjson finds
-// structure: vector compares give one bit per byte for quotes,
-// backslashes and brackets; a prefix XOR of the quote bits gives the bytes
-// inside strings; brackets outside strings change the depth, and a chunk
-// whose closing brackets cannot bring the depth to zero is skipped whole.
-// A chunk holding a backslash goes byte by byte, so that escapes count
-// only inside strings, exactly as in skipNestedBytes.
+// structure (skip64, in vector instructions): compares give one bit per
+// byte for quotes and brackets; a prefix XOR of the quote bits gives the
+// bytes inside strings; brackets outside strings change the depth, and a
+// chunk whose closing brackets cannot bring the depth to zero is passed
+// whole. A chunk holding a backslash, and the last one if it is short,
+// go a byte at a time, so that escapes count only inside strings,
+// exactly as in skipNestedBytes.
 
-// masks64Go is what masks64 computes, a byte at a time.
-func masks64Go(p *[64]byte) (quote, bslash, open, close uint64) {
-	for j, c := range p {
-		bit := uint64(1) << j
-		switch c {
-		case '"':
-			quote |= bit
-		case '\\':
-			bslash |= bit
-		case '{', '[':
-			open |= bit
-		case '}', ']':
-			close |= bit
-		}
-	}
-	return
-}
-
-// prefixXor sets bit j to the XOR of bits 0..j of x.
-func prefixXor(x uint64) uint64 {
-	x ^= x << 1
-	x ^= x << 2
-	x ^= x << 4
-	x ^= x << 8
-	x ^= x << 16
-	x ^= x << 32
-	return x
-}
-
-// skipNestedWide is skipNestedBytes 64 bytes at a time.
+// skipNestedWide is skipNestedBytes 64 bytes at a time, where skip64 can.
 func skipNestedWide(b []byte, i, depth int) (int, error) {
 	var inStr uint64 // all ones while a string is open
-	esc := false     // the chunk's first byte is escaped
-	var tail [64]byte
-	for ; i < len(b); i += 64 {
-		p := b[i:]
-		if len(p) < 64 {
-			clear(tail[copy(tail[:], p):])
-			p = tail[:]
-		}
-		quote, bslash, open, close := masks64(&p[0])
-		if bslash != 0 || esc {
-			j, in, e, d, done := nestedBytes(p[:min(64, len(b)-i)], inStr != 0, esc, depth)
-			if done {
-				return i + j, nil
+	esc := false     // the next byte is escaped
+	for i < len(b) {
+		if !esc {
+			n, s, d := skip64(&b[i], len(b)-i, inStr, depth)
+			if i, inStr, depth = i+n, s, d; depth == 0 {
+				return i, nil
 			}
-			inStr, esc, depth = 0, e, d
-			if in {
-				inStr = ^uint64(0)
+			if i == len(b) {
+				break
 			}
-			continue
 		}
-		s := prefixXor(quote) ^ inStr
-		inStr = uint64(int64(s) >> 63)
-		open &^= s
-		close &^= s
-		if bits.OnesCount64(close) < depth {
-			depth += bits.OnesCount64(open) - bits.OnesCount64(close)
-			continue
+		chunk := b[i:min(i+64, len(b))]
+		j, in, e, d, done := nestedBytes(chunk, inStr != 0, esc, depth)
+		if done {
+			return i + j, nil
 		}
-		for m := open | close; m != 0; m &= m - 1 {
-			j := bits.TrailingZeros64(m)
-			if open>>j&1 != 0 {
-				depth++
-			} else if depth--; depth == 0 {
-				return i + j + 1, nil
-			}
+		i, inStr, esc, depth = i+len(chunk), 0, e, d
+		if in {
+			inStr = ^uint64(0)
 		}
 	}
 	return len(b), errMore

@@ -5,23 +5,28 @@ import (
 	"testing"
 )
 
-func TestMasks64(t *testing.T) {
-	if !haveMasks64 {
-		t.Skip("no AVX2 on this machine: masks64 is masks64Go")
-	}
-	r := rand.New(rand.NewPCG(1, 2))
-	var p [64]byte
-	for range 10000 {
-		for j := range p {
-			p[j] = `"\{}[]a ,:`[r.IntN(10)]
-			if r.IntN(8) == 0 {
-				p[j] = byte(r.IntN(256))
+// TestSkipNestedLong compares the wide skip with the byte-wise one over
+// long random runs of strings, escapes and brackets, so that skip64
+// passes many chunks before it stops.
+func TestSkipNestedLong(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	for range 20000 {
+		b := make([]byte, r.IntN(1500))
+		alphabet := `"{[}]a ,:`
+		if r.IntN(2) == 0 {
+			alphabet += `\`
+		}
+		for j := range b {
+			b[j] = 'a'
+			if r.IntN(4) == 0 {
+				b[j] = alphabet[r.IntN(len(alphabet))]
 			}
 		}
-		q, bs, o, c := masks64(&p[0])
-		wq, wbs, wo, wc := masks64Go(&p)
-		if q != wq || bs != wbs || o != wo || c != wc {
-			t.Fatalf("masks64(%q) = %x %x %x %x, want %x %x %x %x", p, q, bs, o, c, wq, wbs, wo, wc)
+		i, depth := r.IntN(len(b)+1), 1+r.IntN(40)
+		want, werr := skipNestedBytes(b, i, depth)
+		got, err := skipNestedWide(b, i, depth)
+		if err != werr || err == nil && got != want {
+			t.Fatalf("skipNestedWide(%q, %d, %d) = %d, %v; skipNestedBytes: %d, %v", b, i, depth, got, err, want, werr)
 		}
 	}
 }

@@ -493,7 +493,7 @@ func keyText(key []byte, esc bool) string {
 // skipNested skips to just past the bracket that closes the depth open
 // containers b[i] is inside, following only strings and brackets.
 func skipNested(b []byte, i, depth int) (int, error) {
-	if haveMasks64 {
+	if haveSkip64 {
 		return skipNestedWide(b, i, depth)
 	}
 	return skipNestedBytes(b, i, depth)
