@@ -1,6 +1,6 @@
 #include "textflag.h"
 
-// BCAST sets Y to the byte c repeated, from the quadword C.
+// BCAST sets Y to the quadword C repeated, through AX.
 #define BCAST(C, X, Y) \
 	MOVQ $C, AX; VMOVQ AX, X; VPBROADCASTQ X, Y
 
