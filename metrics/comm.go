@@ -2,14 +2,32 @@ package metrics
 
 import "strings"
 
-// IsCommKernel reports whether a kernel is collective communication: the
-// kernels of NCCL, and of RCCL, which keeps its names
-// (ncclKernel_AllReduce_RING_LL_Sum_float, ncclDevKernel_Generic, …),
-// carry "nccl" in their names, in any case. (HTA classes kernels the same
-// way.)
+// commPatterns are the words that make a kernel communication, lower case
+// and without separators: NCCL's and RCCL's kernels (ncclDevKernel_…,
+// which RCCL keeps, and rccl…), collectives by name in any spelling
+// (all_reduce, AllReduce, all-reduce), PyTorch symmetric memory
+// (c10d::symmetric_memory::multimem_all_reduce_kernel, symm_mem) and
+// vLLM's custom all-reduce (cross_device_reduce_1stage).
+var commPatterns = []string{"nccl", "rccl", "allreduce", "allgather", "reducescatter", "alltoall", "sendrecv",
+	"multimem", "crossdevicereduce", "symmetricmemory", "symmmem"}
+
+// IsCommKernel reports whether a kernel is communication: its name, lower
+// case and with '_', '-' and spaces taken out, holds one of commPatterns.
+// (Summaries ask it once per kernel name.)
 func IsCommKernel(name string) bool {
-	for i := 0; i+4 <= len(name); i++ {
-		if c := name[i]; (c == 'n' || c == 'N') && strings.EqualFold(name[i:i+4], "nccl") {
+	b := make([]byte, 0, len(name))
+	for i := 0; i < len(name); i++ {
+		switch c := name[i]; {
+		case c == '_' || c == '-' || c == ' ':
+		case 'A' <= c && c <= 'Z':
+			b = append(b, c+'a'-'A')
+		default:
+			b = append(b, c)
+		}
+	}
+	folded := string(b)
+	for _, p := range commPatterns {
+		if strings.Contains(folded, p) {
 			return true
 		}
 	}

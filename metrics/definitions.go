@@ -1,5 +1,7 @@
 package metrics
 
+import "strings"
+
 // Unit says how a column's value is measured, for scaling and formatting.
 type Unit uint8
 
@@ -63,23 +65,39 @@ func Columns() []Column {
 		{"memsets", "memsets", Count, "memset executions", func(d *DeviceSummary) any { return d.Memsets }},
 		{"memset_bytes", "memset bytes", Bytes, "bytes set", func(d *DeviceSummary) any { return d.MemsetBytes }},
 		{"memset_ns", "memset time", NS, "sum of memset durations", func(d *DeviceSummary) any { return d.MemsetNS }},
-		{"launches", "kernel launches", Count, "kernel launch calls (cudaLaunchKernel*, cuLaunchKernel*, cudaLaunchCooperativeKernel*, hipLaunchKernel, hipModuleLaunchKernel, hipExtLaunchKernel, …) whose kernels ran on the device, matched on correlation id within a process", func(d *DeviceSummary) any { return d.Launch.Launches }},
-		{"graph_launches", "graph launches", Count, "graph launch calls (cudaGraphLaunch, cuGraphLaunch, hipGraphLaunch) whose kernels ran on the device", func(d *DeviceSummary) any { return d.Launch.GraphLaunches }},
-		{"kernels_per_launch", "kernels per launch", Count, "kernels matched to a launch call / (launches + graph_launches); > 1 when graphs replay many kernels per call", func(d *DeviceSummary) any { return d.Launch.KernelsPerLaunch }},
-		{"launch_ns", "launch CPU time", NS, "CPU time spent in those launch calls", func(d *DeviceSummary) any { return d.Launch.LaunchNS }},
-		{"launch_latency_median_ns", "launch latency (median)", NS, "median of (GPU start of a launch's first kernel − the call's start)", func(d *DeviceSummary) any { return d.Launch.LatencyMedianNS }},
-		{"launch_latency_p90_ns", "launch latency (p90)", NS, "90th percentile of that latency, nearest rank", func(d *DeviceSummary) any { return d.Launch.LatencyP90NS }},
-		{"idle_launch_ns", "idle: waiting on launches", NS, "idle gaps whose next GPU work was launched by a call that began after the GPU went idle: the CPU was late", func(d *DeviceSummary) any { return d.IdleLaunchNS }},
-		{"idle_sync_ns", "idle: in host syncs", NS, "idle gaps during which a host synchronization (cudaStreamSynchronize, cudaDeviceSynchronize, cudaEventSynchronize, blocking cudaMemcpy, Nsight SYNCHRONIZATION rows and Kineto cuda_sync events other than stream waits, which do not block the host) was in progress", func(d *DeviceSummary) any { return d.IdleSyncNS }},
-		{"idle_other_ns", "idle: other", NS, "the rest of idle_ns", func(d *DeviceSummary) any { return d.IdleOtherNS }},
+		{"launches", "kernel launches", Count, "eager kernel launch calls (" + namesDoc(kernelLaunchPrefixes) + ", and their variants) whose kernels ran on the device, matched on correlation id within a process", func(d *DeviceSummary) any { return d.Launch.Launches }},
+		{"graph_launches", "graph launches", Count, "graph launch calls (" + namesDoc(graphLaunchNames) + ") whose kernels ran on the device", func(d *DeviceSummary) any { return d.Launch.GraphLaunches }},
+		{"kernels_per_launch", "kernels per launch", Count, "kernels matched to an eager launch call / launches: eager launches only (graph replays are kernels_per_graph_launch)", func(d *DeviceSummary) any { return d.Launch.KernelsPerLaunch }},
+		{"graph_kernels", "graph kernels", Count, "kernels replayed by graph launches", func(d *DeviceSummary) any { return d.Launch.GraphKernels }},
+		{"kernels_per_graph_launch", "kernels per graph launch", Count, "graph_kernels / graph_launches: the kernels one graph replays", func(d *DeviceSummary) any { return d.Launch.KernelsPerGraphLaunch }},
+		{"launch_ns", "launch CPU time", NS, "CPU time spent in those launch calls, eager and graph (the sum of call durations)", func(d *DeviceSummary) any { return d.Launch.LaunchNS }},
+		{"launch_mean_ns", "CPU cost of a launch", NS, "launch_ns / (launches + graph_launches): how long one launch call keeps the CPU", func(d *DeviceSummary) any { return d.Launch.MeanLaunchNS }},
+		{"queue_delay_median_ns", "queue delay (median)", NS, "median of (GPU start of a launch's first kernel − the end of its launch call), HTA's launch delay: how long launched work waited for the GPU; it grows when the CPU runs further ahead, which is healthy, and is negative when a kernel starts before its call returns", func(d *DeviceSummary) any { return d.Launch.QueueDelayMedianNS }},
+		{"queue_delay_p90_ns", "queue delay (p90)", NS, "90th percentile of the queue delay, nearest rank", func(d *DeviceSummary) any { return d.Launch.QueueDelayP90NS }},
+		{"launch_to_start_median_ns", "launch + queue (median)", NS, "median of (GPU start of a launch's first kernel − the start of its launch call): the call's CPU cost plus the queue delay; a launch whose kernel starts before its call is left out (see the warning)", func(d *DeviceSummary) any { return d.Launch.StartDelayMedianNS }},
+		{"launch_to_start_p90_ns", "launch + queue (p90)", NS, "90th percentile of that time, nearest rank", func(d *DeviceSummary) any { return d.Launch.StartDelayP90NS }},
+		{"idle_sync_ns", "idle: in host syncs", NS, "idle time during which a host synchronization was in progress: a blocking call (" + namesDoc(SyncCalls()) + ", with any _v2/_ptsz suffix), or a Nsight SYNCHRONIZATION row or Kineto cuda_sync event of the device other than stream waits, which do not block the host. Only the time a sync overlaps counts, not the whole gap", func(d *DeviceSummary) any { return d.IdleSyncNS }},
+		{"idle_launch_ns", "idle: waiting on launches", NS, "the rest of each idle gap whose next GPU work was launched by a call that began after the GPU went idle: the CPU was late", func(d *DeviceSummary) any { return d.IdleLaunchNS }},
+		{"idle_other_ns", "idle: other", NS, "the rest of idle_ns: the GPU waited although its next work had been launched already (waits on another stream or event, between profiled steps), or that work's launch call is not in the trace. idle_sync_ns + idle_launch_ns + idle_other_ns = idle_ns", func(d *DeviceSummary) any { return d.IdleOtherNS }},
 		{"steps", "steps", Count, "ProfilerStep#N windows measured on the device (the steps table); 0 when the trace has none", func(d *DeviceSummary) any { return len(d.Steps) }},
 		{"step_median_ns", "median step", NS, "median length of those windows; the mean of the two middle values for an even count; 0 without steps", func(d *DeviceSummary) any { return d.StepMedianNS }},
-		{"comm_kernels", "comm kernels", Count, "collective communication kernels: names containing \"nccl\" in any case (NCCL, and RCCL, which keeps the names)", func(d *DeviceSummary) any { return d.Comm.Kernels }},
+		{"comm_kernels", "comm kernels", Count, "communication kernels: names holding, in any case and with '_' or '-' ignored, one of " + namesDoc(commPatterns) + " (NCCL, RCCL, PyTorch symmetric memory, vLLM custom all-reduce)", func(d *DeviceSummary) any { return d.Comm.Kernels }},
 		{"comm_ns", "comm time", NS, "length of the union of their intervals", func(d *DeviceSummary) any { return d.Comm.NS }},
 		{"compute_ns", "compute time", NS, "length of the union of the other kernels' intervals", func(d *DeviceSummary) any { return d.Comm.ComputeNS }},
 		{"comm_overlap", "comm overlap", Ratio, "share of comm_ns during which a compute kernel also runs: communication hidden under computation; 0 without communication", func(d *DeviceSummary) any { return d.Comm.Overlap }},
 		{"bound", "bound", Text, "what holds the GPU back, as summarize's note says: none when idle_ns < 10 % of span_ns; else launch when idle_launch_ns ≥ idle_ns / 2 with half of it or more in gaps under 1 ms (graph-launch when the device ran graph launches), host when idle_launch_ns ≥ idle_ns / 2 otherwise, sync when idle_sync_ns ≥ idle_ns / 2, else none", func(d *DeviceSummary) any { return Verdict(d).String() }},
 	}
+}
+
+// namesDoc lists names for a definition: "a, b or c".
+func namesDoc(names []string) string {
+	switch len(names) {
+	case 0:
+		return ""
+	case 1:
+		return names[0]
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
 }
 
 // otherCopies totals the copies that are neither HtoD nor DtoH.

@@ -2,6 +2,7 @@ package metrics
 
 import (
 	"cmp"
+	"maps"
 	"slices"
 	"strings"
 
@@ -37,27 +38,80 @@ func IsGraphLaunch(name string) bool {
 	return false
 }
 
-// IsSync reports whether an API call blocks the host until the device is done.
-// cudaMemcpy (without Async) blocks too. (A switch: summaries ask this of
-// every API call, and it compares lengths before bytes.)
+// syncCalls name the host API calls that block the calling thread until
+// device work is done: the explicit synchronizations, and the copies and
+// memsets that are synchronous with respect to the host (CUDA runtime,
+// driver and HIP spellings). PyTorch's .item() and .cpu() reach one of
+// these: cudaMemcpyAsync + cudaStreamSynchronize on CUDA,
+// hipMemcpyWithStream on ROCm. The *Async calls and cudaStreamWaitEvent
+// return at once, and cudaStreamQuery/cudaEventQuery only poll.
+var syncCalls = map[string]bool{
+	// CUDA runtime.
+	"cudaDeviceSynchronize": true, "cudaThreadSynchronize": true, "cudaStreamSynchronize": true, "cudaEventSynchronize": true,
+	"cudaMemcpy": true, "cudaMemcpy2D": true, "cudaMemcpy3D": true, "cudaMemcpyPeer": true, "cudaMemcpy3DPeer": true,
+	"cudaMemcpyToSymbol": true, "cudaMemcpyFromSymbol": true, "cudaMemcpyToArray": true, "cudaMemcpyFromArray": true,
+	"cudaMemcpy2DToArray": true, "cudaMemcpy2DFromArray": true, "cudaMemcpyArrayToArray": true, "cudaMemcpy2DArrayToArray": true,
+	"cudaMemset": true, "cudaMemset2D": true, "cudaMemset3D": true,
+	// CUDA driver (Nsight keeps the _v2 of cuMemcpyDtoH_v2: see apiBase).
+	"cuCtxSynchronize": true, "cuStreamSynchronize": true, "cuEventSynchronize": true,
+	"cuMemcpy": true, "cuMemcpyDtoH": true, "cuMemcpyHtoD": true, "cuMemcpyDtoD": true, "cuMemcpyDtoA": true, "cuMemcpyAtoD": true,
+	"cuMemcpyHtoA": true, "cuMemcpyAtoH": true, "cuMemcpyAtoA": true, "cuMemcpy2D": true, "cuMemcpy2DUnaligned": true, "cuMemcpy3D": true,
+	"cuMemcpyPeer": true, "cuMemcpy3DPeer": true,
+	"cuMemsetD8": true, "cuMemsetD16": true, "cuMemsetD32": true, "cuMemsetD2D8": true, "cuMemsetD2D16": true, "cuMemsetD2D32": true,
+	// HIP.
+	"hipDeviceSynchronize": true, "hipCtxSynchronize": true, "hipStreamSynchronize": true, "hipEventSynchronize": true,
+	"hipMemcpy": true, "hipMemcpyWithStream": true, "hipMemcpyDtoH": true, "hipMemcpyHtoD": true, "hipMemcpyDtoD": true,
+	"hipMemcpy2D": true, "hipMemcpy3D": true, "hipMemcpyParam2D": true, "hipMemcpyPeer": true,
+	"hipMemcpyToSymbol": true, "hipMemcpyFromSymbol": true, "hipMemcpyToArray": true, "hipMemcpyFromArray": true,
+	"hipMemcpy2DToArray": true, "hipMemcpy2DFromArray": true, "hipMemcpyAtoH": true, "hipMemcpyHtoA": true,
+	"hipMemset": true, "hipMemset2D": true, "hipMemset3D": true, "hipMemsetD8": true, "hipMemsetD16": true, "hipMemsetD32": true,
+}
+
+// SyncCalls returns the names IsSync accepts, sorted: for --help and
+// tests.
+func SyncCalls() []string {
+	return slices.Sorted(maps.Keys(syncCalls))
+}
+
+// IsSync reports whether an API call blocks the host until device work is
+// done (see syncCalls). A version suffix (_v2, _v3020, _ptsz, _ptds) is
+// ignored.
 func IsSync(name string) bool {
-	switch name {
-	case "cudaDeviceSynchronize", "cudaStreamSynchronize", "cudaEventSynchronize", "cudaMemcpy", "cudaMemcpy2D",
-		"cuCtxSynchronize", "cuStreamSynchronize", "cuEventSynchronize", "cuMemcpyDtoH", "cuMemcpyHtoD",
-		"hipDeviceSynchronize", "hipStreamSynchronize", "hipEventSynchronize", "hipMemcpy":
-		return true
+	return syncCalls[apiBase(name)]
+}
+
+// apiBase strips the suffixes that name a variant of the same call:
+// the driver's _v2/_v3, the runtime's _v3020 (when a reader left it) and
+// the per-thread default stream's _ptsz/_ptds.
+func apiBase(name string) string {
+	for {
+		i := strings.LastIndexByte(name, '_')
+		if i < 0 {
+			return name
+		}
+		suf := name[i+1:]
+		switch {
+		case suf == "ptsz" || suf == "ptds":
+		case len(suf) > 1 && suf[0] == 'v' && strings.Trim(suf[1:], "0123456789") == "":
+		default:
+			return name
+		}
+		name = name[:i]
 	}
-	return false
 }
 
 // launchIndex maps correlation ids to API calls.
 type launchIndex struct {
 	t     *trace.Trace
 	calls *corrTable[int32] // → index in t.APICalls
+	// dups counts the API calls whose correlation key an earlier call
+	// has: merged or multi-process Kineto traces repeat ids. The last
+	// call of a key is the one its device work is matched to.
+	dups int
 }
 
 func newLaunchIndex(t *trace.Trace) launchIndex {
-	ix := launchIndex{t, newCorrTable[int32](func(yield func(corrKey) bool) {
+	ix := launchIndex{t: t, calls: newCorrTable[int32](func(yield func(corrKey) bool) {
 		for i := range t.APICalls {
 			if c := &t.APICalls[i]; c.Correlation != 0 && !yield(keyOf(t, c.PID, c.Correlation)) {
 				return
@@ -66,7 +120,10 @@ func newLaunchIndex(t *trace.Trace) launchIndex {
 	})}
 	for i := range t.APICalls {
 		if c := &t.APICalls[i]; c.Correlation != 0 {
-			v, _ := ix.calls.put(keyOf(t, c.PID, c.Correlation))
+			v, existed := ix.calls.put(keyOf(t, c.PID, c.Correlation))
+			if existed {
+				ix.dups++
+			}
 			*v = int32(i)
 		}
 	}
@@ -84,19 +141,39 @@ func (ix launchIndex) call(a *trace.Activity) int {
 	return -1
 }
 
-// LaunchStats describes how the host fed one device.
+// LaunchStats describes how the host fed one device. A launch is a kernel
+// launch call (IsKernelLaunch, "eager") or a graph launch call
+// (IsGraphLaunch) whose kernels ran on the device, matched on correlation
+// id.
 type LaunchStats struct {
-	Launches         int     // kernel launch calls whose kernels ran on the device
-	GraphLaunches    int     // graph launch calls whose work ran on the device
-	LaunchNS         int64   // CPU time in those calls (kernel and graph launches)
-	MeanLaunchNS     float64 // LaunchNS / (Launches + GraphLaunches)
+	Launches      int   // eager kernel launch calls
+	GraphLaunches int   // graph launch calls
+	LaunchNS      int64 // CPU time in those calls, eager and graph
+	// MeanLaunchNS is the CPU cost of a launch: LaunchNS / (Launches +
+	// GraphLaunches).
+	MeanLaunchNS     float64
 	LaunchedKernels  int     // kernels matched to one of those calls
-	KernelsPerLaunch float64 // LaunchedKernels / (Launches + GraphLaunches)
-	GraphKernels     int     // kernels replayed by graph launches
-	// LatencyMedianNS and LatencyP90NS: GPU start of the first kernel of a
-	// launch − the launch call's start.
-	LatencyMedianNS float64
-	LatencyP90NS    int64
+	GraphKernels     int     // of which replayed by graph launches
+	KernelsPerLaunch float64 // (LaunchedKernels − GraphKernels) / Launches: eager launches only
+	// KernelsPerGraphLaunch is GraphKernels / GraphLaunches: the kernels a
+	// graph replays.
+	KernelsPerGraphLaunch float64
+	// StartDelayMedianNS and StartDelayP90NS: GPU start of the first
+	// kernel of a launch − the launch call's start. This includes the time
+	// the kernel waited behind work already queued: a CPU running further
+	// ahead of the GPU makes it longer.
+	StartDelayMedianNS float64
+	StartDelayP90NS    int64
+	// QueueDelayMedianNS and QueueDelayP90NS: GPU start of the first
+	// kernel of a launch − the end of the launch call (HTA's
+	// launch_delay); negative when the kernel starts before the call
+	// returns.
+	QueueDelayMedianNS float64
+	QueueDelayP90NS    int64
+	// Inverted counts launches whose first kernel starts before the call
+	// does, which no real launch can: a correlation id shared by two
+	// calls, or clocks out of step. They are left out of the delays.
+	Inverted int
 }
 
 // Launches computes the launch statistics of a device, joining kernels to
@@ -110,7 +187,8 @@ func launches(t *trace.Trace, dev int, ix launchIndex) LaunchStats {
 	// Kernels are sorted by start, so the first kernel of a call met is its
 	// earliest: a bit a call says whether it was met.
 	met := make([]uint64, (len(t.APICalls)+63)/64)
-	lat := make([]int64, 0, min(len(t.APICalls), len(t.Kernels)))
+	n := min(len(t.APICalls), len(t.Kernels))
+	start, queue := make([]int64, 0, n), make([]int64, 0, n)
 	for i := range t.Kernels {
 		k := &t.Kernels[i]
 		if k.Device != dev {
@@ -137,48 +215,79 @@ func launches(t *trace.Trace, dev int, ix launchIndex) LaunchStats {
 				s.Launches++
 			}
 			s.LaunchNS += c.End - c.Start
-			lat = append(lat, k.Start-c.Start)
+			if k.Start < c.Start {
+				s.Inverted++
+				continue
+			}
+			start = append(start, k.Start-c.Start)
+			queue = append(queue, k.Start-c.End)
 		}
 	}
 	if n := s.Launches + s.GraphLaunches; n > 0 {
 		s.MeanLaunchNS = float64(s.LaunchNS) / float64(n)
-		s.KernelsPerLaunch = float64(s.LaunchedKernels) / float64(n)
+	}
+	if s.Launches > 0 {
+		s.KernelsPerLaunch = float64(s.LaunchedKernels-s.GraphKernels) / float64(s.Launches)
+	}
+	if s.GraphLaunches > 0 {
+		s.KernelsPerGraphLaunch = float64(s.GraphKernels) / float64(s.GraphLaunches)
+	}
+	if len(start) > 0 {
 		var p90 []int64
-		s.LatencyMedianNS, p90 = quantiles(lat, 90)
-		s.LatencyP90NS = p90[0]
+		s.StartDelayMedianNS, p90 = quantiles(start, 90)
+		s.StartDelayP90NS = p90[0]
+		s.QueueDelayMedianNS, p90 = quantiles(queue, 90)
+		s.QueueDelayP90NS = p90[0]
 	}
 	return s
 }
 
 // Gap classes.
 const (
+	GapSync   = "sync"   // a host synchronization was in progress
 	GapLaunch = "launch" // the call that launched the next GPU work began after the GPU went idle
-	GapSync   = "sync"   // a host synchronization was in progress during the gap
-	GapOther  = "other"
+	GapOther  = "other"  // the next GPU work had been launched already, or its launch is not in the trace
 )
 
-// A ClassifiedGap is an idle gap of a device with its likely cause.
+// A ClassifiedGap is an idle gap of a device with its time by cause:
+// SyncNS + LaunchNS + OtherNS = Len().
 type ClassifiedGap struct {
 	Device int
 	Interval
-	Class string
+	SyncNS, LaunchNS, OtherNS int64
+	// Linked reports whether the GPU work that ends the gap has a launch
+	// call in the trace.
+	Linked bool
+	// OtherOutsideStepsNS is the part of OtherNS outside every step
+	// window given to classifyGaps: idle between profiled steps.
+	OtherOutsideStepsNS int64
 }
 
-// ClassifyGaps attributes each idle gap of each device with GPU activity,
-// by device, then in time order: sync when a blocking host call
-// (cudaStreamSynchronize, cudaDeviceSynchronize, cudaEventSynchronize,
-// blocking cudaMemcpy, …) or a device-side sync record of the device
-// overlaps the gap; else launch when the API call that launched the GPU
-// work ending the gap started after the gap began (the CPU was late); else
-// other.
+// Class is the class holding the most of the gap's time; ties go to sync,
+// then launch.
+func (g ClassifiedGap) Class() string {
+	switch {
+	case g.SyncNS >= g.LaunchNS && g.SyncNS >= g.OtherNS && g.SyncNS > 0:
+		return GapSync
+	case g.LaunchNS >= g.OtherNS && g.LaunchNS > 0:
+		return GapLaunch
+	}
+	return GapOther
+}
+
+// ClassifyGaps attributes the time of each idle gap of each device with
+// GPU activity, by device, then in time order. Time during which a host
+// synchronization (IsSync calls, and the device's sync records other than
+// stream waits) is in progress is sync. The rest of a gap is launch when
+// the API call that launched the GPU work ending the gap began after the
+// gap did (the CPU was late), else other. A sync call that ends just after
+// the GPU drains claims only the time it overlaps, not the host time that
+// follows it.
 func ClassifyGaps(t *trace.Trace) []ClassifiedGap {
 	ix, syncs := newLaunchIndex(t), hostSyncs(t)
 	var out []ClassifiedGap
 	for dev, v := range DeviceViews(t) {
-		gaps := Gaps(DeviceBusy(v, dev))
-		classifyGaps(v, dev, ix, syncs, gaps, func(j int, class string) {
-			out = append(out, ClassifiedGap{dev, gaps[j], class})
-		})
+		classifyGaps(v, dev, ix, syncs, Gaps(DeviceBusy(v, dev)), nil, func(g ClassifiedGap) { out = append(out, g) })
 	}
 	return out
 }
@@ -195,10 +304,10 @@ func hostSyncs(t *trace.Trace) []Interval {
 	return syncs
 }
 
-// classifyGaps calls class with the index and class of each of gaps, the
-// device's idle gaps in order: the summary needs only their sums. host
-// are the trace's hostSyncs.
-func classifyGaps(t *trace.Trace, dev int, ix launchIndex, host []Interval, gaps []Interval, class func(i int, class string)) {
+// classifyGaps calls class with each of gaps, the idle gaps of device dev
+// in order, classified: the summary needs only their sums. host are the
+// trace's hostSyncs; steps, when not empty, the union of the step windows.
+func classifyGaps(t *trace.Trace, dev int, ix launchIndex, host, gaps, steps []Interval, class func(ClassifiedGap)) {
 	if len(gaps) == 0 {
 		return
 	}
@@ -234,26 +343,37 @@ func classifyGaps(t *trace.Trace, dev int, ix launchIndex, host []Interval, gaps
 		}
 	}
 	syncs = Union(syncs)
-	// late reports whether the call that launched a began after gap g did.
-	late := func(a *trace.Activity, g Interval) bool {
-		if a == nil {
-			return false
-		}
-		ci := ix.call(a)
-		return ci >= 0 && t.APICalls[ci].Start > g.Start
+	// Other time is what neither a sync nor a step window covers.
+	var covered []Interval
+	if len(steps) > 0 {
+		covered = Union(append(slices.Clip(syncs), steps...))
 	}
 	k := 0 // syncs[:k] end by the time gap i starts
 	for i, g := range gaps {
 		for k < len(syncs) && syncs[k].End <= g.Start {
 			k++
 		}
-		switch {
-		case k < len(syncs) && syncs[k].Start < g.End:
-			class(i, GapSync)
-		case late(next[i], g):
-			class(i, GapLaunch)
-		default:
-			class(i, GapOther)
+		c := ClassifiedGap{Device: dev, Interval: g}
+		// A sync may reach into the gaps after this one: k stays.
+		for _, s := range syncs[k:] {
+			if s.Start >= g.End {
+				break
+			}
+			c.SyncNS += min(s.End, g.End) - max(s.Start, g.Start)
 		}
+		ci := -1
+		if next[i] != nil {
+			ci = ix.call(next[i])
+		}
+		c.Linked = ci >= 0
+		if rest := g.Len() - c.SyncNS; c.Linked && t.APICalls[ci].Start > g.Start {
+			c.LaunchNS = rest
+		} else {
+			c.OtherNS = rest
+			if covered != nil {
+				c.OtherOutsideStepsNS = g.Len() - lengthIn(covered, g)
+			}
+		}
+		class(c)
 	}
 }

@@ -38,11 +38,11 @@ func TestLaunchesRealTraces(t *testing.T) {
 				t.Errorf("launches %d, graph launches %d, graph kernels %d; want %d, %d, %d", l.Launches, l.GraphLaunches, l.GraphKernels,
 					tt.launches, tt.graphLaunches, tt.graph)
 			}
-			if tt.graphLaunches > 0 && l.KernelsPerLaunch <= 1 {
-				t.Errorf("kernels per launch %v, want > 1 with graph launches", l.KernelsPerLaunch)
+			if tt.graphLaunches > 0 && l.KernelsPerGraphLaunch <= 1 {
+				t.Errorf("kernels per graph launch %v, want > 1", l.KernelsPerGraphLaunch)
 			}
-			if l.LatencyMedianNS <= 0 {
-				t.Errorf("launch latency median %v", l.LatencyMedianNS)
+			if l.StartDelayMedianNS <= 0 {
+				t.Errorf("launch latency median %v", l.StartDelayMedianNS)
 			}
 			if (d.IdleSyncNS > 0) != tt.syncIdle {
 				t.Errorf("idle in syncs = %d, want > 0: %v", d.IdleSyncNS, tt.syncIdle)
@@ -54,7 +54,9 @@ func TestLaunchesRealTraces(t *testing.T) {
 	}
 }
 
-// TestClassifyGaps builds the three kinds of gap by hand, on two devices.
+// TestClassifyGaps builds the three kinds of idle time by hand, on two
+// devices: a sync claims the time it overlaps, the rest of the gap goes by
+// the late-launch rule.
 func TestClassifyGaps(t *testing.T) {
 	k := func(dev int, start, end, corr int64) trace.Kernel {
 		return trace.Kernel{Activity: trace.Activity{Device: dev, Start: start, End: end, Correlation: corr}, Name: "k"}
@@ -64,13 +66,16 @@ func TestClassifyGaps(t *testing.T) {
 	}
 	tr := &trace.Trace{
 		Devices: []trace.Device{{ID: 0}, {ID: 1}},
-		Kernels: []trace.Kernel{k(0, 0, 100, 1), k(1, 0, 100, 5), k(0, 200, 300, 2), k(0, 500, 600, 3), k(0, 700, 800, 4), k(1, 700, 800, 6)},
+		Kernels: []trace.Kernel{k(0, 0, 100, 1), k(1, 0, 100, 5), k(0, 200, 300, 2), k(0, 500, 600, 3), k(0, 700, 800, 4), k(1, 700, 800, 6),
+			k(0, 900, 1000, 7)},
 		APICalls: []trace.APICall{
 			call("cudaLaunchKernel", 0, 5, 1),
-			call("cudaLaunchKernel", 150, 160, 2),           // began after the GPU went idle at 100: launch-bound
-			call("cudaStreamSynchronize", 290, 310, 0),      // in progress when the gap [300,500) began: sync
-			call("cudaLaunchKernel", 450, 460, 3),           // also late, but the sync comes first
+			call("cudaLaunchKernel", 150, 160, 2),           // began after the GPU went idle at 100: launch
+			call("cudaStreamSynchronize", 290, 310, 0),      // 10 ns into the gap [300,500): sync
+			call("cudaLaunchKernel", 450, 460, 3),           // late: the other 190 ns are launch
 			call("cudaLaunchKernelExC_v11060", 590, 620, 4), // before the gap [600,700) began: other
+			call("hipMemcpyWithStream", 820, 900, 0),        // ROCm's .cpu(): 80 ns of the gap [800,900) are sync; before it, launch
+			call("cudaLaunchKernel", 850, 860, 7),
 		},
 		Syncs: []trace.Sync{
 			// cudaStreamWaitEvent does not block the host: still launch-bound.
@@ -79,7 +84,8 @@ func TestClassifyGaps(t *testing.T) {
 			{Activity: trace.Activity{Device: 1, Start: 610, End: 615}, Kind: "Event Sync"},
 		},
 	}
-	check := func(want []string) {
+	type split struct{ sync, launch, other int64 }
+	check := func(want []split, classes string) {
 		t.Helper()
 		var got []metrics.ClassifiedGap
 		dev1 := 0
@@ -96,16 +102,21 @@ func TestClassifyGaps(t *testing.T) {
 		if len(got) != len(want) {
 			t.Fatalf("%d gaps on device 0, want %d", len(got), len(want))
 		}
+		var cs []string
 		for i, g := range got {
-			if g.Class != want[i] {
-				t.Errorf("gap %v: %s, want %s", g.Interval, g.Class, want[i])
+			if s := (split{g.SyncNS, g.LaunchNS, g.OtherNS}); s != want[i] {
+				t.Errorf("gap %v: sync/launch/other %v, want %v", g.Interval, s, want[i])
 			}
+			cs = append(cs, g.Class())
+		}
+		if s := strings.Join(cs, " "); s != classes {
+			t.Errorf("classes %s, want %s", s, classes)
 		}
 	}
-	check([]string{metrics.GapLaunch, metrics.GapSync, metrics.GapOther})
-	// A host synchronization row of device 0 in [600,700) makes it a sync gap.
+	check([]split{{0, 100, 0}, {10, 190, 0}, {0, 0, 100}, {80, 20, 0}}, "launch launch other sync")
+	// A host synchronization row of device 0 in [600,700) claims 5 ns.
 	tr.Syncs = append(tr.Syncs, trace.Sync{Activity: trace.Activity{Start: 610, End: 615}, Kind: "Event Sync"})
-	check([]string{metrics.GapLaunch, metrics.GapSync, metrics.GapSync})
+	check([]split{{0, 100, 0}, {10, 190, 0}, {5, 0, 95}, {80, 20, 0}}, "launch launch other sync")
 }
 
 func TestKernelStacks(t *testing.T) {

@@ -32,14 +32,65 @@ type Step struct {
 // that is later. The host time before the GPU work, such as loading data,
 // is part of the step, and steps do not overlap. A clipped trace has the
 // steps of its window (see windowed), found in the whole trace.
+//
+// Device-side copies that cover under half of the GPU work their CPU steps
+// launched are not the steps (a ROCm trace's copies last 17 µs where its
+// steps launch 16 ms of work): the CPU ranges are projected instead, and
+// the warning says so.
 func Steps(t *trace.Trace) []Step {
+	out, _ := steps(t)
+	return out
+}
+
+// minStepCover is the least share of the GPU work launched inside the CPU
+// steps that their device-side copies must cover to be used.
+const minStepCover = 0.5
+
+// steps is Steps, with a warning when the device-side copies were refused.
+func steps(t *trace.Trace) (out []Step, warning string) {
 	whole := cmp.Or(t.Unclipped, t)
-	out := collectSteps(whole.Ops, func(op *trace.Op) bool { return op.Kind == trace.GPUAnnotation })
-	if len(out) == 0 {
-		out = collectSteps(whole.Ops, func(op *trace.Op) bool { return op.Kind != trace.GPUAnnotation })
-		project(whole, out)
+	gpu := collectSteps(whole.Ops, func(op *trace.Op) bool { return op.Kind == trace.GPUAnnotation })
+	var cpu []Step
+	if len(gpu) == 0 || suspectCopies(gpu, whole.Ops) {
+		cpu = collectSteps(whole.Ops, func(op *trace.Op) bool { return op.Kind != trace.GPUAnnotation })
 	}
-	return windowed(t, out)
+	var p *projector
+	if len(gpu) > 0 && len(cpu) > 0 {
+		p = new(newProjector(whole))
+		if cover, ok := p.cover(gpu, cpu); ok && cover < minStepCover {
+			warning = fmt.Sprintf("the device-side copies of ProfilerStep#N (gpu_user_annotation) cover %.1f %% of the GPU work "+
+				"their CPU steps launched: steps are the CPU ranges projected onto the GPU instead", 100*cover)
+			gpu = nil
+		}
+	}
+	if len(gpu) > 0 {
+		return windowed(t, gpu), ""
+	}
+	if len(cpu) == 0 {
+		return nil, warning
+	}
+	if p == nil {
+		p = new(newProjector(whole))
+	}
+	p.projectAll(cpu)
+	return windowed(t, cpu), warning
+}
+
+// suspectCopies reports whether the device-side step copies gpu last less,
+// in all, than half of the CPU steps among ops: only then is it worth
+// checking what they cover (copies of a GPU-bound run last as long as its
+// steps or longer; those of a host-bound run may not).
+func suspectCopies(gpu []Step, ops []trace.Op) bool {
+	var g, c float64
+	for _, s := range gpu {
+		g += float64(s.End - s.Start)
+	}
+	for i := range ops {
+		if op := &ops[i]; op.Kind != trace.GPUAnnotation && strings.HasPrefix(op.Name, trace.StepPrefix) {
+			c += float64(op.End - op.Start)
+		}
+	}
+	return g < minStepCover*c
 }
 
 // DeviceSteps returns the steps of device dev: its own gpu_user_annotation
@@ -130,13 +181,10 @@ func windowed(t *trace.Trace, steps []Step) []Step {
 	})
 }
 
-// project moves CPU step windows, sorted by number, onto the GPU timeline
-// through the correlation of the calls launched inside them (see Steps).
-func project(t *trace.Trace, steps []Step) {
-	if len(steps) == 0 {
-		return
-	}
-	p := newProjector(t)
+// projectAll moves CPU step windows, sorted by number, onto the GPU
+// timeline through the correlation of the calls launched inside them (see
+// Steps).
+func (p projector) projectAll(steps []Step) {
 	prevEnd := int64(math.MinInt64)
 	for i := range steps {
 		s := &steps[i]
@@ -173,6 +221,33 @@ func newProjector(t *trace.Trace) projector {
 		*w = Interval{min(w.Start, a.Start), max(w.End, a.End)}
 	})
 	return p
+}
+
+// cover returns the share of the GPU work launched inside the CPU steps
+// cpu that lies inside the device-side windows gpu of the same numbers,
+// both sorted by number: the work of a step is the span from the first
+// start to the last end of what its calls launched. ok is false when the
+// steps numbered in both launched nothing.
+func (p projector) cover(gpu, cpu []Step) (share float64, ok bool) {
+	var in, all float64
+	for i, j := 0, 0; i < len(gpu) && j < len(cpu); {
+		switch g, c := gpu[i], cpu[j]; {
+		case g.Number < c.Number:
+			i++
+		case g.Number > c.Number:
+			j++
+		default:
+			if w, ok := p.project(Interval{c.Start, c.End}); ok {
+				all += float64(w.Len())
+				in += float64(max(min(w.End, g.End)-max(w.Start, g.Start), 0))
+			}
+			i, j = i+1, j+1
+		}
+	}
+	if all == 0 {
+		return 0, false
+	}
+	return in / all, true
 }
 
 // project returns the span from the first start to the last end of the

@@ -2,6 +2,7 @@ package metrics
 
 import (
 	"cmp"
+	"fmt"
 	"iter"
 	"math"
 	"runtime"
@@ -64,10 +65,15 @@ type DeviceSummary struct {
 	// Idle time by cause (see ClassifyGaps): IdleLaunchNS + IdleSyncNS +
 	// IdleOtherNS = IdleNS.
 	IdleLaunchNS, IdleSyncNS, IdleOtherNS int64
-	// ShortLaunchGaps and ShortLaunchNS count the launch-bound gaps shorter
-	// than 1 ms: launch overhead rather than a host busy elsewhere.
+	// ShortLaunchGaps counts the gaps shorter than 1 ms with launch time,
+	// and ShortLaunchNS is their launch time: launch overhead rather than
+	// a host busy elsewhere, what CUDA graphs can remove.
 	ShortLaunchGaps int
 	ShortLaunchNS   int64
+	// What IdleOtherNS is: the part before GPU work whose launch call is
+	// not in the trace, and the part outside every step window (between
+	// profiled steps; 0 without steps).
+	IdleOtherUnlinkedNS, IdleOtherOutsideStepsNS int64
 }
 
 // A CopyStat aggregates memcpys of one kind (and, in Copies, one pair of
@@ -138,7 +144,11 @@ func Summarize(t *trace.Trace, o Options) Summary {
 	var prep sync.WaitGroup
 	prep.Go(func() { w.ix = newLaunchIndex(t) })
 	prep.Go(func() {
-		w.steps = Steps(t)
+		var warn string
+		w.steps, warn = steps(t)
+		if warn != "" {
+			s.Warnings = append(slices.Clip(s.Warnings), warn)
+		}
 		w.stepOps = gpuStepOps(t)
 		w.syncs = hostSyncs(t)
 	})
@@ -169,6 +179,16 @@ func Summarize(t *trace.Trace, o Options) Summary {
 	}
 	close(next)
 	wg.Wait()
+	if n := w.ix.dups; n > 0 {
+		s.Warnings = append(slices.Clip(s.Warnings), fmt.Sprintf("%d API calls share their correlation id with an earlier call: "+
+			"device work is matched to the last call of each id", n))
+	}
+	for _, d := range s.Devices {
+		if n := d.Launch.Inverted; n > 0 {
+			s.Warnings = append(slices.Clip(s.Warnings), fmt.Sprintf("GPU %d: %d launches whose first kernel starts before the "+
+				"launch call (a shared correlation id, or clocks out of step) are left out of the queue delay", d.Device, n))
+		}
+	}
 	return s
 }
 
@@ -455,20 +475,22 @@ func summarizeTimeline(t *trace.Trace, d *DeviceSummary, w *traceWide) {
 		for _, g := range gaps {
 			d.LargestGapNS = max(d.LargestGapNS, g.Len())
 		}
-		classifyGaps(t, d.Device, w.ix, w.syncs, gaps, func(i int, class string) {
-			n := gaps[i].Len()
-			switch class {
-			case GapLaunch:
-				d.IdleLaunchNS += n
-				if n < 1e6 {
-					d.ShortLaunchGaps++
-					d.ShortLaunchNS += n
-				}
-			case GapSync:
-				d.IdleSyncNS += n
-			default:
-				d.IdleOtherNS += n
+		var steps []Interval
+		for _, st := range d.Steps {
+			steps = append(steps, Interval{st.Start, st.End})
+		}
+		classifyGaps(t, d.Device, w.ix, w.syncs, gaps, Union(steps), func(g ClassifiedGap) {
+			d.IdleSyncNS += g.SyncNS
+			d.IdleLaunchNS += g.LaunchNS
+			d.IdleOtherNS += g.OtherNS
+			if g.LaunchNS > 0 && g.Len() < 1e6 {
+				d.ShortLaunchGaps++
+				d.ShortLaunchNS += g.LaunchNS
 			}
+			if !g.Linked {
+				d.IdleOtherUnlinkedNS += g.OtherNS
+			}
+			d.IdleOtherOutsideStepsNS += g.OtherOutsideStepsNS
 		})
 		if d.SpanNS > 0 {
 			d.GPUUtil = float64(d.BusyNS) / float64(d.SpanNS)

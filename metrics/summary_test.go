@@ -260,8 +260,8 @@ func TestSummarizeWindow(t *testing.T) {
 		if !slices.Equal(steps, tt.steps) {
 			t.Errorf("%s: steps %v, want %v", tt.name, steps, tt.steps)
 		}
-		if d.Kernels != 2 || d.Launch.Launches != 2 || d.Launch.LatencyMedianNS != 150 {
-			t.Errorf("%s: %d kernels, %d launches, latency %v; want 2, 2, 150", tt.name, d.Kernels, d.Launch.Launches, d.Launch.LatencyMedianNS)
+		if d.Kernels != 2 || d.Launch.Launches != 2 || d.Launch.StartDelayMedianNS != 150 {
+			t.Errorf("%s: %d kernels, %d launches, latency %v; want 2, 2, 150", tt.name, d.Kernels, d.Launch.Launches, d.Launch.StartDelayMedianNS)
 		}
 		// The host side is clipped to the window: aten::big from its start.
 		// (Summarize leaves it out of a trace with GPU activity.)

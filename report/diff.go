@@ -77,6 +77,9 @@ func DiffTables(d metrics.Diff, top int) []*Table {
 			t.Rows = append(t.Rows, []any{c.Label, Cell{o, c.Unit}, Cell{n, c.Unit},
 				Signed(toFloat(n)-toFloat(o), c.Unit), Change(toFloat(o), toFloat(n))})
 		}
+		if n := queueingNote("new", dd.Old, dd.New); n != "" {
+			t.Notes = append(t.Notes, n)
+		}
 		// What holds each run's GPU back, as summarize says it.
 		t.Notes = append(t.Notes, runVerdict("old", dd.Old), runVerdict("new", dd.New))
 		out = append(out, t)
@@ -238,6 +241,13 @@ func CompareTable(labels []string, sums []metrics.Summary, pos int) *Table {
 		}
 		t.Rows = append(t.Rows, row)
 	}
+	for i, d := range devs {
+		if i > 0 && d != nil && devs[0] != nil {
+			if n := queueingNote(labels[i], devs[0], d); n != "" {
+				t.Notes = append(t.Notes, n)
+			}
+		}
+	}
 	// What holds each run's GPU back, as summarize and diff say it.
 	for i, d := range devs {
 		if d != nil {
@@ -247,11 +257,31 @@ func CompareTable(labels []string, sums []metrics.Summary, pos int) *Table {
 	return t
 }
 
+// queueingNote says what a change of the queue delay between two runs
+// means, so that a CPU running further ahead of the GPU (healthy) does not
+// read as slower launches; "" when it changed by under a quarter or
+// either run has no launches.
+func queueingNote(run string, old, new *metrics.DeviceSummary) string {
+	o, n := old.Launch.QueueDelayMedianNS, new.Launch.QueueDelayMedianNS
+	if old.Launch.Launches+old.Launch.GraphLaunches == 0 || new.Launch.Launches+new.Launch.GraphLaunches == 0 ||
+		math.Abs(n-o) <= 0.25*math.Abs(o) {
+		return ""
+	}
+	waits, ahead := "longer", "further"
+	if n < o {
+		waits, ahead = "less", "less far"
+	}
+	return fmt.Sprintf("%s: queue delay %s (was %s): launched work waits %s behind work already queued, as the CPU runs %s "+
+		"ahead of the GPU; that is queue depth, not launch cost (CPU cost of a launch %s, was %s)",
+		run, Format(n, metrics.NS), Format(o, metrics.NS), waits, ahead,
+		Format(new.Launch.MeanLaunchNS, metrics.NS), Format(old.Launch.MeanLaunchNS, metrics.NS))
+}
+
 // runVerdict says what holds run's device back, or that nothing does.
 func runVerdict(run string, d *metrics.DeviceSummary) string {
 	v := verdict(d)
 	if v == "" {
-		v = "no single cause dominates the idle time, or it is under 10 % of the span"
+		v = noVerdict(d)
 	}
 	return run + ": " + v
 }

@@ -117,7 +117,7 @@ var exportSpecs = map[string]string{
 		"block_x block_y block_z registers shared_mem_bytes graph_id",
 	"kernel-stats": "file:t device name:t family:t count total_ns mean_ns:f min_ns max_ns share:f",
 	"steps":        "file:t device step start_ns end_ns dur_ns kernels busy_ns idle_ns gpu_util:f source:t",
-	"gaps":         "file:t device start_ns end_ns dur_ns class:t",
+	"gaps":         "file:t device start_ns end_ns dur_ns sync_ns launch_ns other_ns class:t",
 	"memcpy":       "file:t device stream kind:t src:t dst:t bytes start_ns end_ns dur_ns gbps:f correlation",
 }
 
@@ -187,7 +187,7 @@ func Export(rw *RowWriter, table string, t *trace.Trace) error {
 		}
 	case "gaps":
 		for _, g := range metrics.ClassifyGaps(t) {
-			if err := rw.Write(file, g.Device, g.Start, g.End, g.Len(), g.Class); err != nil {
+			if err := rw.Write(file, g.Device, g.Start, g.End, g.Len(), g.SyncNS, g.LaunchNS, g.OtherNS, g.Class()); err != nil {
 				return err
 			}
 		}

@@ -84,9 +84,11 @@ func SummaryTables(s metrics.Summary) []*Table {
 
 	main := &Table{Title: title, Columns: []Column{{Name: "metric", Unit: metrics.Text}}}
 	for i := range s.Devices {
-		if v := verdict(&s.Devices[i]); v != "" {
-			main.Notes = append(main.Notes, fmt.Sprintf("GPU %d %s", s.Devices[i].Device, v))
+		v := verdict(&s.Devices[i])
+		if v == "" {
+			v = noVerdict(&s.Devices[i])
 		}
+		main.Notes = append(main.Notes, fmt.Sprintf("GPU %d %s", s.Devices[i].Device, v))
 	}
 	for _, d := range s.Devices {
 		name := fmt.Sprintf("GPU %d", d.Device)

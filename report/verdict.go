@@ -2,32 +2,91 @@ package report
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/traceql/traceql/metrics"
 )
 
 // verdict says in a sentence what holds the device back (metrics.Verdict),
-// with the numbers that show it; "" when nothing does.
+// with the numbers that show it; "" when nothing does (see noVerdict).
 func verdict(d *metrics.DeviceSummary) string {
-	share := func(ns int64) float64 { return 100 * float64(ns) / float64(d.IdleNS) }
+	share := func(ns int64) float64 { return pct(ns, d.IdleNS) }
+	// What CUDA graphs could remove at most: the launch time of the gaps
+	// under 1 ms, where the CPU was late by a launch's cost or so. Longer
+	// waits are the host busy elsewhere, which a graph does not shorten.
+	upTo := func() string {
+		return fmt.Sprintf("up to %s of the %s span (%.0f %%)", Format(d.ShortLaunchNS, metrics.NS), Format(d.SpanNS, metrics.NS),
+			pct(d.ShortLaunchNS, d.SpanNS))
+	}
 	switch metrics.Verdict(d) {
 	case metrics.LaunchBound:
 		return fmt.Sprintf("launch-bound: %.0f %% of idle time waits on kernel launches, %.0f %% in %s gaps under 1 ms "+
-			"(%s launches, median kernel %s) — CUDA graphs (torch.compile mode='reduce-overhead') remove this",
+			"(%s launches, median kernel %s) — CUDA graphs (torch.compile mode='reduce-overhead') could remove %s",
 			share(d.IdleLaunchNS), share(d.ShortLaunchNS), Format(d.ShortLaunchGaps, metrics.Count),
-			Format(d.Launch.Launches, metrics.Count), Format(d.KernelMedianNS, metrics.NS))
+			Format(d.Launch.Launches, metrics.Count), Format(d.KernelMedianNS, metrics.NS), upTo())
 	case metrics.GraphLaunchBound:
-		return fmt.Sprintf("launch-bound: %.0f %% of idle time waits on launches, %.0f %% in %s gaps under 1 ms "+
-			"(%s kernel launches, %s graph launches)",
+		return fmt.Sprintf("graph-launch-bound: %.0f %% of idle time waits on launches, %.0f %% in %s gaps under 1 ms, "+
+			"although %s graph launches replay %s kernels (%s eager kernel launches beside them) — "+
+			"the work launched outside the graphs waits: capturing it too could remove %s",
 			share(d.IdleLaunchNS), share(d.ShortLaunchNS), Format(d.ShortLaunchGaps, metrics.Count),
-			Format(d.Launch.Launches, metrics.Count), Format(d.Launch.GraphLaunches, metrics.Count))
+			Format(d.Launch.GraphLaunches, metrics.Count), Format(d.Launch.GraphKernels, metrics.Count),
+			Format(d.Launch.Launches, metrics.Count), upTo())
 	case metrics.HostBound:
 		return fmt.Sprintf("host-bound: %.0f %% of idle time waits for the host to issue work, %.0f %% of it in gaps of "+
 			"1 ms or more (largest %s): the host is busy elsewhere between launches (data loading, Python or other host code)",
-			share(d.IdleLaunchNS), 100-100*float64(d.ShortLaunchNS)/float64(d.IdleLaunchNS), Format(d.LargestGapNS, metrics.NS))
+			share(d.IdleLaunchNS), 100-pct(d.ShortLaunchNS, d.IdleLaunchNS), Format(d.LargestGapNS, metrics.NS))
 	case metrics.SyncBound:
 		return fmt.Sprintf("sync-bound: %.0f %% of idle time passes while the host waits in a synchronization "+
 			"(torch.cuda.synchronize, .item(), .cpu(), blocking copies)", share(d.IdleSyncNS))
 	}
 	return ""
+}
+
+// noVerdict says why metrics.Verdict names no cause: which of its
+// conditions holds, and what the largest share of idle time is.
+func noVerdict(d *metrics.DeviceSummary) string {
+	if d.SpanNS == 0 {
+		return "no verdict: all GPU activity at one instant"
+	}
+	idle := pct(d.IdleNS, d.SpanNS)
+	if float64(d.IdleNS) < 0.1*float64(d.SpanNS) {
+		return fmt.Sprintf("not idle-bound: the GPU idles %.1f %% of the span (under 10 %%)", idle)
+	}
+	s := fmt.Sprintf("no single cause: the GPU idles %.0f %% of the span, of which sync %.0f %%, launch %.0f %%, other %.0f %%",
+		idle, pct(d.IdleSyncNS, d.IdleNS), pct(d.IdleLaunchNS, d.IdleNS), pct(d.IdleOtherNS, d.IdleNS))
+	if d.IdleOtherNS > d.IdleSyncNS && d.IdleOtherNS > d.IdleLaunchNS {
+		s += "; " + otherIdle(d)
+	}
+	return s
+}
+
+// otherIdle says what idle time classed other is, with the parts the
+// summary measures.
+func otherIdle(d *metrics.DeviceSummary) string {
+	const queued = "the next work had been launched already: the GPU waited on another stream or an event"
+	var parts []string
+	if d.IdleOtherUnlinkedNS > 0 {
+		parts = append(parts, Format(d.IdleOtherUnlinkedNS, metrics.NS)+" precede work whose launch call is not in the trace, "+
+			"so when it was launched is unknown")
+	}
+	if d.IdleOtherOutsideStepsNS > 0 {
+		parts = append(parts, Format(d.IdleOtherOutsideStepsNS, metrics.NS)+" lie between profiled steps")
+	}
+	switch {
+	case len(parts) == 0:
+		return "other is idle time whose " + queued
+	case d.IdleOtherUnlinkedNS >= d.IdleOtherNS-d.IdleOtherNS/100: // nothing left to say "otherwise" of
+		return fmt.Sprintf("other is idle time with no late launch: of its %s, %s", Format(d.IdleOtherNS, metrics.NS), strings.Join(parts, "; "))
+	}
+	return fmt.Sprintf("other is idle time with no late launch: of its %s, %s; otherwise %s", Format(d.IdleOtherNS, metrics.NS),
+		strings.Join(parts, "; "), queued)
+}
+
+// pct is part / whole in percent, 0 for an empty whole; in float64, as
+// doubling times near trace.MaxTime would overflow.
+func pct(part, whole int64) float64 {
+	if whole == 0 {
+		return 0
+	}
+	return 100 * float64(part) / float64(whole)
 }

@@ -62,111 +62,170 @@
 //
 //	Metrics, per device: the CSV and JSON name, the text table's label in
 //	quotes, and the definition (all times integer ns in CSV and JSON):
-//	  device                    device id as the trace numbers it (Kineto
-//	                            args.device, else pid; Nsight deviceId)
-//	  kernels                   number of kernel executions on the device, all
-//	                            streams
-//	  kernel_ns                 "kernel time": sum of kernel durations (end −
-//	                            start); overlapping kernels both count
-//	  kernel_mean_ns            "mean kernel": kernel_ns / kernels
-//	  kernel_median_ns          "median kernel": median kernel duration; the mean
-//	                            of the two middle values for an even count
-//	  kernel_busy_ns            "kernel busy": length of the union of kernel
-//	                            intervals only (tb-profiler's GPU utilization
-//	                            numerator)
-//	  span_ns                   "span": last GPU activity end − first GPU activity
-//	                            start; GPU activity = kernels + memcpys + memsets
-//	  busy_ns                   "busy": length of the union of GPU activity
-//	                            intervals over all streams: overlapping work counts
-//	                            once, never a sum
-//	  idle_ns                   "idle": span_ns − busy_ns: time inside the span
-//	                            with nothing running
-//	  idle_gaps                 "idle gaps": number of gaps between merged busy
-//	                            intervals (intervals that touch merge)
-//	  gpu_util                  "GPU utilization": busy_ns / span_ns
-//	  h2d_copies                "H2D copies": memcpys of kind HtoD (Kineto: the
-//	                            token after "Memcpy " in the name; Nsight: copyKind
-//	                            1)
-//	  h2d_bytes                 "H2D bytes": bytes moved by HtoD copies
-//	  h2d_ns                    "H2D time": sum of HtoD copy durations
-//	  h2d_gbps                  "H2D bandwidth": h2d_bytes / h2d_ns, in GB/s with
-//	                            GB = 1e9 B; 0 without copies
-//	  d2h_copies                "D2H copies": memcpys of kind DtoH (Nsight copyKind
-//	                            2)
-//	  d2h_bytes                 "D2H bytes": bytes moved by DtoH copies
-//	  d2h_ns                    "D2H time": sum of DtoH copy durations
-//	  d2h_gbps                  "D2H bandwidth": d2h_bytes / d2h_ns, GB/s;
-//	                            0 without copies
-//	  name                      device name, when the trace gives it
-//	  streams                   streams with GPU activity on the device
-//	  kernel_min_ns             "min kernel": shortest kernel
-//	  kernel_p90_ns             "p90 kernel": 90th percentile kernel duration,
-//	                            nearest rank (the smallest duration with ≥ 90 % of
-//	                            kernels at or below it)
-//	  kernel_p99_ns             "p99 kernel": 99th percentile kernel duration,
-//	                            nearest rank
-//	  kernel_max_ns             "max kernel": longest kernel
-//	  largest_gap_ns            "largest gap": longest idle gap
-//	  start_ns                  "first start": first GPU activity start, on the
-//	                            trace's clock
-//	  end_ns                    "last end": last GPU activity end, on the trace's
-//	                            clock
-//	  other_copies              "other copies": memcpys of every other kind (DtoD,
-//	                            HtoH, PtoP, unified memory, …)
-//	  other_copy_bytes          "other copy bytes": bytes moved by those copies
-//	  other_copy_ns             "other copy time": sum of their durations
-//	  memsets                   memset executions
-//	  memset_bytes              "memset bytes": bytes set
-//	  memset_ns                 "memset time": sum of memset durations
-//	  launches                  "kernel launches": kernel launch calls
-//	                            (cudaLaunchKernel*, cuLaunchKernel*,
-//	                            cudaLaunchCooperativeKernel*, hipLaunchKernel,
-//	                            hipModuleLaunchKernel, hipExtLaunchKernel, …) whose
-//	                            kernels ran on the device, matched on correlation
-//	                            id within a process
-//	  graph_launches            "graph launches": graph launch calls
-//	                            (cudaGraphLaunch, cuGraphLaunch, hipGraphLaunch)
-//	                            whose kernels ran on the device
-//	  kernels_per_launch        "kernels per launch": kernels matched to a launch
-//	                            call / (launches + graph_launches); > 1 when graphs
-//	                            replay many kernels per call
-//	  launch_ns                 "launch CPU time": CPU time spent in those launch
-//	                            calls
-//	  launch_latency_median_ns  "launch latency (median)": median of (GPU start of
-//	                            a launch's first kernel − the call's start)
-//	  launch_latency_p90_ns     "launch latency (p90)": 90th percentile of that
-//	                            latency, nearest rank
-//	  idle_launch_ns            "idle: waiting on launches": idle gaps whose next
-//	                            GPU work was launched by a call that began after
-//	                            the GPU went idle: the CPU was late
-//	  idle_sync_ns              "idle: in host syncs": idle gaps during which a
-//	                            host synchronization (cudaStreamSynchronize,
-//	                            cudaDeviceSynchronize, cudaEventSynchronize,
-//	                            blocking cudaMemcpy, Nsight SYNCHRONIZATION rows
-//	                            and Kineto cuda_sync events other than stream
-//	                            waits, which do not block the host) was in progress
-//	  idle_other_ns             "idle: other": the rest of idle_ns
-//	  steps                     ProfilerStep#N windows measured on the device (the
-//	                            steps table); 0 when the trace has none
-//	  step_median_ns            "median step": median length of those windows; the
-//	                            mean of the two middle values for an even count;
-//	                            0 without steps
-//	  comm_kernels              "comm kernels": collective communication kernels:
-//	                            names containing "nccl" in any case (NCCL, and
-//	                            RCCL, which keeps the names)
-//	  comm_ns                   "comm time": length of the union of their intervals
-//	  compute_ns                "compute time": length of the union of the other
-//	                            kernels' intervals
-//	  comm_overlap              "comm overlap": share of comm_ns during which a
-//	                            compute kernel also runs: communication hidden
-//	                            under computation; 0 without communication
-//	  bound                     what holds the GPU back, as summarize's note says:
-//	                            none when idle_ns < 10 % of span_ns; else launch
-//	                            when idle_launch_ns ≥ idle_ns / 2 with half of it
-//	                            or more in gaps under 1 ms (graph-launch when the
-//	                            device ran graph launches), host when
-//	                            idle_launch_ns ≥ idle_ns / 2 otherwise, sync when
-//	                            idle_sync_ns ≥ idle_ns / 2, else none
+//	  device                     device id as the trace numbers it (Kineto
+//	                             args.device, else pid; Nsight deviceId)
+//	  kernels                    number of kernel executions on the device, all
+//	                             streams
+//	  kernel_ns                  "kernel time": sum of kernel durations (end −
+//	                             start); overlapping kernels both count
+//	  kernel_mean_ns             "mean kernel": kernel_ns / kernels
+//	  kernel_median_ns           "median kernel": median kernel duration; the mean
+//	                             of the two middle values for an even count
+//	  kernel_busy_ns             "kernel busy": length of the union of kernel
+//	                             intervals only (tb-profiler's GPU utilization
+//	                             numerator)
+//	  span_ns                    "span": last GPU activity end − first GPU activity
+//	                             start; GPU activity = kernels + memcpys + memsets
+//	  busy_ns                    "busy": length of the union of GPU activity
+//	                             intervals over all streams: overlapping work
+//	                             counts once, never a sum
+//	  idle_ns                    "idle": span_ns − busy_ns: time inside the span
+//	                             with nothing running
+//	  idle_gaps                  "idle gaps": number of gaps between merged busy
+//	                             intervals (intervals that touch merge)
+//	  gpu_util                   "GPU utilization": busy_ns / span_ns
+//	  h2d_copies                 "H2D copies": memcpys of kind HtoD (Kineto: the
+//	                             token after "Memcpy " in the name; Nsight:
+//	                             copyKind 1)
+//	  h2d_bytes                  "H2D bytes": bytes moved by HtoD copies
+//	  h2d_ns                     "H2D time": sum of HtoD copy durations
+//	  h2d_gbps                   "H2D bandwidth": h2d_bytes / h2d_ns, in GB/s with
+//	                             GB = 1e9 B; 0 without copies
+//	  d2h_copies                 "D2H copies": memcpys of kind DtoH (Nsight
+//	                             copyKind 2)
+//	  d2h_bytes                  "D2H bytes": bytes moved by DtoH copies
+//	  d2h_ns                     "D2H time": sum of DtoH copy durations
+//	  d2h_gbps                   "D2H bandwidth": d2h_bytes / d2h_ns, GB/s;
+//	                             0 without copies
+//	  name                       device name, when the trace gives it
+//	  streams                    streams with GPU activity on the device
+//	  kernel_min_ns              "min kernel": shortest kernel
+//	  kernel_p90_ns              "p90 kernel": 90th percentile kernel duration,
+//	                             nearest rank (the smallest duration with ≥ 90 % of
+//	                             kernels at or below it)
+//	  kernel_p99_ns              "p99 kernel": 99th percentile kernel duration,
+//	                             nearest rank
+//	  kernel_max_ns              "max kernel": longest kernel
+//	  largest_gap_ns             "largest gap": longest idle gap
+//	  start_ns                   "first start": first GPU activity start, on the
+//	                             trace's clock
+//	  end_ns                     "last end": last GPU activity end, on the trace's
+//	                             clock
+//	  other_copies               "other copies": memcpys of every other kind (DtoD,
+//	                             HtoH, PtoP, unified memory, …)
+//	  other_copy_bytes           "other copy bytes": bytes moved by those copies
+//	  other_copy_ns              "other copy time": sum of their durations
+//	  memsets                    memset executions
+//	  memset_bytes               "memset bytes": bytes set
+//	  memset_ns                  "memset time": sum of memset durations
+//	  launches                   "kernel launches": eager kernel launch calls
+//	                             (cudaLaunchKernel, cudaLaunchCooperativeKernel,
+//	                             cuLaunchKernel, cuLaunchCooperativeKernel,
+//	                             hipLaunchKernel, hipModuleLaunchKernel,
+//	                             hipExtLaunchKernel, hipExtModuleLaunchKernel or
+//	                             hipLaunchCooperativeKernel, and their variants)
+//	                             whose kernels ran on the device, matched on
+//	                             correlation id within a process
+//	  graph_launches             "graph launches": graph launch calls
+//	                             (cudaGraphLaunch, cuGraphLaunch or hipGraphLaunch)
+//	                             whose kernels ran on the device
+//	  kernels_per_launch         "kernels per launch": kernels matched to an eager
+//	                             launch call / launches: eager launches only (graph
+//	                             replays are kernels_per_graph_launch)
+//	  graph_kernels              "graph kernels": kernels replayed by graph
+//	                             launches
+//	  kernels_per_graph_launch   "kernels per graph launch": graph_kernels /
+//	                             graph_launches: the kernels one graph replays
+//	  launch_ns                  "launch CPU time": CPU time spent in those launch
+//	                             calls, eager and graph (the sum of call durations)
+//	  launch_mean_ns             "CPU cost of a launch": launch_ns / (launches +
+//	                             graph_launches): how long one launch call keeps
+//	                             the CPU
+//	  queue_delay_median_ns      "queue delay (median)": median of (GPU start of a
+//	                             launch's first kernel − the end of its launch
+//	                             call), HTA's launch delay: how long launched work
+//	                             waited for the GPU; it grows when the CPU runs
+//	                             further ahead, which is healthy, and is negative
+//	                             when a kernel starts before its call returns
+//	  queue_delay_p90_ns         "queue delay (p90)": 90th percentile of the queue
+//	                             delay, nearest rank
+//	  launch_to_start_median_ns  "launch + queue (median)": median of (GPU start of
+//	                             a launch's first kernel − the start of its launch
+//	                             call): the call's CPU cost plus the queue delay; a
+//	                             launch whose kernel starts before its call is left
+//	                             out (see the warning)
+//	  launch_to_start_p90_ns     "launch + queue (p90)": 90th percentile of that
+//	                             time, nearest rank
+//	  idle_sync_ns               "idle: in host syncs": idle time during which a
+//	                             host synchronization was in progress: a blocking
+//	                             call (cuCtxSynchronize, cuEventSynchronize,
+//	                             cuMemcpy, cuMemcpy2D, cuMemcpy2DUnaligned,
+//	                             cuMemcpy3D, cuMemcpy3DPeer, cuMemcpyAtoA,
+//	                             cuMemcpyAtoD, cuMemcpyAtoH, cuMemcpyDtoA,
+//	                             cuMemcpyDtoD, cuMemcpyDtoH, cuMemcpyHtoA,
+//	                             cuMemcpyHtoD, cuMemcpyPeer, cuMemsetD16,
+//	                             cuMemsetD2D16, cuMemsetD2D32, cuMemsetD2D8,
+//	                             cuMemsetD32, cuMemsetD8, cuStreamSynchronize,
+//	                             cudaDeviceSynchronize, cudaEventSynchronize,
+//	                             cudaMemcpy, cudaMemcpy2D,
+//	                             cudaMemcpy2DArrayToArray, cudaMemcpy2DFromArray,
+//	                             cudaMemcpy2DToArray, cudaMemcpy3D,
+//	                             cudaMemcpy3DPeer, cudaMemcpyArrayToArray,
+//	                             cudaMemcpyFromArray, cudaMemcpyFromSymbol,
+//	                             cudaMemcpyPeer, cudaMemcpyToArray,
+//	                             cudaMemcpyToSymbol, cudaMemset, cudaMemset2D,
+//	                             cudaMemset3D, cudaStreamSynchronize,
+//	                             cudaThreadSynchronize, hipCtxSynchronize,
+//	                             hipDeviceSynchronize, hipEventSynchronize,
+//	                             hipMemcpy, hipMemcpy2D, hipMemcpy2DFromArray,
+//	                             hipMemcpy2DToArray, hipMemcpy3D, hipMemcpyAtoH,
+//	                             hipMemcpyDtoD, hipMemcpyDtoH, hipMemcpyFromArray,
+//	                             hipMemcpyFromSymbol, hipMemcpyHtoA, hipMemcpyHtoD,
+//	                             hipMemcpyParam2D, hipMemcpyPeer, hipMemcpyToArray,
+//	                             hipMemcpyToSymbol, hipMemcpyWithStream, hipMemset,
+//	                             hipMemset2D, hipMemset3D, hipMemsetD16,
+//	                             hipMemsetD32, hipMemsetD8 or hipStreamSynchronize,
+//	                             with any _v2/_ptsz suffix), or a Nsight
+//	                             SYNCHRONIZATION row or Kineto cuda_sync event of
+//	                             the device other than stream waits, which do not
+//	                             block the host. Only the time a sync overlaps
+//	                             counts, not the whole gap
+//	  idle_launch_ns             "idle: waiting on launches": the rest of each idle
+//	                             gap whose next GPU work was launched by a call
+//	                             that began after the GPU went idle: the CPU was
+//	                             late
+//	  idle_other_ns              "idle: other": the rest of idle_ns: the GPU waited
+//	                             although its next work had been launched already
+//	                             (waits on another stream or event, between
+//	                             profiled steps), or that work's launch call is not
+//	                             in the trace. idle_sync_ns + idle_launch_ns +
+//	                             idle_other_ns = idle_ns
+//	  steps                      ProfilerStep#N windows measured on the device (the
+//	                             steps table); 0 when the trace has none
+//	  step_median_ns             "median step": median length of those windows; the
+//	                             mean of the two middle values for an even count;
+//	                             0 without steps
+//	  comm_kernels               "comm kernels": communication kernels: names
+//	                             holding, in any case and with '_' or '-' ignored,
+//	                             one of nccl, rccl, allreduce, allgather,
+//	                             reducescatter, alltoall, sendrecv, multimem,
+//	                             crossdevicereduce, symmetricmemory or symmmem
+//	                             (NCCL, RCCL, PyTorch symmetric memory, vLLM custom
+//	                             all-reduce)
+//	  comm_ns                    "comm time": length of the union of their
+//	                             intervals
+//	  compute_ns                 "compute time": length of the union of the other
+//	                             kernels' intervals
+//	  comm_overlap               "comm overlap": share of comm_ns during which a
+//	                             compute kernel also runs: communication hidden
+//	                             under computation; 0 without communication
+//	  bound                      what holds the GPU back, as summarize's note says:
+//	                             none when idle_ns < 10 % of span_ns; else launch
+//	                             when idle_launch_ns ≥ idle_ns / 2 with half of it
+//	                             or more in gaps under 1 ms (graph-launch when the
+//	                             device ran graph launches), host when
+//	                             idle_launch_ns ≥ idle_ns / 2 otherwise, sync when
+//	                             idle_sync_ns ≥ idle_ns / 2, else none
 //	Also shown: the gap-length histogram (decades from 1 µs to 1 s), copies by
 //	kind and memory kinds (Pageable/Pinned/Device) with bandwidth, and the top
 //	kernels by total time (count, total, mean, share of kernel_ns).
@@ -346,8 +405,9 @@
 //	  steps         one row per (file, device, ProfilerStep#N): the step's window, its kernels,
 //	                busy, idle and GPU utilization, and where the window comes from (gpu,
 //	                projected or cpu; see summarize --help)
-//	  gaps          one row per idle gap between merged busy intervals: start, end, dur, class
-//	                (sync, launch or other; see summarize --help)
+//	  gaps          one row per idle gap between merged busy intervals: start, end, dur, its
+//	                time by cause (sync_ns + launch_ns + other_ns = dur_ns; see summarize
+//	                --help) and class, the cause holding most of it
 //	  memcpy        one row per copy: kind, src/dst memory, bytes, start/end/dur, GB/s
 //
 //	Load it in pandas with pd.read_csv("out.csv"), pd.read_json("out.jsonl", lines=True)

@@ -38,8 +38,9 @@ Tables:
   steps         one row per (file, device, ProfilerStep#N): the step's window, its kernels,
                 busy, idle and GPU utilization, and where the window comes from (gpu,
                 projected or cpu; see summarize --help)
-  gaps          one row per idle gap between merged busy intervals: start, end, dur, class
-                (sync, launch or other; see summarize --help)
+  gaps          one row per idle gap between merged busy intervals: start, end, dur, its
+                time by cause (sync_ns + launch_ns + other_ns = dur_ns; see summarize
+                --help) and class, the cause holding most of it
   memcpy        one row per copy: kind, src/dst memory, bytes, start/end/dur, GB/s
 
 Load it in pandas with pd.read_csv("out.csv"), pd.read_json("out.jsonl", lines=True)
