@@ -23,6 +23,28 @@ func TestIsCommKernel(t *testing.T) {
 		"void at::native::nccl_like()": true,
 		"sm90_xmma_gemm_f16f16_f16f32": false,
 		"":                             false,
+		// The other spellings: RCCL's own names, collectives by name,
+		// PyTorch symmetric memory, vLLM's custom all-reduce.
+		"rcclGenericKernel<1, false>(ncclDevComm*)":                                      true,
+		"void c10d::symmetric_memory::multimem_all_reduce_kernel<bf16, 8>(bf16*)":        true,
+		"void c10d::symmetric_memory::one_shot_all_reduce_kernel<float, 16, 8>(float**)": true,
+		"void c10d::symm_mem::barrier_kernel(unsigned int**)":                            true,
+		"void vllm::cross_device_reduce_1stage<half, 8>(vllm::RankData*)":                true,
+		"void vllm::cross_device_reduce_2stage<float, 8>(vllm::RankData*)":               true,
+		"all_gather_into_tensor_kernel":                                                  true,
+		"void reduce_scatter<float>(float*)":                                             true,
+		"Reduce-Scatter":                                                                 true,
+		"AllToAllV_kernel":                                                               true,
+		"all_to_all_single":                                                              true,
+		"customAllReduceKernel<half>":                                                    true,
+		"ncclDevKernel_SendRecv(ncclDevKernelArgsStorage<4096ul>)":                       true,
+		// Reductions, gathers and scatters that are computation.
+		"void at::native::reduce_kernel<512, 1>(at::native::ReduceOp<float>)": false,
+		"void at::native::_scatter_gather_elementwise_kernel<128, 4>(int)":    false,
+		"triton_per_fused__softmax_0":                                         false,
+		"void cunn_SoftMaxForward<4, float>(float*)":                          false,
+		"gather_kernel":      false,
+		"scatter_add_kernel": false,
 	} {
 		if got := IsCommKernel(name); got != want {
 			t.Errorf("IsCommKernel(%q) = %v, want %v", name, got, want)

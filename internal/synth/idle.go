@@ -1,0 +1,278 @@
+package synth
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"slices"
+)
+
+// An IdleConfig describes a small Kineto trace for the tests of why a GPU
+// idles: one GPU, two streams, kernels launched by calls that come on
+// time or late, host synchronizations (CUDA, driver and HIP spellings) that
+// overlap idle gaps or end just after the GPU drains, device sync records
+// (stream waits among them, which block no host), graph replays of a
+// known fan-out, kernels with no launch call, communication kernels in
+// several spellings, and steps whose device copies cover their work or
+// not. Its truth is the IdleTrace written, event by event, for a test to
+// compute from without the reader.
+type IdleConfig struct {
+	Seed          int64
+	Launches      int // eager kernel launches (default 200)
+	GraphLaunches int // cudaGraphLaunch calls
+	FanOut        int // kernels each graph replays (default 5)
+	Steps         int // ProfilerStep#N ranges the launches are split into (0: none)
+	// TinyStepCopies makes each step's gpu_user_annotation copy 1 µs long
+	// at the start of its work, as on a ROCm trace whose copies do not
+	// span their steps.
+	TinyStepCopies bool
+}
+
+// An IdleTrace is what WriteIdle wrote. Times are ns.
+type IdleTrace struct {
+	Kernels []IdleKernel
+	Calls   []IdleCall
+	Syncs   []IdleSync
+	Steps   []IdleStep
+}
+
+// An IdleKernel is a kernel on device 0.
+type IdleKernel struct {
+	Name       string
+	Stream     int64
+	Start, End int64
+	Corr       int64 // correlation id; no call has it when the launch was not recorded
+	Comm       bool  // a communication kernel by name
+}
+
+// An IdleCall is a runtime or driver call on the one host thread.
+type IdleCall struct {
+	Name       string
+	Start, End int64
+	Corr       int64
+	Graph      bool // a graph launch
+	Blocking   bool // blocks the host until device work is done
+}
+
+// An IdleSync is a cuda_sync record of device 0.
+type IdleSync struct {
+	Kind       string
+	Start, End int64
+}
+
+// An IdleStep is a ProfilerStep#N: its CPU range and its device copy.
+type IdleStep struct {
+	Number             int
+	Start, End         int64
+	CopyStart, CopyEnd int64
+}
+
+// idleSyncCalls are blocking calls in the spellings real traces use, the
+// driver's with a version suffix.
+var idleSyncCalls = []string{"cudaStreamSynchronize", "cudaDeviceSynchronize", "cudaEventSynchronize", "cudaMemcpy",
+	"cudaMemcpy2D", "cudaMemcpyFromSymbol", "cudaMemset", "cuMemcpyDtoH_v2", "cuStreamSynchronize", "hipMemcpyWithStream",
+	"hipMemcpyDtoH", "hipStreamSynchronize", "hipDeviceSynchronize"}
+
+// idleNonBlocking are calls that return at once.
+var idleNonBlocking = []string{"cudaMemcpyAsync", "cudaStreamWaitEvent", "cudaEventQuery", "hipMemcpyAsync", "cudaEventRecord"}
+
+// idleKernelNames are computation and communication kernels; comm marks
+// the latter.
+var idleKernelNames = []struct {
+	name string
+	comm bool
+}{
+	{"void at::native::vectorized_elementwise_kernel<4>(int)", false},
+	{"sm90_xmma_gemm_bf16bf16_bf16f32", false},
+	{"triton_poi_fused_add_0", false},
+	{"void at::native::reduce_kernel<512, 1>(at::native::ReduceOp<float>)", false},
+	{"ncclDevKernel_AllReduce_Sum_bf16_RING_LL(ncclDevKernelArgsStorage<4096ul>)", true},
+	{"void c10d::symmetric_memory::multimem_all_reduce_kernel<bf16, 8>(bf16*)", true},
+	{"void vllm::cross_device_reduce_1stage<half, 8>(vllm::RankData*)", true},
+	{"rcclGenericKernel<1, false>(ncclDevComm*)", true},
+	{"all_gather_into_tensor_kernel", true},
+	{"void reduce_scatter<float>(float*)", true},
+	{"AllToAllV_kernel", true},
+}
+
+// WriteIdle writes the trace cfg describes to w as Kineto JSON and returns
+// what it wrote.
+func WriteIdle(w io.Writer, cfg IdleConfig) (IdleTrace, error) {
+	if cfg.Launches == 0 {
+		cfg.Launches = 200
+	}
+	if cfg.FanOut == 0 {
+		cfg.FanOut = 5
+	}
+	r := rand.New(rand.NewPCG(uint64(cfg.Seed), 47))
+	var tr IdleTrace
+	streams := [2]int64{7, 20}
+	free := map[int64]int64{7: 0, 20: 0} // when each stream's last kernel ends
+	starts := map[int64]bool{}           // kernel starts taken: one kernel may end a gap
+	drained := func() int64 { return max(free[7], free[20]) }
+	corr := int64(1)
+	host := int64(100_000)
+	kernel := func(stream, start, dur, c int64) {
+		for starts[start] {
+			start++
+		}
+		starts[start] = true
+		kn := idleKernelNames[r.IntN(len(idleKernelNames))]
+		tr.Kernels = append(tr.Kernels, IdleKernel{Name: kn.name, Stream: stream, Start: start, End: start + dur, Corr: c, Comm: kn.comm})
+		free[stream] = max(free[stream], start+dur)
+	}
+	// The launches in order, graph ones spread among them.
+	n := cfg.Launches + cfg.GraphLaunches
+	graph := make([]bool, n)
+	for i := range cfg.GraphLaunches {
+		graph[i] = true
+	}
+	r.Shuffle(n, func(i, j int) { graph[i], graph[j] = graph[j], graph[i] })
+	perStep := n
+	if cfg.Steps > 0 {
+		perStep = (n + cfg.Steps - 1) / cfg.Steps
+	}
+	for i := range n {
+		if cfg.Steps > 0 && i%perStep == 0 {
+			host += 50 // a step begins
+			tr.Steps = append(tr.Steps, IdleStep{Number: len(tr.Steps) + 1, Start: host})
+		}
+		// The host thinks a little, or is busy elsewhere for long.
+		if r.IntN(8) == 0 {
+			host += 200 + r.Int64N(3000)
+		} else {
+			host += r.Int64N(40)
+		}
+		switch r.IntN(6) {
+		case 0: // a blocking call that ends a few ns after the GPU drains, or after a while
+			end := max(drained(), host) + 1 + r.Int64N(6)
+			if r.IntN(3) == 0 {
+				end = host + r.Int64N(400)
+			}
+			tr.Calls = append(tr.Calls, IdleCall{Name: idleSyncCalls[r.IntN(len(idleSyncCalls))], Start: host, End: end, Corr: corr, Blocking: true})
+			corr++
+			host = end
+		case 1:
+			tr.Calls = append(tr.Calls, IdleCall{Name: idleNonBlocking[r.IntN(len(idleNonBlocking))], Start: host, End: host + 3, Corr: corr})
+			corr++
+			host += 3
+		case 2: // a device sync record somewhere near
+			kind := [...]string{"Stream Sync", "Event Sync", "Stream Wait Event", "Context Sync"}[r.IntN(4)]
+			s := host - 300 + r.Int64N(600)
+			tr.Syncs = append(tr.Syncs, IdleSync{Kind: kind, Start: s, End: s + r.Int64N(200)})
+		}
+		s := streams[r.IntN(2)]
+		call := IdleCall{Name: "cudaLaunchKernel", Start: host, End: host + 4 + r.Int64N(10), Corr: corr, Graph: graph[i]}
+		if call.Graph {
+			call.Name = "cudaGraphLaunch"
+		} else if r.IntN(10) == 0 {
+			call.Name = "cuLaunchKernel"
+		}
+		tr.Calls = append(tr.Calls, call)
+		// The kernel starts once its call reached the GPU and its stream is
+		// free; now and then it also waits on an event of the other stream.
+		start := max(call.Start+2+r.Int64N(6), free[s])
+		if r.IntN(10) == 0 {
+			start += r.Int64N(300)
+		}
+		kernels := 1
+		if call.Graph {
+			kernels = cfg.FanOut
+		}
+		for range kernels {
+			kernel(s, start, 1+r.Int64N(60), call.Corr)
+			start = free[s]
+		}
+		corr++
+		host = call.End
+		if r.IntN(15) == 0 { // a kernel whose launch was not recorded
+			kernel(streams[r.IntN(2)], max(host, drained())+r.Int64N(200), 1+r.Int64N(30), corr)
+			corr++
+		}
+		if cfg.Steps > 0 && ((i+1)%perStep == 0 || i == n-1) {
+			host += 10
+			tr.Steps[len(tr.Steps)-1].End = host
+		}
+	}
+	// Each step's device copy spans the work launched inside it, or 1 µs of
+	// its start.
+	byCorr := map[int64][]*IdleKernel{}
+	for i := range tr.Kernels {
+		byCorr[tr.Kernels[i].Corr] = append(byCorr[tr.Kernels[i].Corr], &tr.Kernels[i])
+	}
+	for i := range tr.Steps {
+		st := &tr.Steps[i]
+		st.CopyStart, st.CopyEnd = -1, -1
+		for _, c := range tr.Calls {
+			if c.Start < st.Start || c.Start >= st.End {
+				continue
+			}
+			for _, k := range byCorr[c.Corr] {
+				if st.CopyStart < 0 || k.Start < st.CopyStart {
+					st.CopyStart = k.Start
+				}
+				st.CopyEnd = max(st.CopyEnd, k.End)
+			}
+		}
+		if cfg.TinyStepCopies {
+			st.CopyEnd = st.CopyStart + 1000
+		}
+	}
+	slices.SortStableFunc(tr.Kernels, func(a, b IdleKernel) int { return cmpInt64(a.Start, b.Start) })
+	return tr, writeIdle(w, tr)
+}
+
+func cmpInt64(a, b int64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// writeIdle writes tr as a Kineto trace, times as µs with a 3-digit ns
+// fraction.
+func writeIdle(w io.Writer, tr IdleTrace) error {
+	bw := bufio.NewWriter(w)
+	us := func(ns int64) string { return fmt.Sprintf("%d.%03d", ns/1000, ns%1000) }
+	first := true
+	event := func(format string, a ...any) {
+		if !first {
+			bw.WriteString(",\n")
+		}
+		first = false
+		fmt.Fprintf(bw, format, a...)
+	}
+	bw.WriteString(`{"schemaVersion": 1, "deviceProperties": [{"id": 0, "name": "Idle Test GPU"}], "traceEvents": [` + "\n")
+	for _, st := range tr.Steps {
+		event(`{"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#%d", "pid": 100, "tid": 100, "ts": %s, "dur": %s}`,
+			st.Number, us(st.Start), us(st.End-st.Start))
+		if st.CopyStart >= 0 {
+			event(`{"ph": "X", "cat": "gpu_user_annotation", "name": "ProfilerStep#%d", "pid": 0, "tid": 7, "ts": %s, "dur": %s}`,
+				st.Number, us(st.CopyStart), us(st.CopyEnd-st.CopyStart))
+		}
+	}
+	for _, c := range tr.Calls {
+		cat := "cuda_runtime"
+		if c.Name[:2] == "cu" && c.Name[2] != 'd' {
+			cat = "cuda_driver"
+		}
+		event(`{"ph": "X", "cat": %q, "name": %q, "pid": 100, "tid": 100, "ts": %s, "dur": %s, "args": {"correlation": %d}}`,
+			cat, c.Name, us(c.Start), us(c.End-c.Start), c.Corr)
+	}
+	for _, k := range tr.Kernels {
+		name, _ := json.Marshal(k.Name)
+		event(`{"ph": "X", "cat": "kernel", "name": %s, "pid": 0, "tid": %d, "ts": %s, "dur": %s, "args": {"device": 0, "stream": %d, "correlation": %d}}`,
+			name, k.Stream, us(k.Start), us(k.End-k.Start), k.Stream, k.Corr)
+	}
+	for _, s := range tr.Syncs {
+		event(`{"ph": "X", "cat": "cuda_sync", "name": %q, "pid": 0, "tid": 7, "ts": %s, "dur": %s, "args": {"cuda_sync_kind": %q, "device": 0, "stream": 7}}`,
+			s.Kind, us(s.Start), us(s.End-s.Start), s.Kind)
+	}
+	bw.WriteString("\n]}\n")
+	return bw.Flush()
+}

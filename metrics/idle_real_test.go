@@ -1,0 +1,252 @@
+package metrics_test
+
+import (
+	"cmp"
+	"context"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/traceql/traceql/internal/shared"
+	"github.com/traceql/traceql/metrics"
+	"github.com/traceql/traceql/trace"
+)
+
+// bruteIdleTrace classifies every idle nanosecond of device dev of a read
+// Kineto trace one at a time (see bruteIdle): busy when any kernel, copy or
+// memset runs; sync when a blocking call (metrics.IsSync) or a sync record
+// of the device other than a stream wait is in progress; launch when the
+// first activity starting at the gap's end that has a launch call (in
+// kernels, copies, memsets order) was launched by a call that began after
+// the gap did; else other.
+func bruteIdleTrace(t *trace.Trace, dev int) (sync, launch, other int64) {
+	var acts []*trace.Activity
+	t.EachGPUActivity(func(a *trace.Activity) {
+		if a.Device == dev {
+			acts = append(acts, a)
+		}
+	})
+	lo, hi := acts[0].Start, acts[0].End
+	for _, a := range acts {
+		lo, hi = min(lo, a.Start), max(hi, a.End)
+	}
+	n := hi - lo
+	busy, blocked := make([]bool, n), make([]bool, n)
+	mark := func(b []bool, s, e int64) {
+		for x := max(s, lo); x < min(e, hi); x++ {
+			b[x-lo] = true
+		}
+	}
+	for _, a := range acts {
+		mark(busy, a.Start, a.End)
+	}
+	calls := map[int64]*trace.APICall{} // Kineto: one id space per trace; the last call of an id wins
+	for i := range t.APICalls {
+		c := &t.APICalls[i]
+		if c.Correlation != 0 {
+			calls[c.Correlation] = c
+		}
+		if metrics.IsSync(c.Name) {
+			mark(blocked, c.Start, c.End)
+		}
+	}
+	for _, s := range t.Syncs {
+		if s.Device == dev && !strings.HasPrefix(s.Kind, "Stream Wait") {
+			mark(blocked, s.Start, s.End)
+		}
+	}
+	for x := int64(0); x < n; {
+		if busy[x] {
+			x++
+			continue
+		}
+		g := x
+		for x < n && !busy[x] {
+			x++
+		}
+		late := false
+		for _, a := range acts {
+			if c := calls[a.Correlation]; a.Start == lo+x && a.Correlation != 0 && c != nil {
+				late = c.Start > lo+g
+				break
+			}
+		}
+		for u := g; u < x; u++ {
+			switch {
+			case blocked[u]:
+				sync++
+			case late:
+				launch++
+			default:
+				other++
+			}
+		}
+	}
+	return sync, launch, other
+}
+
+// TestIdleRealTraces checks the idle classes of real Kineto traces short
+// enough to walk a nanosecond at a time, CUDA and ROCm, with host syncs,
+// cuda_sync rows and blocking ROCm copies, against bruteIdleTrace.
+func TestIdleRealTraces(t *testing.T) {
+	dir := shared.Traces(t)
+	for _, file := range []string{
+		"hta/critical_path/cuda_event_sync/event_sync_trace.json.gz",
+		"hta/critical_path/cuda_event_sync_multi_stream/event_sync_trace.json.gz",
+		"hta/amd_trace/mi250_minitoy_train_ROCm6_2_kineto.json.gz",
+		"hta/with_gpu_user_annotation/step_based_trace_2543932.json.gz",
+		"more/tracelens__mi300__Falconsai_nsfw_image_detection__1016002.json.gz",
+		"more/tracelens__h100__Falconsai_nsfw_image_detection__1016002.json.gz",
+		"more/tracelens__mi300__Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz",
+	} {
+		t.Run(file, func(t *testing.T) {
+			tr, err := trace.Open(context.Background(), filepath.Join(dir, file))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, d := range metrics.Summarize(tr, metrics.Options{}).Devices {
+				sync, launch, other := bruteIdleTrace(tr, d.Device)
+				if d.IdleSyncNS != sync || d.IdleLaunchNS != launch || d.IdleOtherNS != other {
+					t.Errorf("GPU %d: idle sync/launch/other = %d/%d/%d, brute force %d/%d/%d", d.Device, d.IdleSyncNS, d.IdleLaunchNS,
+						d.IdleOtherNS, sync, launch, other)
+				}
+			}
+		})
+	}
+}
+
+// TestSyncCallsRealNames: the blocking calls seen in the shared traces are
+// syncs, in every spelling, and the calls that return at once are not.
+func TestSyncCallsRealNames(t *testing.T) {
+	for name, want := range map[string]bool{
+		// Seen in ../shared/traces.
+		"cudaDeviceSynchronize": true, "cudaStreamSynchronize": true, "cudaEventSynchronize": true, "cudaMemcpy": true,
+		"cudaMemset": true, "hipDeviceSynchronize": true, "hipEventSynchronize": true, "hipMemcpyWithStream": true,
+		"cudaMemcpyAsync": false, "cudaMemsetAsync": false, "hipMemcpyAsync": false, "cudaStreamWaitEvent": false,
+		"cudaEventQuery": false, "cudaEventRecord": false, "cudaLaunchKernel": false, "cuLaunchKernelEx": false,
+		"hipStreamGetCaptureInfo": false, "cudaStreamIsCapturing": false,
+		// Spellings of other runtimes' and versions' exports.
+		"cuMemcpyDtoH_v2": true, "cuMemcpyHtoD_v2": true, "cuStreamSynchronize": true, "cuCtxSynchronize": true,
+		"cudaMemcpy2D": true, "cudaMemcpy3D": true, "cudaMemcpyToSymbol": true, "cudaMemcpyFromSymbol": true,
+		"cudaMemcpyPeer": true, "cudaMemcpy_v3020": true, "cudaStreamSynchronize_ptsz": true, "hipMemcpyDtoH": true,
+		"hipMemcpyHtoD": true, "hipMemcpy2D": true, "hipMemset": true, "cudaMemcpyPeerAsync": false, "cuMemcpyDtoHAsync_v2": false,
+		"cudaMemcpy_": false, "cudaMemcpy_vx": false,
+	} {
+		if got := metrics.IsSync(name); got != want {
+			t.Errorf("IsSync(%q) = %v, want %v", name, got, want)
+		}
+	}
+	for _, name := range metrics.SyncCalls() {
+		if strings.Contains(name, "Async") || !metrics.IsSync(name) {
+			t.Errorf("sync list holds %q", name)
+		}
+	}
+}
+
+// TestIdleClaimsRealTraces checks the claims of the verdict on the shared
+// traces that show them.
+func TestIdleClaimsRealTraces(t *testing.T) {
+	dir := shared.Traces(t)
+	open := func(t *testing.T, file string) (*trace.Trace, metrics.Summary) {
+		t.Helper()
+		tr, err := trace.Open(context.Background(), filepath.Join(dir, file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tr, metrics.Summarize(tr, metrics.Options{})
+	}
+	t.Run("ROCm blocking copies are syncs", func(t *testing.T) {
+		tr, s := open(t, "hta/amd_trace/mi250_minitoy_train_ROCm6_2_kineto.json.gz")
+		copies := 0
+		for _, c := range tr.APICalls {
+			if c.Name == "hipMemcpyWithStream" {
+				copies++
+			}
+		}
+		if copies == 0 || s.Devices[0].IdleSyncNS == 0 {
+			t.Errorf("%d hipMemcpyWithStream calls, idle in syncs %d ns: want both > 0", copies, s.Devices[0].IdleSyncNS)
+		}
+	})
+	t.Run("step copies that miss their work are refused", func(t *testing.T) {
+		// The MI250 trace's one gpu_user_annotation step lasts 1.03 ms
+		// while its CPU step launched 9.3 ms of GPU work.
+		_, s := open(t, "hta/amd_trace/mi250_minitoy_train_ROCm6_2_kineto.json.gz")
+		d := s.Devices[0]
+		if len(d.Steps) == 0 || d.Steps[0].Source != "projected" {
+			t.Errorf("steps %+v, want the CPU projection", d.Steps)
+		}
+		if len(s.Warnings) != 1 || !strings.Contains(s.Warnings[0], "cover 11.6 %") {
+			t.Errorf("warnings %q, want one about the step copies covering 11.6 %%", s.Warnings)
+		}
+	})
+	t.Run("graph replays", func(t *testing.T) {
+		for _, c := range []struct {
+			file                     string
+			graphLaunches, replayed  int
+			eagerLaunches            int
+			kernelsPerEagerLaunchOne bool
+		}{
+			// One hipGraphLaunch replays 421 kernels beside 4 eager launches.
+			{"kineto/vllm_decode_mi300x_hipgraph.json.gz", 1, 421, 4, true},
+			// torch.compile with CUDA graphs: 70 launches replay 135 kernels.
+			{"hta/negative_queue_length_values_check/rank0.json.gz", 70, 135, 5240, true},
+		} {
+			_, s := open(t, c.file)
+			l := s.Devices[0].Launch
+			if l.GraphLaunches != c.graphLaunches || l.GraphKernels != c.replayed || l.Launches != c.eagerLaunches ||
+				l.KernelsPerGraphLaunch != float64(c.replayed)/float64(c.graphLaunches) || l.KernelsPerLaunch != 1 {
+				t.Errorf("%s: %+v; want %d graph launches replaying %d kernels, %d eager launches of one kernel each", c.file, l,
+					c.graphLaunches, c.replayed, c.eagerLaunches)
+			}
+		}
+	})
+	t.Run("a sync call that ends after the GPU drains claims only its overlap", func(t *testing.T) {
+		// HTA's critical-path test: its cudaStreamSynchronize calls and
+		// cuda_sync rows used to claim 0.9 s of the 12.9 s idle, whole
+		// gaps; what they overlap of idle time is computed here by merging
+		// intervals by hand.
+		tr, s := open(t, "hta/critical_path/alexnet/benchmark_result_2869224_1695835535_trace.json.gz")
+		d := s.Devices[0]
+		merge := func(ivs [][2]int64) [][2]int64 {
+			slices.SortFunc(ivs, func(a, b [2]int64) int { return cmp.Compare(a[0], b[0]) })
+			var out [][2]int64
+			for _, iv := range ivs {
+				if n := len(out); n > 0 && iv[0] <= out[n-1][1] {
+					out[n-1][1] = max(out[n-1][1], iv[1])
+					continue
+				}
+				out = append(out, iv)
+			}
+			return out
+		}
+		var busy, syncs [][2]int64
+		tr.EachGPUActivity(func(a *trace.Activity) { busy = append(busy, [2]int64{a.Start, a.End}) })
+		for _, c := range tr.APICalls {
+			if metrics.IsSync(c.Name) {
+				syncs = append(syncs, [2]int64{c.Start, c.End})
+			}
+		}
+		for _, y := range tr.Syncs {
+			if !strings.HasPrefix(y.Kind, "Stream Wait") {
+				syncs = append(syncs, [2]int64{y.Start, y.End})
+			}
+		}
+		busy, syncs = merge(busy), merge(syncs)
+		lo, hi := busy[0][0], busy[len(busy)-1][1]
+		var want int64
+		for _, y := range syncs {
+			a, b := max(y[0], lo), min(y[1], hi)
+			if a >= b {
+				continue
+			}
+			want += b - a
+			for _, x := range busy {
+				want -= max(min(b, x[1])-max(a, x[0]), 0)
+			}
+		}
+		if d.IdleSyncNS != want || 100*want > d.IdleNS || metrics.Verdict(&d) != metrics.HostBound {
+			t.Errorf("idle in syncs %d ns of %d, bound %v; want %d (under 1 %%), host", d.IdleSyncNS, d.IdleNS, metrics.Verdict(&d), want)
+		}
+	})
+}

@@ -1,0 +1,199 @@
+package metrics_test
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/traceql/traceql/internal/synth"
+	"github.com/traceql/traceql/metrics"
+	"github.com/traceql/traceql/trace"
+)
+
+// bruteIdle classifies every idle nanosecond of the generated trace tr one
+// at a time, from what the generator wrote rather than what the reader
+// read: busy when a kernel runs; else sync when a blocking call or a
+// device sync record other than a stream wait is in progress; else launch
+// when the call that launched the kernel ending its gap began after the
+// gap did; else other.
+func bruteIdle(tr synth.IdleTrace) (sync, launch, other int64) {
+	lo, hi := tr.Kernels[0].Start, int64(0)
+	for _, k := range tr.Kernels {
+		hi = max(hi, k.End)
+	}
+	n := hi - lo
+	busy, blocked := make([]bool, n), make([]bool, n)
+	mark := func(b []bool, s, e int64) {
+		for t := max(s, lo); t < min(e, hi); t++ {
+			b[t-lo] = true
+		}
+	}
+	for _, k := range tr.Kernels {
+		mark(busy, k.Start, k.End)
+	}
+	calls := map[int64]synth.IdleCall{}
+	for _, c := range tr.Calls {
+		calls[c.Corr] = c
+		if c.Blocking {
+			mark(blocked, c.Start, c.End)
+		}
+	}
+	for _, s := range tr.Syncs {
+		if !strings.HasPrefix(s.Kind, "Stream Wait") {
+			mark(blocked, s.Start, s.End)
+		}
+	}
+	// late[t] for the gap holding t: computed at the gap's end.
+	for t := int64(0); t < n; {
+		if busy[t] {
+			t++
+			continue
+		}
+		g := t
+		for t < n && !busy[t] {
+			t++
+		}
+		end := lo + t // the gap is [lo+g, end)
+		late := false
+		for _, k := range tr.Kernels { // the kernel starting at the gap's end (one: starts are distinct)
+			if c, ok := calls[k.Corr]; ok && k.Start == end {
+				late = c.Start > lo+g
+			}
+		}
+		for u := g; u < t; u++ {
+			switch {
+			case blocked[u]:
+				sync++
+			case late:
+				launch++
+			default:
+				other++
+			}
+		}
+	}
+	return sync, launch, other
+}
+
+// TestIdleAgainstBruteForce writes generated traces with known syncs,
+// late launches, graph replays, unrecorded launches and communication
+// kernels, reads them back, and checks every class total and the launch
+// numbers against the generator's events.
+func TestIdleAgainstBruteForce(t *testing.T) {
+	for seed := int64(1); seed <= 12; seed++ {
+		cfg := synth.IdleConfig{Seed: seed, Launches: 150 + int(seed)*10, GraphLaunches: int(seed % 4), FanOut: 3 + int(seed%5), Steps: int(seed % 3)}
+		t.Run(fmt.Sprint(seed), func(t *testing.T) {
+			var buf bytes.Buffer
+			gen, err := synth.WriteIdle(&buf, cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			path := filepath.Join(t.TempDir(), "idle.json")
+			if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			tr, err := trace.Open(context.Background(), path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			s := metrics.Summarize(tr, metrics.Options{})
+			if len(s.Devices) != 1 {
+				t.Fatalf("%d devices", len(s.Devices))
+			}
+			d := s.Devices[0]
+			sync, launch, other := bruteIdle(gen)
+			if d.IdleSyncNS != sync || d.IdleLaunchNS != launch || d.IdleOtherNS != other {
+				t.Errorf("idle sync/launch/other = %d/%d/%d, brute force %d/%d/%d", d.IdleSyncNS, d.IdleLaunchNS, d.IdleOtherNS, sync, launch, other)
+			}
+			if sync == 0 || launch == 0 || other == 0 {
+				t.Errorf("a class is empty (%d/%d/%d): the generator should make all three", sync, launch, other)
+			}
+			// The gaps table sums to the same, gap by gap.
+			var gs, gl, gother, gidle int64
+			for _, g := range metrics.ClassifyGaps(tr) {
+				if g.SyncNS+g.LaunchNS+g.OtherNS != g.Len() {
+					t.Errorf("gap %v: %d+%d+%d != %d", g.Interval, g.SyncNS, g.LaunchNS, g.OtherNS, g.Len())
+				}
+				gs, gl, gother, gidle = gs+g.SyncNS, gl+g.LaunchNS, gother+g.OtherNS, gidle+g.Len()
+			}
+			if gs != sync || gl != launch || gother != other || gidle != d.IdleNS {
+				t.Errorf("gaps table: %d/%d/%d of %d, want %d/%d/%d of %d", gs, gl, gother, gidle, sync, launch, other, d.IdleNS)
+			}
+			// Launch numbers from the generator's calls.
+			eager, graphs, comm := 0, 0, 0
+			calls := map[int64]synth.IdleCall{}
+			for _, c := range gen.Calls {
+				calls[c.Corr] = c
+				switch {
+				case c.Graph:
+					graphs++
+				case strings.Contains(c.Name, "LaunchKernel"):
+					eager++
+				}
+			}
+			for _, k := range gen.Kernels {
+				if k.Comm {
+					comm++
+				}
+			}
+			l := d.Launch
+			if l.Launches != eager || l.GraphLaunches != graphs || l.GraphKernels != graphs*cfg.FanOut {
+				t.Errorf("launches %d, graph launches %d, graph kernels %d; want %d, %d, %d", l.Launches, l.GraphLaunches, l.GraphKernels,
+					eager, graphs, graphs*cfg.FanOut)
+			}
+			if l.KernelsPerLaunch != 1 || graphs > 0 && l.KernelsPerGraphLaunch != float64(cfg.FanOut) {
+				t.Errorf("kernels per launch %v, per graph launch %v; want 1, %d", l.KernelsPerLaunch, l.KernelsPerGraphLaunch, cfg.FanOut)
+			}
+			if d.Comm.Kernels != comm {
+				t.Errorf("comm kernels %d, want %d", d.Comm.Kernels, comm)
+			}
+		})
+	}
+}
+
+// TestStepCopiesChecked: step copies that cover their work are used; copies
+// 1 µs long are refused for the CPU projection, with one warning naming the
+// share they cover.
+func TestStepCopiesChecked(t *testing.T) {
+	for _, tiny := range []bool{false, true} {
+		var buf bytes.Buffer
+		gen, err := synth.WriteIdle(&buf, synth.IdleConfig{Seed: 3, Launches: 400, Steps: 4, TinyStepCopies: tiny})
+		if err != nil {
+			t.Fatal(err)
+		}
+		path := filepath.Join(t.TempDir(), "steps.json")
+		if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		tr, err := trace.Open(context.Background(), path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := metrics.Summarize(tr, metrics.Options{})
+		steps := s.Devices[0].Steps
+		if len(steps) != len(gen.Steps) {
+			t.Fatalf("tiny %v: %d steps, want %d", tiny, len(steps), len(gen.Steps))
+		}
+		warned := 0
+		for _, w := range s.Warnings {
+			if strings.Contains(w, "gpu_user_annotation") {
+				warned++
+			}
+		}
+		for i, st := range steps {
+			g := gen.Steps[i]
+			switch {
+			case !tiny && (st.Source != "gpu" || st.Start != g.CopyStart || st.End != g.CopyEnd):
+				t.Errorf("step %d: %s [%d, %d), want the copy [%d, %d)", st.Number, st.Source, st.Start, st.End, g.CopyStart, g.CopyEnd)
+			case tiny && (st.Source != "projected" || st.End < g.End):
+				t.Errorf("tiny copies: step %d from %s, ending %d; want projected, ending at or after %d", st.Number, st.Source, st.End, g.End)
+			}
+		}
+		if want := map[bool]int{false: 0, true: 1}[tiny]; warned != want {
+			t.Errorf("tiny %v: %d warnings about step copies, want %d: %q", tiny, warned, want, s.Warnings)
+		}
+	}
+}
