@@ -168,6 +168,13 @@ func TestIdleClaimsRealTraces(t *testing.T) {
 			t.Errorf("%d hipMemcpyWithStream calls, idle in syncs %d ns: want both > 0", copies, s.Devices[0].IdleSyncNS)
 		}
 	})
+	t.Run("a ROCm GPU is named from its lone deviceProperties entry", func(t *testing.T) {
+		// The entry says id 0; the kernels say device 2.
+		_, s := open(t, "hta/amd_trace/mi250_minitoy_train_ROCm6_2_kineto.json.gz")
+		if d := s.Devices[0]; d.Device != 2 || d.Name != "AMD Radeon Graphics" {
+			t.Errorf("GPU %d named %q, want GPU 2, AMD Radeon Graphics", d.Device, d.Name)
+		}
+	})
 	t.Run("step copies that miss their work are refused", func(t *testing.T) {
 		// The MI250 trace's one gpu_user_annotation step lasts 1.03 ms
 		// while its CPU step launched 9.3 ms of GPU work.
@@ -249,4 +256,46 @@ func TestIdleClaimsRealTraces(t *testing.T) {
 			t.Errorf("idle in syncs %d ns of %d, bound %v; want %d (under 1 %%), host", d.IdleSyncNS, d.IdleNS, metrics.Verdict(&d), want)
 		}
 	})
+}
+
+// TestLaunchesWithoutKernels: a trace whose launch calls have no kernel
+// events says so, instead of only "no GPU activity".
+func TestLaunchesWithoutKernels(t *testing.T) {
+	tr := &trace.Trace{APICalls: []trace.APICall{
+		{Name: "cudaLaunchKernel", Start: 10, End: 20, Correlation: 1},
+		{Name: "cudaGraphLaunch", Start: 30, End: 40, Correlation: 2},
+		{Name: "cudaStreamSynchronize", Start: 50, End: 60},
+	}}
+	s := metrics.Summarize(tr, metrics.Options{})
+	if s.Host.Launches != 2 || len(s.Warnings) != 1 || !strings.HasPrefix(s.Warnings[0], "2 kernel launches recorded, but no kernel") {
+		t.Errorf("launches %d, warnings %q", s.Host.Launches, s.Warnings)
+	}
+}
+
+// TestDuplicateCorrelations: two calls sharing an id are warned about, and
+// a kernel that would start before its call is left out of the delays
+// instead of giving a negative one.
+func TestDuplicateCorrelations(t *testing.T) {
+	k := func(start, corr int64) trace.Kernel {
+		return trace.Kernel{Activity: trace.Activity{Start: start, End: start + 10, Correlation: corr}, Name: "k"}
+	}
+	tr := &trace.Trace{
+		Devices: []trace.Device{{ID: 0}},
+		Streams: []trace.Stream{{Device: 0, ID: 0}},
+		Kernels: []trace.Kernel{k(100, 1), k(200, 2), k(300, 3)},
+		APICalls: []trace.APICall{
+			{Name: "cudaLaunchKernel", Start: 10, End: 20, Correlation: 1},
+			{Name: "cudaLaunchKernel", Start: 150, End: 160, Correlation: 2},
+			{Name: "cudaLaunchKernel", Start: 170, End: 180, Correlation: 3},
+			{Name: "cudaLaunchKernel", Start: 250, End: 260, Correlation: 2}, // the same id again: kernel 2 now starts before it
+		},
+	}
+	s := metrics.Summarize(tr, metrics.Options{})
+	l := s.Devices[0].Launch
+	if l.Inverted != 1 || l.StartDelayMedianNS != (90+130)/2 || l.QueueDelayMedianNS != (80+120)/2 {
+		t.Errorf("launch stats %+v: want 1 inverted, start delays 90 and 130, queue delays 80 and 120", l)
+	}
+	if len(s.Warnings) != 2 || !strings.HasPrefix(s.Warnings[0], "API calls sharing their correlation id with an earlier call: 1;") || !strings.HasSuffix(s.Warnings[1], "left out of the queue delay: 1") {
+		t.Errorf("warnings %q", s.Warnings)
+	}
 }

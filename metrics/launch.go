@@ -77,7 +77,23 @@ func SyncCalls() []string {
 // done (see syncCalls). A version suffix (_v2, _v3020, _ptsz, _ptds) is
 // ignored.
 func IsSync(name string) bool {
-	return syncCalls[apiBase(name)]
+	// Summaries ask this of every API call, most of them launches: the
+	// letter after the API's prefix turns those away before any hashing.
+	rest, ok := strings.CutPrefix(name, "cuda")
+	if !ok {
+		if rest, ok = strings.CutPrefix(name, "hip"); !ok {
+			rest, ok = strings.CutPrefix(name, "cu")
+		}
+	}
+	if !ok || rest == "" {
+		return false
+	}
+	switch rest[0] {
+	case 'C', 'D', 'E', 'M', 'S', 'T': // Ctx, Device, Event, Memcpy, Memset, Stream, Thread
+	default:
+		return false
+	}
+	return syncCalls[name] || strings.IndexByte(name, '_') >= 0 && syncCalls[apiBase(name)]
 }
 
 // apiBase strips the suffixes that name a variant of the same call:
@@ -348,7 +364,7 @@ func classifyGaps(t *trace.Trace, dev int, ix launchIndex, host, gaps, steps []I
 	if len(steps) > 0 {
 		covered = Union(append(slices.Clip(syncs), steps...))
 	}
-	k := 0 // syncs[:k] end by the time gap i starts
+	k, kc := 0, 0 // syncs[:k] and covered[:kc] end by the time gap i starts
 	for i, g := range gaps {
 		for k < len(syncs) && syncs[k].End <= g.Start {
 			k++
@@ -371,7 +387,19 @@ func classifyGaps(t *trace.Trace, dev int, ix launchIndex, host, gaps, steps []I
 		} else {
 			c.OtherNS = rest
 			if covered != nil {
-				c.OtherOutsideStepsNS = g.Len() - lengthIn(covered, g)
+				// A cursor, as for syncs: lengthIn's search a gap cost
+				// more than the rest of the classification.
+				for kc < len(covered) && covered[kc].End <= g.Start {
+					kc++
+				}
+				in := int64(0)
+				for _, cv := range covered[kc:] {
+					if cv.Start >= g.End {
+						break
+					}
+					in += min(cv.End, g.End) - max(cv.Start, g.Start)
+				}
+				c.OtherOutsideStepsNS = g.Len() - in
 			}
 		}
 		class(c)

@@ -111,6 +111,7 @@ type Bin struct {
 type HostSummary struct {
 	Ops      int // cpu_op events
 	APICalls int // runtime and driver calls
+	Launches int // of which kernel and graph launches
 	TopOps   []OpStat
 }
 
@@ -179,14 +180,18 @@ func Summarize(t *trace.Trace, o Options) Summary {
 	}
 	close(next)
 	wg.Wait()
+	if n := s.Host.Launches; len(devs) == 0 && n > 0 {
+		s.Warnings = append(slices.Clip(s.Warnings), fmt.Sprintf("%d kernel launches recorded, but no kernel, memcpy or memset "+
+			"event: was the CUPTI activity lost (its buffers full, or the profiler stopped before they were flushed)?", n))
+	}
 	if n := w.ix.dups; n > 0 {
-		s.Warnings = append(slices.Clip(s.Warnings), fmt.Sprintf("%d API calls share their correlation id with an earlier call: "+
+		s.Warnings = append(slices.Clip(s.Warnings), fmt.Sprintf("API calls sharing their correlation id with an earlier call: %d; "+
 			"device work is matched to the last call of each id", n))
 	}
 	for _, d := range s.Devices {
 		if n := d.Launch.Inverted; n > 0 {
-			s.Warnings = append(slices.Clip(s.Warnings), fmt.Sprintf("GPU %d: %d launches whose first kernel starts before the "+
-				"launch call (a shared correlation id, or clocks out of step) are left out of the queue delay", d.Device, n))
+			s.Warnings = append(slices.Clip(s.Warnings), fmt.Sprintf("GPU %d: launches whose first kernel starts before the launch "+
+				"call (a shared correlation id, or clocks out of step), left out of the queue delay: %d", d.Device, n))
 		}
 	}
 	return s
@@ -575,15 +580,20 @@ func GapHistogram(gaps []Interval) []Bin {
 // with their self time (time not spent in ops nested inside them on the
 // same thread).
 func summarizeHost(t *trace.Trace, topN int) HostSummary {
-	h := HostSummary{APICalls: len(t.APICalls)}
+	var h HostSummary
 	ops := t.Ops
-	if w := t.Window; w != nil {
-		h.APICalls = 0
-		for i := range t.APICalls {
-			if c := &t.APICalls[i]; overlaps(c.Start, c.End, w) {
-				h.APICalls++
-			}
+	h.APICalls = 0
+	for i := range t.APICalls {
+		c := &t.APICalls[i]
+		if w := t.Window; w != nil && !overlaps(c.Start, c.End, w) {
+			continue
 		}
+		h.APICalls++
+		if IsKernelLaunch(c.Name) || IsGraphLaunch(c.Name) {
+			h.Launches++
+		}
+	}
+	if w := t.Window; w != nil {
 		ops = clipOps(ops, w)
 	}
 	type thread struct{ pid, tid int64 }

@@ -48,6 +48,7 @@ func finish(t *Trace, known []Device) (*Trace, error) {
 			streams[s] = true
 		}
 	}
+	adoptLoneProperties(t, known, devs, streams)
 	// A GPU trace has a handful of devices and at most thousands of
 	// streams; millions mean a broken or hostile file, and would make
 	// every per-device loop crawl.
@@ -69,6 +70,32 @@ func finish(t *Trace, known []Device) (*Trace, error) {
 		return nil, fmt.Errorf("%s: internal error: trace fails validation: %w", t.Source, err)
 	}
 	return t, nil
+}
+
+// adoptLoneProperties gives a Kineto trace's one active GPU the
+// properties of its one deviceProperties entry when the two ids differ:
+// ROCm traces list the GPU under its index among the visible devices while
+// the records carry another number (an MI250 trace lists id 0, its kernels
+// say device 2). devs holds the known devices and those of streams, the
+// streams with records.
+func adoptLoneProperties(t *Trace, known []Device, devs map[int]Device, streams map[Stream]bool) {
+	if t.Meta.Format != Kineto || len(known) != 1 || len(devs) != 2 {
+		return
+	}
+	k := known[0]
+	for s := range streams {
+		if s.Device == k.ID {
+			return // the listed device has records of its own
+		}
+	}
+	for id, d := range devs {
+		if id != k.ID && d.Name == "" {
+			k.ID = id
+			devs[id] = k
+			delete(devs, known[0].ID)
+			return
+		}
+	}
 }
 
 // sortActivities sorts s stably by (Start, End), in a goroutine of wg,

@@ -875,7 +875,11 @@ func (r *nsysReader) version() error {
 // devices reads what the export says about GPUs: TARGET_INFO_GPU lists
 // every GPU of the machine; exports without it have
 // TARGET_INFO_CUDA_DEVICE (SM counts only) or, early in 2021,
-// TARGET_INFO_CUDA_GPU.
+// TARGET_INFO_CUDA_GPU. The activity tables' deviceId is Nsight's GPU id,
+// TARGET_INFO_GPU.id, which is how nsys's own cuda_gpu_trace report joins
+// them; its cuDevice column, the CUDA ordinal, is another numbering (on
+// the shared 4×A100 export, id 0 is cuDevice 1), so a device's number here
+// is Nsight's, not what torch.cuda.device() would say.
 func (r *nsysReader) devices() ([]Device, error) {
 	var devs []Device
 	seen := map[int]bool{}
