@@ -1,7 +1,5 @@
 package metrics
 
-import "strings"
-
 // commPatterns are the words that make a kernel communication, lower case
 // and without separators: NCCL's and RCCL's kernels (ncclDevKernel_…,
 // which RCCL keeps, and rccl…), collectives by name in any spelling
@@ -11,27 +9,57 @@ import "strings"
 var commPatterns = []string{"nccl", "rccl", "allreduce", "allgather", "reducescatter", "alltoall", "sendrecv",
 	"multimem", "crossdevicereduce", "symmetricmemory", "symmmem"}
 
+// commByFirst holds commPatterns by their first byte, for IsCommKernel's
+// one pass.
+var commByFirst = func() (t [256][]string) {
+	for _, p := range commPatterns {
+		t[p[0]] = append(t[p[0]], p)
+	}
+	return t
+}()
+
 // IsCommKernel reports whether a kernel is communication: its name, lower
 // case and with '_', '-' and spaces taken out, holds one of commPatterns.
-// (Summaries ask it once per kernel name.)
+// Summaries ask it once per kernel name, and C++ names run to hundreds of
+// bytes: one pass tries only the patterns that begin with the letter at
+// hand, and only when the next byte does not rule them out.
 func IsCommKernel(name string) bool {
-	b := make([]byte, 0, len(name))
-	for i := 0; i < len(name); i++ {
-		switch c := name[i]; {
-		case c == '_' || c == '-' || c == ' ':
-		case 'A' <= c && c <= 'Z':
-			b = append(b, c+'a'-'A')
-		default:
-			b = append(b, c)
+	for i := 0; i+1 < len(name); i++ {
+		// c|0x20 lowers a letter; no other byte maps to a letter.
+		ps := commByFirst[name[i]|0x20]
+		if len(ps) == 0 {
+			continue
 		}
-	}
-	folded := string(b)
-	for _, p := range commPatterns {
-		if strings.Contains(folded, p) {
-			return true
+		next := name[i+1] | 0x20
+		for _, p := range ps {
+			if (next == p[1] || isCommSeparator(name[i+1])) && foldedHasPrefix(name[i:], p) {
+				return true
+			}
 		}
 	}
 	return false
+}
+
+func isCommSeparator(c byte) bool { return c == '_' || c == '-' || c == ' ' }
+
+// foldedHasPrefix reports whether s begins with p, a lower-case pattern,
+// once s is lowered and its separators are taken out.
+func foldedHasPrefix(s, p string) bool {
+	j := 0
+	for i := 0; i < len(s) && j < len(p); i++ {
+		c := s[i]
+		switch {
+		case isCommSeparator(c):
+			continue
+		case 'A' <= c && c <= 'Z':
+			c += 'a' - 'A'
+		}
+		if c != p[j] {
+			return false
+		}
+		j++
+	}
+	return j == len(p)
 }
 
 // A CommStat splits a device's kernel time into communication and

@@ -77,23 +77,33 @@ func SyncCalls() []string {
 // done (see syncCalls). A version suffix (_v2, _v3020, _ptsz, _ptds) is
 // ignored.
 func IsSync(name string) bool {
-	// Summaries ask this of every API call, most of them launches: the
-	// letter after the API's prefix turns those away before any hashing.
+	// Summaries ask this of every API call: a look at the name's ends
+	// turns away all but copies, memsets and synchronizations before any
+	// hashing.
+	if !maybeSync(name) {
+		if strings.IndexByte(name, '_') < 0 {
+			return false
+		}
+		if name = apiBase(name); !maybeSync(name) {
+			return false
+		}
+	}
+	return syncCalls[name] || syncCalls[apiBase(name)]
+}
+
+// maybeSync reports whether name, without suffix, could be in syncCalls:
+// a synchronization, or a copy or memset that is not *Async.
+func maybeSync(name string) bool {
+	if strings.HasSuffix(name, "Synchronize") {
+		return true
+	}
 	rest, ok := strings.CutPrefix(name, "cuda")
 	if !ok {
 		if rest, ok = strings.CutPrefix(name, "hip"); !ok {
 			rest, ok = strings.CutPrefix(name, "cu")
 		}
 	}
-	if !ok || rest == "" {
-		return false
-	}
-	switch rest[0] {
-	case 'C', 'D', 'E', 'M', 'S', 'T': // Ctx, Device, Event, Memcpy, Memset, Stream, Thread
-	default:
-		return false
-	}
-	return syncCalls[name] || strings.IndexByte(name, '_') >= 0 && syncCalls[apiBase(name)]
+	return ok && (strings.HasPrefix(rest, "Memcpy") || strings.HasPrefix(rest, "Memset")) && !strings.HasSuffix(name, "Async")
 }
 
 // apiBase strips the suffixes that name a variant of the same call:
@@ -271,9 +281,9 @@ type ClassifiedGap struct {
 	Device int
 	Interval
 	SyncNS, LaunchNS, OtherNS int64
-	// Linked reports whether the GPU work that ends the gap has a launch
-	// call in the trace.
-	Linked bool
+	// OtherUnlinkedNS is OtherNS when the GPU work that ends the gap has
+	// no launch call in the trace, else 0.
+	OtherUnlinkedNS int64
 	// OtherOutsideStepsNS is the part of OtherNS outside every step
 	// window given to classifyGaps: idle between profiled steps.
 	OtherOutsideStepsNS int64
@@ -312,8 +322,15 @@ func ClassifyGaps(t *trace.Trace) []ClassifiedGap {
 // sorted by start.
 func hostSyncs(t *trace.Trace) []Interval {
 	var syncs []Interval
+	// Runs of one name are common (a launch after a launch), and a reader
+	// gives equal names one string: == then sees the same pointer.
+	last, sync := "", false
 	for i := range t.APICalls {
-		if c := &t.APICalls[i]; IsSync(c.Name) {
+		c := &t.APICalls[i]
+		if c.Name != last {
+			last, sync = c.Name, IsSync(c.Name)
+		}
+		if sync {
 			syncs = append(syncs, Interval{c.Start, c.End})
 		}
 	}
@@ -377,15 +394,22 @@ func classifyGaps(t *trace.Trace, dev int, ix launchIndex, host, gaps, steps []I
 			}
 			c.SyncNS += min(s.End, g.End) - max(s.Start, g.Start)
 		}
+		rest := g.Len() - c.SyncNS
+		if rest == 0 { // all sync: the launch does not matter
+			class(c)
+			continue
+		}
 		ci := -1
 		if next[i] != nil {
 			ci = ix.call(next[i])
 		}
-		c.Linked = ci >= 0
-		if rest := g.Len() - c.SyncNS; c.Linked && t.APICalls[ci].Start > g.Start {
+		if ci >= 0 && t.APICalls[ci].Start > g.Start {
 			c.LaunchNS = rest
 		} else {
 			c.OtherNS = rest
+			if ci < 0 {
+				c.OtherUnlinkedNS = rest
+			}
 			if covered != nil {
 				// A cursor, as for syncs: lengthIn's search a gap cost
 				// more than the rest of the classification.

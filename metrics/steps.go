@@ -49,13 +49,9 @@ const minStepCover = 0.5
 // steps is Steps, with a warning when the device-side copies were refused.
 func steps(t *trace.Trace) (out []Step, warning string) {
 	whole := cmp.Or(t.Unclipped, t)
-	gpu := collectSteps(whole.Ops, func(op *trace.Op) bool { return op.Kind == trace.GPUAnnotation })
-	var cpu []Step
-	if len(gpu) == 0 || suspectCopies(gpu, whole.Ops) {
-		cpu = collectSteps(whole.Ops, func(op *trace.Op) bool { return op.Kind != trace.GPUAnnotation })
-	}
+	gpu, cpu := collectSteps(whole.Ops)
 	var p *projector
-	if len(gpu) > 0 && len(cpu) > 0 {
+	if len(gpu) > 0 && len(cpu) > 0 && suspectCopies(gpu, cpu) {
 		p = new(newProjector(whole))
 		if cover, ok := p.cover(gpu, cpu); ok && cover < minStepCover {
 			warning = fmt.Sprintf("the device-side copies of ProfilerStep#N (gpu_user_annotation) cover %.1f %% of the GPU work "+
@@ -76,19 +72,17 @@ func steps(t *trace.Trace) (out []Step, warning string) {
 	return windowed(t, cpu), warning
 }
 
-// suspectCopies reports whether the device-side step copies gpu last less,
-// in all, than half of the CPU steps among ops: only then is it worth
+// suspectCopies reports whether the device-side step windows gpu last
+// less, in all, than half of the CPU steps cpu: only then is it worth
 // checking what they cover (copies of a GPU-bound run last as long as its
 // steps or longer; those of a host-bound run may not).
-func suspectCopies(gpu []Step, ops []trace.Op) bool {
+func suspectCopies(gpu, cpu []Step) bool {
 	var g, c float64
 	for _, s := range gpu {
 		g += float64(s.End - s.Start)
 	}
-	for i := range ops {
-		if op := &ops[i]; op.Kind != trace.GPUAnnotation && strings.HasPrefix(op.Name, trace.StepPrefix) {
-			c += float64(op.End - op.Start)
-		}
+	for _, s := range cpu {
+		c += float64(s.End - s.Start)
 	}
 	return g < minStepCover*c
 }
@@ -106,7 +100,7 @@ func deviceSteps(t *trace.Trace, all []Step, ops []trace.Op) []Step {
 	if len(all) == 0 || all[0].Source != "gpu" {
 		return all
 	}
-	own := collectSteps(ops, func(*trace.Op) bool { return true })
+	own, _ := collectSteps(ops) // ops are gpu_user_annotations
 	if len(own) == 0 {
 		return all
 	}
@@ -125,37 +119,42 @@ func gpuStepOps(t *trace.Trace) map[int64][]trace.Op {
 	return out
 }
 
-// collectSteps returns the ProfilerStep#N ranges among the ops keep
-// accepts, by number, each from the first start to the last end of the
-// ranges of its number (one step is seen on several streams or threads).
-func collectSteps(ops []trace.Op, keep func(*trace.Op) bool) []Step {
-	byNum := map[int]*Step{}
+// collectSteps returns the ProfilerStep#N ranges among ops, those of the
+// device-side copies (gpu_user_annotation) and the others, each by number
+// and from the first start to the last end of the ranges of its number (one
+// step is seen on several streams or threads). One pass: a trace holds
+// millions of ops.
+func collectSteps(ops []trace.Op) (gpu, cpu []Step) {
+	byNum := [2]map[int]*Step{{}, {}}
 	for i := range ops {
 		op := &ops[i]
 		rest, ok := strings.CutPrefix(op.Name, trace.StepPrefix)
-		if !ok || !keep(op) {
+		if !ok {
 			continue
 		}
 		n, err := strconv.Atoi(rest)
 		if err != nil {
 			continue
 		}
-		if s := byNum[n]; s != nil {
+		side, src := 1, "cpu"
+		if op.Kind == trace.GPUAnnotation {
+			side, src = 0, "gpu"
+		}
+		if s := byNum[side][n]; s != nil {
 			s.Start, s.End = min(s.Start, op.Start), max(s.End, op.End)
 			continue
 		}
-		src := "cpu"
-		if op.Kind == trace.GPUAnnotation {
-			src = "gpu"
+		byNum[side][n] = &Step{Number: n, Start: op.Start, End: op.End, Source: src}
+	}
+	sorted := func(m map[int]*Step) []Step {
+		out := make([]Step, 0, len(m))
+		for _, s := range m {
+			out = append(out, *s)
 		}
-		byNum[n] = &Step{Number: n, Start: op.Start, End: op.End, Source: src}
+		slices.SortFunc(out, func(a, b Step) int { return cmp.Compare(a.Number, b.Number) })
+		return out
 	}
-	out := make([]Step, 0, len(byNum))
-	for _, s := range byNum {
-		out = append(out, *s)
-	}
-	slices.SortFunc(out, func(a, b Step) int { return cmp.Compare(a.Number, b.Number) })
-	return out
+	return sorted(byNum[0]), sorted(byNum[1])
 }
 
 // windowed keeps the steps of a clipped trace's window: those selected by

@@ -492,9 +492,7 @@ func summarizeTimeline(t *trace.Trace, d *DeviceSummary, w *traceWide) {
 				d.ShortLaunchGaps++
 				d.ShortLaunchNS += g.LaunchNS
 			}
-			if !g.Linked {
-				d.IdleOtherUnlinkedNS += g.OtherNS
-			}
+			d.IdleOtherUnlinkedNS += g.OtherUnlinkedNS
 			d.IdleOtherOutsideStepsNS += g.OtherOutsideStepsNS
 		})
 		if d.SpanNS > 0 {
