@@ -13,7 +13,8 @@ require (
 	github.com/tidwall/gjson v1.20.0
 	golang.org/x/image v0.30.0
 	golang.org/x/sync v0.24.0
-	golang.org/x/sys v0.49.0
+	golang.org/x/sys v0.50.0
+	golang.org/x/term v0.48.0
 	golang.org/x/text v0.28.0
 	golang.org/x/tools v0.52.0
 	gonum.org/v1/plot v0.17.0

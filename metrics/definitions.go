@@ -1,6 +1,9 @@
 package metrics
 
-import "strings"
+import (
+	"cmp"
+	"strings"
+)
 
 // Unit says how a column's value is measured, for scaling and formatting.
 type Unit uint8
@@ -85,6 +88,7 @@ func Columns() []Column {
 		{"comm_ns", "comm time", NS, "length of the union of their intervals", func(d *DeviceSummary) any { return d.Comm.NS }},
 		{"compute_ns", "compute time", NS, "length of the union of the other kernels' intervals", func(d *DeviceSummary) any { return d.Comm.ComputeNS }},
 		{"comm_overlap", "comm overlap", Ratio, "share of comm_ns during which a compute kernel also runs: communication hidden under computation; 0 without communication", func(d *DeviceSummary) any { return d.Comm.Overlap }},
+		{"window", "window", Text, "the part of the trace measured: whole, or as --steps, --skip-steps, --window, --range or --steady chose it (steps 2–4, window 100ms:500ms, range NAME, steady: steps 3–10)", func(d *DeviceSummary) any { return cmp.Or(d.Window, "whole") }},
 		{"bound", "bound", Text, "what holds the GPU back, as summarize's note says: none when idle_ns < 10 % of span_ns; else launch when idle_launch_ns ≥ idle_ns / 2 with half of it or more in gaps under 1 ms (graph-launch when the device ran graph launches), host when idle_launch_ns ≥ idle_ns / 2 otherwise, sync when idle_sync_ns ≥ idle_ns / 2, else none", func(d *DeviceSummary) any { return Verdict(d).String() }},
 	}
 }

@@ -376,19 +376,36 @@ func stepStats(t *trace.Trace, dev int, steps []Step, busy []Interval) []StepSta
 }
 
 // WarmupSteps returns how many leading steps look like warm-up or
-// compilation: each lasting more than twice the median step time.
+// compilation: each lasting more than twice the median step time. It is
+// the one steady-state rule: summarize flags these steps, and --steady
+// leaves them out of every command.
 func WarmupSteps(steps []StepStat) int {
-	if len(steps) < 3 {
-		return 0
-	}
 	durs := make([]int64, len(steps))
 	for i, s := range steps {
 		durs[i] = s.DurNS()
 	}
-	slices.Sort(durs)
-	med := Median(durs)
+	return warmup(durs)
+}
+
+// WarmupWindows is WarmupSteps for step windows not yet measured.
+func WarmupWindows(steps []Step) int {
+	durs := make([]int64, len(steps))
+	for i, s := range steps {
+		durs[i] = s.End - s.Start
+	}
+	return warmup(durs)
+}
+
+// warmup counts the leading durations over twice the median of all, in
+// step order, keeping at least one step; none among fewer than 3.
+func warmup(durs []int64) int {
+	if len(durs) < 3 {
+		return 0
+	}
+	sorted := slices.Sorted(slices.Values(durs))
+	med := Median(sorted)
 	n := 0
-	for n < len(steps)-1 && float64(steps[n].DurNS()) > 2*med {
+	for n < len(durs)-1 && float64(durs[n]) > 2*med {
 		n++
 	}
 	return n

@@ -14,7 +14,10 @@ import (
 
 // A Summary is what `traceql summarize` reports for one trace.
 type Summary struct {
-	Source   string
+	Source string
+	// Window names the part of the trace measured (trace.Window's
+	// Label); "" for the whole trace.
+	Window   string
 	Format   trace.Format
 	Version  string
 	Rank     int             // -1 when unknown
@@ -28,6 +31,7 @@ type DeviceSummary struct {
 	Device  int
 	Name    string
 	Streams int
+	Window  string // the Summary's Window, for the window column
 
 	Kernels        int
 	KernelNS       int64
@@ -139,6 +143,9 @@ func Summarize(t *trace.Trace, o Options) Summary {
 		Version:  t.Meta.Version,
 		Rank:     t.Meta.Rank,
 		Warnings: t.Warnings,
+	}
+	if t.Window != nil {
+		s.Window = t.Window.Label
 	}
 	var wg sync.WaitGroup
 	var w traceWide
@@ -364,6 +371,9 @@ func DeviceBusy(t *trace.Trace, dev int) []Interval {
 
 func summarizeDevice(t *trace.Trace, dev trace.Device, topN int, w *traceWide) DeviceSummary {
 	d := DeviceSummary{Device: dev.ID, Name: dev.Name}
+	if t.Window != nil {
+		d.Window = t.Window.Label
+	}
 	// Three independent parts, in parallel: launches, the timeline (busy,
 	// gaps, steps), and the per-kernel and copy statistics.
 	var wg sync.WaitGroup

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+	"strings"
 
 	"github.com/traceql/traceql/metrics"
 )
@@ -53,12 +54,24 @@ func ratio(r float64) string {
 // DiffTables lays out a Diff: per device the summary metrics old/new/delta,
 // the per-step comparison when both traces have steps, and the per-kernel
 // table (top rows by |Δ total|).
-func DiffTables(d metrics.Diff, top int) []*Table {
+func DiffTables(d metrics.Diff, top int, l Layout) []*Table {
 	var out []*Table
 	for _, dd := range d.Devices {
 		title := fmt.Sprintf("%s (old) vs %s (new)", d.Old.Source, d.New.Source)
 		if dd.Old != nil && dd.New != nil {
 			title += fmt.Sprintf(": GPU %d vs GPU %d", dd.Old.Device, dd.New.Device)
+		}
+		title += "\n  measured: " + runWindows([]string{"old", "new"}, []metrics.Summary{d.Old, d.New})
+		for _, run := range []struct {
+			label string
+			s     metrics.Summary
+			d     *metrics.DeviceSummary
+		}{{"old", d.Old, dd.Old}, {"new", d.New, dd.New}} {
+			if run.d != nil && run.s.Window == "" {
+				if n := warmupNote(run.d); n != "" {
+					title += fmt.Sprintf("\n  %s: %s", run.label, n)
+				}
+			}
 		}
 		if note := unpaired(dd); note != "" {
 			out = append(out, &Table{Title: title, Notes: []string{note}})
@@ -66,7 +79,7 @@ func DiffTables(d metrics.Diff, top int) []*Table {
 		}
 		t := &Table{Title: title, Columns: []Column{{Name: "metric", Unit: metrics.Text}, {Name: "old", Unit: metrics.Count},
 			{Name: "new", Unit: metrics.Count}, {Name: "delta", Unit: metrics.Text}, {Name: "change", Unit: metrics.Text}}}
-		for _, c := range metrics.Columns() {
+		for _, c := range textColumns() {
 			if notMeasures[c.Name] {
 				continue
 			}
@@ -86,7 +99,7 @@ func DiffTables(d metrics.Diff, top int) []*Table {
 		if len(dd.Steps) > 0 {
 			out = append(out, stepTable(dd.Steps))
 		}
-		out = append(out, kernelDiffTable(dd.Kernels, top))
+		out = append(out, kernelDiffTable(dd.Kernels, top, l))
 	}
 	return out
 }
@@ -128,11 +141,13 @@ func stepTable(steps []metrics.StepDelta) *Table {
 	return t
 }
 
-func kernelDiffTable(ks []metrics.KernelDelta, top int) *Table {
+func kernelDiffTable(ks []metrics.KernelDelta, top int, l Layout) *Table {
+	// The name last: a whole name (files, pipes) pads nothing.
 	t := &Table{Title: "kernels by |Δ total time|", Columns: []Column{
-		{Name: "kernel", Unit: metrics.Text}, {Name: "count old", Unit: metrics.Count}, {Name: "count new", Unit: metrics.Count},
+		{Name: "count old", Unit: metrics.Count}, {Name: "count new", Unit: metrics.Count},
 		{Name: "total old", Unit: metrics.NS}, {Name: "total new", Unit: metrics.NS}, {Name: "Δ total", Unit: metrics.Text},
-		{Name: "mean old", Unit: metrics.NS}, {Name: "mean new", Unit: metrics.NS}, {Name: "", Unit: metrics.Text}}}
+		{Name: "mean old", Unit: metrics.NS}, {Name: "mean new", Unit: metrics.NS}, {Name: "", Unit: metrics.Text},
+		{Name: "kernel", Unit: metrics.Text}}}
 	var newN, gone int
 	for _, k := range ks {
 		switch k.Status() {
@@ -142,14 +157,15 @@ func kernelDiffTable(ks []metrics.KernelDelta, top int) *Table {
 			gone++
 		}
 	}
-	names := shortNames(ks[:min(top, len(ks))], func(k metrics.KernelDelta) string { return k.Name }, 70)
+	// The other columns take about 80 of the terminal's.
+	names := shortNames(ks[:min(top, len(ks))], func(k metrics.KernelDelta) string { return k.Name }, max(l.NameWidth-40, 0))
 	for i, k := range ks {
 		if i == top {
 			t.Notes = append(t.Notes, fmt.Sprintf("%d more kernels (--top to show more)", len(ks)-top))
 			break
 		}
-		t.Rows = append(t.Rows, []any{names[i], k.Old.Count, k.New.Count, k.Old.TotalNS, k.New.TotalNS,
-			Signed(float64(k.DeltaNS), metrics.NS), k.Old.MeanNS, k.New.MeanNS, k.Status()})
+		t.Rows = append(t.Rows, []any{k.Old.Count, k.New.Count, k.Old.TotalNS, k.New.TotalNS,
+			Signed(float64(k.DeltaNS), metrics.NS), k.Old.MeanNS, k.New.MeanNS, k.Status(), names[i]})
 	}
 	t.Notes = append(t.Notes, fmt.Sprintf("%d kernel names in both runs, %d only in new, %d only in old", len(ks)-newN-gone, newN, gone))
 	return t
@@ -191,7 +207,11 @@ func DiffRecords(d metrics.Diff) *Table {
 // CompareTable puts several runs side by side: metrics as rows, each run a
 // column, and each run after the first followed by its ratio to the first.
 // Devices pair up by position, as in diff; pos selects which.
-func CompareTable(labels []string, sums []metrics.Summary, pos int) *Table {
+//
+// rows names the metrics to show, in that order (metrics.Columns names);
+// nil shows every metric in reading order. The title names each run's
+// window, and says which runs start with steps that look like warm-up.
+func CompareTable(labels []string, sums []metrics.Summary, pos int, rows []string) *Table {
 	t := &Table{Columns: []Column{{Name: "metric", Unit: metrics.Text}}}
 	devs := make([]*metrics.DeviceSummary, len(sums))
 	for i, s := range sums {
@@ -211,8 +231,19 @@ func CompareTable(labels []string, sums []metrics.Summary, pos int) *Table {
 		}
 		title += fmt.Sprintf(" %s:%d", labels[i], d.Device)
 	}
-	t.Title = title
-	for _, c := range metrics.Columns() {
+	t.Title = title + "\n  measured: " + runWindows(labels, sums)
+	for i, d := range devs {
+		if d != nil && sums[i].Window == "" {
+			if n := warmupNote(d); n != "" {
+				t.Title += fmt.Sprintf("\n  %s: %s", labels[i], n)
+			}
+		}
+	}
+	cols := textColumns()
+	if rows != nil {
+		cols = pickColumns(rows)
+	}
+	for _, c := range cols {
 		if notMeasures[c.Name] {
 			continue
 		}
@@ -236,7 +267,7 @@ func CompareTable(labels []string, sums []metrics.Summary, pos int) *Table {
 			}
 			row = append(row, r)
 		}
-		if zero && !alwaysShown[c.Name] {
+		if zero && !alwaysShown[c.Name] && rows == nil {
 			continue
 		}
 		t.Rows = append(t.Rows, row)
@@ -259,12 +290,12 @@ func CompareTable(labels []string, sums []metrics.Summary, pos int) *Table {
 
 // queueingNote says what a change of the queue delay between two runs
 // means, so that a CPU running further ahead of the GPU (healthy) does not
-// read as slower launches; "" when it changed by under a quarter or
-// either run has no launches.
+// read as slower launches; "" when it changed by under a quarter or under
+// 10 µs, a few launches' cost, or either run has no launches.
 func queueingNote(run string, old, new *metrics.DeviceSummary) string {
 	o, n := old.Launch.QueueDelayMedianNS, new.Launch.QueueDelayMedianNS
 	if old.Launch.Launches+old.Launch.GraphLaunches == 0 || new.Launch.Launches+new.Launch.GraphLaunches == 0 ||
-		math.Abs(n-o) <= 0.25*math.Abs(o) {
+		math.Abs(n-o) <= 0.25*math.Abs(o) || math.Abs(n-o) < 10e3 {
 		return ""
 	}
 	waits, ahead := "longer", "further"
@@ -275,6 +306,44 @@ func queueingNote(run string, old, new *metrics.DeviceSummary) string {
 		"ahead of the GPU; that is queue depth, not launch cost (CPU cost of a launch %s, was %s)",
 		run, Format(n, metrics.NS), Format(o, metrics.NS), waits, ahead,
 		Format(new.Launch.MeanLaunchNS, metrics.NS), Format(old.Launch.MeanLaunchNS, metrics.NS))
+}
+
+// CompareHeadline are the metrics compare shows by default: the numbers
+// of a torch.compile mode study.
+var CompareHeadline = []string{"kernels", "kernel_mean_ns", "step_median_ns", "span_ns", "idle_ns", "gpu_util", "launches",
+	"graph_launches", "kernels_per_graph_launch", "h2d_gbps", "d2h_gbps"}
+
+// pickColumns returns the metric columns named, in that order; names
+// that are not metrics are left out (the command checks them first).
+func pickColumns(names []string) []metrics.Column {
+	by := map[string]metrics.Column{}
+	for _, c := range metrics.Columns() {
+		by[c.Name] = c
+	}
+	var out []metrics.Column
+	for _, n := range names {
+		if c, ok := by[n]; ok {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// runWindows says what part of each run was measured: once when all
+// runs agree, else per run.
+func runWindows(labels []string, sums []metrics.Summary) string {
+	same := true
+	for _, s := range sums {
+		same = same && s.Window == sums[0].Window
+	}
+	if same {
+		return windowName(sums[0].Window) + " of each run"
+	}
+	var parts []string
+	for i, s := range sums {
+		parts = append(parts, labels[i]+": "+windowName(s.Window))
+	}
+	return strings.Join(parts, "; ")
 }
 
 // runVerdict says what holds run's device back, or that nothing does.

@@ -16,8 +16,16 @@ import (
 // alike, as templated kernels often are, show their start and then a window
 // from just before where they first differ ("void at::native::vec…::
 // CUDAFunctor_add<float>, at::…").
+//
+// n ≤ 0 cuts nothing: names go whole to files, pipes and Markdown.
 func shortNames[T any](xs []T, name func(T) string, n int) []string {
 	out := make([]string, len(xs))
+	if n <= 0 {
+		for i, x := range xs {
+			out[i] = blankControls(name(x))
+		}
+		return out
+	}
 	rs := make([][]rune, len(xs)) // the runes of the names cut, nil for the others
 	groups := map[string][]int{}  // the names cut, by what they show
 	for i, x := range xs {

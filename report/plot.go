@@ -832,11 +832,15 @@ func linearTicks(lo, hi float64, want int, label func(float64) string) []plot.Ti
 	return ticks
 }
 
-// plural formats n things: "1 kernel", "27,500 kernels" (noun is the
-// plural, ending in "s").
+// plural formats n things: "1 kernel", "27,500 kernels", "1 launch"
+// (noun is the plural, ending in "s" or "ches").
 func plural(n int, noun string) string {
 	if n == 1 {
-		noun = strings.TrimSuffix(noun, "s")
+		if strings.HasSuffix(noun, "ches") {
+			noun = strings.TrimSuffix(noun, "es")
+		} else {
+			noun = strings.TrimSuffix(noun, "s")
+		}
 	}
 	return Format(n, metrics.Count) + " " + noun
 }

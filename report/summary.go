@@ -27,7 +27,7 @@ type Cell struct {
 // word its verdict: the text tables leave them out (the device is in the
 // header, the verdict in a note), and diff and compare, whose runs' clocks
 // have nothing in common, do not compare them.
-var notMeasures = map[string]bool{"device": true, "name": true, "start_ns": true, "end_ns": true, "bound": true}
+var notMeasures = map[string]bool{"device": true, "name": true, "start_ns": true, "end_ns": true, "bound": true, "window": true}
 
 // alwaysShown are rows the text table keeps even when zero everywhere (a
 // 0-ns kernel is worth seeing); the others (D2H bytes of a run without D2H
@@ -47,11 +47,23 @@ func isZero(v any) bool {
 	return false
 }
 
-// SummaryTables lays out one trace's summary for people: the metrics of
-// every active device side by side, then copies by kind, top kernels and
-// the idle-gap histogram per device. A trace without GPU activity gets its
-// host side instead.
-func SummaryTables(s metrics.Summary) []*Table {
+// A Layout says how text tables are fitted to where they go.
+type Layout struct {
+	// NameWidth cuts kernel and op names to that many runes, the end cut
+	// (see shortNames); 0 never cuts: files, pipes, Markdown.
+	NameWidth int
+	// All lists, after each device's headline and top kernels, every
+	// metric, the copies by kind, the steps and the idle gaps.
+	All bool
+}
+
+// SummaryTables lays out one trace's summary for people, the answer first:
+// per device a headline (step time or span, utilization, idle time and its
+// cause, kernels, launches, copies) and the top kernels; with l.All, every
+// metric of every device side by side in reading order, then copies by
+// kind, steps and the idle-gap histogram per device. A trace without GPU
+// activity gets its host side instead.
+func SummaryTables(s metrics.Summary, l Layout) []*Table {
 	title := fmt.Sprintf("%s  (%s", s.Source, s.Format)
 	switch {
 	case s.Version == "":
@@ -77,47 +89,191 @@ func SummaryTables(s metrics.Summary) []*Table {
 	if model != "" {
 		title += "; " + model
 	}
-	title += ")"
+	title += ")\n  measured: " + windowName(s.Window)
 	if len(s.Devices) == 0 {
 		return hostTables(s, title)
 	}
-
-	main := &Table{Title: title, Columns: []Column{{Name: "metric", Unit: metrics.Text}}}
-	for i := range s.Devices {
-		v := verdict(&s.Devices[i])
-		if v == "" {
-			v = noVerdict(&s.Devices[i])
+	if s.Window == "" {
+		for _, d := range s.Devices {
+			if n := warmupNote(&d); n != "" {
+				title += fmt.Sprintf("\n  GPU %d: %s", d.Device, n)
+			}
 		}
-		main.Notes = append(main.Notes, fmt.Sprintf("GPU %d %s", s.Devices[i].Device, v))
 	}
-	for _, d := range s.Devices {
+	tables := []*Table{{Title: title}}
+	many := len(s.Devices) > 1
+	for i := range s.Devices {
+		d := &s.Devices[i]
+		tables = append(tables, headlineTable(d, model == ""))
+		if t := topKernelsTable(d, many, l); t != nil {
+			tables = append(tables, t)
+		}
+	}
+	if !l.All {
+		tables = append(tables, &Table{Notes: []string{"every metric, copies by kind, steps and idle gaps: --all; every column: --format csv"}})
+		return tables
+	}
+	tables = append(tables, metricsTable(s.Devices, model == ""))
+	for i := range s.Devices {
+		tables = append(tables, deviceTables(&s.Devices[i], many)...)
+	}
+	return tables
+}
+
+// windowName says what part of a trace was measured.
+func windowName(w string) string { return cmp.Or(w, "the whole trace") }
+
+// warmupNote says that leading steps look like warm-up, and how to leave
+// them out; "" when none does.
+func warmupNote(d *metrics.DeviceSummary) string {
+	n := metrics.WarmupSteps(d.Steps)
+	if n == 0 {
+		return ""
+	}
+	first := "the first step"
+	if n > 1 {
+		first = fmt.Sprintf("the first %d steps", n)
+	}
+	return first + " took over twice the median step time (warm-up or compilation?): --steady leaves them out"
+}
+
+// headlineTable answers the question for one device in a few lines: how
+// long a step or the run takes, how busy the GPU is, why it idles, what
+// it runs, how fast copies move.
+func headlineTable(d *metrics.DeviceSummary, withName bool) *Table {
+	head := fmt.Sprintf("GPU %d", d.Device)
+	if withName && d.Name != "" {
+		head += " " + d.Name
+	}
+	t := &Table{Columns: []Column{{Name: head, Unit: metrics.Text}, {Name: "", Unit: metrics.Text}}}
+	row := func(k, v string) { t.Rows = append(t.Rows, []any{k, v}) }
+	if n := len(d.Steps); n > 0 {
+		row("step time", fmt.Sprintf("%s median of %s", Format(d.StepMedianNS, metrics.NS), plural(n, "steps")))
+	}
+	row("span", Format(d.SpanNS, metrics.NS))
+	row("GPU busy", fmt.Sprintf("%s (%s)", Format(d.GPUUtil, metrics.Ratio), Format(d.BusyNS, metrics.NS)))
+	idle := fmt.Sprintf("%s in %s", Format(d.IdleNS, metrics.NS), plural(d.IdleGaps, "gaps"))
+	if d.IdleNS > 0 {
+		idle += fmt.Sprintf(": sync %.0f %%, launch %.0f %%, other %.0f %%", pct(d.IdleSyncNS, d.IdleNS), pct(d.IdleLaunchNS, d.IdleNS),
+			pct(d.IdleOtherNS, d.IdleNS))
+	}
+	row("idle", idle)
+	k := Format(d.Kernels, metrics.Count)
+	if d.Kernels > 0 {
+		k += fmt.Sprintf(", mean %s, median %s", Format(d.KernelMeanNS, metrics.NS), Format(d.KernelMedianNS, metrics.NS))
+	}
+	row("kernels", k)
+	if l := d.Launch; l.Launches+l.GraphLaunches > 0 {
+		s := fmt.Sprintf("%s eager", Format(l.Launches, metrics.Count))
+		if l.GraphLaunches > 0 {
+			s += fmt.Sprintf(", %s replaying %s kernels each", plural(l.GraphLaunches, "graphs"), Format(l.KernelsPerGraphLaunch, metrics.Count))
+		}
+		row("launches", s)
+		row("launch cost", fmt.Sprintf("%s of CPU a launch; queue delay %s (median)", Format(l.MeanLaunchNS, metrics.NS),
+			Format(l.QueueDelayMedianNS, metrics.NS)))
+	}
+	var copies []string
+	for _, c := range []metrics.CopyStat{d.H2D, d.D2H} {
+		if c.Copies > 0 {
+			copies = append(copies, fmt.Sprintf("%s %s (%s)", map[string]string{"HtoD": "H2D", "DtoH": "D2H"}[c.Kind],
+				Format(c.GBps, metrics.GBps), Format(c.Bytes, metrics.Bytes)))
+		}
+	}
+	if len(copies) > 0 {
+		row("copies", strings.Join(copies, ", "))
+	}
+	if c := d.Comm; c.Kernels > 0 {
+		row("communication", fmt.Sprintf("%s, %s, %s of it hidden", plural(c.Kernels, "kernels"), Format(c.NS, metrics.NS),
+			Format(c.Overlap, metrics.Ratio)))
+	}
+	v := verdict(d)
+	if v == "" {
+		v = noVerdict(d)
+	}
+	t.Notes = []string{v}
+	return t
+}
+
+// textOrder is the order in which the full metric table reads: what ran,
+// the timeline, why it idled, launches, steps, copies, communication.
+// Columns not named here follow in CSV order.
+var textOrder = []string{"kernels", "kernel_ns", "kernel_mean_ns", "kernel_median_ns", "kernel_min_ns", "kernel_p90_ns", "kernel_p99_ns",
+	"kernel_max_ns", "kernel_busy_ns", "streams", "span_ns", "busy_ns", "gpu_util", "idle_ns", "idle_gaps", "largest_gap_ns",
+	"idle_sync_ns", "idle_launch_ns", "idle_other_ns", "launches", "graph_launches", "kernels_per_launch", "graph_kernels",
+	"kernels_per_graph_launch", "launch_ns", "launch_mean_ns", "queue_delay_median_ns", "queue_delay_p90_ns",
+	"launch_to_start_median_ns", "launch_to_start_p90_ns", "steps", "step_median_ns"}
+
+// textColumns returns the metric columns in textOrder, then the others.
+func textColumns() []metrics.Column {
+	cols := metrics.Columns()
+	rank := map[string]int{}
+	for i, n := range textOrder {
+		rank[n] = i
+	}
+	slices.SortStableFunc(cols, func(a, b metrics.Column) int {
+		ra, oka := rank[a.Name]
+		rb, okb := rank[b.Name]
+		switch {
+		case oka && okb:
+			return cmp.Compare(ra, rb)
+		case oka:
+			return -1
+		case okb:
+			return 1
+		}
+		return 0
+	})
+	return cols
+}
+
+// metricsTable puts every metric of the devices side by side, in reading
+// order; rows that are zero on every device are left out.
+func metricsTable(devs []metrics.DeviceSummary, withNames bool) *Table {
+	t := &Table{Title: "every metric (see summarize --help)", Columns: []Column{{Name: "metric", Unit: metrics.Text}}}
+	for _, d := range devs {
 		name := fmt.Sprintf("GPU %d", d.Device)
-		if d.Name != "" && model == "" {
+		if d.Name != "" && withNames {
 			name += " " + d.Name
 		}
-		main.Columns = append(main.Columns, Column{Name: name, Unit: metrics.Count})
+		t.Columns = append(t.Columns, Column{Name: name, Unit: metrics.Count})
 	}
-	for _, c := range metrics.Columns() {
+	for _, c := range textColumns() {
 		if notMeasures[c.Name] {
 			continue
 		}
 		row := []any{c.Label}
 		zero := true
-		for i := range s.Devices {
-			v := c.Value(&s.Devices[i])
+		for i := range devs {
+			v := c.Value(&devs[i])
 			zero = zero && isZero(v)
 			row = append(row, Cell{v, c.Unit})
 		}
 		if zero && !alwaysShown[c.Name] {
 			continue
 		}
-		main.Rows = append(main.Rows, row)
+		t.Rows = append(t.Rows, row)
 	}
-	tables := []*Table{main}
-	for i := range s.Devices {
-		tables = append(tables, deviceTables(&s.Devices[i], len(s.Devices) > 1)...)
+	return t
+}
+
+// topKernelsTable lists a device's kernels by total time; nil without.
+func topKernelsTable(d *metrics.DeviceSummary, many bool, l Layout) *Table {
+	if len(d.TopKernels) == 0 {
+		return nil
 	}
-	return tables
+	suffix := ""
+	if many {
+		suffix = fmt.Sprintf(" (GPU %d)", d.Device)
+	}
+	// The name last, as nsys stats has it: a whole name pads nothing.
+	t := &Table{Title: "top kernels by total time" + suffix, Columns: []Column{
+		{Name: "count", Unit: metrics.Count}, {Name: "total", Unit: metrics.NS},
+		{Name: "mean", Unit: metrics.NS}, {Name: "share", Unit: metrics.Ratio}, {Name: "kernel", Unit: metrics.Text}}}
+	names := shortNames(d.TopKernels, kernelName, l.NameWidth)
+	for i, k := range d.TopKernels {
+		t.Rows = append(t.Rows, []any{k.Count, k.TotalNS, k.MeanNS, k.Share, names[i]})
+	}
+	return t
 }
 
 func deviceTables(d *metrics.DeviceSummary, many bool) []*Table {
@@ -132,16 +288,6 @@ func deviceTables(d *metrics.DeviceSummary, many bool) []*Table {
 			{Name: "bytes", Unit: metrics.Bytes}, {Name: "time", Unit: metrics.NS}, {Name: "bandwidth", Unit: metrics.GBps}}}
 		for _, c := range d.Copies {
 			t.Rows = append(t.Rows, []any{c.Kind, c.Src + " -> " + c.Dst, c.Copies, c.Bytes, c.NS, c.GBps})
-		}
-		out = append(out, t)
-	}
-	if len(d.TopKernels) > 0 {
-		t := &Table{Title: "top kernels by total time" + suffix, Columns: []Column{
-			{Name: "kernel", Unit: metrics.Text}, {Name: "count", Unit: metrics.Count}, {Name: "total", Unit: metrics.NS},
-			{Name: "mean", Unit: metrics.NS}, {Name: "share", Unit: metrics.Ratio}}}
-		names := shortNames(d.TopKernels, kernelName, 80)
-		for i, k := range d.TopKernels {
-			t.Rows = append(t.Rows, []any{names[i], k.Count, k.TotalNS, k.MeanNS, k.Share})
 		}
 		out = append(out, t)
 	}
@@ -536,7 +682,7 @@ func stepStatsTable(steps []metrics.StepStat, suffix string) *Table {
 	}
 	if n := metrics.WarmupSteps(steps); n > 0 {
 		t.Notes = append(t.Notes, fmt.Sprintf("the first %d step(s) took over twice the median step time: warm-up or compilation? "+
-			"measure the steady state with --skip-steps %d", n, n))
+			"--steady leaves them out", n))
 	}
 	return t
 }

@@ -6,6 +6,9 @@ type Window struct {
 	// Steps, when not nil, are the numbers of the ProfilerStep#N the
 	// window was made of (--steps): only those are its steps.
 	Steps []int
+	// Label names the window for people and output columns: "steps 2–4",
+	// "window 100ms:500ms", "range fwd", "steady: steps 3–10".
+	Label string
 }
 
 // Clip returns a copy of t restricted to w: the device records that overlap

@@ -20,8 +20,12 @@ type compareOptions struct {
 	Labels []string
 	Format string
 	Plot   string
-	Out    io.Writer
-	Err    io.Writer
+	// Metrics are the rows shown, by CSV name; nil: the headline
+	// (report.CompareHeadline) in text and Markdown, all in CSV.
+	Metrics []string
+	All     bool
+	Out     io.Writer
+	Err     io.Writer
 }
 
 func newCompareCmd(runF func(context.Context, *compareOptions) error) *cobra.Command {
@@ -50,6 +54,12 @@ the memory available (see summarize --help).` + windowHelp,
 			if err := checkFormat(&opts.Format, "text", "csv", "markdown"); err != nil {
 				return err
 			}
+			if opts.All && opts.Metrics != nil {
+				return usageError{fmt.Errorf("use one of --metrics and --all")}
+			}
+			if err := checkMetrics(opts.Metrics); err != nil {
+				return err
+			}
 			if err := opts.Read.prepare(cmd); err != nil {
 				return err
 			}
@@ -63,9 +73,26 @@ the memory available (see summarize --help).` + windowHelp,
 	f.StringSliceVar(&opts.Labels, "label", nil, "comma-separated run labels, one per file")
 	f.StringVarP(&opts.Format, "format", "f", "text", "output format: text, csv or markdown")
 	f.StringVar(&opts.Plot, "plot", "", "also draw the headline metrics as grouped bars to this .png or .svg file")
+	f.StringSliceVar(&opts.Metrics, "metrics", nil, "the metrics shown, by CSV name, in this order (see summarize --help)")
+	f.BoolVar(&opts.All, "all", false, "show every metric, not the headline ones")
 	opts.Read.addFlags(f)
 	opts.Read.addJobsFlag(f)
 	return cmd
+}
+
+// checkMetrics refuses names that are not metrics, listing those that are.
+func checkMetrics(names []string) error {
+	var known []string
+	ok := map[string]bool{}
+	for _, c := range metrics.Columns() {
+		known, ok[c.Name] = append(known, c.Name), true
+	}
+	for _, n := range names {
+		if !ok[n] {
+			return usageError{fmt.Errorf("--metrics: no metric %q; the metrics are %s", n, strings.Join(known, ", "))}
+		}
+	}
+	return nil
 }
 
 // runLabel shortens a trace path to a label: the file name without the
@@ -160,9 +187,16 @@ func runCompare(ctx context.Context, opts *compareOptions) error {
 	case "csv":
 		return report.WriteCSV(opts.Out, report.CompareRecords(opts.Labels, sums))
 	}
+	rows := opts.Metrics
+	if rows == nil && !opts.All {
+		rows = report.CompareHeadline
+	}
 	var tables []*report.Table
 	for pos := range positions {
-		tables = append(tables, report.CompareTable(opts.Labels, sums, pos))
+		tables = append(tables, report.CompareTable(opts.Labels, sums, pos, rows))
+	}
+	if rows != nil && opts.Metrics == nil {
+		tables = append(tables, &report.Table{Notes: []string{"every metric: --all; these or others: --metrics NAME,…"}})
 	}
 	if opts.Format == "markdown" {
 		return report.WriteMarkdown(opts.Out, tables...)

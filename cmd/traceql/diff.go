@@ -113,7 +113,7 @@ func runDiff(ctx context.Context, opts *diffOptions) error {
 		}
 		return report.WriteCSV(opts.Out, t)
 	case "markdown":
-		return report.WriteMarkdown(opts.Out, report.DiffTables(d, opts.Top)...)
+		return report.WriteMarkdown(opts.Out, report.DiffTables(d, opts.Top, textLayout(opts.Out, false))...)
 	}
-	return report.WriteText(opts.Out, report.DiffTables(d, opts.Top)...)
+	return report.WriteText(opts.Out, report.DiffTables(d, opts.Top, textLayout(opts.Out, false))...)
 }

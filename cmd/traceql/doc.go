@@ -59,6 +59,11 @@
 //	                    ns, us (µs), ms, s; either side may be empty
 //	  --range NAME      from the first start to the last end of the ranges named
 //	                    NAME (record_function annotation, op or NVTX range)
+//	  --steady          the steps after the warm-up: leading steps that each
+//	                    took over twice the median step are left out of each
+//	                    trace (the rule summarize flags them by); all steps when
+//	                    none is; the whole trace, with a warning, without steps
+//	The window measured is named in text titles and in the window column.
 //
 //	Metrics, per device: the CSV and JSON name, the text table's label in
 //	quotes, and the definition (all times integer ns in CSV and JSON):
@@ -219,6 +224,10 @@
 //	  comm_overlap               "comm overlap": share of comm_ns during which a
 //	                             compute kernel also runs: communication hidden
 //	                             under computation; 0 without communication
+//	  window                     the part of the trace measured: whole, or as
+//	                             --steps, --skip-steps, --window, --range or
+//	                             --steady chose it (steps 2–4, window 100ms:500ms,
+//	                             range NAME, steady: steps 3–10)
 //	  bound                      what holds the GPU back, as summarize's note says:
 //	                             none when idle_ns < 10 % of span_ns; else launch
 //	                             when idle_launch_ns ≥ idle_ns / 2 with half of it
@@ -239,6 +248,7 @@
 //	  traceql summarize report.sqlite --format markdown
 //
 //	Flags:
+//	      --all              text: after the headline and top kernels, every metric, copies by kind, steps and idle gaps
 //	  -f, --format string    output format: text, csv, json or markdown (default "text")
 //	  -h, --help             help for summarize
 //	  -j, --jobs int         files read at once (default 0: one per CPU, as memory allows)
@@ -246,6 +256,7 @@
 //	  -q, --quiet            no progress bar on stderr
 //	      --range string     measure only the span of the annotation, op or NVTX range with this name
 //	      --skip-steps int   drop the first N recorded ProfilerStep#N
+//	      --steady           measure only the steps after the warm-up (leading steps over twice the median)
 //	      --steps string     measure only these ProfilerStep#N: 3:, 3:5, :5 or 4
 //	      --strict           treat skipped or malformed events and truncation as errors
 //	      --top int          kernels (and host ops) listed per device (default 10)
@@ -285,6 +296,11 @@
 //	                    ns, us (µs), ms, s; either side may be empty
 //	  --range NAME      from the first start to the last end of the ranges named
 //	                    NAME (record_function annotation, op or NVTX range)
+//	  --steady          the steps after the warm-up: leading steps that each
+//	                    took over twice the median step are left out of each
+//	                    trace (the rule summarize flags them by); all steps when
+//	                    none is; the whole trace, with a warning, without steps
+//	The window measured is named in text titles and in the window column.
 //
 //	Usage:
 //	  traceql diff OLD NEW [flags]
@@ -301,6 +317,7 @@
 //	  -q, --quiet            no progress bar on stderr
 //	      --range string     measure only the span of the annotation, op or NVTX range with this name
 //	      --skip-steps int   drop the first N recorded ProfilerStep#N
+//	      --steady           measure only the steps after the warm-up (leading steps over twice the median)
 //	      --steps string     measure only these ProfilerStep#N: 3:, 3:5, :5 or 4
 //	      --strict           treat skipped or malformed events and truncation as errors
 //	      --top int          kernel rows shown (default 20)
@@ -327,6 +344,11 @@
 //	                    ns, us (µs), ms, s; either side may be empty
 //	  --range NAME      from the first start to the last end of the ranges named
 //	                    NAME (record_function annotation, op or NVTX range)
+//	  --steady          the steps after the warm-up: leading steps that each
+//	                    took over twice the median step are left out of each
+//	                    trace (the rule summarize flags them by); all steps when
+//	                    none is; the whole trace, with a warning, without steps
+//	The window measured is named in text titles and in the window column.
 //
 //	Usage:
 //	  traceql compare FILE FILE... [flags]
@@ -336,17 +358,20 @@
 //	  traceql compare a.json b.json --plot modes.png
 //
 //	Flags:
-//	  -f, --format string    output format: text, csv or markdown (default "text")
-//	  -h, --help             help for compare
-//	  -j, --jobs int         files read at once (default 0: one per CPU, as memory allows)
-//	      --label strings    comma-separated run labels, one per file
-//	      --plot string      also draw the headline metrics as grouped bars to this .png or .svg file
-//	  -q, --quiet            no progress bar on stderr
-//	      --range string     measure only the span of the annotation, op or NVTX range with this name
-//	      --skip-steps int   drop the first N recorded ProfilerStep#N
-//	      --steps string     measure only these ProfilerStep#N: 3:, 3:5, :5 or 4
-//	      --strict           treat skipped or malformed events and truncation as errors
-//	      --window string    measure only START:END after the first GPU activity, e.g. 100ms:500ms
+//	      --all               show every metric, not the headline ones
+//	  -f, --format string     output format: text, csv or markdown (default "text")
+//	  -h, --help              help for compare
+//	  -j, --jobs int          files read at once (default 0: one per CPU, as memory allows)
+//	      --label strings     comma-separated run labels, one per file
+//	      --metrics strings   the metrics shown, by CSV name, in this order (see summarize --help)
+//	      --plot string       also draw the headline metrics as grouped bars to this .png or .svg file
+//	  -q, --quiet             no progress bar on stderr
+//	      --range string      measure only the span of the annotation, op or NVTX range with this name
+//	      --skip-steps int    drop the first N recorded ProfilerStep#N
+//	      --steady            measure only the steps after the warm-up (leading steps over twice the median)
+//	      --steps string      measure only these ProfilerStep#N: 3:, 3:5, :5 or 4
+//	      --strict            treat skipped or malformed events and truncation as errors
+//	      --window string     measure only START:END after the first GPU activity, e.g. 100ms:500ms
 //
 //	# traceql plot
 //
@@ -371,6 +396,11 @@
 //	                    ns, us (µs), ms, s; either side may be empty
 //	  --range NAME      from the first start to the last end of the ranges named
 //	                    NAME (record_function annotation, op or NVTX range)
+//	  --steady          the steps after the warm-up: leading steps that each
+//	                    took over twice the median step are left out of each
+//	                    trace (the rule summarize flags them by); all steps when
+//	                    none is; the whole trace, with a warning, without steps
+//	The window measured is named in text titles and in the window column.
 //
 //	Usage:
 //	  traceql plot FILE... -o OUT.png|OUT.svg [flags]
@@ -388,6 +418,7 @@
 //	  -q, --quiet            no progress bar on stderr
 //	      --range string     measure only the span of the annotation, op or NVTX range with this name
 //	      --skip-steps int   drop the first N recorded ProfilerStep#N
+//	      --steady           measure only the steps after the warm-up (leading steps over twice the median)
 //	      --steps string     measure only these ProfilerStep#N: 3:, 3:5, :5 or 4
 //	      --strict           treat skipped or malformed events and truncation as errors
 //	      --top int          kernels drawn by --kind top (default 15)
@@ -426,6 +457,11 @@
 //	                    ns, us (µs), ms, s; either side may be empty
 //	  --range NAME      from the first start to the last end of the ranges named
 //	                    NAME (record_function annotation, op or NVTX range)
+//	  --steady          the steps after the warm-up: leading steps that each
+//	                    took over twice the median step are left out of each
+//	                    trace (the rule summarize flags them by); all steps when
+//	                    none is; the whole trace, with a warning, without steps
+//	The window measured is named in text titles and in the window column.
 //
 //	Usage:
 //	  traceql export FILE|DIR... [flags]
@@ -442,6 +478,7 @@
 //	  -q, --quiet            no progress bar on stderr
 //	      --range string     measure only the span of the annotation, op or NVTX range with this name
 //	      --skip-steps int   drop the first N recorded ProfilerStep#N
+//	      --steady           measure only the steps after the warm-up (leading steps over twice the median)
 //	      --steps string     measure only these ProfilerStep#N: 3:, 3:5, :5 or 4
 //	      --strict           treat skipped or malformed events and truncation as errors
 //	  -t, --table string     table: summary, kernels, kernel-stats, steps, gaps, memcpy (default "summary")
@@ -470,6 +507,11 @@
 //	                    ns, us (µs), ms, s; either side may be empty
 //	  --range NAME      from the first start to the last end of the ranges named
 //	                    NAME (record_function annotation, op or NVTX range)
+//	  --steady          the steps after the warm-up: leading steps that each
+//	                    took over twice the median step are left out of each
+//	                    trace (the rule summarize flags them by); all steps when
+//	                    none is; the whole trace, with a warning, without steps
+//	The window measured is named in text titles and in the window column.
 //
 //	Usage:
 //	  traceql pprof FILE -o gpu.pb.gz [flags]
@@ -480,6 +522,7 @@
 //	  -q, --quiet            no progress bar on stderr
 //	      --range string     measure only the span of the annotation, op or NVTX range with this name
 //	      --skip-steps int   drop the first N recorded ProfilerStep#N
+//	      --steady           measure only the steps after the warm-up (leading steps over twice the median)
 //	      --steps string     measure only these ProfilerStep#N: 3:, 3:5, :5 or 4
 //	      --strict           treat skipped or malformed events and truncation as errors
 //	      --window string    measure only START:END after the first GPU activity, e.g. 100ms:500ms

@@ -48,6 +48,8 @@ func TestSummarizeGolden(t *testing.T) {
 		{"real.text", realPair, nil},
 		{"real.csv", realPair, []string{"--format", "csv"}},
 		{"cpu_only.text", func(t *testing.T) []string { return []string{filepath.Join(realTraces(t), "hta/cpu_only")} }, nil},
+		{"sample.all.text", func(*testing.T) []string { return []string{sample} }, []string{"--all"}},
+		{"sample.steps.csv", func(*testing.T) []string { return []string{sample} }, []string{"--steps", "3:", "-f", "csv"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -291,6 +293,10 @@ func TestDiffCompareGolden(t *testing.T) {
 		}},
 		{"diff_hta.csv", func(d string) []string {
 			return []string{"diff", d + "/hta/trace_diff/control/control.json.gz", d + "/hta/trace_diff/test/test.json.gz", "--format", "csv"}
+		}},
+		{"compare_resnet_metrics.md", func(d string) []string {
+			return []string{"compare", d + "/kineto/resnet50_v100_workers0.pt.trace.json.gz", d + "/kineto/resnet50_v100_workers4.pt.trace.json.gz",
+				"--label", "workers0,workers4", "--metrics", "span_ns,idle_launch_ns,launch_mean_ns,queue_delay_median_ns", "-f", "markdown"}
 		}},
 		{"compare_resnet", func(d string) []string {
 			return []string{"compare", d + "/kineto/resnet50_v100_workers0.pt.trace.json.gz", d + "/kineto/resnet50_v100_workers4.pt.trace.json.gz",
@@ -693,4 +699,65 @@ func writeTrace(t *testing.T, name, text string) string {
 		t.Fatal(err)
 	}
 	return path
+}
+
+// TestSteady: a generated run whose first two steps compile, and the same
+// run recorded from its third step on, compare at ×1 on every metric with
+// --steady, which leaves the warm-up out; without it, compare says which
+// run starts with warm-up, and summarize names the window in every format.
+func TestSteady(t *testing.T) {
+	dir := t.TempDir()
+	var buf bytes.Buffer
+	gen, err := synth.WriteIdle(&buf, synth.IdleConfig{Seed: 5, Launches: 300, Steps: 6, WarmupSteps: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	warm, cold := filepath.Join(dir, "warm.json"), filepath.Join(dir, "cold.json")
+	if err := os.WriteFile(warm, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	buf.Reset()
+	if err := gen.From(3).Write(&buf); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(cold, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+
+	out, errOut, code := traceql("compare", warm, cold, "--steady", "-f", "csv")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	recs, err := csv.NewReader(strings.NewReader(out)).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	checked := 0
+	for _, r := range recs[1:] { // label,file,device,metric,value,ratio_to_first
+		if r[0] == "cold" && r[5] != "" {
+			checked++
+			if r[5] != "1" {
+				t.Errorf("%s: ratio %s with --steady, want 1", r[3], r[5])
+			}
+		}
+	}
+	if checked < 20 {
+		t.Errorf("%d ratios checked, want every nonzero metric", checked)
+	}
+	out, _, _ = traceql("compare", warm, cold, "--metrics", "span_ns")
+	if !strings.Contains(out, "warm: the first 2 steps took over twice the median step time (warm-up or compilation?): --steady leaves them out") ||
+		strings.Contains(out, "cold: the first") {
+		t.Errorf("compare without --steady does not flag the warm-up of warm alone:\n%s", out)
+	}
+	for format, want := range map[string]string{
+		"text":     "measured: steady: steps 3–6 (warm-up steps 1–2 left out)",
+		"csv":      ",steady: steps 3–6 (warm-up steps 1–2 left out),",
+		"json":     `"window":"steady: steps 3–6 (warm-up steps 1–2 left out)"`,
+		"markdown": "measured: steady: steps 3–6 (warm-up steps 1–2 left out)",
+	} {
+		out, errOut, code := traceql("summarize", warm, "--steady", "-f", format)
+		if code != 0 || !strings.Contains(strings.ReplaceAll(out, `": "`, `":"`), want) {
+			t.Errorf("summarize -f %s --steady: exit %d, %s; want %q in:\n%s", format, code, errOut, want, out)
+		}
+	}
 }

@@ -10,6 +10,9 @@ import (
 	"strings"
 
 	"github.com/mattn/go-isatty"
+	"golang.org/x/term"
+
+	"github.com/traceql/traceql/report"
 )
 
 // stdout is the -o path that means standard output, as it does for curl
@@ -23,6 +26,20 @@ func binaryToTerminal(w io.Writer, what string) error {
 		return usageError{fmt.Errorf("%s is binary: give -o FILE or redirect the output", what)}
 	}
 	return nil
+}
+
+// textLayout fits text tables to w: on a terminal, names are cut to what
+// its width leaves after a kernel table's other columns; anywhere else
+// (a file, a pipe) they are whole.
+func textLayout(w io.Writer, all bool) report.Layout {
+	l := report.Layout{All: all}
+	if f, ok := w.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+		if width, _, err := term.GetSize(int(f.Fd())); err == nil {
+			// count, total, mean and share take about 40 columns.
+			l.NameWidth = max(width-42, 24)
+		}
+	}
+	return l
 }
 
 // checkOutput refuses an output path that is a directory or one of the

@@ -6,6 +6,7 @@ import (
 	"io"
 	"math"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -28,6 +29,7 @@ type readOptions struct {
 	SkipSteps int
 	Window    string // "100ms:500ms", relative to the first GPU activity
 	Range     string // an annotation, op or NVTX range name
+	Steady    bool   // leave out the leading steps that look like warm-up (metrics.WarmupWindows)
 	Jobs      int    // files read at once (readEach); 0: one per CPU
 
 	memory     int64     // what the files read at once may take (readEach); 0: memoryBudget()
@@ -57,6 +59,11 @@ or those inside the window):
                     ns, us (µs), ms, s; either side may be empty
   --range NAME      from the first start to the last end of the ranges named
                     NAME (record_function annotation, op or NVTX range)
+  --steady          the steps after the warm-up: leading steps that each
+                    took over twice the median step are left out of each
+                    trace (the rule summarize flags them by); all steps when
+                    none is; the whole trace, with a warning, without steps
+The window measured is named in text titles and in the window column.
 `
 
 func (w *readOptions) addFlags(f *pflag.FlagSet) {
@@ -66,6 +73,7 @@ func (w *readOptions) addFlags(f *pflag.FlagSet) {
 	f.IntVar(&w.SkipSteps, "skip-steps", 0, "drop the first N recorded ProfilerStep#N")
 	f.StringVar(&w.Window, "window", "", "measure only START:END after the first GPU activity, e.g. 100ms:500ms")
 	f.StringVar(&w.Range, "range", "", "measure only the span of the annotation, op or NVTX range with this name")
+	f.BoolVar(&w.Steady, "steady", false, "measure only the steps after the warm-up (leading steps over twice the median)")
 }
 
 // addJobsFlag adds --jobs, for commands that read many files (readEach).
@@ -83,13 +91,13 @@ func (w *readOptions) prepare(cmd *cobra.Command) error {
 // check validates the flags alone, before any trace is read.
 func (w *readOptions) check() error {
 	n := 0
-	for _, set := range []bool{w.Steps != "" || w.SkipSteps > 0, w.Window != "", w.Range != ""} {
+	for _, set := range []bool{w.Steps != "" || w.SkipSteps > 0, w.Window != "", w.Range != "", w.Steady} {
 		if set {
 			n++
 		}
 	}
 	if n > 1 {
-		return usageError{fmt.Errorf("use one of --steps/--skip-steps, --window and --range")}
+		return usageError{fmt.Errorf("use one of --steps/--skip-steps, --window, --range and --steady")}
 	}
 	if w.SkipSteps < 0 {
 		return usageError{fmt.Errorf("--skip-steps %d: want 0 or more", w.SkipSteps)}
@@ -107,7 +115,7 @@ func (w *readOptions) check() error {
 }
 
 func (w *readOptions) active() bool {
-	return w.Steps != "" || w.SkipSteps > 0 || w.Window != "" || w.Range != ""
+	return w.Steps != "" || w.SkipSteps > 0 || w.Window != "" || w.Range != "" || w.Steady
 }
 
 // apply clips t to the selected window.
@@ -122,7 +130,21 @@ func (w *readOptions) apply(t *trace.Trace) (*trace.Trace, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s: --range: %w", t.Source, err)
 		}
-		win = trace.Window{Start: r.Start, End: r.End}
+		win = trace.Window{Start: r.Start, End: r.End, Label: "range " + w.Range}
+	case w.Steady:
+		all := metrics.Steps(t)
+		if len(all) == 0 {
+			c := *t
+			c.Warnings = append(slices.Clip(t.Warnings), "--steady: no ProfilerStep#N (profile with a schedule and call prof.step()): "+
+				"the whole trace is measured")
+			return &c, nil
+		}
+		n := metrics.WarmupWindows(all)
+		win = stepsWindow(all[n:])
+		win.Label = "steady: " + win.Label
+		if n > 0 {
+			win.Label += fmt.Sprintf(" (warm-up %s left out)", stepRange(all[:n]))
+		}
 	case w.Window != "":
 		origin, last, ok := gpuSpan(t)
 		if !ok {
@@ -136,7 +158,7 @@ func (w *readOptions) apply(t *trace.Trace) (*trace.Trace, error) {
 		// Times are within ±trace.MaxTime: so are the bounds, which then
 		// cannot wrap around.
 		a, b = min(a, trace.MaxTime), min(b, trace.MaxTime)
-		win = trace.Window{Start: origin + a, End: origin + b}
+		win = trace.Window{Start: origin + a, End: origin + b, Label: "window " + w.Window}
 		if b < 0 {
 			win.End = 1<<63 - 1
 		}
@@ -157,13 +179,29 @@ func (w *readOptions) apply(t *trace.Trace) (*trace.Trace, error) {
 			}
 			return nil, fmt.Errorf("%s: %s selects none of steps %d..%d", t.Source, strings.Join(flags, " "), all[0].Number, all[len(all)-1].Number)
 		}
-		win = trace.Window{Start: sel[0].Start, End: sel[0].End}
-		for _, s := range sel {
-			win.Start, win.End = min(win.Start, s.Start), max(win.End, s.End)
-			win.Steps = append(win.Steps, s.Number)
-		}
+		win = stepsWindow(sel)
 	}
 	return t.Clip(win), nil
+}
+
+// stepsWindow is the window of the steps sel, labelled with their numbers.
+func stepsWindow(sel []metrics.Step) trace.Window {
+	win := trace.Window{Start: sel[0].Start, End: sel[0].End, Label: stepRange(sel)}
+	for _, s := range sel {
+		win.Start, win.End = min(win.Start, s.Start), max(win.End, s.End)
+		win.Steps = append(win.Steps, s.Number)
+	}
+	return win
+}
+
+// stepRange names steps: "step 3", or "steps 2–9" from the first to the
+// last number.
+func stepRange(steps []metrics.Step) string {
+	a, b := steps[0].Number, steps[len(steps)-1].Number
+	if a == b {
+		return fmt.Sprintf("step %d", a)
+	}
+	return fmt.Sprintf("steps %d–%d", a, b)
 }
 
 // gpuSpan returns the earliest start and the latest end of GPU work.

@@ -18,6 +18,7 @@ type summarizeOptions struct {
 	Format   string
 	Top      int
 	Overview bool
+	All      bool // every metric, copies, steps and gaps after the headline
 	Out      io.Writer
 	Err      io.Writer
 }
@@ -74,6 +75,7 @@ ready for pandas.read_csv; --format json has the same names.` + windowHelp + "\n
 	f.StringVarP(&opts.Format, "format", "f", "text", "output format: text, csv, json or markdown")
 	f.IntVar(&opts.Top, "top", 10, "kernels (and host ops) listed per device")
 	f.BoolVar(&opts.Overview, "overview", false, "print only the overview of several traces, not each trace's tables")
+	f.BoolVar(&opts.All, "all", false, "text: after the headline and top kernels, every metric, copies by kind, steps and idle gaps")
 	opts.Read.addFlags(f)
 	opts.Read.addJobsFlag(f)
 	return cmd
@@ -127,7 +129,7 @@ func writeSummaries(opts *summarizeOptions, sums []metrics.Summary) error {
 		o := report.OverviewTable(sums)
 		if !opts.Overview || o == nil {
 			for _, s := range sums {
-				tables = append(tables, report.SummaryTables(s)...)
+				tables = append(tables, report.SummaryTables(s, textLayout(opts.Out, opts.All))...)
 			}
 		}
 		if o != nil {

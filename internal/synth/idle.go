@@ -28,6 +28,9 @@ type IdleConfig struct {
 	// at the start of its work, as on a ROCm trace whose copies do not
 	// span their steps.
 	TinyStepCopies bool
+	// WarmupSteps is how many leading steps also run a 2 ms kernel, as
+	// torch.compile's first steps run autotuning and compilation.
+	WarmupSteps int
 }
 
 // An IdleTrace is what WriteIdle wrote. Times are ns.
@@ -138,6 +141,12 @@ func WriteIdle(w io.Writer, cfg IdleConfig) (IdleTrace, error) {
 		if cfg.Steps > 0 && i%perStep == 0 {
 			host += 50 // a step begins
 			tr.Steps = append(tr.Steps, IdleStep{Number: len(tr.Steps) + 1, Start: host})
+			if len(tr.Steps) <= cfg.WarmupSteps {
+				tr.Calls = append(tr.Calls, IdleCall{Name: "cudaLaunchKernel", Start: host, End: host + 5, Corr: corr})
+				kernel(7, max(host+10, drained()), 2_000_000, corr)
+				corr++
+				host = drained()
+			}
 		}
 		// The host thinks a little, or is busy elsewhere for long.
 		if r.IntN(8) == 0 {
@@ -233,6 +242,48 @@ func cmpInt64(a, b int64) int {
 	}
 	return 0
 }
+
+// From returns the part of tr from step n on: its steps, the calls made
+// from that step's start, the kernels they launched and the kernels and
+// sync records from then on that no call launched. It is what the same run
+// would have recorded had the profiler started at step n.
+func (tr IdleTrace) From(n int) IdleTrace {
+	var start int64
+	for _, s := range tr.Steps {
+		if s.Number == n {
+			start = s.Start
+		}
+	}
+	var out IdleTrace
+	called := map[int64]bool{}
+	kept := map[int64]bool{}
+	for _, c := range tr.Calls {
+		called[c.Corr] = true
+		if c.Start >= start {
+			out.Calls = append(out.Calls, c)
+			kept[c.Corr] = true
+		}
+	}
+	for _, k := range tr.Kernels {
+		if kept[k.Corr] || !called[k.Corr] && k.Start >= start {
+			out.Kernels = append(out.Kernels, k)
+		}
+	}
+	for _, s := range tr.Syncs {
+		if s.Start >= start {
+			out.Syncs = append(out.Syncs, s)
+		}
+	}
+	for _, s := range tr.Steps {
+		if s.Number >= n {
+			out.Steps = append(out.Steps, s)
+		}
+	}
+	return out
+}
+
+// Write writes tr as WriteIdle does.
+func (tr IdleTrace) Write(w io.Writer) error { return writeIdle(w, tr) }
 
 // writeIdle writes tr as a Kineto trace, times as µs with a 3-digit ns
 // fraction.
