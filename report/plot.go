@@ -40,6 +40,7 @@ type Line struct {
 	Label  string
 	Points []metrics.Point
 	Origin int64
+	Run    int // lines of one run (its devices) have one Run, and one Origin
 }
 
 // Bars holds the headline metrics of several runs, for PlotCompare.
@@ -60,7 +61,9 @@ type BarMetric struct {
 // baseline is 1; a bar whose baseline is 0 is drawn as 0), and its label
 // is the absolute value. The y axis turns logarithmic when the ratios span
 // more than a factor of 10.
-func PlotCompare(w io.Writer, format string, b Bars, title string) error {
+//
+// size is the image's width and height in inches; zero: 8 × 5.
+func PlotCompare(w io.Writer, format string, b Bars, title string, size [2]float64) error {
 	if len(b.Runs) == 0 || len(b.Metrics) == 0 {
 		return errors.New("nothing to plot: no runs or no metrics")
 	}
@@ -72,18 +75,35 @@ func PlotCompare(w io.Writer, format string, b Bars, title string) error {
 			return fmt.Errorf("nothing to compare with: %s, the first run, has no GPU activity", b.Runs[0])
 		}
 	}
-	const (
-		width, height = 8 * vg.Inch, 5 * vg.Inch
-		group         = 0.9 // share of a metric's slot taken by its bars
-	)
+	const group = 0.9 // share of a metric's slot taken by its bars
+	width, height := 8*vg.Inch, 5*vg.Inch
+	if size[0] > 0 && size[1] > 0 {
+		width, height = vg.Length(size[0])*vg.Inch, vg.Length(size[1])*vg.Inch
+	}
 	nm, nr := len(b.Metrics), len(b.Runs)
 	p := newPlot()
 	lo, hi := 1.0, 1.0
 	bars := &barPlot{width: group / float64(nr) * 0.94, label: styled(p.X.Tick.Label, 8, text.XCenter, text.YBottom)}
+	var rebased []string // metrics whose first run is 0: drawn as ratios to another run
+	names := make([]string, nm)
 	for i, m := range b.Metrics {
+		names[i] = m.Name
+		// A metric the first run has none of is drawn against the first
+		// run that has some, and says so.
+		base := m.Values[0]
+		for _, v := range m.Values {
+			if base == 0 && v != 0 && !math.IsNaN(v) {
+				base = v
+			}
+		}
+		if base != m.Values[0] {
+			k := slices.Index(m.Values, base)
+			names[i] += "*"
+			rebased = append(rebased, fmt.Sprintf("%s: %s has none; bars are ratios to %s", m.Name, b.Runs[0], b.Runs[k]))
+		}
 		for j, v := range m.Values {
 			r := 0.0
-			if base := m.Values[0]; base != 0 && !math.IsNaN(v/base) && !math.IsInf(v/base, 0) {
+			if base != 0 && !math.IsNaN(v/base) && !math.IsInf(v/base, 0) {
 				r = v / base
 			}
 			if r > 0 {
@@ -133,23 +153,23 @@ func PlotCompare(w io.Writer, format string, b Bars, title string) error {
 	p.X.Tick.Length = 0
 	// Metric names wrap at spaces to fit their slot; if some still do not
 	// fit, or take more than two lines, they are slanted instead.
-	var names plot.ConstantTicks
+	var ticks plot.ConstantTicks
 	slant := false
-	for i, m := range b.Metrics {
-		name := wrapLabel(p.X.Tick.Label, m.Name, slot*0.95)
+	for i := range b.Metrics {
+		name := wrapLabel(p.X.Tick.Label, names[i], slot*0.95)
 		if p.X.Tick.Label.Width(name) > slot*0.95 || strings.Count(name, "\n") > 1 {
 			slant = true
 		}
-		names = append(names, plot.Tick{Value: float64(i), Label: name})
+		ticks = append(ticks, plot.Tick{Value: float64(i), Label: name})
 	}
 	if slant {
-		for i, m := range b.Metrics {
-			names[i].Label = m.Name
+		for i := range b.Metrics {
+			ticks[i].Label = names[i]
 		}
 		p.X.Tick.Label.Rotation = math.Pi / 4
 		p.X.Tick.Label.XAlign, p.X.Tick.Label.YAlign = text.XRight, text.YTop
 	}
-	p.X.Tick.Marker = names
+	p.X.Tick.Marker = ticks
 
 	// The dashed line at 1 goes over the bars and under their labels.
 	labels := *bars
@@ -159,26 +179,35 @@ func PlotCompare(w io.Writer, format string, b Bars, title string) error {
 	for j, r := range b.Runs {
 		leg = append(leg, legendEntry{label: r, fill: runColor(j)})
 	}
+	for _, n := range rebased {
+		leg = append(leg, legendEntry{label: "* " + n})
+	}
 	return renderFigure(w, format, figure{title: title, p: p, legend: leg, w: width, h: height})
 }
 
 // PlotKernelHist draws a histogram of kernel durations (ns) with 40
-// log-spaced bins, one outlined, translucent histogram per series. The y
-// axis turns logarithmic when the series' peaks differ by more than a
-// factor of 10.
-func PlotKernelHist(w io.Writer, format string, s []Series, title string) error {
-	return plotHist(w, format, s, title, "kernel duration", "kernels", "kernel durations")
+// log-spaced bins, one outlined, translucent histogram per series. By
+// time, each bin holds the kernel time of its kernels, so that where the
+// time goes shows (27,500 kernels of 20 µs weigh 550 ms); else it counts
+// them. The y axis turns logarithmic when the series' peaks differ by more
+// than a factor of 10.
+func PlotKernelHist(w io.Writer, format string, s []Series, title string, byTime bool) error {
+	return plotHist(w, format, s, title, "kernel duration", "kernels", "kernel time", "zero-length kernels", byTime)
 }
 
 // PlotGapHist draws a histogram of idle-gap lengths (ns), like
-// PlotKernelHist.
-func PlotGapHist(w io.Writer, format string, s []Series, title string) error {
-	return plotHist(w, format, s, title, "idle gap length", "gaps", "idle gaps")
+// PlotKernelHist: by time, each bin holds the idle time of its gaps, so
+// that 445 ms of idle in 11 long gaps is not a sliver beside 3,000 short
+// ones.
+func PlotGapHist(w io.Writer, format string, s []Series, title string, byTime bool) error {
+	return plotHist(w, format, s, title, "idle gap length", "gaps", "idle time", "zero-length gaps", byTime)
 }
 
 // plotHist draws PlotKernelHist and PlotGapHist: xlabel names the axis,
-// noun the things counted ("kernels"), what the values in errors.
-func plotHist(w io.Writer, format string, s []Series, title, xlabel, noun, what string) error {
+// noun the things counted ("kernels"), timeNoun what their time is
+// ("kernel time"), zeros those a log axis cannot place.
+func plotHist(w io.Writer, format string, s []Series, title, xlabel, noun, timeNoun, zerosNoun string, byTime bool) error {
+	what := noun
 	const nbins = 40
 	n, lo, hi := 0, int64(math.MaxInt64), int64(0)
 	for _, se := range s {
@@ -219,7 +248,11 @@ func plotHist(w io.Writer, format string, s []Series, title, xlabel, noun, what 
 				zeros[i]++
 				continue
 			}
-			c[min(max(int((math.Log10(float64(v))-llo)/step), 0), nbins-1)]++
+			weight := 1.0
+			if byTime {
+				weight = float64(v)
+			}
+			c[min(max(int((math.Log10(float64(v))-llo)/step), 0), nbins-1)] += weight
 		}
 		counts[i] = c
 		if peak := slices.Max(c); peak > 0 {
@@ -236,6 +269,13 @@ func plotHist(w io.Writer, format string, s []Series, title, xlabel, noun, what 
 	p.X.Min, p.X.Max = edges[0], edges[nbins]
 	p.X.Padding = 0
 	p.Y.Label.Text = noun
+	linear, logT := plot.TickerFunc(countTicks), plot.TickerFunc(countLogTicks)
+	floor := 0.5 // below one of a count
+	if byTime {
+		p.Y.Label.Text = timeNoun + " per bin"
+		linear, logT = plot.TickerFunc(nsTicks), plot.TickerFunc(nsLogTicks)
+		floor = peakLo / 1e3
+	}
 	base := 0.0
 	if peakHi/peakLo > 10 {
 		for _, c := range counts {
@@ -243,12 +283,12 @@ func plotHist(w io.Writer, format string, s []Series, title, xlabel, noun, what 
 				c[k] = logOrInf(c[k])
 			}
 		}
-		p.Y.Tick.Marker = plot.TickerFunc(countLogTicks)
+		p.Y.Tick.Marker = logT
 		p.Y.Label.Text += " (log scale)"
-		base = math.Log10(0.5)
+		base = math.Log10(floor)
 		p.Y.Min, p.Y.Max = base, math.Log10(peakHi*2)
 	} else {
-		p.Y.Tick.Marker = plot.TickerFunc(countTicks)
+		p.Y.Tick.Marker = linear
 		p.Y.Min, p.Y.Max = 0, peakHi*1.08
 	}
 
@@ -261,8 +301,15 @@ func plotHist(w io.Writer, format string, s []Series, title, xlabel, noun, what 
 		fills = append(fills, &stepHist{edges: edges, counts: counts[i], base: base, fill: fill})
 		lines = append(lines, &stepHist{edges: edges, counts: counts[i], base: base, line: line})
 		label := fmt.Sprintf("%s (%s", se.Label, plural(len(se.Values), noun))
+		if byTime {
+			var sum int64
+			for _, v := range se.Values {
+				sum += v
+			}
+			label += ", " + Format(sum, metrics.NS)
+		}
 		if zeros[i] > 0 {
-			label += fmt.Sprintf(", %s of 0 ns not drawn", thousands(int64(zeros[i])))
+			label += fmt.Sprintf(", %s not drawn", plural(zeros[i], zerosNoun))
 		}
 		leg = append(leg, legendEntry{
 			label: label + ")",
@@ -296,6 +343,27 @@ func PlotTimeline(w io.Writer, format string, lines []Line, title string) error 
 		unit, perNS = "µs", 1e3
 	}
 	p.X.Label.Text = "time since first GPU activity (" + unit + ")"
+	// Runs of very different lengths on one axis leave the short ones a
+	// sliver: each is then drawn on the share of its own span.
+	// The lines of one run (its devices) share its span.
+	runSpan := map[int]float64{}
+	for _, l := range lines {
+		if n := len(l.Points); n > 0 {
+			runSpan[l.Run] = max(runSpan[l.Run], float64(l.Points[n-1].EndNS-l.Origin))
+		}
+	}
+	shortest := math.Inf(1)
+	for _, sp := range runSpan {
+		shortest = min(shortest, sp)
+	}
+	spans := make([]float64, len(lines))
+	for i, l := range lines {
+		spans[i] = runSpan[l.Run]
+	}
+	share := len(runSpan) > 1 && shortest > 0 && float64(longest) > 2*shortest
+	if share {
+		p.X.Label.Text = "share of each run's span (%)"
+	}
 	p.Y.Label.Text = "GPU utilization (%)"
 	p.Y.Min, p.Y.Max = 0, 100
 	p.Y.Tick.Marker = plot.TickerFunc(percentTicks)
@@ -307,13 +375,19 @@ func PlotTimeline(w io.Writer, format string, lines []Line, title string) error 
 		if len(l.Points) == 0 {
 			continue
 		}
+		x := func(ns int64) float64 { return float64(ns-l.Origin) / perNS }
+		label := l.Label
+		if share {
+			x = func(ns int64) float64 { return 100 * float64(ns-l.Origin) / spans[i] }
+			label += " (span " + Format(int64(spans[i]), metrics.NS) + ")"
+		}
 		xys := make(plotter.XYs, 0, len(l.Points)+1)
 		for _, pt := range l.Points {
-			xys = append(xys, plotter.XY{X: float64(pt.StartNS-l.Origin) / perNS, Y: 100 * pt.Util})
+			xys = append(xys, plotter.XY{X: x(pt.StartNS), Y: 100 * pt.Util})
 		}
 		// The last bin's end closes the step line.
 		end := l.Points[len(l.Points)-1]
-		last := plotter.XY{X: float64(end.EndNS-l.Origin) / perNS, Y: 100 * end.Util}
+		last := plotter.XY{X: x(end.EndNS), Y: 100 * end.Util}
 		xys = append(xys, last)
 		style := runLine(i, vg.Points(1.25))
 		p.Add(&plotter.Line{XYs: xys, LineStyle: style, StepStyle: plotter.PostStep})
@@ -322,7 +396,7 @@ func PlotTimeline(w io.Writer, format string, lines []Line, title string) error 
 			p.Add(sc)
 		}
 		p.X.Max = max(p.X.Max, last.X)
-		leg = append(leg, legendEntry{label: l.Label, line: runLine(i, vg.Points(2))})
+		leg = append(leg, legendEntry{label: label, line: runLine(i, vg.Points(2))})
 	}
 	if len(leg) == 0 {
 		return errors.New("nothing to plot: no utilization points")
@@ -332,6 +406,80 @@ func PlotTimeline(w io.Writer, format string, lines []Line, title string) error 
 	}
 	p.Y.Min, p.Y.Max = 0, 100
 	return renderFigure(w, format, figure{title: title, p: p, legend: leg, w: 10 * vg.Inch, h: 4 * vg.Inch})
+}
+
+// A StepRun is the step times of one run or device, for PlotSteps.
+type StepRun struct {
+	Label  string
+	Steps  []metrics.StepStat
+	Warmup int // leading steps that look like warm-up (metrics.WarmupSteps)
+}
+
+// PlotSteps draws each run's step time per step, a line with a dot a
+// step; the warm-up steps (see metrics.WarmupSteps) are hollow rings on a
+// dotted line, so warm-up and steady state show apart. The y axis is log
+// when step times differ by more than a factor of 20.
+func PlotSteps(w io.Writer, format string, runs []StepRun, title string) error {
+	lo, hi := math.Inf(1), 0.0
+	for _, r := range runs {
+		for _, st := range r.Steps {
+			if d := float64(st.DurNS()); d > 0 {
+				lo, hi = min(lo, d), max(hi, d)
+			}
+		}
+	}
+	if hi == 0 {
+		return errors.New("nothing to plot: no ProfilerStep#N with a duration (profile with a schedule and call prof.step())")
+	}
+	p := newPlot()
+	p.X.Label.Text = "step (ProfilerStep#N)"
+	p.Y.Label.Text = "step time"
+	p.X.Tick.Marker = plot.TickerFunc(plainTicks)
+	y := func(ns int64) float64 { return float64(ns) }
+	logY := hi/lo > 20
+	if logY {
+		y = func(ns int64) float64 { return logOrInf(float64(ns)) }
+		p.Y.Tick.Marker = plot.TickerFunc(nsLogTicks)
+		p.Y.Label.Text += " (log scale)"
+		p.Y.Min, p.Y.Max = math.Log10(lo/1.5), math.Log10(hi*1.5)
+	} else {
+		p.Y.Tick.Marker = plot.TickerFunc(nsTicks)
+		p.Y.Min, p.Y.Max = 0, hi*1.1
+	}
+	p.Add(lightGrid(true, true))
+	var leg []legendEntry
+	warm := false
+	for i, r := range runs {
+		if len(r.Steps) == 0 {
+			continue
+		}
+		xys := make(plotter.XYs, len(r.Steps))
+		for k, st := range r.Steps {
+			xys[k] = plotter.XY{X: float64(st.Number), Y: y(st.DurNS())}
+		}
+		style := runLine(i, vg.Points(1.5))
+		n := min(r.Warmup, len(xys))
+		if n > 0 {
+			warm = true
+			dotted := style
+			dotted.Dashes = []vg.Length{vg.Points(2), vg.Points(2)}
+			p.Add(&plotter.Line{XYs: xys[:min(n+1, len(xys))], LineStyle: dotted},
+				&plotter.Scatter{XYs: xys[:n], GlyphStyle: draw.GlyphStyle{Color: style.Color, Radius: vg.Points(3.5), Shape: draw.RingGlyph{}}})
+		}
+		if rest := xys[n:]; len(rest) > 0 {
+			p.Add(&plotter.Line{XYs: rest, LineStyle: style},
+				&plotter.Scatter{XYs: rest, GlyphStyle: draw.GlyphStyle{Color: style.Color, Radius: vg.Points(2.5), Shape: draw.CircleGlyph{}}})
+		}
+		label := fmt.Sprintf("%s (%s", r.Label, plural(len(r.Steps), "steps"))
+		if n > 0 {
+			label += fmt.Sprintf(", %d warm-up", n)
+		}
+		leg = append(leg, legendEntry{label: label + ")", line: runLine(i, vg.Points(2))})
+	}
+	if warm {
+		leg = append(leg, legendEntry{label: "○ warm-up: a leading step over twice the median step (--steady leaves it out)"})
+	}
+	return renderFigure(w, format, figure{title: title, p: p, legend: leg, w: 9 * vg.Inch, h: 4.5 * vg.Inch})
 }
 
 // PlotTopKernels draws the kernels' total times as horizontal bars,
@@ -858,12 +1006,12 @@ func trimZeros(s string) string {
 }
 
 // headline are the metrics HeadlineBars draws.
-var headline = []string{"kernels", "kernel_mean_ns", "idle_ns", "gpu_util", "span_ns", "h2d_gbps"}
+var headline = []string{"kernels", "kernel_mean_ns", "step_median_ns", "idle_ns", "gpu_util", "span_ns", "h2d_gbps"}
 
-// HeadlineBars gathers the headline metrics (kernels, mean kernel, idle,
-// utilization, span, H2D bandwidth) of each run's first active device for
-// PlotCompare.
-func HeadlineBars(labels []string, sums []metrics.Summary) Bars {
+// HeadlineBars gathers the headline metrics (kernels, mean kernel, median
+// step, idle, utilization, span, H2D bandwidth) of device pos of each run
+// (in ID order, as compare pairs them) for PlotCompare.
+func HeadlineBars(labels []string, sums []metrics.Summary, pos int) Bars {
 	b := Bars{Runs: labels}
 	for _, c := range metrics.Columns() {
 		if !slices.Contains(headline, c.Name) {
@@ -872,8 +1020,8 @@ func HeadlineBars(labels []string, sums []metrics.Summary) Bars {
 		m := BarMetric{Name: c.Label, Unit: c.Unit}
 		for _, s := range sums {
 			v := math.NaN() // no GPU activity: nothing measured
-			if len(s.Devices) > 0 {
-				v = toFloat(c.Value(&s.Devices[0]))
+			if pos < len(s.Devices) {
+				v = toFloat(c.Value(&s.Devices[pos]))
 			}
 			m.Values = append(m.Values, v)
 		}

@@ -105,6 +105,24 @@ func plotKernelStats() []metrics.KernelStat {
 	return out
 }
 
+// plotStepRuns are the step times of an eager run and of a compiled run
+// whose first two steps compile.
+func plotStepRuns() []StepRun {
+	mk := func(durs ...int64) []metrics.StepStat {
+		var out []metrics.StepStat
+		start := int64(0)
+		for i, d := range durs {
+			out = append(out, metrics.StepStat{Step: metrics.Step{Number: i + 1, Start: start, End: start + d}})
+			start += d
+		}
+		return out
+	}
+	eager := mk(66e6, 65e6, 67e6, 66e6, 65e6, 66e6, 64e6, 66e6)
+	compiled := mk(9.2e9, 1.4e9, 43e6, 42e6, 42e6, 44e6, 42e6, 43e6)
+	return []StepRun{{Label: "eager", Steps: eager, Warmup: metrics.WarmupSteps(eager)},
+		{Label: "reduce-overhead", Steps: compiled, Warmup: metrics.WarmupSteps(compiled)}}
+}
+
 // plotCase is one plot kind drawn from realistic data.
 type plotCase struct {
 	kind   string
@@ -115,19 +133,36 @@ type plotCase struct {
 func plotCases() []plotCase {
 	return []plotCase{
 		{"compare", 768, 480, func(w io.Writer, f string) error {
-			return PlotCompare(w, f, plotCompareBars(), "resnet50 training step: torch.compile modes")
+			return PlotCompare(w, f, plotCompareBars(), "resnet50 training step: torch.compile modes", [2]float64{})
+		}},
+		{"compare_zero_base_10x6", 960, 576, func(w io.Writer, f string) error {
+			b := plotCompareBars()
+			b.Metrics = append(b.Metrics, BarMetric{"graph launches", metrics.Count, []float64{0, 387, 387}})
+			return PlotCompare(w, f, b, "eager has no graph launches", [2]float64{10, 6})
 		}},
 		{"kernel_hist", 768, 480, func(w io.Writer, f string) error {
-			return PlotKernelHist(w, f, plotKernelSeries(), "kernel durations")
+			return PlotKernelHist(w, f, plotKernelSeries(), "kernel time by kernel duration", true)
+		}},
+		{"kernel_hist_count", 768, 480, func(w io.Writer, f string) error {
+			return PlotKernelHist(w, f, plotKernelSeries(), "kernels by duration", false)
 		}},
 		{"gap_hist", 768, 480, func(w io.Writer, f string) error {
-			return PlotGapHist(w, f, plotGapSeries(), "idle gaps between GPU activity")
+			return PlotGapHist(w, f, plotGapSeries(), "idle time by gap length", true)
+		}},
+		{"timeline_share", 960, 384, func(w io.Writer, f string) error {
+			return PlotTimeline(w, f, []Line{
+				{plotRuns[0], utilPoints(7, 150, 14.5e9, 0.80, 0.08), 5e9, 0},
+				{plotRuns[1], utilPoints(8, 150, 160e6, 0.995, 0.01), 5e9, 1},
+			}, "GPU utilization, runs of 14.5 s and 160 ms")
+		}},
+		{"steps", 864, 432, func(w io.Writer, f string) error {
+			return PlotSteps(w, f, plotStepRuns(), "step time per step")
 		}},
 		{"timeline", 960, 384, func(w io.Writer, f string) error {
 			return PlotTimeline(w, f, []Line{
-				{plotRuns[0], utilPoints(7, 150, 659e6, 0.80, 0.08), 5e9},
-				{plotRuns[1], utilPoints(8, 150, 424e6, 0.995, 0.01), 5e9},
-				{plotRuns[2], utilPoints(9, 150, 430e6, 0.99, 0.015), 5e9},
+				{plotRuns[0], utilPoints(7, 150, 659e6, 0.80, 0.08), 5e9, 0},
+				{plotRuns[1], utilPoints(8, 150, 424e6, 0.995, 0.01), 5e9, 1},
+				{plotRuns[2], utilPoints(9, 150, 430e6, 0.99, 0.015), 5e9, 2},
 			}, "GPU utilization, device 0")
 		}},
 		{"top_kernels", 960, 96 * (5 + 10) / 4, func(w io.Writer, f string) error {
@@ -235,7 +270,7 @@ func TestPlotTimelineUnit(t *testing.T) {
 	}
 	for _, tt := range tests {
 		var buf bytes.Buffer
-		if err := PlotTimeline(&buf, "svg", []Line{{"run", utilPoints(7, 100, tt.span, 0.8, 0.05), 5e9}}, "t"); err != nil {
+		if err := PlotTimeline(&buf, "svg", []Line{{"run", utilPoints(7, 100, tt.span, 0.8, 0.05), 5e9, 0}}, "t"); err != nil {
 			t.Fatal(err)
 		}
 		svg := buf.String()
@@ -255,7 +290,7 @@ func TestPlotTimelineOrigin(t *testing.T) {
 		return []metrics.Point{{StartNS: start, EndNS: start + 1e6, Util: 1}}
 	}
 	var buf bytes.Buffer
-	lines := []Line{{"GPU 0", pts(0), 0}, {"GPU 1", pts(5e6), 0}}
+	lines := []Line{{"GPU 0", pts(0), 0, 0}, {"GPU 1", pts(5e6), 0, 0}}
 	if err := PlotTimeline(&buf, "svg", lines, "t"); err != nil {
 		t.Fatal(err)
 	}
@@ -271,24 +306,25 @@ func TestPlotErrors(t *testing.T) {
 		render func(w io.Writer) error
 		want   string
 	}{
-		{"compare no runs", func(w io.Writer) error { return PlotCompare(w, "png", Bars{}, "t") }, "nothing to plot"},
-		{"compare no metrics", func(w io.Writer) error { return PlotCompare(w, "png", Bars{Runs: plotRuns}, "t") }, "nothing to plot"},
+		{"compare no runs", func(w io.Writer) error { return PlotCompare(w, "png", Bars{}, "t", [2]float64{}) }, "nothing to plot"},
+		{"compare no metrics", func(w io.Writer) error { return PlotCompare(w, "png", Bars{Runs: plotRuns}, "t", [2]float64{}) }, "nothing to plot"},
 		{"compare short values", func(w io.Writer) error {
-			return PlotCompare(w, "png", Bars{Runs: plotRuns, Metrics: []BarMetric{{"kernels", metrics.Count, []float64{1}}}}, "t")
+			return PlotCompare(w, "png", Bars{Runs: plotRuns, Metrics: []BarMetric{{"kernels", metrics.Count, []float64{1}}}}, "t", [2]float64{})
 		}, `metric "kernels" has 1 values for 3 runs`},
 		{"compare baseline without GPU", func(w io.Writer) error {
-			b := HeadlineBars([]string{"cpu", "gpu"}, []metrics.Summary{{}, {Devices: []metrics.DeviceSummary{{Kernels: 3}}}})
-			return PlotCompare(w, "png", b, "t")
+			b := HeadlineBars([]string{"cpu", "gpu"}, []metrics.Summary{{}, {Devices: []metrics.DeviceSummary{{Kernels: 3}}}}, 0)
+			return PlotCompare(w, "png", b, "t", [2]float64{})
 		}, "nothing to compare with: cpu, the first run, has no GPU activity"},
-		{"kernel hist nil", func(w io.Writer) error { return PlotKernelHist(w, "png", nil, "t") }, "nothing to plot"},
+		{"kernel hist nil", func(w io.Writer) error { return PlotKernelHist(w, "png", nil, "t", true) }, "nothing to plot"},
+		{"steps none", func(w io.Writer) error { return PlotSteps(w, "png", []StepRun{{Label: "a"}}, "t") }, "no ProfilerStep#N"},
 		{"kernel hist empty series", func(w io.Writer) error {
-			return PlotKernelHist(w, "png", []Series{{Label: "a"}, {Label: "b"}}, "t")
+			return PlotKernelHist(w, "png", []Series{{Label: "a"}, {Label: "b"}}, "t", false)
 		}, "nothing to plot"},
-		{"gap hist nil", func(w io.Writer) error { return PlotGapHist(w, "svg", nil, "t") }, "nothing to plot"},
+		{"gap hist nil", func(w io.Writer) error { return PlotGapHist(w, "svg", nil, "t", true) }, "nothing to plot"},
 		{"timeline nil", func(w io.Writer) error { return PlotTimeline(w, "png", nil, "t") }, "nothing to plot"},
 		{"timeline no points", func(w io.Writer) error { return PlotTimeline(w, "png", []Line{{Label: "a"}}, "t") }, "nothing to plot"},
 		{"top kernels nil", func(w io.Writer) error { return PlotTopKernels(w, "png", nil, "t") }, "nothing to plot"},
-		{"bad format", func(w io.Writer) error { return PlotKernelHist(w, "jpg", plotKernelSeries(), "t") }, `unsupported image format "jpg"`},
+		{"bad format", func(w io.Writer) error { return PlotKernelHist(w, "jpg", plotKernelSeries(), "t", true) }, `unsupported image format "jpg"`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -315,33 +351,33 @@ func TestPlotEdgeCases(t *testing.T) {
 				{"idle", metrics.NS, []float64{0, 3e6}},
 				{"copies", metrics.Count, []float64{0, 0}},
 				{"util", metrics.Ratio, []float64{0.5, math.NaN()}},
-			}}, "t")
+			}}, "t", [2]float64{})
 		}},
 		{"compare linear", func(w io.Writer) error {
 			b := plotCompareBars()
 			b.Metrics = append(b.Metrics[3:], BarMetric{"H2D bandwidth", metrics.GBps, []float64{11.2, 12.5, 12.1}})
-			return PlotCompare(w, "png", b, "t")
+			return PlotCompare(w, "png", b, "t", [2]float64{})
 		}},
 		{"compare one run", func(w io.Writer) error {
-			return PlotCompare(w, "svg", Bars{Runs: []string{"a"}, Metrics: []BarMetric{{"kernels", metrics.Count, []float64{5}}}}, "")
+			return PlotCompare(w, "svg", Bars{Runs: []string{"a"}, Metrics: []BarMetric{{"kernels", metrics.Count, []float64{5}}}}, "", [2]float64{})
 		}},
 		{"compare many metrics", func(w io.Writer) error {
 			b := plotCompareBars()
 			b.Metrics = append(b.Metrics, b.Metrics...)
 			b.Metrics = append(b.Metrics, b.Metrics...)
-			return PlotCompare(w, "png", b, "t")
+			return PlotCompare(w, "png", b, "t", [2]float64{})
 		}},
 		{"hist all zero", func(w io.Writer) error {
-			return PlotKernelHist(w, "png", []Series{{"a", []int64{0, 0}}}, "t")
+			return PlotKernelHist(w, "png", []Series{{"a", []int64{0, 0}}}, "t", true)
 		}},
 		{"hist one value", func(w io.Writer) error {
-			return PlotKernelHist(w, "png", []Series{{"a", []int64{1500}}, {"b", nil}}, "t")
+			return PlotKernelHist(w, "png", []Series{{"a", []int64{1500}}, {"b", nil}}, "t", true)
 		}},
 		{"hist narrow range", func(w io.Writer) error {
-			return PlotGapHist(w, "svg", []Series{{"a", []int64{21e3, 30e3, 49e3}}}, "t")
+			return PlotGapHist(w, "svg", []Series{{"a", []int64{21e3, 30e3, 49e3}}}, "t", true)
 		}},
 		{"timeline one point", func(w io.Writer) error {
-			return PlotTimeline(w, "png", []Line{{"a", []metrics.Point{{StartNS: 7, EndNS: 7, Util: 1}}, 7}, {"b", nil, 0}}, "t")
+			return PlotTimeline(w, "png", []Line{{"a", []metrics.Point{{StartNS: 7, EndNS: 7, Util: 1}}, 7, 0}, {"b", nil, 0, 1}}, "t")
 		}},
 		{"top kernels zero time", func(w io.Writer) error {
 			return PlotTopKernels(w, "png", []metrics.KernelStat{{Name: "k", Count: 1}}, "t")
@@ -351,7 +387,7 @@ func TestPlotEdgeCases(t *testing.T) {
 			for i := range 14 {
 				s = append(s, Series{strings.Repeat("run", i+1), lognormalNS(uint64(i), 50, 1e4*float64(i+1), 0.5)})
 			}
-			return PlotKernelHist(w, "png", s, "t")
+			return PlotKernelHist(w, "png", s, "t", true)
 		}},
 	}
 	for _, tt := range tests {
@@ -377,10 +413,10 @@ func TestPlotEdgeCases(t *testing.T) {
 // counts them instead of the lowest bar taking them in.
 func TestPlotHistZeros(t *testing.T) {
 	var buf bytes.Buffer
-	if err := PlotKernelHist(&buf, "svg", []Series{{"run", []int64{0, 0, 1000, 2000}}}, "t"); err != nil {
+	if err := PlotKernelHist(&buf, "svg", []Series{{"run", []int64{0, 0, 1000, 2000}}}, "t", true); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(buf.String(), "run (4 kernels, 2 of 0 ns not drawn)") {
+	if !strings.Contains(buf.String(), "run (4 kernels, 3 µs, 2 zero-length kernels not drawn)") {
 		t.Errorf("legend does not count the 0-ns kernels")
 	}
 }

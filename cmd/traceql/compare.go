@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -22,10 +23,11 @@ type compareOptions struct {
 	Plot   string
 	// Metrics are the rows shown, by CSV name; nil: the headline
 	// (report.CompareHeadline) in text and Markdown, all in CSV.
-	Metrics []string
-	All     bool
-	Out     io.Writer
-	Err     io.Writer
+	Metrics  []string
+	All      bool
+	PlotSize string // WxH in inches
+	Out      io.Writer
+	Err      io.Writer
 }
 
 func newCompareCmd(runF func(context.Context, *compareOptions) error) *cobra.Command {
@@ -75,9 +77,51 @@ the memory available (see summarize --help).` + windowHelp,
 	f.StringVar(&opts.Plot, "plot", "", "also draw the headline metrics as grouped bars to this .png or .svg file")
 	f.StringSliceVar(&opts.Metrics, "metrics", nil, "the metrics shown, by CSV name, in this order (see summarize --help)")
 	f.BoolVar(&opts.All, "all", false, "show every metric, not the headline ones")
+	f.StringVar(&opts.PlotSize, "plot-size", "", "--plot image size WxH in inches (default 8x5)")
 	opts.Read.addFlags(f)
 	opts.Read.addJobsFlag(f)
 	return cmd
+}
+
+// writeComparePlots draws the headline metrics of each device pair, the
+// first to opts.Plot and the others beside it (modes.png, modes.gpu1.png),
+// each titled with the GPUs it pairs.
+func writeComparePlots(opts *compareOptions, sums []metrics.Summary, positions int) error {
+	size, err := parseSize(opts.PlotSize)
+	if err != nil {
+		return err
+	}
+	ext := filepath.Ext(opts.Plot)
+	for pos := range positions {
+		path, title := opts.Plot, "headline metrics, ratio to "+opts.Labels[0]
+		if positions > 1 {
+			if pos > 0 {
+				path = strings.TrimSuffix(opts.Plot, ext) + fmt.Sprintf(".gpu%d", pos) + ext
+			}
+			title += fmt.Sprintf(" (device pair %d of %d: each run's GPU #%d)", pos+1, positions, pos)
+			complain(opts.Err, fmt.Sprintf("plot of device pair %d: %s", pos+1, path))
+		}
+		if err := writePlotFile(path, func(w io.Writer, format string) error {
+			return report.PlotCompare(w, format, report.HeadlineBars(opts.Labels, sums, pos), title, size)
+		}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// parseSize reads --plot-size WxH in inches ("10x6"); "" is the default.
+func parseSize(s string) ([2]float64, error) {
+	if s == "" {
+		return [2]float64{}, nil
+	}
+	a, b, ok := strings.Cut(s, "x")
+	w, err1 := strconv.ParseFloat(a, 64)
+	h, err2 := strconv.ParseFloat(b, 64)
+	if !ok || err1 != nil || err2 != nil || w < 3 || h < 2 || w > 40 || h > 40 {
+		return [2]float64{}, usageError{fmt.Errorf("--plot-size %q: want WxH in inches, 3x2 to 40x40, e.g. 10x6", s)}
+	}
+	return [2]float64{w, h}, nil
 }
 
 // checkMetrics refuses names that are not metrics, listing those that are.
@@ -177,9 +221,7 @@ func runCompare(ctx context.Context, opts *compareOptions) error {
 		return fmt.Errorf("none of the traces has GPU activity")
 	}
 	if opts.Plot != "" {
-		if err := writePlotFile(opts.Plot, func(w io.Writer, format string) error {
-			return report.PlotCompare(w, format, report.HeadlineBars(opts.Labels, sums), "headline metrics, ratio to "+opts.Labels[0])
-		}); err != nil {
+		if err := writeComparePlots(opts, sums, positions); err != nil {
 			return err
 		}
 	}

@@ -358,20 +358,21 @@
 //	  traceql compare a.json b.json --plot modes.png
 //
 //	Flags:
-//	      --all               show every metric, not the headline ones
-//	  -f, --format string     output format: text, csv or markdown (default "text")
-//	  -h, --help              help for compare
-//	  -j, --jobs int          files read at once (default 0: one per CPU, as memory allows)
-//	      --label strings     comma-separated run labels, one per file
-//	      --metrics strings   the metrics shown, by CSV name, in this order (see summarize --help)
-//	      --plot string       also draw the headline metrics as grouped bars to this .png or .svg file
-//	  -q, --quiet             no progress bar on stderr
-//	      --range string      measure only the span of the annotation, op or NVTX range with this name
-//	      --skip-steps int    drop the first N recorded ProfilerStep#N
-//	      --steady            measure only the steps after the warm-up (leading steps over twice the median)
-//	      --steps string      measure only these ProfilerStep#N: 3:, 3:5, :5 or 4
-//	      --strict            treat skipped or malformed events and truncation as errors
-//	      --window string     measure only START:END after the first GPU activity, e.g. 100ms:500ms
+//	      --all                show every metric, not the headline ones
+//	  -f, --format string      output format: text, csv or markdown (default "text")
+//	  -h, --help               help for compare
+//	  -j, --jobs int           files read at once (default 0: one per CPU, as memory allows)
+//	      --label strings      comma-separated run labels, one per file
+//	      --metrics strings    the metrics shown, by CSV name, in this order (see summarize --help)
+//	      --plot string        also draw the headline metrics as grouped bars to this .png or .svg file
+//	      --plot-size string   --plot image size WxH in inches (default 8x5)
+//	  -q, --quiet              no progress bar on stderr
+//	      --range string       measure only the span of the annotation, op or NVTX range with this name
+//	      --skip-steps int     drop the first N recorded ProfilerStep#N
+//	      --steady             measure only the steps after the warm-up (leading steps over twice the median)
+//	      --steps string       measure only these ProfilerStep#N: 3:, 3:5, :5 or 4
+//	      --strict             treat skipped or malformed events and truncation as errors
+//	      --window string      measure only START:END after the first GPU activity, e.g. 100ms:500ms
 //
 //	# traceql plot
 //
@@ -381,8 +382,16 @@
 //	  --kind gaps      idle-gap length histogram, runs overlaid
 //	  --kind timeline  GPU utilization over time in --bins bins (at most 2000, two a
 //	                   pixel of the plot's width), one line per run and device
-//	  --kind top       the --top kernels by total time as horizontal bars (first run; its
+//	  --kind top       the --top kernels by total time as horizontal bars, of one run (its
 //	                   first GPU, named in the title, when it has several)
+//	  --kind steps     step time per ProfilerStep#N, one line per run and device, the
+//	                   warm-up steps (over twice the median, which --steady leaves out)
+//	                   drawn as rings: warm-up against the steady state
+//
+//	The histograms weigh each bin by time (--weight time: the kernel or idle time
+//	of its kernels or gaps, so that where the time goes shows) or count them
+//	(--weight count). A timeline of runs whose lengths differ over 2× is drawn
+//	on each run's share of its span, so that all show whole.
 //
 //	Windows (GPU activity is clipped to the window; the launch calls of its
 //	kernels count wherever they were made, and the steps are those selected,
@@ -412,7 +421,7 @@
 //	Flags:
 //	      --bins int         time bins of --kind timeline (default 100)
 //	  -h, --help             help for plot
-//	  -k, --kind string      kernels, gaps, timeline or top (default "kernels")
+//	  -k, --kind string      kernels, gaps, timeline, top or steps (default "kernels")
 //	      --label strings    comma-separated run labels, one per file
 //	  -o, --output string    output file, .png or .svg
 //	  -q, --quiet            no progress bar on stderr
@@ -422,6 +431,7 @@
 //	      --steps string     measure only these ProfilerStep#N: 3:, 3:5, :5 or 4
 //	      --strict           treat skipped or malformed events and truncation as errors
 //	      --top int          kernels drawn by --kind top (default 15)
+//	      --weight string    histogram bins by time or count (default "time")
 //	      --window string    measure only START:END after the first GPU activity, e.g. 100ms:500ms
 //
 //	# traceql export

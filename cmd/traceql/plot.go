@@ -21,6 +21,7 @@ type plotOptions struct {
 	Output string
 	Bins   int
 	Top    int
+	Weight string // time or count
 }
 
 // maxTimelineBins is the most bins --kind timeline draws.
@@ -37,17 +38,31 @@ func newPlotCmd(runF func(context.Context, *plotOptions) error) *cobra.Command {
   --kind gaps      idle-gap length histogram, runs overlaid
   --kind timeline  GPU utilization over time in --bins bins (at most ` + strconv.Itoa(maxTimelineBins) + `, two a
                    pixel of the plot's width), one line per run and device
-  --kind top       the --top kernels by total time as horizontal bars (first run; its
-                   first GPU, named in the title, when it has several)` + windowHelp,
+  --kind top       the --top kernels by total time as horizontal bars, of one run (its
+                   first GPU, named in the title, when it has several)
+  --kind steps     step time per ProfilerStep#N, one line per run and device, the
+                   warm-up steps (over twice the median, which --steady leaves out)
+                   drawn as rings: warm-up against the steady state
+
+The histograms weigh each bin by time (--weight time: the kernel or idle time
+of its kernels or gaps, so that where the time goes shows) or count them
+(--weight count). A timeline of runs whose lengths differ over 2× is drawn
+on each run's share of its span, so that all show whole.` + windowHelp,
 		Example: `  traceql plot default.json reduce.json --kind kernels -o kernels.png
   traceql plot run.json --kind timeline --bins 200 -o util.svg`,
 		Args: minArgs(1, "FILE"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Files = args
 			switch opts.Kind {
-			case "kernels", "gaps", "timeline", "top":
+			case "kernels", "gaps", "timeline", "top", "steps":
 			default:
-				return usageError{fmt.Errorf("--kind %q: want kernels, gaps, timeline or top", opts.Kind)}
+				return usageError{fmt.Errorf("--kind %q: want kernels, gaps, timeline, top or steps", opts.Kind)}
+			}
+			if opts.Weight != "time" && opts.Weight != "count" {
+				return usageError{fmt.Errorf("--weight %q: want time or count", opts.Weight)}
+			}
+			if opts.Kind == "top" && len(args) > 1 {
+				return usageError{fmt.Errorf("--kind top draws one run's kernels; for %d runs, plot each, or compare them with diff", len(args))}
 			}
 			if err := cmp.Or(positive("top", opts.Top), positive("bins", opts.Bins)); err != nil {
 				return err
@@ -73,7 +88,8 @@ func newPlotCmd(runF func(context.Context, *plotOptions) error) *cobra.Command {
 		},
 	}
 	f := cmd.Flags()
-	f.StringVarP(&opts.Kind, "kind", "k", "kernels", "kernels, gaps, timeline or top")
+	f.StringVarP(&opts.Kind, "kind", "k", "kernels", "kernels, gaps, timeline, top or steps")
+	f.StringVar(&opts.Weight, "weight", "time", "histogram bins by time or count")
 	f.StringVarP(&opts.Output, "output", "o", "", "output file, .png or .svg")
 	f.StringSliceVar(&opts.Labels, "label", nil, "comma-separated run labels, one per file")
 	f.IntVar(&opts.Bins, "bins", 100, "time bins of --kind timeline")
@@ -91,6 +107,7 @@ func runPlot(ctx context.Context, opts *plotOptions) error {
 	var lines []report.Line
 	var top []metrics.KernelStat
 	var topLabel string
+	var steps []report.StepRun
 	labels := opts.Labels
 	if len(labels) == 0 {
 		labels = runLabels(opts.Files)
@@ -121,12 +138,15 @@ func runPlot(ctx context.Context, opts *plotOptions) error {
 				}
 				series = append(series, report.Series{Label: l, Values: lens})
 			case "timeline":
-				lines = append(lines, report.Line{Label: l, Points: metrics.Timeline(v, dev, opts.Bins)})
+				lines = append(lines, report.Line{Label: l, Points: metrics.Timeline(v, dev, opts.Bins), Run: i})
 			case "top":
 				if top == nil {
 					top = metrics.KernelStats(v, dev, nil)
 					top, topLabel = top[:min(len(top), opts.Top)], l
 				}
+			case "steps":
+				st := metrics.StepStats(v, dev)
+				steps = append(steps, report.StepRun{Label: l, Steps: st, Warmup: metrics.WarmupSteps(st)})
 			}
 		}
 		// One time origin for the run's devices: its first GPU activity.
@@ -143,11 +163,15 @@ func runPlot(ctx context.Context, opts *plotOptions) error {
 	return writePlotFile(opts.Output, func(w io.Writer, format string) error {
 		switch opts.Kind {
 		case "kernels":
-			return report.PlotKernelHist(w, format, series, "kernel durations")
+			title := map[string]string{"time": "kernel time by kernel duration", "count": "kernels by duration"}[opts.Weight]
+			return report.PlotKernelHist(w, format, series, title, opts.Weight == "time")
 		case "gaps":
-			return report.PlotGapHist(w, format, series, "idle gaps between GPU activity")
+			title := map[string]string{"time": "idle time by gap length", "count": "idle gaps by length"}[opts.Weight]
+			return report.PlotGapHist(w, format, series, title, opts.Weight == "time")
 		case "timeline":
 			return report.PlotTimeline(w, format, lines, "GPU utilization over time")
+		case "steps":
+			return report.PlotSteps(w, format, steps, "step time per step")
 		}
 		return report.PlotTopKernels(w, format, top, "top kernels by total time: "+topLabel)
 	})
