@@ -157,15 +157,27 @@ func kernelDiffTable(ks []metrics.KernelDelta, top int, l Layout) *Table {
 			gone++
 		}
 	}
-	// The other columns take about 80 of the terminal's.
-	names := shortNames(ks[:min(top, len(ks))], func(k metrics.KernelDelta) string { return k.Name }, max(l.NameWidth-40, 0))
+	// On a terminal the numbers take about 80 columns: under 120, the
+	// counts give way to the names (mean and total tell them), which are
+	// cut to what is left.
+	width := l.NameWidth - 40
+	narrow := l.NameWidth > 0 && l.NameWidth+42 < 120
+	if narrow {
+		t.Columns = t.Columns[2:]
+		width = max(l.NameWidth-18, 12)
+	}
+	names := shortNames(ks[:min(top, len(ks))], func(k metrics.KernelDelta) string { return StyleName(k.Name, l.Names) }, max(width, 0))
 	for i, k := range ks {
 		if i == top {
 			t.Notes = append(t.Notes, fmt.Sprintf("%d more kernels (--top to show more)", len(ks)-top))
 			break
 		}
-		t.Rows = append(t.Rows, []any{k.Old.Count, k.New.Count, k.Old.TotalNS, k.New.TotalNS,
-			Signed(float64(k.DeltaNS), metrics.NS), k.Old.MeanNS, k.New.MeanNS, k.Status(), names[i]})
+		row := []any{k.Old.Count, k.New.Count, k.Old.TotalNS, k.New.TotalNS,
+			Signed(float64(k.DeltaNS), metrics.NS), k.Old.MeanNS, k.New.MeanNS, k.Status(), names[i]}
+		if narrow {
+			row = row[2:]
+		}
+		t.Rows = append(t.Rows, row)
 	}
 	t.Notes = append(t.Notes, fmt.Sprintf("%d kernel names in both runs, %d only in new, %d only in old", len(ks)-newN-gone, newN, gone))
 	return t

@@ -3,6 +3,8 @@ package report
 import (
 	"strings"
 
+	"github.com/ianlancetaylor/demangle"
+
 	"github.com/traceql/traceql/metrics"
 )
 
@@ -101,3 +103,74 @@ func blankControls(s string) string {
 }
 
 func kernelName(k metrics.KernelStat) string { return k.Name }
+
+// The name styles of --names.
+const (
+	NamesFull   = "full"   // as the trace gives it
+	NamesShort  = "short"  // demangled, templates, arguments and namespaces folded
+	NamesFamily = "family" // metrics.Family: the base name, across instantiations
+)
+
+// StyleName writes a kernel name in a --names style. Short demangles an
+// Itanium-mangled name (_Z…, as Triton and some libraries leave them),
+// drops a leading "void ", folds every template argument list and the
+// parameter list to <…> and (…), and keeps the last part of a qualified
+// name: void at::native::vectorized_elementwise_kernel<4, at::native::
+// FillFunctor<float>, …>(int, …) is vectorized_elementwise_kernel<…>(…).
+func StyleName(name, style string) string {
+	switch style {
+	case NamesShort:
+		return shortName(demangled(name))
+	case NamesFamily:
+		return metrics.Family(demangled(name))
+	}
+	return name
+}
+
+// demangled is name demangled when it is an Itanium-mangled C++ name.
+func demangled(name string) string {
+	if !strings.HasPrefix(name, "_Z") {
+		return name
+	}
+	if d, err := demangle.ToString(name); err == nil {
+		return d
+	}
+	return name
+}
+
+// shortName folds what is inside <> and () at the outer level, and the
+// namespaces and classes that qualify the name.
+func shortName(name string) string {
+	s := strings.TrimPrefix(name, "void ")
+	var b strings.Builder
+	depth := 0
+	for _, r := range s {
+		switch r {
+		case '<', '(':
+			if depth == 0 {
+				b.WriteRune(r)
+				b.WriteString("…")
+			}
+			depth++
+			continue
+		case '>', ')':
+			if depth > 0 {
+				depth--
+				if depth == 0 {
+					b.WriteRune(r)
+				}
+				continue
+			}
+		}
+		if depth == 0 {
+			b.WriteRune(r)
+		}
+	}
+	out := b.String()
+	// The qualifiers: up to the last "::" outside the folds, which are
+	// gone by now ("(anonymous namespace)::" folded to "(…)::").
+	if i := strings.LastIndex(out, "::"); i >= 0 {
+		out = out[i+2:]
+	}
+	return strings.TrimSpace(out)
+}

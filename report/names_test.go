@@ -92,3 +92,28 @@ func TestShortNamesApart(t *testing.T) {
 		}
 	}
 }
+
+func TestStyleName(t *testing.T) {
+	for _, c := range []struct{ name, short, family string }{
+		{"void at::native::vectorized_elementwise_kernel<4, at::native::FillFunctor<float>, at::detail::Array<char*, 1> >(int, at::native::FillFunctor<float>, at::detail::Array<char*, 1>)",
+			"vectorized_elementwise_kernel<…>(…)", "at::native::vectorized_elementwise_kernel"},
+		{"void at::native::(anonymous namespace)::cunn_SoftMaxForward<4, float, float, float, at::native::(anonymous namespace)::SoftMaxForwardEpilogue>(float*, float const*, int)",
+			"cunn_SoftMaxForward<…>(…)", "at::native::(anonymous namespace)::cunn_SoftMaxForward"},
+		{"triton_poi_fused_add_0", "triton_poi_fused_add_0", "triton_poi_fused_add"},
+		{"sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x256x64", "sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x256x64", "sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x256x64"},
+		// Itanium-mangled, as some libraries' kernels are recorded.
+		{"_ZN2at6native29vectorized_elementwise_kernelILi4ENS0_11FillFunctorIfEEEEviT0_",
+			"vectorized_elementwise_kernel<…>(…)", "at::native::vectorized_elementwise_kernel"},
+		{"_Zbroken", "_Zbroken", "_Zbroken"},
+	} {
+		if got := StyleName(c.name, NamesShort); got != c.short {
+			t.Errorf("short %q = %q, want %q", c.name, got, c.short)
+		}
+		if got := StyleName(c.name, NamesFamily); got != c.family {
+			t.Errorf("family %q = %q, want %q", c.name, got, c.family)
+		}
+		if got := StyleName(c.name, NamesFull); got != c.name {
+			t.Errorf("full %q = %q", c.name, got)
+		}
+	}
+}

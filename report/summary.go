@@ -55,6 +55,9 @@ type Layout struct {
 	// All lists, after each device's headline and top kernels, every
 	// metric, the copies by kind, the steps and the idle gaps.
 	All bool
+	// Names is the style kernel names are written in (StyleName); "" is
+	// NamesFull.
+	Names string
 }
 
 // SummaryTables lays out one trace's summary for people, the answer first:
@@ -269,7 +272,7 @@ func topKernelsTable(d *metrics.DeviceSummary, many bool, l Layout) *Table {
 	t := &Table{Title: "top kernels by total time" + suffix, Columns: []Column{
 		{Name: "count", Unit: metrics.Count}, {Name: "total", Unit: metrics.NS},
 		{Name: "mean", Unit: metrics.NS}, {Name: "share", Unit: metrics.Ratio}, {Name: "kernel", Unit: metrics.Text}}}
-	names := shortNames(d.TopKernels, kernelName, l.NameWidth)
+	names := shortNames(d.TopKernels, func(k metrics.KernelStat) string { return StyleName(k.Name, l.Names) }, l.NameWidth)
 	for i, k := range d.TopKernels {
 		t.Rows = append(t.Rows, []any{k.Count, k.TotalNS, k.MeanNS, k.Share, names[i]})
 	}

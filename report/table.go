@@ -99,7 +99,7 @@ func WriteText(w io.Writer, tables ...*Table) error {
 
 // noteWidth is how many columns a line of a note fills at most, unless
 // its table or one word is wider.
-const noteWidth = 100
+const noteWidth = 80
 
 // writeNotes writes notes indented, each wrapped at width columns with its
 // further lines indented more, so that where one note ends shows.

@@ -13,6 +13,7 @@ import (
 )
 
 type diffOptions struct {
+	Names    string // kernel name style: full, short or family
 	Read     readOptions
 	Old, New string
 	Group    string
@@ -66,6 +67,9 @@ out; export --table kernel-stats gives each run's kernels.` + windowHelp,
 			if err := positive("top", opts.Top); err != nil {
 				return err
 			}
+			if err := checkNames(opts.Names); err != nil {
+				return err
+			}
 			if err := opts.Read.prepare(cmd); err != nil {
 				return err
 			}
@@ -79,6 +83,7 @@ out; export --table kernel-stats gives each run's kernels.` + windowHelp,
 	f.StringVar(&opts.Group, "group", "name", "match kernels by exact name or by family")
 	f.StringVarP(&opts.Format, "format", "f", "text", "output format: text, csv or markdown")
 	f.IntVar(&opts.Top, "top", 20, "kernel rows shown")
+	namesFlag(f, &opts.Names)
 	opts.Read.addFlags(f)
 	return cmd
 }
@@ -113,7 +118,7 @@ func runDiff(ctx context.Context, opts *diffOptions) error {
 		}
 		return report.WriteCSV(opts.Out, t)
 	case "markdown":
-		return report.WriteMarkdown(opts.Out, report.DiffTables(d, opts.Top, textLayout(opts.Out, false))...)
+		return report.WriteMarkdown(opts.Out, report.DiffTables(d, opts.Top, textLayout(opts.Out, false, opts.Names))...)
 	}
-	return report.WriteText(opts.Out, report.DiffTables(d, opts.Top, textLayout(opts.Out, false))...)
+	return report.WriteText(opts.Out, report.DiffTables(d, opts.Top, textLayout(opts.Out, false, opts.Names))...)
 }

@@ -252,6 +252,7 @@
 //	  -f, --format string    output format: text, csv, json or markdown (default "text")
 //	  -h, --help             help for summarize
 //	  -j, --jobs int         files read at once (default 0: one per CPU, as memory allows)
+//	      --names string     kernel names: full (as recorded), short (demangled; templates, arguments and namespaces folded) or family (base name across instantiations) (default "full")
 //	      --overview         print only the overview of several traces, not each trace's tables
 //	  -q, --quiet            no progress bar on stderr
 //	      --range string     measure only the span of the annotation, op or NVTX range with this name
@@ -314,6 +315,7 @@
 //	  -f, --format string    output format: text, csv or markdown (default "text")
 //	      --group string     match kernels by exact name or by family (default "name")
 //	  -h, --help             help for diff
+//	      --names string     kernel names: full (as recorded), short (demangled; templates, arguments and namespaces folded) or family (base name across instantiations) (default "full")
 //	  -q, --quiet            no progress bar on stderr
 //	      --range string     measure only the span of the annotation, op or NVTX range with this name
 //	      --skip-steps int   drop the first N recorded ProfilerStep#N
@@ -423,6 +425,7 @@
 //	  -h, --help             help for plot
 //	  -k, --kind string      kernels, gaps, timeline, top or steps (default "kernels")
 //	      --label strings    comma-separated run labels, one per file
+//	      --names string     kernel names: full (as recorded), short (demangled; templates, arguments and namespaces folded) or family (base name across instantiations) (default "full")
 //	  -o, --output string    output file, .png or .svg
 //	  -q, --quiet            no progress bar on stderr
 //	      --range string     measure only the span of the annotation, op or NVTX range with this name

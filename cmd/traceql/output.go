@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/mattn/go-isatty"
+	"github.com/spf13/pflag"
 	"golang.org/x/term"
 
 	"github.com/traceql/traceql/report"
@@ -31,8 +32,8 @@ func binaryToTerminal(w io.Writer, what string) error {
 // textLayout fits text tables to w: on a terminal, names are cut to what
 // its width leaves after a kernel table's other columns; anywhere else
 // (a file, a pipe) they are whole.
-func textLayout(w io.Writer, all bool) report.Layout {
-	l := report.Layout{All: all}
+func textLayout(w io.Writer, all bool, names string) report.Layout {
+	l := report.Layout{All: all, Names: names}
 	if f, ok := w.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
 		if width, _, err := term.GetSize(int(f.Fd())); err == nil {
 			// count, total, mean and share take about 40 columns.
@@ -40,6 +41,20 @@ func textLayout(w io.Writer, all bool) report.Layout {
 		}
 	}
 	return l
+}
+
+// namesFlag adds --names, the style of kernel names, to a command.
+func namesFlag(f *pflag.FlagSet, names *string) {
+	f.StringVar(names, "names", report.NamesFull, "kernel names: full (as recorded), short (demangled; templates, arguments and namespaces folded) or family (base name across instantiations)")
+}
+
+// checkNames validates --names.
+func checkNames(names string) error {
+	switch names {
+	case report.NamesFull, report.NamesShort, report.NamesFamily:
+		return nil
+	}
+	return usageError{fmt.Errorf("--names %q: want full, short or family", names)}
 }
 
 // checkOutput refuses an output path that is a directory or one of the

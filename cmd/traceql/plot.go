@@ -14,6 +14,7 @@ import (
 )
 
 type plotOptions struct {
+	Names  string // kernel name style: full, short or family
 	Read   readOptions
 	Files  []string
 	Labels []string
@@ -78,6 +79,9 @@ on each run's share of its span, so that all show whole.` + windowHelp,
 			if len(opts.Labels) > 0 && len(opts.Labels) != len(args) {
 				return usageError{fmt.Errorf("--label has %d labels for %d files", len(opts.Labels), len(args))}
 			}
+			if err := checkNames(opts.Names); err != nil {
+				return err
+			}
 			if err := opts.Read.prepare(cmd); err != nil {
 				return err
 			}
@@ -94,6 +98,7 @@ on each run's share of its span, so that all show whole.` + windowHelp,
 	f.StringSliceVar(&opts.Labels, "label", nil, "comma-separated run labels, one per file")
 	f.IntVar(&opts.Bins, "bins", 100, "time bins of --kind timeline")
 	f.IntVar(&opts.Top, "top", 15, "kernels drawn by --kind top")
+	namesFlag(f, &opts.Names)
 	opts.Read.addFlags(f)
 	return cmd
 }
@@ -143,6 +148,9 @@ func runPlot(ctx context.Context, opts *plotOptions) error {
 				if top == nil {
 					top = metrics.KernelStats(v, dev, nil)
 					top, topLabel = top[:min(len(top), opts.Top)], l
+					for i := range top {
+						top[i].Name = report.StyleName(top[i].Name, opts.Names)
+					}
 				}
 			case "steps":
 				st := metrics.StepStats(v, dev)

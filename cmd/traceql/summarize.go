@@ -13,6 +13,7 @@ import (
 )
 
 type summarizeOptions struct {
+	Names    string // kernel name style: full, short or family
 	Read     readOptions
 	Args     []string
 	Format   string
@@ -62,6 +63,9 @@ ready for pandas.read_csv; --format json has the same names.` + windowHelp + "\n
 			if err := positive("top", opts.Top); err != nil {
 				return err
 			}
+			if err := checkNames(opts.Names); err != nil {
+				return err
+			}
 			if err := opts.Read.prepare(cmd); err != nil {
 				return err
 			}
@@ -76,6 +80,7 @@ ready for pandas.read_csv; --format json has the same names.` + windowHelp + "\n
 	f.IntVar(&opts.Top, "top", 10, "kernels (and host ops) listed per device")
 	f.BoolVar(&opts.Overview, "overview", false, "print only the overview of several traces, not each trace's tables")
 	f.BoolVar(&opts.All, "all", false, "text: after the headline and top kernels, every metric, copies by kind, steps and idle gaps")
+	namesFlag(f, &opts.Names)
 	opts.Read.addFlags(f)
 	opts.Read.addJobsFlag(f)
 	return cmd
@@ -129,7 +134,7 @@ func writeSummaries(opts *summarizeOptions, sums []metrics.Summary) error {
 		o := report.OverviewTable(sums)
 		if !opts.Overview || o == nil {
 			for _, s := range sums {
-				tables = append(tables, report.SummaryTables(s, textLayout(opts.Out, opts.All))...)
+				tables = append(tables, report.SummaryTables(s, textLayout(opts.Out, opts.All, opts.Names))...)
 			}
 		}
 		if o != nil {
