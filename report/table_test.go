@@ -99,9 +99,10 @@ func TestWriteTextNotes(t *testing.T) {
 	want := []string{
 		"  metric",
 		"  x",
-		"  " + strings.TrimSpace(strings.Repeat("word ", 19)),
-		"    " + strings.TrimSpace(strings.Repeat("word ", 19)),
-		"    word word end",
+		// 80 columns: 2 + 15 words of 5, then 4 + 15 words.
+		"  " + strings.TrimSpace(strings.Repeat("word ", 15)),
+		"    " + strings.TrimSpace(strings.Repeat("word ", 15)),
+		"    " + strings.TrimSpace(strings.Repeat("word ", 10)) + " end",
 		"  short",
 	}
 	if !slices.Equal(lines, want) {
