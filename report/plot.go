@@ -1018,14 +1018,18 @@ func HeadlineBars(labels []string, sums []metrics.Summary, pos int) Bars {
 			continue
 		}
 		m := BarMetric{Name: c.Label, Unit: c.Unit}
+		zero := true
 		for _, s := range sums {
 			v := math.NaN() // no GPU activity: nothing measured
 			if pos < len(s.Devices) {
 				v = toFloat(c.Value(&s.Devices[pos]))
 			}
+			zero = zero && v == 0
 			m.Values = append(m.Values, v)
 		}
-		b.Metrics = append(b.Metrics, m)
+		if !zero { // a metric no run has (no copies) is no bars at all
+			b.Metrics = append(b.Metrics, m)
+		}
 	}
 	return b
 }

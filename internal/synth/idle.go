@@ -31,6 +31,23 @@ type IdleConfig struct {
 	// WarmupSteps is how many leading steps also run a 2 ms kernel, as
 	// torch.compile's first steps run autotuning and compilation.
 	WarmupSteps int
+	// QuietHost leaves out the long host pauses (data loading) between
+	// launches and the synchronizations that outlast the GPU's work, so that
+	// launch overhead alone keeps the GPU waiting.
+	QuietHost bool
+	// Scale multiplies every time written (default 1): kernels of 1–60 ns
+	// are 1–60 µs at 1000, for demonstrations; tests check unscaled times.
+	Scale int64
+}
+
+// IdleModes are IdleConfigs that look like one model run three ways, for
+// demonstrations (tracegen -mode): eager, torch.compile's default mode
+// (fewer, fused kernels; compilation in the first steps) and
+// reduce-overhead (the steps replayed as CUDA graphs).
+var IdleModes = map[string]IdleConfig{
+	"eager":           {Seed: 11, Launches: 2400, Steps: 8, QuietHost: true, Scale: 1000},
+	"default":         {Seed: 12, Launches: 1200, Steps: 8, WarmupSteps: 2, QuietHost: true, Scale: 1000},
+	"reduce-overhead": {Seed: 13, Launches: 16, GraphLaunches: 16, FanOut: 75, Steps: 8, WarmupSteps: 2, QuietHost: true, Scale: 1000},
 }
 
 // An IdleTrace is what WriteIdle wrote. Times are ns.
@@ -149,16 +166,19 @@ func WriteIdle(w io.Writer, cfg IdleConfig) (IdleTrace, error) {
 			}
 		}
 		// The host thinks a little, or is busy elsewhere for long.
-		if r.IntN(8) == 0 {
-			host += 200 + r.Int64N(3000)
+		if pause := 200 + r.Int64N(3000); r.IntN(8) == 0 && !cfg.QuietHost {
+			host += pause
 		} else {
 			host += r.Int64N(40)
 		}
 		switch r.IntN(6) {
-		case 0: // a blocking call that ends a few ns after the GPU drains, or after a while
+		case 0: // a blocking call that ends a few ns after the GPU drains, or after a while; rare for a quiet host
+			if cfg.QuietHost && r.IntN(20) != 0 {
+				break
+			}
 			end := max(drained(), host) + 1 + r.Int64N(6)
-			if r.IntN(3) == 0 {
-				end = host + r.Int64N(400)
+			if long := host + r.Int64N(400); r.IntN(3) == 0 && !cfg.QuietHost {
+				end = long
 			}
 			tr.Calls = append(tr.Calls, IdleCall{Name: idleSyncCalls[r.IntN(len(idleSyncCalls))], Start: host, End: end, Corr: corr, Blocking: true})
 			corr++
@@ -167,7 +187,10 @@ func WriteIdle(w io.Writer, cfg IdleConfig) (IdleTrace, error) {
 			tr.Calls = append(tr.Calls, IdleCall{Name: idleNonBlocking[r.IntN(len(idleNonBlocking))], Start: host, End: host + 3, Corr: corr})
 			corr++
 			host += 3
-		case 2: // a device sync record somewhere near
+		case 2: // a device sync record somewhere near, but for a quiet host
+			if cfg.QuietHost {
+				break
+			}
 			kind := [...]string{"Stream Sync", "Event Sync", "Stream Wait Event", "Context Sync"}[r.IntN(4)]
 			s := host - 300 + r.Int64N(600)
 			tr.Syncs = append(tr.Syncs, IdleSync{Kind: kind, Start: s, End: s + r.Int64N(200)})
@@ -230,7 +253,32 @@ func WriteIdle(w io.Writer, cfg IdleConfig) (IdleTrace, error) {
 		}
 	}
 	slices.SortStableFunc(tr.Kernels, func(a, b IdleKernel) int { return cmpInt64(a.Start, b.Start) })
+	if cfg.Scale > 1 {
+		tr = tr.scaled(cfg.Scale)
+	}
 	return tr, writeIdle(w, tr)
+}
+
+// scaled returns tr with every time multiplied by k.
+func (tr IdleTrace) scaled(k int64) IdleTrace {
+	out := IdleTrace{Kernels: slices.Clone(tr.Kernels), Calls: slices.Clone(tr.Calls), Syncs: slices.Clone(tr.Syncs), Steps: slices.Clone(tr.Steps)}
+	for i := range out.Kernels {
+		out.Kernels[i].Start *= k
+		out.Kernels[i].End *= k
+	}
+	for i := range out.Calls {
+		out.Calls[i].Start *= k
+		out.Calls[i].End *= k
+	}
+	for i := range out.Syncs {
+		out.Syncs[i].Start *= k
+		out.Syncs[i].End *= k
+	}
+	for i := range out.Steps {
+		s := &out.Steps[i]
+		s.Start, s.End, s.CopyStart, s.CopyEnd = s.Start*k, s.End*k, s.CopyStart*k, s.CopyEnd*k
+	}
+	return out
 }
 
 func cmpInt64(a, b int64) int {

@@ -63,6 +63,7 @@ func generate(args []string, stderr io.Writer) error {
 		gz         = fs.String("gzip", "auto", "compress: auto (by .gz suffix), true or false")
 		truthPath  = fs.String("truth", "", "write the ground truth to `file` as JSON")
 		nsysRows   = fs.Int("nsys-kernels", 0, "write an Nsight Systems SQLite export with `N` kernel rows (2026.1 schema) instead")
+		mode       = fs.String("mode", "", "instead, write a small run of one GPU as `MODE`: eager, default or reduce-overhead (torch.compile's modes, imitated: launch-bound, compiling first steps, CUDA graphs)")
 		repeat     = fs.String("repeat", "", "instead, repeat the events of the Kineto trace `file` (.json or .json.gz) until -size, with ts, linking ids and step numbers shifted a copy at a time: a big trace with a real one's layout")
 	)
 	if err := fs.Parse(args); err != nil {
@@ -110,6 +111,9 @@ func generate(args []string, stderr io.Writer) error {
 
 	if *repeat != "" {
 		return repeatFile(*out, *repeat, target, compress, stderr)
+	}
+	if *mode != "" {
+		return writeMode(*out, *mode, compress, stderr)
 	}
 	t, err := synth.WriteFile(*out, cfg, compress)
 	if err != nil {
@@ -200,5 +204,35 @@ func repeatFile(out, src string, target int64, compress bool, stderr io.Writer) 
 		return err
 	}
 	fmt.Fprintf(stderr, "%s: %d copies of the events of %s\n", out, copies, src)
+	return nil
+}
+
+// writeMode writes synth.IdleModes[mode] to path.
+func writeMode(path, mode string, compress bool, stderr io.Writer) error {
+	cfg, ok := synth.IdleModes[mode]
+	if !ok {
+		return fmt.Errorf("%w: -mode %q: want eager, default or reduce-overhead", errUsage, mode)
+	}
+	var buf bytes.Buffer
+	tr, err := synth.WriteIdle(&buf, cfg)
+	if err != nil {
+		return err
+	}
+	data := buf.Bytes()
+	if compress {
+		var z bytes.Buffer
+		zw := gzip.NewWriter(&z)
+		if _, err := zw.Write(data); err != nil {
+			return err
+		}
+		if err := zw.Close(); err != nil {
+			return err
+		}
+		data = z.Bytes()
+	}
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		return err
+	}
+	fmt.Fprintf(stderr, "%s: %s run, %d kernels, %d steps\n", path, mode, len(tr.Kernels), len(tr.Steps))
 	return nil
 }
