@@ -114,6 +114,7 @@ func runExport(ctx context.Context, opts *exportOptions) error {
 				return nil
 			}
 			opts.Read.warn(f, t.Warnings)
+			opts.Read.noteWarmup(f, t)
 			if len(metrics.ActiveDevices(t)) == 0 {
 				complain(opts.Err, noRows(f))
 			}

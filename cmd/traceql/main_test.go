@@ -753,6 +753,16 @@ func TestSteady(t *testing.T) {
 		strings.Contains(out, "cold: the first") {
 		t.Errorf("compare without --steady does not flag the warm-up of warm alone:\n%s", out)
 	}
+	for _, steady := range []bool{false, true} {
+		args := []string{"export", warm, "--table", "steps"}
+		if steady {
+			args = append(args, "--steady")
+		}
+		_, errOut, code := traceql(args...)
+		if noted := strings.Contains(errOut, "note: "+warm+": the first 2 step(s) took over twice the median"); code != 0 || noted == steady {
+			t.Errorf("export --steady=%v: exit %d, stderr %q: want the warm-up noted only without --steady", steady, code, errOut)
+		}
+	}
 	for format, want := range map[string]string{
 		"text":     "measured: steady: steps 3–6 (warm-up steps 1–2 left out)",
 		"csv":      ",steady: steps 3–6 (warm-up steps 1–2 left out),",

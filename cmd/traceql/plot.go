@@ -122,6 +122,7 @@ func runPlot(ctx context.Context, opts *plotOptions) error {
 		if err != nil {
 			return err
 		}
+		opts.Read.noteWarmup(f, t)
 		label := labels[i]
 		devs := metrics.ActiveDevices(t)
 		if len(devs) == 0 {

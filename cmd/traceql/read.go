@@ -302,6 +302,19 @@ func openTrace(ctx context.Context, path string, r *readOptions) (*trace.Trace, 
 	return t, err
 }
 
+// noteWarmup says on stderr, for commands whose output is data (export,
+// plot), that a trace measured whole starts with steps that look like
+// warm-up, and how to leave them out; text outputs say it in their title.
+func (r *readOptions) noteWarmup(path string, t *trace.Trace) {
+	if t.Window != nil {
+		return
+	}
+	if n := metrics.WarmupWindows(metrics.Steps(t)); n > 0 {
+		complain(r.stderr, fmt.Sprintf("note: %s: the first %d step(s) took over twice the median step time "+
+			"(warm-up or compilation?): --steady leaves them out", path, n))
+	}
+}
+
 // warn writes a trace's warnings to stderr, a line each, never into the
 // output, where a redirect would hide them.
 func (r *readOptions) warn(path string, warnings []string) {
