@@ -14,7 +14,7 @@ import (
 )
 
 // bruteIdleTrace classifies every idle nanosecond of device dev of a read
-// Kineto trace one at a time (see bruteIdle): busy when any kernel, copy or
+// Kineto trace one at a time (see walkIdle): busy when any kernel, copy or
 // memset runs; sync when a blocking call (metrics.IsSync) or a sync record
 // of the device other than a stream wait is in progress; launch when the
 // first activity starting at the gap's end that has a launch call (in
@@ -22,25 +22,13 @@ import (
 // the gap did; else other.
 func bruteIdleTrace(t *trace.Trace, dev int) (sync, launch, other int64) {
 	var acts []*trace.Activity
+	var busy, blocked [][2]int64
 	t.EachGPUActivity(func(a *trace.Activity) {
 		if a.Device == dev {
 			acts = append(acts, a)
+			busy = append(busy, [2]int64{a.Start, a.End})
 		}
 	})
-	lo, hi := acts[0].Start, acts[0].End
-	for _, a := range acts {
-		lo, hi = min(lo, a.Start), max(hi, a.End)
-	}
-	n := hi - lo
-	busy, blocked := make([]bool, n), make([]bool, n)
-	mark := func(b []bool, s, e int64) {
-		for x := max(s, lo); x < min(e, hi); x++ {
-			b[x-lo] = true
-		}
-	}
-	for _, a := range acts {
-		mark(busy, a.Start, a.End)
-	}
 	calls := map[int64]*trace.APICall{} // Kineto: one id space per trace; the last call of an id wins
 	for i := range t.APICalls {
 		c := &t.APICalls[i]
@@ -48,42 +36,22 @@ func bruteIdleTrace(t *trace.Trace, dev int) (sync, launch, other int64) {
 			calls[c.Correlation] = c
 		}
 		if metrics.IsSync(c.Name) {
-			mark(blocked, c.Start, c.End)
+			blocked = append(blocked, [2]int64{c.Start, c.End})
 		}
 	}
 	for _, s := range t.Syncs {
 		if s.Device == dev && !strings.HasPrefix(s.Kind, "Stream Wait") {
-			mark(blocked, s.Start, s.End)
+			blocked = append(blocked, [2]int64{s.Start, s.End})
 		}
 	}
-	for x := int64(0); x < n; {
-		if busy[x] {
-			x++
-			continue
-		}
-		g := x
-		for x < n && !busy[x] {
-			x++
-		}
-		late := false
+	return walkIdle(busy, blocked, func(start, end int64) bool {
 		for _, a := range acts {
-			if c := calls[a.Correlation]; a.Start == lo+x && a.Correlation != 0 && c != nil {
-				late = c.Start > lo+g
-				break
+			if c := calls[a.Correlation]; a.Start == end && a.Correlation != 0 && c != nil {
+				return c.Start > start
 			}
 		}
-		for u := g; u < x; u++ {
-			switch {
-			case blocked[u]:
-				sync++
-			case late:
-				launch++
-			default:
-				other++
-			}
-		}
-	}
-	return sync, launch, other
+		return false
+	})
 }
 
 // TestIdleRealTraces checks the idle classes of real Kineto traces short

@@ -21,54 +21,66 @@ import (
 // when the call that launched the kernel ending its gap began after the
 // gap did; else other.
 func bruteIdle(tr synth.IdleTrace) (sync, launch, other int64) {
-	lo, hi := tr.Kernels[0].Start, int64(0)
+	var busy, blocked [][2]int64
 	for _, k := range tr.Kernels {
-		hi = max(hi, k.End)
-	}
-	n := hi - lo
-	busy, blocked := make([]bool, n), make([]bool, n)
-	mark := func(b []bool, s, e int64) {
-		for t := max(s, lo); t < min(e, hi); t++ {
-			b[t-lo] = true
-		}
-	}
-	for _, k := range tr.Kernels {
-		mark(busy, k.Start, k.End)
+		busy = append(busy, [2]int64{k.Start, k.End})
 	}
 	calls := map[int64]synth.IdleCall{}
 	for _, c := range tr.Calls {
 		calls[c.Corr] = c
 		if c.Blocking {
-			mark(blocked, c.Start, c.End)
+			blocked = append(blocked, [2]int64{c.Start, c.End})
 		}
 	}
 	for _, s := range tr.Syncs {
 		if !strings.HasPrefix(s.Kind, "Stream Wait") {
-			mark(blocked, s.Start, s.End)
+			blocked = append(blocked, [2]int64{s.Start, s.End})
 		}
 	}
-	// late[t] for the gap holding t: computed at the gap's end.
-	for t := int64(0); t < n; {
-		if busy[t] {
-			t++
-			continue
-		}
-		g := t
-		for t < n && !busy[t] {
-			t++
-		}
-		end := lo + t // the gap is [lo+g, end)
-		late := false
+	return walkIdle(busy, blocked, func(start, end int64) bool {
 		for _, k := range tr.Kernels { // the kernel starting at the gap's end (one: starts are distinct)
 			if c, ok := calls[k.Corr]; ok && k.Start == end {
-				late = c.Start > lo+g
+				return c.Start > start
 			}
 		}
-		for u := g; u < t; u++ {
+		return false
+	})
+}
+
+// walkIdle classes each nanosecond from the first busy start to the last
+// busy end: busy, else sync when blocked, else launch when late says so of
+// its gap [start, end), else other.
+func walkIdle(busy, blocked [][2]int64, late func(start, end int64) bool) (sync, launch, other int64) {
+	lo, hi := busy[0][0], busy[0][1]
+	for _, b := range busy {
+		lo, hi = min(lo, b[0]), max(hi, b[1])
+	}
+	n := hi - lo
+	isBusy, isBlocked := make([]bool, n), make([]bool, n)
+	mark := func(b []bool, ivs [][2]int64) {
+		for _, iv := range ivs {
+			for x := max(iv[0], lo); x < min(iv[1], hi); x++ {
+				b[x-lo] = true
+			}
+		}
+	}
+	mark(isBusy, busy)
+	mark(isBlocked, blocked)
+	for x := int64(0); x < n; {
+		if isBusy[x] {
+			x++
+			continue
+		}
+		g := x
+		for x < n && !isBusy[x] {
+			x++
+		}
+		l := late(lo+g, lo+x)
+		for u := g; u < x; u++ {
 			switch {
-			case blocked[u]:
+			case isBlocked[u]:
 				sync++
-			case late:
+			case l:
 				launch++
 			default:
 				other++
@@ -76,6 +88,25 @@ func bruteIdle(tr synth.IdleTrace) (sync, launch, other int64) {
 		}
 	}
 	return sync, launch, other
+}
+
+// writeIdle writes the trace cfg describes to a file and reads it back.
+func writeIdle(t *testing.T, cfg synth.IdleConfig) (synth.IdleTrace, *trace.Trace) {
+	t.Helper()
+	var buf bytes.Buffer
+	gen, err := synth.WriteIdle(&buf, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "idle.json")
+	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tr, err := trace.Open(context.Background(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return gen, tr
 }
 
 // TestIdleAgainstBruteForce writes generated traces with known syncs,
@@ -86,19 +117,7 @@ func TestIdleAgainstBruteForce(t *testing.T) {
 	for seed := int64(1); seed <= 12; seed++ {
 		cfg := synth.IdleConfig{Seed: seed, Launches: 150 + int(seed)*10, GraphLaunches: int(seed % 4), FanOut: 3 + int(seed%5), Steps: int(seed % 3)}
 		t.Run(fmt.Sprint(seed), func(t *testing.T) {
-			var buf bytes.Buffer
-			gen, err := synth.WriteIdle(&buf, cfg)
-			if err != nil {
-				t.Fatal(err)
-			}
-			path := filepath.Join(t.TempDir(), "idle.json")
-			if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			tr, err := trace.Open(context.Background(), path)
-			if err != nil {
-				t.Fatal(err)
-			}
+			gen, tr := writeIdle(t, cfg)
 			s := metrics.Summarize(tr, metrics.Options{})
 			if len(s.Devices) != 1 {
 				t.Fatalf("%d devices", len(s.Devices))
@@ -159,19 +178,7 @@ func TestIdleAgainstBruteForce(t *testing.T) {
 // share they cover.
 func TestStepCopiesChecked(t *testing.T) {
 	for _, tiny := range []bool{false, true} {
-		var buf bytes.Buffer
-		gen, err := synth.WriteIdle(&buf, synth.IdleConfig{Seed: 3, Launches: 400, Steps: 4, TinyStepCopies: tiny})
-		if err != nil {
-			t.Fatal(err)
-		}
-		path := filepath.Join(t.TempDir(), "steps.json")
-		if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		tr, err := trace.Open(context.Background(), path)
-		if err != nil {
-			t.Fatal(err)
-		}
+		gen, tr := writeIdle(t, synth.IdleConfig{Seed: 3, Launches: 400, Steps: 4, TinyStepCopies: tiny})
 		s := metrics.Summarize(tr, metrics.Options{})
 		steps := s.Devices[0].Steps
 		if len(steps) != len(gen.Steps) {

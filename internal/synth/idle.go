@@ -2,6 +2,7 @@ package synth
 
 import (
 	"bufio"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -252,7 +253,7 @@ func WriteIdle(w io.Writer, cfg IdleConfig) (IdleTrace, error) {
 			st.CopyEnd = st.CopyStart + 1000
 		}
 	}
-	slices.SortStableFunc(tr.Kernels, func(a, b IdleKernel) int { return cmpInt64(a.Start, b.Start) })
+	slices.SortStableFunc(tr.Kernels, func(a, b IdleKernel) int { return cmp.Compare(a.Start, b.Start) })
 	if cfg.Scale > 1 {
 		tr = tr.scaled(cfg.Scale)
 	}
@@ -279,16 +280,6 @@ func (tr IdleTrace) scaled(k int64) IdleTrace {
 		s.Start, s.End, s.CopyStart, s.CopyEnd = s.Start*k, s.End*k, s.CopyStart*k, s.CopyEnd*k
 	}
 	return out
-}
-
-func cmpInt64(a, b int64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // From returns the part of tr from step n on: its steps, the calls made
