@@ -90,6 +90,14 @@ func Columns() []Column {
 		{"comm_overlap", "comm overlap", Ratio, "share of comm_ns during which a compute kernel also runs: communication hidden under computation; 0 without communication", func(d *DeviceSummary) any { return d.Comm.Overlap }},
 		{"window", "window", Text, "the part of the trace measured: whole, or as --steps, --skip-steps, --window, --range or --steady chose it (steps 2–4, window 100ms:500ms, range NAME, steady: steps 3–10)", func(d *DeviceSummary) any { return cmp.Or(d.Window, "whole") }},
 		{"bound", "bound", Text, "what holds the GPU back, as summarize's note says: none when idle_ns < 10 % of span_ns; else launch when idle_launch_ns ≥ idle_ns / 2 with half of it or more in gaps under 1 ms (graph-launch when the device ran graph launches), host when idle_launch_ns ≥ idle_ns / 2 otherwise, sync when idle_sync_ns ≥ idle_ns / 2, else none", func(d *DeviceSummary) any { return Verdict(d).String() }},
+		// torch.compile (compile.go).
+		{"compiled_regions", "compiled regions", Count, "calls of Torch-Compiled Region: F/R host ops (frame F, compilation R) in the trace, the same for every device", func(d *DeviceSummary) any { return d.Compile.Regions }},
+		{"compiled_frames", "compiled frames", Count, "distinct frame ids F among the compiled regions", func(d *DeviceSummary) any { return d.Compile.Frames }},
+		{"recompiles", "recompiles", Count, "distinct (F, R) among the compiled regions with R > 0: compilations of a frame after its first", func(d *DeviceSummary) any { return d.Compile.Recompiles }},
+		{"compiled_kernel_ns", "compiled kernel time", NS, "sum of the durations of the kernels whose launch call (eager or graph, matched on correlation id) lies within a compiled range on the calling thread (same pid and tid): a Torch-Compiled Region, or an AOTAutograd CompiledFunction or CompiledFunctionBackward op (what PyTorch before 2.3 records, and the backward's only mark); graph replays included", func(d *DeviceSummary) any { return d.Compile.KernelNS }},
+		{"compiled_kernel_share", "compiled share", Ratio, "compiled_kernel_ns / kernel_ns; 0 without kernels", func(d *DeviceSummary) any { return d.Compile.Share }},
+		{"graph_kernel_ns", "graph kernel time", NS, "sum of the durations of the kernels replayed by graph launch calls (graph_kernels), inside compiled ranges or not", func(d *DeviceSummary) any { return d.Compile.GraphKernelNS }},
+		{"dynamo_lookup_ns", "Dynamo lookup time", NS, "sum of the durations of the TorchDynamo Cache Lookup host ops (Dynamo's guard checks before each call of a compiled frame; they do not nest), all threads", func(d *DeviceSummary) any { return d.Compile.DynamoLookupNS }},
 	}
 }
 

@@ -112,6 +112,7 @@ func SummaryTables(s metrics.Summary, l Layout) []*Table {
 			tables = append(tables, t)
 		}
 	}
+	tables = append(tables, compileTables(s)...)
 	if !l.All {
 		tables = append(tables, &Table{Notes: []string{"every metric, copies by kind, steps and idle gaps: --all; every column: --format csv"}})
 		return tables
@@ -241,7 +242,7 @@ func metricsTable(devs []metrics.DeviceSummary, withNames bool) *Table {
 		t.Columns = append(t.Columns, Column{Name: name, Unit: metrics.Count})
 	}
 	for _, c := range textColumns() {
-		if notMeasures[c.Name] {
+		if notMeasures[c.Name] || compileColumns[c.Name] {
 			continue
 		}
 		row := []any{c.Label}
@@ -325,7 +326,7 @@ func hostTables(s metrics.Summary, title string) []*Table {
 	title += fmt.Sprintf("\n  no GPU activity (no kernel, memcpy or memset events): %s host ops, %s runtime/driver calls; host side:",
 		Format(s.Host.Ops, metrics.Count), Format(s.Host.APICalls, metrics.Count))
 	if len(s.Host.TopOps) == 0 {
-		return []*Table{{Title: title}}
+		return append([]*Table{{Title: title}}, compileTables(s)...)
 	}
 	t := &Table{Title: title, Columns: []Column{
 		{Name: "host op", Unit: metrics.Text}, {Name: "count", Unit: metrics.Count}, {Name: "total", Unit: metrics.NS}, {Name: "self", Unit: metrics.NS}}}
@@ -333,7 +334,7 @@ func hostTables(s metrics.Summary, title string) []*Table {
 	for i, op := range s.Host.TopOps {
 		t.Rows = append(t.Rows, []any{names[i], op.Count, op.TotalNS, op.SelfNS})
 	}
-	return []*Table{t}
+	return append([]*Table{t}, compileTables(s)...)
 }
 
 // overviewColumns are the metrics the overview of several traces lists.

@@ -235,6 +235,30 @@
 //	                             device ran graph launches), host when
 //	                             idle_launch_ns ≥ idle_ns / 2 otherwise, sync when
 //	                             idle_sync_ns ≥ idle_ns / 2, else none
+//	  compiled_regions           "compiled regions": calls of Torch-Compiled
+//	                             Region: F/R host ops (frame F, compilation R) in
+//	                             the trace, the same for every device
+//	  compiled_frames            "compiled frames": distinct frame ids F among the
+//	                             compiled regions
+//	  recompiles                 distinct (F, R) among the compiled regions with R
+//	                             > 0: compilations of a frame after its first
+//	  compiled_kernel_ns         "compiled kernel time": sum of the durations of
+//	                             the kernels whose launch call (eager or graph,
+//	                             matched on correlation id) lies within a compiled
+//	                             range on the calling thread (same pid and tid): a
+//	                             Torch-Compiled Region, or an AOTAutograd
+//	                             CompiledFunction or CompiledFunctionBackward op
+//	                             (what PyTorch before 2.3 records, and the
+//	                             backward's only mark); graph replays included
+//	  compiled_kernel_share      "compiled share": compiled_kernel_ns / kernel_ns;
+//	                             0 without kernels
+//	  graph_kernel_ns            "graph kernel time": sum of the durations of the
+//	                             kernels replayed by graph launch calls
+//	                             (graph_kernels), inside compiled ranges or not
+//	  dynamo_lookup_ns           "Dynamo lookup time": sum of the durations of the
+//	                             TorchDynamo Cache Lookup host ops (Dynamo's guard
+//	                             checks before each call of a compiled frame; they
+//	                             do not nest), all threads
 //	Also shown: the gap-length histogram (decades from 1 µs to 1 s), copies by
 //	kind and memory kinds (Pageable/Pinned/Device) with bandwidth, and the top
 //	kernels by total time (count, total, mean, share of kernel_ns).
