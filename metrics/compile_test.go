@@ -340,3 +340,76 @@ func TestCompileReal(t *testing.T) {
 		t.Fatal("checked nothing")
 	}
 }
+
+// TestHostTimelineSynth checks the host side of a generated host-only
+// run a nanosecond at a time: time in ops (any thread), host time in
+// compiled code (per thread, then summed), span and steps.
+func TestHostTimelineSynth(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "h.json")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := synth.WriteCompile(f, synth.CompileConfig{Seed: 3, Calls: 20, HostOnly: true})
+	if err2 := f.Close(); err == nil {
+		err = err2
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, err := trace.Options{LeanHost: true}.Open(context.Background(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := metrics.Summarize(tr, metrics.Options{})
+	lo, hi := w.Ops[0].Start, w.Ops[0].End
+	for _, op := range w.Ops {
+		lo, hi = min(lo, op.Start), max(hi, op.End)
+	}
+	inOp := make([]bool, hi-lo)
+	compiled := map[int64][]bool{}
+	var steps []int64
+	for _, op := range w.Ops {
+		if strings.HasPrefix(op.Name, "ProfilerStep#") {
+			steps = append(steps, op.End-op.Start)
+			continue
+		}
+		isCompiled := strings.HasPrefix(op.Name, "Torch-Compiled Region: ") || strings.HasPrefix(op.Name, "CompiledFunction")
+		if compiled[op.TID] == nil {
+			compiled[op.TID] = make([]bool, hi-lo)
+		}
+		for x := op.Start; x < op.End; x++ {
+			inOp[x-lo] = true
+			if isCompiled {
+				compiled[op.TID][x-lo] = true
+			}
+		}
+	}
+	count := func(b []bool) (n int64) {
+		for _, v := range b {
+			if v {
+				n++
+			}
+		}
+		return n
+	}
+	var compiledNS int64
+	for _, b := range compiled {
+		compiledNS += count(b)
+	}
+	h := s.Host
+	if len(s.Devices) != 0 || h.SpanNS != hi-lo || h.OpBusyNS != count(inOp) || h.OutsideOpsNS != hi-lo-count(inOp) {
+		t.Errorf("span %d, in ops %d, outside %d; want %d, %d, %d", h.SpanNS, h.OpBusyNS, h.OutsideOpsNS, hi-lo, count(inOp), hi-lo-count(inOp))
+	}
+	if s.Compile.CompiledHostNS != compiledNS || compiledNS == 0 {
+		t.Errorf("host time in compiled code %d, want %d (> 0)", s.Compile.CompiledHostNS, compiledNS)
+	}
+	if h.OutsideOpsNS == 0 || len(h.Steps) != len(steps) || len(steps) < 3 {
+		t.Errorf("%d ns outside ops, %d steps (want %d, ≥ 3): the generator lost its point", h.OutsideOpsNS, len(h.Steps), len(steps))
+	}
+	for i, st := range h.Steps {
+		if st.End-st.Start != steps[i] {
+			t.Errorf("step %d: %d ns, want %d", i+1, st.End-st.Start, steps[i])
+		}
+	}
+}

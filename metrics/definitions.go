@@ -124,3 +124,34 @@ func (d *DeviceSummary) otherCopies() CopyStat {
 	}
 	return o
 }
+
+// A HostColumn is one metric of a run's host side, what a run without GPU
+// activity reports in place of the device metrics (CSV and JSON rows of
+// host-only runs, compare and diff of them).
+type HostColumn struct {
+	Name  string // in CSV and JSON
+	Label string // for people
+	Unit  Unit
+	Doc   string
+	Value func(*Summary) any // int, int64, float64 or string
+}
+
+// HostColumns returns the host-side metrics in output order.
+func HostColumns() []HostColumn {
+	return []HostColumn{
+		{"host_span_ns", "host span", NS, "last host event end − first host event start; host events = ops and annotations (not their GPU copies) and runtime or driver calls", func(s *Summary) any { return s.Host.SpanNS }},
+		{"host_ops", "host ops", Count, "cpu_op events", func(s *Summary) any { return s.Host.Ops }},
+		{"api_calls", "runtime/driver calls", Count, "runtime and driver API calls", func(s *Summary) any { return s.Host.APICalls }},
+		{"op_busy_ns", "time in ops", NS, "length of the union of the cpu_op intervals over all threads: time in which some thread ran an op", func(s *Summary) any { return s.Host.OpBusyNS }},
+		{"outside_ops_ns", "time outside ops", NS, "host_span_ns − op_busy_ns: time in which no thread ran an op (Python between ops, data loading, waits)", func(s *Summary) any { return s.Host.OutsideOpsNS }},
+		{"host_steps", "steps", Count, "CPU ProfilerStep#N ranges, each starting no earlier than the one before ends", func(s *Summary) any { return len(s.Host.Steps) }},
+		{"host_step_median_ns", "median step", NS, "median length of those steps; the mean of the two middle values for an even count; 0 without steps", func(s *Summary) any { return s.Host.StepMedianNS }},
+		{"warmup_steps", "warm-up steps", Count, "leading steps longer than twice the median step (warm-up, compilation), at most all but one; none with under 3 steps", func(s *Summary) any { return s.Host.WarmupSteps }},
+		{"steady_step_median_ns", "median step after warm-up", NS, "median length of the steps after the warm-up steps", func(s *Summary) any { return s.Host.SteadyStepMedianNS }},
+		{"compiled_regions", "compiled regions", Count, "as for devices: calls of Torch-Compiled Region: F/R host ops", func(s *Summary) any { return s.Compile.Regions }},
+		{"compiled_frames", "compiled frames", Count, "distinct frame ids F among the compiled regions", func(s *Summary) any { return s.Compile.Frames }},
+		{"recompiles", "recompiles", Count, "distinct (F, R) among the compiled regions with R > 0", func(s *Summary) any { return s.Compile.Recompiles }},
+		{"compiled_host_ns", "host time in compiled code", NS, "per thread, the length of the union of its compiled ranges (Torch-Compiled Region, CompiledFunction, CompiledFunctionBackward), summed over threads", func(s *Summary) any { return s.Compile.CompiledHostNS }},
+		{"dynamo_lookup_ns", "Dynamo lookup time", NS, "sum of the durations of the TorchDynamo Cache Lookup host ops, all threads", func(s *Summary) any { return s.Compile.DynamoLookupNS }},
+	}
+}

@@ -121,6 +121,10 @@ type HostSummary struct {
 	APICalls int // runtime and driver calls
 	Launches int // of which kernel and graph launches
 	TopOps   []OpStat
+	// AllOps are the cpu_ops of every name, by total time, longest first,
+	// ties by name: what compare pairs runs' ops by.
+	AllOps []OpStat
+	HostTimeline
 }
 
 // An OpStat aggregates host ops of one name.
@@ -664,6 +668,7 @@ func summarizeHost(t *trace.Trace, topN int) HostSummary {
 		lo = hi
 	}
 	if h.Ops == 0 {
+		h.HostTimeline = hostTimeline(t, ops)
 		return h
 	}
 	stats := map[string]*OpStat{}
@@ -688,6 +693,10 @@ func summarizeHost(t *trace.Trace, topN int) HostSummary {
 	h.TopOps = top(all, topN, func(a, b OpStat) int {
 		return cmp.Or(cmp.Compare(b.TotalNS, a.TotalNS), cmp.Compare(a.Name, b.Name))
 	})
+	h.AllOps = top(all, len(all), func(a, b OpStat) int {
+		return cmp.Or(cmp.Compare(b.TotalNS, a.TotalNS), cmp.Compare(a.Name, b.Name))
+	})
+	h.HostTimeline = hostTimeline(t, ops)
 	return h
 }
 

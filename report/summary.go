@@ -325,16 +325,18 @@ func binLabel(b metrics.Bin) string {
 func hostTables(s metrics.Summary, title string) []*Table {
 	title += fmt.Sprintf("\n  no GPU activity (no kernel, memcpy or memset events): %s host ops, %s runtime/driver calls; host side:",
 		Format(s.Host.Ops, metrics.Count), Format(s.Host.APICalls, metrics.Count))
-	if len(s.Host.TopOps) == 0 {
-		return append([]*Table{{Title: title}}, compileTables(s)...)
+	out := []*Table{{Title: title, Columns: []Column{{Name: "metric", Unit: metrics.Text}, {Name: "value", Unit: metrics.Count}},
+		Rows: hostRows(&s)}}
+	if len(s.Host.TopOps) > 0 {
+		t := &Table{Title: "top host ops by total time", Columns: []Column{
+			{Name: "host op", Unit: metrics.Text}, {Name: "count", Unit: metrics.Count}, {Name: "total", Unit: metrics.NS}, {Name: "self", Unit: metrics.NS}}}
+		names := shortNames(s.Host.TopOps, func(op metrics.OpStat) string { return op.Name }, 80)
+		for i, op := range s.Host.TopOps {
+			t.Rows = append(t.Rows, []any{names[i], op.Count, op.TotalNS, op.SelfNS})
+		}
+		out = append(out, t)
 	}
-	t := &Table{Title: title, Columns: []Column{
-		{Name: "host op", Unit: metrics.Text}, {Name: "count", Unit: metrics.Count}, {Name: "total", Unit: metrics.NS}, {Name: "self", Unit: metrics.NS}}}
-	names := shortNames(s.Host.TopOps, func(op metrics.OpStat) string { return op.Name }, 80)
-	for i, op := range s.Host.TopOps {
-		t.Rows = append(t.Rows, []any{names[i], op.Count, op.TotalNS, op.SelfNS})
-	}
-	return append([]*Table{t}, compileTables(s)...)
+	return append(out, compileTables(s)...)
 }
 
 // overviewColumns are the metrics the overview of several traces lists.

@@ -259,6 +259,43 @@
 //	                             TorchDynamo Cache Lookup host ops (Dynamo's guard
 //	                             checks before each call of a compiled frame; they
 //	                             do not nest), all threads
+//	Host-only runs (no kernel, memcpy or memset: CPU, Apple MPS, or device
+//	activity not recorded) have one row per file instead, and compare and diff
+//	put their host sides and ops side by side:
+//	  host_span_ns               "host span": last host event end − first host
+//	                             event start; host events = ops and annotations
+//	                             (not their GPU copies) and runtime or driver calls
+//	  host_ops                   "host ops": cpu_op events
+//	  api_calls                  "runtime/driver calls": runtime and driver API
+//	                             calls
+//	  op_busy_ns                 "time in ops": length of the union of the cpu_op
+//	                             intervals over all threads: time in which some
+//	                             thread ran an op
+//	  outside_ops_ns             "time outside ops": host_span_ns − op_busy_ns:
+//	                             time in which no thread ran an op (Python between
+//	                             ops, data loading, waits)
+//	  host_steps                 "steps": CPU ProfilerStep#N ranges, each starting
+//	                             no earlier than the one before ends
+//	  host_step_median_ns        "median step": median length of those steps; the
+//	                             mean of the two middle values for an even count;
+//	                             0 without steps
+//	  warmup_steps               "warm-up steps": leading steps longer than twice
+//	                             the median step (warm-up, compilation), at most
+//	                             all but one; none with under 3 steps
+//	  steady_step_median_ns      "median step after warm-up": median length of the
+//	                             steps after the warm-up steps
+//	  compiled_regions           "compiled regions": as for devices: calls of
+//	                             Torch-Compiled Region: F/R host ops
+//	  compiled_frames            "compiled frames": distinct frame ids F among the
+//	                             compiled regions
+//	  recompiles                 distinct (F, R) among the compiled regions with R
+//	                             > 0
+//	  compiled_host_ns           "host time in compiled code": per thread, the
+//	                             length of the union of its compiled ranges
+//	                             (Torch-Compiled Region, CompiledFunction,
+//	                             CompiledFunctionBackward), summed over threads
+//	  dynamo_lookup_ns           "Dynamo lookup time": sum of the durations of the
+//	                             TorchDynamo Cache Lookup host ops, all threads
 //	Also shown: the gap-length histogram (decades from 1 µs to 1 s), copies by
 //	kind and memory kinds (Pageable/Pinned/Device) with bandwidth, and the top
 //	kernels by total time (count, total, mean, share of kernel_ns).
@@ -354,6 +391,10 @@
 //	Compare puts two or more runs side by side — the table of a torch.compile
 //	mode study: kernels, mean kernel, idle, utilization, duration (span),
 //	bandwidth, one column per run and the ratio of each run to the first.
+//	When no run has GPU activity (CPU or Apple MPS runs, eager vs compiled),
+//	their host sides are compared instead: span, steps, time in and outside
+//	ops, torch.compile's regions, then each op's total time per run and its
+//	ratio to the first (see summarize --help).
 //	Labels default to the file names. Files are read --jobs at a time, one
 //	per CPU by default, and fewer when their tables would take more than half
 //	the memory available (see summarize --help).

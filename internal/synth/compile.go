@@ -6,6 +6,7 @@ import (
 	"io"
 	"math/rand/v2"
 	"slices"
+	"strings"
 )
 
 // A CompileConfig describes a small Kineto trace of a torch.compile run,
@@ -32,7 +33,7 @@ type CompileConfig struct {
 
 // A CompileTrace is what WriteCompile wrote. Times are ns.
 type CompileTrace struct {
-	Ops     []CompileOp // cpu_ops, ProfilerStep#N among them
+	Ops     []CompileOp // cpu_ops, and the ProfilerStep#N user_annotations
 	Calls   []CompileCall
 	Kernels []IdleKernel // on device 0, stream 7
 }
@@ -181,8 +182,12 @@ func writeCompile(w io.Writer, tr CompileTrace) error {
 	}
 	bw.WriteString(`{"schemaVersion": 1, "deviceProperties": [{"id": 0, "name": "Compile Test GPU"}], "traceEvents": [` + "\n")
 	for _, o := range tr.Ops {
-		event(`{"ph": "X", "cat": "cpu_op", "name": %q, "pid": 100, "tid": %d, "ts": %s, "dur": %s}`,
-			o.Name, o.TID, us(o.Start), us(o.End-o.Start))
+		cat := "cpu_op"
+		if strings.HasPrefix(o.Name, "ProfilerStep#") {
+			cat = "user_annotation"
+		}
+		event(`{"ph": "X", "cat": %q, "name": %q, "pid": 100, "tid": %d, "ts": %s, "dur": %s}`,
+			cat, o.Name, o.TID, us(o.Start), us(o.End-o.Start))
 	}
 	for _, c := range tr.Calls {
 		event(`{"ph": "X", "cat": "cuda_runtime", "name": %q, "pid": 100, "tid": %d, "ts": %s, "dur": %s, "args": {"correlation": %d}}`,
