@@ -12,6 +12,10 @@ import (
 var compileColumns = map[string]bool{"compiled_regions": true, "compiled_frames": true, "recompiles": true,
 	"compiled_kernel_ns": true, "compiled_kernel_share": true, "dynamo_lookup_ns": true}
 
+// eagerShown is how many kernels launched outside compiled code the
+// summary lists: the largest say where the graph breaks are.
+const eagerShown = 5
+
 // compileTables lays out what a trace says of torch.compile: a title line
 // with the host side (regions, frames, recompiles, Dynamo's lookups,
 // host time in compiled code), the devices' kernel time from compiled
@@ -19,7 +23,7 @@ var compileColumns = map[string]bool{"compiled_regions": true, "compiled_frames"
 // kernels launched outside compiled code. Nothing for a trace without
 // compile ops. (Kernel time from graphs is among the device metrics, as
 // graphs are not torch.compile's alone.)
-func compileTables(s metrics.Summary) []*Table {
+func compileTables(s metrics.Summary, l Layout) []*Table {
 	c := &s.Compile
 	if !c.Any() {
 		return nil
@@ -78,12 +82,14 @@ func compileTables(s metrics.Summary) []*Table {
 			if len(s.Devices) > 1 {
 				suffix = fmt.Sprintf(" (GPU %d)", d.Device)
 			}
+			// As the top kernels table: the name last, styled and cut as l says.
 			e := &Table{Title: "top kernels launched outside compiled code" + suffix, Columns: []Column{
-				{Name: "kernel", Unit: metrics.Text}, {Name: "count", Unit: metrics.Count}, {Name: "total", Unit: metrics.NS},
-				{Name: "share of kernel time", Unit: metrics.Ratio}}}
-			names := shortNames(d.Compile.TopEager, kernelName, 80)
-			for j, k := range d.Compile.TopEager {
-				e.Rows = append(e.Rows, []any{names[j], k.Count, k.TotalNS, k.Share})
+				{Name: "count", Unit: metrics.Count}, {Name: "total", Unit: metrics.NS},
+				{Name: "share of kernel time", Unit: metrics.Ratio}, {Name: "kernel", Unit: metrics.Text}}}
+			eager := d.Compile.TopEager[:min(len(d.Compile.TopEager), eagerShown)]
+			names := shortNames(eager, func(k metrics.KernelStat) string { return StyleName(k.Name, l.Names) }, l.NameWidth)
+			for j, k := range eager {
+				e.Rows = append(e.Rows, []any{k.Count, k.TotalNS, k.Share, names[j]})
 			}
 			out = append(out, e)
 		}

@@ -112,7 +112,7 @@ func SummaryTables(s metrics.Summary, l Layout) []*Table {
 			tables = append(tables, t)
 		}
 	}
-	tables = append(tables, compileTables(s)...)
+	tables = append(tables, compileTables(s, l)...)
 	if !l.All {
 		tables = append(tables, &Table{Notes: []string{"every metric, copies by kind, steps and idle gaps: --all; every column: --format csv"}})
 		return tables
@@ -336,7 +336,7 @@ func hostTables(s metrics.Summary, title string) []*Table {
 		}
 		out = append(out, t)
 	}
-	return append(out, compileTables(s)...)
+	return append(out, compileTables(s, Layout{})...)
 }
 
 // overviewColumns are the metrics the overview of several traces lists.

@@ -50,6 +50,9 @@ func TestSummarizeGolden(t *testing.T) {
 		{"cpu_only.text", func(t *testing.T) []string { return []string{filepath.Join(realTraces(t), "hta/cpu_only")} }, nil},
 		{"sample.all.text", func(*testing.T) []string { return []string{sample} }, []string{"--all"}},
 		{"sample.steps.csv", func(*testing.T) []string { return []string{sample} }, []string{"--steps", "3:", "-f", "csv"}},
+		{"compile.text", func(t *testing.T) []string {
+			return []string{filepath.Join(realTraces(t), "more/tracelens__inference__xdit_flux.1__split_iteration_1.json.gz")}
+		}, []string{"--top", "3"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
