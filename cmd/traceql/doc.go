@@ -518,6 +518,9 @@
 //	                time by cause (sync_ns + launch_ns + other_ns = dur_ns; see summarize
 //	                --help) and class, the cause holding most of it
 //	  memcpy        one row per copy: kind, src/dst memory, bytes, start/end/dur, GB/s
+//	  host          one row per trace without GPU activity (CPU, MPS runs): the host columns
+//	                of summarize --help (span, steps, time in and outside ops, torch.compile)
+//	  host-ops      one row per (file, op name) of those traces: count, total_ns, self_ns
 //
 //	Load it in pandas with pd.read_csv("out.csv"), pd.read_json("out.jsonl", lines=True)
 //	for --format json, or pd.read_parquet("out.parquet") for --format parquet (zstd;
@@ -559,7 +562,7 @@
 //	      --steady           measure only the steps after the warm-up (leading steps over twice the median)
 //	      --steps string     measure only these ProfilerStep#N: 3:, 3:5, :5 or 4
 //	      --strict           treat skipped or malformed events and truncation as errors
-//	  -t, --table string     table: summary, kernels, kernel-stats, steps, gaps, memcpy (default "summary")
+//	  -t, --table string     table: summary, kernels, kernel-stats, steps, gaps, memcpy, host, host-ops (default "summary")
 //	      --window string    measure only START:END after the first GPU activity, e.g. 100ms:500ms
 //
 //	# traceql pprof

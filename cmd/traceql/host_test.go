@@ -140,3 +140,38 @@ func TestHostOnly(t *testing.T) {
 		}
 	})
 }
+
+// TestHostExport: the host and host-ops tables have rows for host-only
+// traces, op totals as the generator wrote them, and say so on stderr
+// for a GPU trace.
+func TestHostExport(t *testing.T) {
+	paths, runs := writeHostRuns(t)
+	out, errOut, code := traceql(append([]string{"export", "--table", "host-ops"}, paths...)...)
+	if code != 0 || errOut != "" {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	recs, err := csv.NewReader(strings.NewReader(out)).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]int64{}
+	for i, r := range runs {
+		for _, op := range r.Ops {
+			if !strings.HasPrefix(op.Name, "ProfilerStep#") {
+				want[paths[i]+"|"+op.Name] += op.End - op.Start
+			}
+		}
+	}
+	if len(recs)-1 != len(want) {
+		t.Errorf("%d rows, want %d", len(recs)-1, len(want))
+	}
+	for _, r := range recs[1:] {
+		if got := r[3]; got != strconv.FormatInt(want[r[0]+"|"+r[1]], 10) {
+			t.Errorf("%s %s: total_ns %s, want %d", r[0], r[1], got, want[r[0]+"|"+r[1]])
+		}
+	}
+	out, errOut, code = traceql("export", "--table", "host", paths[0], sample)
+	if code != 0 || strings.Count(out, "\n") != 2 || !strings.Contains(errOut, sample+": GPU activity; the host table has rows for traces without") {
+		t.Errorf("exit %d, stderr %q, want a header and one row:\n%s", code, errOut, out)
+	}
+}
