@@ -148,10 +148,10 @@ func HostColumns() []HostColumn {
 		{"host_step_median_ns", "median step", NS, "median length of those steps; the mean of the two middle values for an even count; 0 without steps", func(s *Summary) any { return s.Host.StepMedianNS }},
 		{"warmup_steps", "warm-up steps", Count, "leading steps longer than twice the median step (warm-up, compilation), at most all but one; none with under 3 steps", func(s *Summary) any { return s.Host.WarmupSteps }},
 		{"steady_step_median_ns", "median step after warm-up", NS, "median length of the steps after the warm-up steps", func(s *Summary) any { return s.Host.SteadyStepMedianNS }},
-		{"compiled_regions", "compiled regions", Count, "as for devices: calls of Torch-Compiled Region: F/R host ops", func(s *Summary) any { return s.Compile.Regions }},
-		{"compiled_frames", "compiled frames", Count, "distinct frame ids F among the compiled regions", func(s *Summary) any { return s.Compile.Frames }},
-		{"recompiles", "recompiles", Count, "distinct (F, R) among the compiled regions with R > 0", func(s *Summary) any { return s.Compile.Recompiles }},
+		{"compiled_regions", "compiled regions", Count, "as the device column of that name", func(s *Summary) any { return s.Compile.Regions }},
+		{"compiled_frames", "compiled frames", Count, "as the device column of that name", func(s *Summary) any { return s.Compile.Frames }},
+		{"recompiles", "recompiles", Count, "as the device column of that name", func(s *Summary) any { return s.Compile.Recompiles }},
 		{"compiled_host_ns", "host time in compiled code", NS, "per thread, the length of the union of its compiled ranges (Torch-Compiled Region, CompiledFunction, CompiledFunctionBackward), summed over threads", func(s *Summary) any { return s.Compile.CompiledHostNS }},
-		{"dynamo_lookup_ns", "Dynamo lookup time", NS, "sum of the durations of the TorchDynamo Cache Lookup host ops, all threads", func(s *Summary) any { return s.Compile.DynamoLookupNS }},
+		{"dynamo_lookup_ns", "Dynamo lookup time", NS, "as the device column of that name (a sum of durations)", func(s *Summary) any { return s.Compile.DynamoLookupNS }},
 	}
 }

@@ -284,18 +284,17 @@
 //	                             all but one; none with under 3 steps
 //	  steady_step_median_ns      "median step after warm-up": median length of the
 //	                             steps after the warm-up steps
-//	  compiled_regions           "compiled regions": as for devices: calls of
-//	                             Torch-Compiled Region: F/R host ops
-//	  compiled_frames            "compiled frames": distinct frame ids F among the
-//	                             compiled regions
-//	  recompiles                 distinct (F, R) among the compiled regions with R
-//	                             > 0
+//	  compiled_regions           "compiled regions": as the device column of that
+//	                             name
+//	  compiled_frames            "compiled frames": as the device column of that
+//	                             name
+//	  recompiles                 as the device column of that name
 //	  compiled_host_ns           "host time in compiled code": per thread, the
 //	                             length of the union of its compiled ranges
 //	                             (Torch-Compiled Region, CompiledFunction,
 //	                             CompiledFunctionBackward), summed over threads
-//	  dynamo_lookup_ns           "Dynamo lookup time": sum of the durations of the
-//	                             TorchDynamo Cache Lookup host ops, all threads
+//	  dynamo_lookup_ns           "Dynamo lookup time": as the device column of that
+//	                             name (a sum of durations)
 //	Also shown: the gap-length histogram (decades from 1 µs to 1 s), copies by
 //	kind and memory kinds (Pageable/Pinned/Device) with bandwidth, and the top
 //	kernels by total time (count, total, mean, share of kernel_ns).
