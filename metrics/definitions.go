@@ -90,6 +90,14 @@ func Columns() []Column {
 		{"comm_overlap", "comm overlap", Ratio, "share of comm_ns during which a compute kernel also runs: communication hidden under computation; 0 without communication", func(d *DeviceSummary) any { return d.Comm.Overlap }},
 		{"window", "window", Text, "the part of the trace measured: whole, or as --steps, --skip-steps, --window, --range or --steady chose it (steps 2–4, window 100ms:500ms, range NAME, steady: steps 3–10)", func(d *DeviceSummary) any { return cmp.Or(d.Window, "whole") }},
 		{"bound", "bound", Text, "what holds the GPU back, as summarize's note says: none when idle_ns < 10 % of span_ns; else launch when idle_launch_ns ≥ idle_ns / 2 with half of it or more in gaps under 1 ms (graph-launch when the device ran graph launches), host when idle_launch_ns ≥ idle_ns / 2 otherwise, sync when idle_sync_ns ≥ idle_ns / 2, else none", func(d *DeviceSummary) any { return Verdict(d).String() }},
+		// torch.compile (compile.go).
+		{"compiled_regions", "compiled regions", Count, "calls of Torch-Compiled Region: F/R host ops (frame F, compilation R) in the trace, the same for every device", func(d *DeviceSummary) any { return d.Compile.Regions }},
+		{"compiled_frames", "compiled frames", Count, "distinct frame ids F among the compiled regions", func(d *DeviceSummary) any { return d.Compile.Frames }},
+		{"recompiles", "recompiles", Count, "distinct (F, R) among the compiled regions with R > 0: compilations of a frame after its first", func(d *DeviceSummary) any { return d.Compile.Recompiles }},
+		{"compiled_kernel_ns", "compiled kernel time", NS, "sum of the durations of the kernels whose launch call (eager or graph, matched on correlation id) lies within a compiled range on the calling thread (same pid and tid): a Torch-Compiled Region, or an AOTAutograd CompiledFunction or CompiledFunctionBackward op (what PyTorch before 2.3 records, and the backward's only mark); graph replays included", func(d *DeviceSummary) any { return d.Compile.KernelNS }},
+		{"compiled_kernel_share", "compiled share", Ratio, "compiled_kernel_ns / kernel_ns; 0 without kernels", func(d *DeviceSummary) any { return d.Compile.Share }},
+		{"graph_kernel_ns", "graph kernel time", NS, "sum of the durations of the kernels replayed by graph launch calls (graph_kernels), inside compiled ranges or not", func(d *DeviceSummary) any { return d.Compile.GraphKernelNS }},
+		{"dynamo_lookup_ns", "Dynamo lookup time", NS, "sum of the durations of the TorchDynamo Cache Lookup host ops (Dynamo's guard checks before each call of a compiled frame; they do not nest), all threads", func(d *DeviceSummary) any { return d.Compile.DynamoLookupNS }},
 	}
 }
 
@@ -115,4 +123,35 @@ func (d *DeviceSummary) otherCopies() CopyStat {
 		}
 	}
 	return o
+}
+
+// A HostColumn is one metric of a run's host side, what a run without GPU
+// activity reports in place of the device metrics (CSV and JSON rows of
+// host-only runs, compare and diff of them).
+type HostColumn struct {
+	Name  string // in CSV and JSON
+	Label string // for people
+	Unit  Unit
+	Doc   string
+	Value func(*Summary) any // int, int64, float64 or string
+}
+
+// HostColumns returns the host-side metrics in output order.
+func HostColumns() []HostColumn {
+	return []HostColumn{
+		{"host_span_ns", "host span", NS, "last host event end − first host event start; host events = ops and annotations (not their GPU copies) and runtime or driver calls", func(s *Summary) any { return s.Host.SpanNS }},
+		{"host_ops", "host ops", Count, "cpu_op events", func(s *Summary) any { return s.Host.Ops }},
+		{"api_calls", "runtime/driver calls", Count, "runtime and driver API calls", func(s *Summary) any { return s.Host.APICalls }},
+		{"op_busy_ns", "time in ops", NS, "length of the union of the cpu_op intervals over all threads: time in which some thread ran an op", func(s *Summary) any { return s.Host.OpBusyNS }},
+		{"outside_ops_ns", "time outside ops", NS, "host_span_ns − op_busy_ns: time in which no thread ran an op (Python between ops, data loading, waits)", func(s *Summary) any { return s.Host.OutsideOpsNS }},
+		{"host_steps", "steps", Count, "CPU ProfilerStep#N ranges, each starting no earlier than the one before ends", func(s *Summary) any { return len(s.Host.Steps) }},
+		{"host_step_median_ns", "median step", NS, "median length of those steps; the mean of the two middle values for an even count; 0 without steps", func(s *Summary) any { return s.Host.StepMedianNS }},
+		{"warmup_steps", "warm-up steps", Count, "leading steps longer than twice the median step (warm-up, compilation), at most all but one; none with under 3 steps", func(s *Summary) any { return s.Host.WarmupSteps }},
+		{"steady_step_median_ns", "median step after warm-up", NS, "median length of the steps after the warm-up steps", func(s *Summary) any { return s.Host.SteadyStepMedianNS }},
+		{"compiled_regions", "compiled regions", Count, "as the device column of that name", func(s *Summary) any { return s.Compile.Regions }},
+		{"compiled_frames", "compiled frames", Count, "as the device column of that name", func(s *Summary) any { return s.Compile.Frames }},
+		{"recompiles", "recompiles", Count, "as the device column of that name", func(s *Summary) any { return s.Compile.Recompiles }},
+		{"compiled_host_ns", "host time in compiled code", NS, "per thread, the length of the union of its compiled ranges (Torch-Compiled Region, CompiledFunction, CompiledFunctionBackward), summed over threads", func(s *Summary) any { return s.Compile.CompiledHostNS }},
+		{"dynamo_lookup_ns", "Dynamo lookup time", NS, "as the device column of that name (a sum of durations)", func(s *Summary) any { return s.Compile.DynamoLookupNS }},
+	}
 }

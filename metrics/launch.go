@@ -180,6 +180,7 @@ type LaunchStats struct {
 	MeanLaunchNS     float64
 	LaunchedKernels  int     // kernels matched to one of those calls
 	GraphKernels     int     // of which replayed by graph launches
+	GraphKernelNS    int64   // the sum of the durations of those
 	KernelsPerLaunch float64 // (LaunchedKernels − GraphKernels) / Launches: eager launches only
 	// KernelsPerGraphLaunch is GraphKernels / GraphLaunches: the kernels a
 	// graph replays.
@@ -232,6 +233,7 @@ func launches(t *trace.Trace, dev int, ix launchIndex) LaunchStats {
 		s.LaunchedKernels++
 		if graph {
 			s.GraphKernels++
+			s.GraphKernelNS += k.Dur()
 		}
 		if w, bit := ci/64, uint64(1)<<(ci%64); met[w]&bit == 0 {
 			met[w] |= bit

@@ -17,12 +17,15 @@ type Summary struct {
 	Source string
 	// Window names the part of the trace measured (trace.Window's
 	// Label); "" for the whole trace.
-	Window   string
-	Format   trace.Format
-	Version  string
-	Rank     int             // -1 when unknown
-	Devices  []DeviceSummary // devices with GPU activity, by ID
-	Host     HostSummary
+	Window  string
+	Format  trace.Format
+	Version string
+	Rank    int             // -1 when unknown
+	Devices []DeviceSummary // devices with GPU activity, by ID
+	Host    HostSummary
+	// Compile is what the trace says of torch.compile on the host; each
+	// device's Compile holds it too, with its kernels' side.
+	Compile  CompileStats
 	Warnings []string
 }
 
@@ -61,9 +64,10 @@ type DeviceSummary struct {
 
 	TopKernels []KernelStat
 
-	Launch LaunchStats
-	Comm   CommStat
-	Steps  []StepStat // ProfilerStep#N windows measured on this device
+	Launch  LaunchStats
+	Compile DeviceCompile
+	Comm    CommStat
+	Steps   []StepStat // ProfilerStep#N windows measured on this device
 	// StepMedianNS is the median length of Steps; 0 without steps.
 	StepMedianNS float64
 	// Idle time by cause (see ClassifyGaps): IdleLaunchNS + IdleSyncNS +
@@ -117,6 +121,10 @@ type HostSummary struct {
 	APICalls int // runtime and driver calls
 	Launches int // of which kernel and graph launches
 	TopOps   []OpStat
+	// AllOps are the cpu_ops of every name, by total time, longest first,
+	// ties by name: what compare pairs runs' ops by.
+	AllOps []OpStat
+	HostTimeline
 }
 
 // An OpStat aggregates host ops of one name.
@@ -159,6 +167,7 @@ func Summarize(t *trace.Trace, o Options) Summary {
 		}
 		w.stepOps = gpuStepOps(t)
 		w.syncs = hostSyncs(t)
+		w.compile = compileOps(t)
 	})
 	// The host side is what a trace without GPU activity has to show, and
 	// only such a trace's report shows it; walking a GPU trace's ops for
@@ -169,6 +178,7 @@ func Summarize(t *trace.Trace, o Options) Summary {
 		wg.Go(func() { s.Host = summarizeHost(t, o.TopN) })
 	}
 	prep.Wait()
+	s.Compile = w.compile.stats
 	s.Devices = make([]DeviceSummary, len(devs))
 	// A worker a CPU, each with a viewer of its own: the views' copies
 	// hold as many devices' records as there are workers, not all.
@@ -211,6 +221,7 @@ type traceWide struct {
 	steps   []Step               // Steps
 	stepOps map[int64][]trace.Op // gpuStepOps
 	syncs   []Interval           // hostSyncs
+	compile compileWide          // compileOps
 }
 
 // A viewer makes views of one device of a trace at a time: t with only
@@ -466,6 +477,7 @@ func summarizeDevice(t *trace.Trace, dev trace.Device, topN int, w *traceWide) D
 	}
 	d.Streams = len(streams)
 	wg.Wait()
+	d.Compile = deviceCompile(t, dev.ID, w.ix, &w.compile, d.KernelNS, d.Launch.GraphKernelNS, topN)
 	return d
 }
 
@@ -656,6 +668,7 @@ func summarizeHost(t *trace.Trace, topN int) HostSummary {
 		lo = hi
 	}
 	if h.Ops == 0 {
+		h.HostTimeline = hostTimeline(t, ops)
 		return h
 	}
 	stats := map[string]*OpStat{}
@@ -680,6 +693,10 @@ func summarizeHost(t *trace.Trace, topN int) HostSummary {
 	h.TopOps = top(all, topN, func(a, b OpStat) int {
 		return cmp.Or(cmp.Compare(b.TotalNS, a.TotalNS), cmp.Compare(a.Name, b.Name))
 	})
+	h.AllOps = top(all, len(all), func(a, b OpStat) int {
+		return cmp.Or(cmp.Compare(b.TotalNS, a.TotalNS), cmp.Compare(a.Name, b.Name))
+	})
+	h.HostTimeline = hostTimeline(t, ops)
 	return h
 }
 

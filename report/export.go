@@ -119,6 +119,7 @@ var exportSpecs = map[string]string{
 	"steps":        "file:t device step start_ns end_ns dur_ns kernels busy_ns idle_ns gpu_util:f source:t",
 	"gaps":         "file:t device start_ns end_ns dur_ns sync_ns launch_ns other_ns class:t",
 	"memcpy":       "file:t device stream kind:t src:t dst:t bytes start_ns end_ns dur_ns gbps:f correlation",
+	"host-ops":     "file:t name:t count total_ns self_ns",
 }
 
 func cols(spec string) []Column {
@@ -137,13 +138,16 @@ func cols(spec string) []Column {
 
 // ExportTables lists the table names ExportColumns and Export accept.
 func ExportTables() []string {
-	return []string{"summary", "kernels", "kernel-stats", "steps", "gaps", "memcpy"}
+	return []string{"summary", "kernels", "kernel-stats", "steps", "gaps", "memcpy", "host", "host-ops"}
 }
 
 // ExportColumns returns the columns of an export table.
 func ExportColumns(table string) ([]Column, bool) {
-	if table == "summary" {
+	switch table {
+	case "summary":
 		return SummaryRecords(nil).Columns, true
+	case "host":
+		return HostRecords(nil).Columns, true
 	}
 	spec, ok := exportSpecs[table]
 	return cols(spec), ok
@@ -200,6 +204,21 @@ func Export(rw *RowWriter, table string, t *trace.Trace) error {
 			}
 			if err := rw.Write(file, m.Device, m.Stream, m.Kind.String(), m.Src.String(), m.Dst.String(), m.Bytes,
 				m.Start, m.End, m.Dur(), gbps, m.Correlation); err != nil {
+				return err
+			}
+		}
+	case "host", "host-ops":
+		// Host-only traces (CPU, MPS): a GPU trace's summary has no host
+		// side, and its lean read no ops.
+		if t.HasGPUActivity() {
+			return nil
+		}
+		s := metrics.Summarize(t, metrics.Options{})
+		if table == "host" {
+			return rw.Write(HostRecords([]metrics.Summary{s}).Rows[0]...)
+		}
+		for _, op := range s.Host.AllOps {
+			if err := rw.Write(file, op.Name, op.Count, op.TotalNS, op.SelfNS); err != nil {
 				return err
 			}
 		}

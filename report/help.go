@@ -36,6 +36,7 @@ func MetricsHelp() string {
 			}
 		}
 	}
+	b.WriteString(hostHelp(name))
 	b.WriteString(`Also shown: the gap-length histogram (decades from 1 µs to 1 s), copies by
 kind and memory kinds (Pageable/Pinned/Device) with bandwidth, and the top
 kernels by total time (count, total, mean, share of kernel_ns).

@@ -112,6 +112,7 @@ func SummaryTables(s metrics.Summary, l Layout) []*Table {
 			tables = append(tables, t)
 		}
 	}
+	tables = append(tables, compileTables(s, l)...)
 	if !l.All {
 		tables = append(tables, &Table{Notes: []string{"every metric, copies by kind, steps and idle gaps: --all; every column: --format csv"}})
 		return tables
@@ -241,7 +242,7 @@ func metricsTable(devs []metrics.DeviceSummary, withNames bool) *Table {
 		t.Columns = append(t.Columns, Column{Name: name, Unit: metrics.Count})
 	}
 	for _, c := range textColumns() {
-		if notMeasures[c.Name] {
+		if notMeasures[c.Name] || compileColumns[c.Name] {
 			continue
 		}
 		row := []any{c.Label}
@@ -324,16 +325,18 @@ func binLabel(b metrics.Bin) string {
 func hostTables(s metrics.Summary, title string) []*Table {
 	title += fmt.Sprintf("\n  no GPU activity (no kernel, memcpy or memset events): %s host ops, %s runtime/driver calls; host side:",
 		Format(s.Host.Ops, metrics.Count), Format(s.Host.APICalls, metrics.Count))
-	if len(s.Host.TopOps) == 0 {
-		return []*Table{{Title: title}}
+	out := []*Table{{Title: title, Columns: []Column{{Name: "metric", Unit: metrics.Text}, {Name: "value", Unit: metrics.Count}},
+		Rows: hostRows(&s)}}
+	if len(s.Host.TopOps) > 0 {
+		t := &Table{Title: "top host ops by total time", Columns: []Column{
+			{Name: "host op", Unit: metrics.Text}, {Name: "count", Unit: metrics.Count}, {Name: "total", Unit: metrics.NS}, {Name: "self", Unit: metrics.NS}}}
+		names := shortNames(s.Host.TopOps, func(op metrics.OpStat) string { return op.Name }, 80)
+		for i, op := range s.Host.TopOps {
+			t.Rows = append(t.Rows, []any{names[i], op.Count, op.TotalNS, op.SelfNS})
+		}
+		out = append(out, t)
 	}
-	t := &Table{Title: title, Columns: []Column{
-		{Name: "host op", Unit: metrics.Text}, {Name: "count", Unit: metrics.Count}, {Name: "total", Unit: metrics.NS}, {Name: "self", Unit: metrics.NS}}}
-	names := shortNames(s.Host.TopOps, func(op metrics.OpStat) string { return op.Name }, 80)
-	for i, op := range s.Host.TopOps {
-		t.Rows = append(t.Rows, []any{names[i], op.Count, op.TotalNS, op.SelfNS})
-	}
-	return []*Table{t}
+	return append(out, compileTables(s, Layout{})...)
 }
 
 // overviewColumns are the metrics the overview of several traces lists.

@@ -323,7 +323,7 @@ func (d *eventDecoder) lean(e *rawEvent) bool {
 			return false
 		}
 		if named {
-			if name := e.name.text(); strings.HasPrefix(name, StepPrefix) || d.keepOp != "" && name == d.keepOp {
+			if name := e.name.text(); strings.HasPrefix(name, StepPrefix) || d.keepOp != "" && name == d.keepOp || IsCompileOp(name) {
 				return false
 			}
 		}

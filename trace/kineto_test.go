@@ -162,8 +162,8 @@ func TestKinetoWarnings(t *testing.T) {
 
 // TestLeanHost: Options.LeanHost drops a GPU trace's cpu_ops and polling
 // API calls, whether cat or name comes first, but for its profiler steps,
-// however escaped, and the ops named Options.KeepOp; a trace without GPU
-// activity keeps them all.
+// however escaped, torch.compile's ops, and the ops named Options.KeepOp;
+// a trace without GPU activity keeps them all.
 func TestLeanHost(t *testing.T) {
 	const host = `
  {"ph":"X","cat":"cpu_op","name":"aten::mm","pid":1,"tid":2,"ts":10,"dur":5,"args":{"Input Dims":[[2,3]]}},
@@ -171,12 +171,21 @@ func TestLeanHost(t *testing.T) {
  {"ph":"X","cat":"Operator","name":"ProfilerStep#1","pid":1,"tid":2,"ts":0,"dur":30},
  {"ph":"X","name":"Profiler\u0053tep#2","cat":"cpu_op","pid":1,"tid":2,"ts":30,"dur":30},
  {"ph":"X","cat":"user_annotation","name":"fwd","pid":1,"tid":2,"ts":31,"dur":3},
+ {"ph":"X","cat":"cpu_op","name":"Torch-Compiled Region: 0/1","pid":1,"tid":2,"ts":40,"dur":9},
+ {"ph":"X","name":"TorchDynamo Cache Lookup","cat":"cpu_op","pid":1,"tid":2,"ts":39,"dur":1},
+ {"ph":"X","cat":"cpu_op","name":"CompiledFunction","pid":1,"tid":2,"ts":41,"dur":7},
+ {"ph":"X","cat":"cpu_op","name":"CompiledFunctionBackward","pid":1,"tid":3,"ts":50,"dur":7},
+ {"ph":"X","cat":"cpu_op","name":"Torch-Compiled","pid":1,"tid":2,"ts":42,"dur":1},
  {"ph":"X","cat":"cuda_runtime","name":"cudaEventQuery","pid":1,"tid":2,"ts":11,"dur":1,"args":{"correlation":7}},
  {"ph":"X","name":"hipStreamQuery","cat":"cuda_runtime","pid":1,"tid":2,"ts":12,"dur":1,"args":{"correlation":8}},
  {"ph":"X","cat":"cuda_driver","name":"cuEventQuery","pid":1,"tid":2,"ts":13,"dur":1},
  {"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":2,"ts":14,"dur":1,"args":{"correlation":9}}`
 	const kernel = `,
  {"ph":"X","cat":"kernel","name":"k","pid":0,"tid":7,"ts":16,"dur":1,"args":{"device":0,"stream":7,"correlation":9}}`
+	const (
+		compiled    = " TorchDynamo Cache Lookup Torch-Compiled Region: 0/1 CompiledFunction CompiledFunctionBackward"
+		allCompiled = " TorchDynamo Cache Lookup Torch-Compiled Region: 0/1 CompiledFunction Torch-Compiled CompiledFunctionBackward"
+	)
 	names := func(tr *Trace) string {
 		var out []string
 		for _, o := range tr.Ops {
@@ -193,12 +202,12 @@ func TestLeanHost(t *testing.T) {
 		keep       string
 		want       string
 	}{
-		{"GPU trace", host + kernel, false, "", "ProfilerStep#1 ProfilerStep#2 fwd cudaLaunchKernel"},
+		{"GPU trace", host + kernel, false, "", "ProfilerStep#1 ProfilerStep#2 fwd" + compiled + " cudaLaunchKernel"},
 		// pprof's stacks keep the ops, not the polls.
-		{"with stacks", host + kernel, true, "", "ProfilerStep#1 aten::mm aten::add ProfilerStep#2 fwd cudaLaunchKernel"},
+		{"with stacks", host + kernel, true, "", "ProfilerStep#1 aten::mm aten::add ProfilerStep#2 fwd" + allCompiled + " cudaLaunchKernel"},
 		// --range keeps the ops it names.
-		{"keep an op", host + kernel, false, "aten::add", "ProfilerStep#1 aten::add ProfilerStep#2 fwd cudaLaunchKernel"},
-		{"no GPU activity", host, false, "", "ProfilerStep#1 aten::mm aten::add ProfilerStep#2 fwd cudaEventQuery hipStreamQuery cuEventQuery cudaLaunchKernel"},
+		{"keep an op", host + kernel, false, "aten::add", "ProfilerStep#1 aten::add ProfilerStep#2 fwd" + compiled + " cudaLaunchKernel"},
+		{"no GPU activity", host, false, "", "ProfilerStep#1 aten::mm aten::add ProfilerStep#2 fwd" + allCompiled + " cudaEventQuery hipStreamQuery cuEventQuery cudaLaunchKernel"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			for _, data := range [][]byte{[]byte("[" + tt.text + "]"), gz([]byte("[" + tt.text + "]"))} {
@@ -253,7 +262,7 @@ func checkLeanHost(t *testing.T, path string, stacks bool) (full, lean *Trace) {
 	if full.HasGPUActivity() {
 		want.Ops, want.APICalls = nil, nil
 		for _, o := range full.Ops {
-			if stacks || o.Kind != CPUOp || strings.HasPrefix(o.Name, StepPrefix) {
+			if stacks || o.Kind != CPUOp || strings.HasPrefix(o.Name, StepPrefix) || IsCompileOp(o.Name) {
 				want.Ops = append(want.Ops, o)
 			}
 		}

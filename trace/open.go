@@ -174,8 +174,8 @@ type Options struct {
 	// (cudaEventQuery, cudaStreamQuery, and the driver's and HIP's names),
 	// which neither launch nor wait for device work, and, unless
 	// PythonStacks keeps the stacks they are frames of, cpu_op events
-	// (Ops of kind CPUOp) other than the ProfilerStep#N ranges and those
-	// named KeepOp. Only the host summary of a trace or window without
+	// (Ops of kind CPUOp) other than the ProfilerStep#N ranges, the ops
+	// torch.compile leaves (IsCompileOp) and those named KeepOp. Only the host summary of a trace or window without
 	// GPU activity reads all of those, and they are a third of the time
 	// or more that a real trace takes to read. A trace that turns out to have
 	// no GPU activity is read again with them; a caller that clips the

@@ -3,6 +3,7 @@ package trace
 import (
 	"fmt"
 	"slices"
+	"strings"
 )
 
 // Format names the file format a Trace was read from.
@@ -177,6 +178,35 @@ func (k OpKind) String() string {
 
 // StepPrefix begins the name of each profiler step's range: ProfilerStep#N.
 const StepPrefix = "ProfilerStep#"
+
+// The host ops torch.compile leaves in a PyTorch profiler trace.
+const (
+	// CompiledRegionPrefix begins the name of each call of a compiled
+	// frame: "Torch-Compiled Region: F/R", frame F, its R-th compilation
+	// (R > 0: a recompile).
+	CompiledRegionPrefix = "Torch-Compiled Region: "
+	// DynamoLookupName is Dynamo's guard check before each call of a
+	// compiled frame.
+	DynamoLookupName = "TorchDynamo Cache Lookup"
+	// CompiledFunctionName and CompiledFunctionBackwardName are
+	// AOTAutograd's ops around a compiled graph's forward and backward:
+	// what PyTorch before 2.3 records instead of compiled regions, and the
+	// backward's only mark.
+	CompiledFunctionName         = "CompiledFunction"
+	CompiledFunctionBackwardName = "CompiledFunctionBackward"
+)
+
+// IsCompileOp reports whether a host op is one torch.compile leaves: a
+// compiled region, a CompiledFunction(Backward) or a Dynamo cache lookup.
+// The lean Kineto read keeps these (Options.LeanHost). The first byte
+// turns away nearly every other op.
+func IsCompileOp(name string) bool {
+	if name == "" || name[0] != 'T' && name[0] != 'C' {
+		return false
+	}
+	return strings.HasPrefix(name, CompiledRegionPrefix) || name == DynamoLookupName ||
+		name == CompiledFunctionName || name == CompiledFunctionBackwardName
+}
 
 // An Op is a host-side range: an operator, an annotation or an NVTX range.
 type Op struct {

@@ -38,6 +38,10 @@ func newCompareCmd(runF func(context.Context, *compareOptions) error) *cobra.Com
 		Long: `Compare puts two or more runs side by side — the table of a torch.compile
 mode study: kernels, mean kernel, idle, utilization, duration (span),
 bandwidth, one column per run and the ratio of each run to the first.
+When no run has GPU activity (CPU or Apple MPS runs, eager vs compiled),
+their host sides are compared instead: span, steps, time in and outside
+ops, torch.compile's regions, then each op's total time per run and its
+ratio to the first (see summarize --help).
 Labels default to the file names. Files are read --jobs at a time, one
 per CPU by default, and fewer when their tables would take more than half
 the memory available (see summarize --help).` + windowHelp,
@@ -218,7 +222,7 @@ func runCompare(ctx context.Context, opts *compareOptions) error {
 		positions = max(positions, len(s.Devices))
 	}
 	if positions == 0 {
-		return fmt.Errorf("none of the traces has GPU activity")
+		return writeHostCompare(opts, sums)
 	}
 	if opts.Plot != "" {
 		if err := writeComparePlots(opts, sums, positions); err != nil {
@@ -244,4 +248,19 @@ func runCompare(ctx context.Context, opts *compareOptions) error {
 		return report.WriteMarkdown(opts.Out, tables...)
 	}
 	return report.WriteText(opts.Out, tables...)
+}
+
+// writeHostCompare compares runs without GPU activity (CPU or MPS runs,
+// eager vs compiled) by their host sides and ops.
+func writeHostCompare(opts *compareOptions, sums []metrics.Summary) error {
+	if opts.Plot != "" {
+		return fmt.Errorf("--plot: none of the traces has GPU activity; compare their host sides without it")
+	}
+	switch opts.Format {
+	case "csv":
+		return report.WriteCSV(opts.Out, report.HostCompareRecords(opts.Labels, sums))
+	case "markdown":
+		return report.WriteMarkdown(opts.Out, report.HostCompareTables(opts.Labels, sums, 0)...)
+	}
+	return report.WriteText(opts.Out, report.HostCompareTables(opts.Labels, sums, 0)...)
 }

@@ -108,7 +108,16 @@ func runDiff(ctx context.Context, opts *diffOptions) error {
 	}
 	d := metrics.DiffTraces(ts[0], ts[1], metrics.DiffOptions{Family: opts.Group == "family"})
 	if len(d.Devices) == 0 {
-		return fmt.Errorf("neither %s nor %s has GPU activity", opts.Old, opts.New)
+		// Host-only runs (CPU, MPS): their host sides and ops, side by side.
+		sums := []metrics.Summary{metrics.Summarize(ts[0], metrics.Options{}), metrics.Summarize(ts[1], metrics.Options{})}
+		labels := runLabels([]string{opts.Old, opts.New})
+		switch opts.Format {
+		case "csv":
+			return report.WriteCSV(opts.Out, report.HostCompareRecords(labels, sums))
+		case "markdown":
+			return report.WriteMarkdown(opts.Out, report.HostCompareTables(labels, sums, opts.Top)...)
+		}
+		return report.WriteText(opts.Out, report.HostCompareTables(labels, sums, opts.Top)...)
 	}
 	switch opts.Format {
 	case "csv":

@@ -235,6 +235,66 @@
 //	                             device ran graph launches), host when
 //	                             idle_launch_ns ≥ idle_ns / 2 otherwise, sync when
 //	                             idle_sync_ns ≥ idle_ns / 2, else none
+//	  compiled_regions           "compiled regions": calls of Torch-Compiled
+//	                             Region: F/R host ops (frame F, compilation R) in
+//	                             the trace, the same for every device
+//	  compiled_frames            "compiled frames": distinct frame ids F among the
+//	                             compiled regions
+//	  recompiles                 distinct (F, R) among the compiled regions with R
+//	                             > 0: compilations of a frame after its first
+//	  compiled_kernel_ns         "compiled kernel time": sum of the durations of
+//	                             the kernels whose launch call (eager or graph,
+//	                             matched on correlation id) lies within a compiled
+//	                             range on the calling thread (same pid and tid): a
+//	                             Torch-Compiled Region, or an AOTAutograd
+//	                             CompiledFunction or CompiledFunctionBackward op
+//	                             (what PyTorch before 2.3 records, and the
+//	                             backward's only mark); graph replays included
+//	  compiled_kernel_share      "compiled share": compiled_kernel_ns / kernel_ns;
+//	                             0 without kernels
+//	  graph_kernel_ns            "graph kernel time": sum of the durations of the
+//	                             kernels replayed by graph launch calls
+//	                             (graph_kernels), inside compiled ranges or not
+//	  dynamo_lookup_ns           "Dynamo lookup time": sum of the durations of the
+//	                             TorchDynamo Cache Lookup host ops (Dynamo's guard
+//	                             checks before each call of a compiled frame; they
+//	                             do not nest), all threads
+//	Host-only runs (no kernel, memcpy or memset: CPU, Apple MPS, or device
+//	activity not recorded) have one row per file instead, and compare and diff
+//	put their host sides and ops side by side:
+//	  host_span_ns               "host span": last host event end − first host
+//	                             event start; host events = ops and annotations
+//	                             (not their GPU copies) and runtime or driver calls
+//	  host_ops                   "host ops": cpu_op events
+//	  api_calls                  "runtime/driver calls": runtime and driver API
+//	                             calls
+//	  op_busy_ns                 "time in ops": length of the union of the cpu_op
+//	                             intervals over all threads: time in which some
+//	                             thread ran an op
+//	  outside_ops_ns             "time outside ops": host_span_ns − op_busy_ns:
+//	                             time in which no thread ran an op (Python between
+//	                             ops, data loading, waits)
+//	  host_steps                 "steps": CPU ProfilerStep#N ranges, each starting
+//	                             no earlier than the one before ends
+//	  host_step_median_ns        "median step": median length of those steps; the
+//	                             mean of the two middle values for an even count;
+//	                             0 without steps
+//	  warmup_steps               "warm-up steps": leading steps longer than twice
+//	                             the median step (warm-up, compilation), at most
+//	                             all but one; none with under 3 steps
+//	  steady_step_median_ns      "median step after warm-up": median length of the
+//	                             steps after the warm-up steps
+//	  compiled_regions           "compiled regions": as the device column of that
+//	                             name
+//	  compiled_frames            "compiled frames": as the device column of that
+//	                             name
+//	  recompiles                 as the device column of that name
+//	  compiled_host_ns           "host time in compiled code": per thread, the
+//	                             length of the union of its compiled ranges
+//	                             (Torch-Compiled Region, CompiledFunction,
+//	                             CompiledFunctionBackward), summed over threads
+//	  dynamo_lookup_ns           "Dynamo lookup time": as the device column of that
+//	                             name (a sum of durations)
 //	Also shown: the gap-length histogram (decades from 1 µs to 1 s), copies by
 //	kind and memory kinds (Pageable/Pinned/Device) with bandwidth, and the top
 //	kernels by total time (count, total, mean, share of kernel_ns).
@@ -330,6 +390,10 @@
 //	Compare puts two or more runs side by side — the table of a torch.compile
 //	mode study: kernels, mean kernel, idle, utilization, duration (span),
 //	bandwidth, one column per run and the ratio of each run to the first.
+//	When no run has GPU activity (CPU or Apple MPS runs, eager vs compiled),
+//	their host sides are compared instead: span, steps, time in and outside
+//	ops, torch.compile's regions, then each op's total time per run and its
+//	ratio to the first (see summarize --help).
 //	Labels default to the file names. Files are read --jobs at a time, one
 //	per CPU by default, and fewer when their tables would take more than half
 //	the memory available (see summarize --help).
@@ -453,6 +517,9 @@
 //	                time by cause (sync_ns + launch_ns + other_ns = dur_ns; see summarize
 //	                --help) and class, the cause holding most of it
 //	  memcpy        one row per copy: kind, src/dst memory, bytes, start/end/dur, GB/s
+//	  host          one row per trace without GPU activity (CPU, MPS runs): the host columns
+//	                of summarize --help (span, steps, time in and outside ops, torch.compile)
+//	  host-ops      one row per (file, op name) of those traces: count, total_ns, self_ns
 //
 //	Load it in pandas with pd.read_csv("out.csv"), pd.read_json("out.jsonl", lines=True)
 //	for --format json, or pd.read_parquet("out.parquet") for --format parquet (zstd;
@@ -494,7 +561,7 @@
 //	      --steady           measure only the steps after the warm-up (leading steps over twice the median)
 //	      --steps string     measure only these ProfilerStep#N: 3:, 3:5, :5 or 4
 //	      --strict           treat skipped or malformed events and truncation as errors
-//	  -t, --table string     table: summary, kernels, kernel-stats, steps, gaps, memcpy (default "summary")
+//	  -t, --table string     table: summary, kernels, kernel-stats, steps, gaps, memcpy, host, host-ops (default "summary")
 //	      --window string    measure only START:END after the first GPU activity, e.g. 100ms:500ms
 //
 //	# traceql pprof

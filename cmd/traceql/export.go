@@ -42,6 +42,9 @@ Tables:
                 time by cause (sync_ns + launch_ns + other_ns = dur_ns; see summarize
                 --help) and class, the cause holding most of it
   memcpy        one row per copy: kind, src/dst memory, bytes, start/end/dur, GB/s
+  host          one row per trace without GPU activity (CPU, MPS runs): the host columns
+                of summarize --help (span, steps, time in and outside ops, torch.compile)
+  host-ops      one row per (file, op name) of those traces: count, total_ns, self_ns
 
 Load it in pandas with pd.read_csv("out.csv"), pd.read_json("out.jsonl", lines=True)
 for --format json, or pd.read_parquet("out.parquet") for --format parquet (zstd;
@@ -115,8 +118,12 @@ func runExport(ctx context.Context, opts *exportOptions) error {
 			}
 			opts.Read.warn(f, t.Warnings)
 			opts.Read.noteWarmup(f, t)
-			if len(metrics.ActiveDevices(t)) == 0 {
+			host := opts.Table == "host" || opts.Table == "host-ops"
+			switch active := len(metrics.ActiveDevices(t)) > 0; {
+			case !active && !host:
 				complain(opts.Err, noRows(f))
+			case active && host:
+				complain(opts.Err, f+": GPU activity; the "+opts.Table+" table has rows for traces without (CPU, MPS runs); no row written")
 			}
 			return report.Export(rw, opts.Table, t)
 		})

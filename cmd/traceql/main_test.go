@@ -50,6 +50,9 @@ func TestSummarizeGolden(t *testing.T) {
 		{"cpu_only.text", func(t *testing.T) []string { return []string{filepath.Join(realTraces(t), "hta/cpu_only")} }, nil},
 		{"sample.all.text", func(*testing.T) []string { return []string{sample} }, []string{"--all"}},
 		{"sample.steps.csv", func(*testing.T) []string { return []string{sample} }, []string{"--steps", "3:", "-f", "csv"}},
+		{"compile.text", func(t *testing.T) []string {
+			return []string{filepath.Join(realTraces(t), "more/tracelens__inference__xdit_flux.1__split_iteration_1.json.gz")}
+		}, []string{"--top", "3"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -297,6 +300,9 @@ func TestDiffCompareGolden(t *testing.T) {
 		{"compare_resnet_metrics.md", func(d string) []string {
 			return []string{"compare", d + "/kineto/resnet50_v100_workers0.pt.trace.json.gz", d + "/kineto/resnet50_v100_workers4.pt.trace.json.gz",
 				"--label", "workers0,workers4", "--metrics", "span_ns,idle_launch_ns,launch_mean_ns,queue_delay_median_ns", "-f", "markdown"}
+		}},
+		{"compare_cpu_only", func(d string) []string {
+			return []string{"compare", d + "/hta/cpu_only/rank-34.Jul_15_10_52_41.1074.pt.trace.json.gz", d + "/hta/cpu_only/rank-34.Jul_15_10_52_41.1074.pt.trace.json.gz", "--label", "a,b"}
 		}},
 		{"compare_resnet", func(d string) []string {
 			return []string{"compare", d + "/kineto/resnet50_v100_workers0.pt.trace.json.gz", d + "/kineto/resnet50_v100_workers4.pt.trace.json.gz",
@@ -662,7 +668,8 @@ func TestWindowInAGap(t *testing.T) {
 }
 
 // TestNoGPUSaysSo: CSV output that leaves out a trace without GPU activity,
-// or a GPU without a counterpart, says so on stderr.
+// or a GPU without a counterpart, says so on stderr. (summarize of host-only
+// traces writes their host rows: TestHostOnly.)
 func TestNoGPUSaysSo(t *testing.T) {
 	cpu := writeTrace(t, "cpu.json", `{"traceEvents":[{"ph":"X","cat":"cpu_op","name":"aten::mm","pid":1,"tid":1,"ts":1,"dur":2}]}`)
 	noRows := "traceql: " + cpu + ": no GPU activity (no kernel, memcpy or memset events); no row written\n"
@@ -671,7 +678,6 @@ func TestNoGPUSaysSo(t *testing.T) {
 		want string
 	}{
 		{[]string{"export", cpu}, noRows},
-		{[]string{"summarize", "-f", "csv", cpu}, noRows},
 		{[]string{"diff", "-f", "csv", cpu, sample}, "traceql: GPU 0 has no counterpart in the old trace\ntraceql: GPU 1 has no counterpart in the old trace\n"},
 	} {
 		out, errOut, code := traceql(tt.args...)

@@ -145,6 +145,12 @@ func writeSummaries(opts *summarizeOptions, sums []metrics.Summary) error {
 		}
 		return report.WriteMarkdown(opts.Out, tables...)
 	}
+	if report.HostOnly(sums) { // host rows, one a file
+		if opts.Format == "csv" {
+			return report.WriteCSV(opts.Out, report.HostRecords(sums))
+		}
+		return report.WriteHostJSON(opts.Out, sums)
+	}
 	for _, s := range sums {
 		if len(s.Devices) == 0 { // not into the data
 			complain(opts.Err, noRows(s.Source))

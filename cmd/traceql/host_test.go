@@ -1,0 +1,177 @@
+package main
+
+import (
+	"encoding/csv"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/traceql/traceql/internal/golden"
+	"github.com/traceql/traceql/internal/synth"
+)
+
+// writeHostRuns writes an eager and a compiled host-only run of the same
+// generated program, the compiled one twice as fast, as eager.json and
+// compiled.json, and returns their paths and what was written.
+func writeHostRuns(t *testing.T) (paths []string, runs []synth.CompileTrace) {
+	t.Helper()
+	dir := t.TempDir()
+	for i, name := range []string{"eager", "compiled"} {
+		path := filepath.Join(dir, name+".json")
+		f, err := os.Create(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tr, err := synth.WriteCompile(f, synth.CompileConfig{Seed: 7, Calls: 12, HostOnly: true, Speed: int64(i + 1), Recompiles: []int{0, 2}})
+		if err2 := f.Close(); err == nil {
+			err = err2
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		paths, runs = append(paths, path), append(runs, tr)
+	}
+	return paths, runs
+}
+
+// TestHostOnly: runs without GPU activity summarize, compare and diff by
+// their host sides; the numbers are checked against what the generator
+// wrote, and the tables pinned by goldens.
+func TestHostOnly(t *testing.T) {
+	paths, runs := writeHostRuns(t)
+	totals := make([]map[string]int64, len(runs))
+	for i, r := range runs {
+		totals[i] = map[string]int64{}
+		for _, op := range r.Ops {
+			if !strings.HasPrefix(op.Name, "ProfilerStep#") { // steps, not ops
+				totals[i][op.Name] += op.End - op.Start
+			}
+		}
+	}
+
+	t.Run("summarize csv", func(t *testing.T) {
+		out, errOut, code := traceql(append([]string{"summarize", "-f", "csv"}, paths...)...)
+		if code != 0 || errOut != "" {
+			t.Fatalf("exit %d: %s", code, errOut)
+		}
+		recs, err := csv.NewReader(strings.NewReader(out)).ReadAll()
+		if err != nil || len(recs) != 3 {
+			t.Fatalf("%d records (%v), want a header and a row a run:\n%s", len(recs), err, out)
+		}
+		col := map[string]int{}
+		for i, n := range recs[0] {
+			col[n] = i
+		}
+		for i, r := range runs {
+			lo, hi := r.Ops[0].Start, r.Ops[0].End
+			ops := 0
+			for _, op := range r.Ops {
+				lo, hi = min(lo, op.Start), max(hi, op.End)
+				if !strings.HasPrefix(op.Name, "ProfilerStep#") {
+					ops++
+				}
+			}
+			want := map[string]string{"host_ops": strconv.Itoa(ops), "host_span_ns": strconv.FormatInt(hi-lo, 10),
+				"host_steps": "4"}
+			for name, v := range want {
+				if got := recs[i+1][col[name]]; got != v {
+					t.Errorf("%s: %s = %s, want %s", paths[i], name, got, v)
+				}
+			}
+		}
+	})
+
+	t.Run("compare csv", func(t *testing.T) {
+		out, errOut, code := traceql(append([]string{"compare", "-f", "csv"}, paths...)...)
+		if code != 0 {
+			t.Fatalf("exit %d: %s", code, errOut)
+		}
+		recs, err := csv.NewReader(strings.NewReader(out)).ReadAll()
+		if err != nil {
+			t.Fatal(err)
+		}
+		ops := 0
+		for _, r := range recs[1:] {
+			if r[2] != "op_total_ns" {
+				continue
+			}
+			ops++
+			i := map[string]int{"eager": 0, "compiled": 1}[r[0]]
+			if want := strconv.FormatInt(totals[i][r[3]], 10); r[4] != want {
+				t.Errorf("%s %s: total %s, want %s", r[0], r[3], r[4], want)
+			}
+			if want := fmt.Sprint(float64(totals[i][r[3]]) / float64(totals[0][r[3]])); r[5] != want {
+				t.Errorf("%s %s: ratio %s, want %s", r[0], r[3], r[5], want)
+			}
+		}
+		if ops != len(totals[0])+len(totals[1]) {
+			t.Errorf("%d op rows, want %d", ops, len(totals[0])+len(totals[1]))
+		}
+	})
+
+	for _, tt := range []struct {
+		name string
+		args []string
+	}{
+		{"compare_host", []string{"compare"}},
+		{"diff_host", []string{"diff"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			out, errOut, code := traceql(append(tt.args, paths...)...)
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, errOut)
+			}
+			golden.Check(t, filepath.Join("testdata", tt.name+".golden"), []byte(out))
+		})
+	}
+
+	t.Run("summarize text", func(t *testing.T) {
+		out, _, code := traceql("summarize", paths[1])
+		if code != 0 {
+			t.Fatal(out)
+		}
+		for _, want := range []string{"torch.compile: 12 compiled regions of 2 frames", "Dynamo cache lookups", "top host ops by total time"} {
+			if !strings.Contains(out, want) {
+				t.Errorf("no %q in\n%s", want, out)
+			}
+		}
+	})
+}
+
+// TestHostExport: the host and host-ops tables have rows for host-only
+// traces, op totals as the generator wrote them, and say so on stderr
+// for a GPU trace.
+func TestHostExport(t *testing.T) {
+	paths, runs := writeHostRuns(t)
+	out, errOut, code := traceql(append([]string{"export", "--table", "host-ops"}, paths...)...)
+	if code != 0 || errOut != "" {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	recs, err := csv.NewReader(strings.NewReader(out)).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]int64{}
+	for i, r := range runs {
+		for _, op := range r.Ops {
+			if !strings.HasPrefix(op.Name, "ProfilerStep#") {
+				want[paths[i]+"|"+op.Name] += op.End - op.Start
+			}
+		}
+	}
+	if len(recs)-1 != len(want) {
+		t.Errorf("%d rows, want %d", len(recs)-1, len(want))
+	}
+	for _, r := range recs[1:] {
+		if got := r[3]; got != strconv.FormatInt(want[r[0]+"|"+r[1]], 10) {
+			t.Errorf("%s %s: total_ns %s, want %d", r[0], r[1], got, want[r[0]+"|"+r[1]])
+		}
+	}
+	out, errOut, code = traceql("export", "--table", "host", paths[0], sample)
+	if code != 0 || strings.Count(out, "\n") != 2 || !strings.Contains(errOut, sample+": GPU activity; the host table has rows for traces without") {
+		t.Errorf("exit %d, stderr %q, want a header and one row:\n%s", code, errOut, out)
+	}
+}

@@ -1,0 +1,220 @@
+package report
+
+import (
+	"bufio"
+	"cmp"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+
+	"github.com/traceql/traceql/metrics"
+)
+
+// hostRows are the rows of the host metrics of s that are not zero.
+func hostRows(s *metrics.Summary) [][]any {
+	var rows [][]any
+	for _, c := range metrics.HostColumns() {
+		if v := c.Value(s); !isZero(v) || c.Name == "host_span_ns" {
+			rows = append(rows, []any{c.Label, Cell{v, c.Unit}})
+		}
+	}
+	return rows
+}
+
+// HostRecords is the machine-readable shape of host-only summaries: one
+// row per file, columns "file", "rank" then metrics.HostColumns().
+func HostRecords(sums []metrics.Summary) *Table {
+	t := &Table{Columns: []Column{{Name: "file", Unit: metrics.Text}, {Name: "rank", Unit: metrics.Count}}}
+	cols := metrics.HostColumns()
+	for _, c := range cols {
+		_, float := c.Value(&metrics.Summary{}).(float64)
+		t.Columns = append(t.Columns, Column{Name: c.Name, Unit: c.Unit, Float: float})
+	}
+	for i := range sums {
+		row := []any{sums[i].Source, sums[i].Rank}
+		for _, c := range cols {
+			row = append(row, c.Value(&sums[i]))
+		}
+		t.Rows = append(t.Rows, row)
+	}
+	return t
+}
+
+// hostOpsShown is how many ops HostCompareTables lists.
+const hostOpsShown = 20
+
+// HostCompareTables puts the host sides of several runs side by side, for
+// runs without GPU activity (an eager and a compiled CPU or MPS run): the
+// host metrics as rows, then the ops by name, each run's total time in
+// the op and its ratio to the first run's. Ops are listed by their longest
+// total in any run, ties by name; the first top (hostOpsShown when 0).
+func HostCompareTables(labels []string, sums []metrics.Summary, top int) []*Table {
+	if top <= 0 {
+		top = hostOpsShown
+	}
+	head := func(first string) *Table {
+		t := &Table{Columns: []Column{{Name: first, Unit: metrics.Text}}}
+		for i := range sums {
+			t.Columns = append(t.Columns, Column{Name: labels[i], Unit: metrics.Count})
+			if i > 0 {
+				t.Columns = append(t.Columns, Column{Name: "×", Unit: metrics.Text})
+			}
+		}
+		return t
+	}
+	ratioCell := func(v, base any) string {
+		b := toFloat(base)
+		if b == 0 {
+			return ""
+		}
+		return "×" + ratio(toFloat(v)/b)
+	}
+	m := head("metric")
+	m.Title = "host side (no GPU activity)"
+	for _, c := range metrics.HostColumns() {
+		row := []any{c.Label}
+		zero := true
+		for i := range sums {
+			v := c.Value(&sums[i])
+			zero = zero && isZero(v)
+			row = append(row, Cell{v, c.Unit})
+			if i > 0 {
+				row = append(row, ratioCell(v, c.Value(&sums[0])))
+			}
+		}
+		if !zero || c.Name == "host_span_ns" {
+			m.Rows = append(m.Rows, row)
+		}
+	}
+	ops := head("op")
+	ops.Title = "host ops: total time per run"
+	byName := make([]map[string]metrics.OpStat, len(sums))
+	longest := map[string]int64{}
+	for i := range sums {
+		byName[i] = map[string]metrics.OpStat{}
+		for _, op := range sums[i].Host.AllOps {
+			byName[i][op.Name] = op
+			longest[op.Name] = max(longest[op.Name], op.TotalNS)
+		}
+	}
+	names := make([]string, 0, len(longest))
+	for n := range longest {
+		names = append(names, n)
+	}
+	slices.SortFunc(names, func(a, b string) int { return cmp.Or(cmp.Compare(longest[b], longest[a]), cmp.Compare(a, b)) })
+	if len(names) > top {
+		ops.Notes = append(ops.Notes, fmt.Sprintf("%d more ops not shown", len(names)-top))
+		names = names[:top]
+	}
+	short := shortNames(names, func(s string) string { return s }, 60)
+	for j, n := range names {
+		row := []any{short[j]}
+		for i := range sums {
+			op, ok := byName[i][n]
+			var v any = op.TotalNS
+			if !ok {
+				v = "–"
+			}
+			row = append(row, Cell{v, metrics.NS})
+			if i > 0 {
+				r := ""
+				if _, ok0 := byName[0][n]; ok && ok0 {
+					r = ratioCell(op.TotalNS, byName[0][n].TotalNS)
+				}
+				row = append(row, r)
+			}
+		}
+		ops.Rows = append(ops.Rows, row)
+	}
+	if len(names) == 0 {
+		return []*Table{m}
+	}
+	return []*Table{m, ops}
+}
+
+// HostCompareRecords is the CSV shape of HostCompareTables: one row per
+// (run, metric) and (run, op), raw values, and the ratio to the first run
+// ("" where it has none).
+func HostCompareRecords(labels []string, sums []metrics.Summary) *Table {
+	t := &Table{Columns: []Column{{Name: "label", Unit: metrics.Text}, {Name: "file", Unit: metrics.Text}, {Name: "kind", Unit: metrics.Text},
+		{Name: "name", Unit: metrics.Text}, {Name: "value", Unit: metrics.Count}, {Name: "ratio_to_first", Unit: metrics.Count}}}
+	rel := func(v, base any) any {
+		if b := toFloat(base); b != 0 {
+			return toFloat(v) / b
+		}
+		return ""
+	}
+	for i := range sums {
+		for _, c := range metrics.HostColumns() {
+			v := c.Value(&sums[i])
+			t.Rows = append(t.Rows, []any{labels[i], sums[i].Source, "metric", c.Name, v, rel(v, c.Value(&sums[0]))})
+		}
+	}
+	first := map[string]int64{}
+	for _, op := range sums[0].Host.AllOps {
+		first[op.Name] = op.TotalNS
+	}
+	for i := range sums {
+		for _, op := range sums[i].Host.AllOps {
+			var r any = ""
+			if b, ok := first[op.Name]; ok {
+				r = rel(op.TotalNS, b)
+			}
+			t.Rows = append(t.Rows, []any{labels[i], sums[i].Source, "op_total_ns", op.Name, op.TotalNS, r})
+		}
+	}
+	return t
+}
+
+// hostHelp renders the definitions of metrics.HostColumns for `summarize
+// --help`.
+func hostHelp(name int) string {
+	var b strings.Builder
+	indent := strings.Repeat(" ", 2+name+2)
+	b.WriteString("Host-only runs (no kernel, memcpy or memset: CPU, Apple MPS, or device\n" +
+		"activity not recorded) have one row per file instead, and compare and diff\n" +
+		"put their host sides and ops side by side:\n")
+	for _, c := range metrics.HostColumns() {
+		doc := c.Doc
+		if c.Label != c.Name {
+			doc = fmt.Sprintf("%q: %s", c.Label, doc)
+		}
+		for i, line := range wrap(doc, helpWidth-len(indent), helpWidth-len(indent)) {
+			if i == 0 {
+				fmt.Fprintf(&b, "  %-*s  %s\n", name, c.Name, line)
+			} else {
+				b.WriteString(indent + line + "\n")
+			}
+		}
+	}
+	return b.String()
+}
+
+// WriteHostJSON writes the rows of HostRecords as a JSON array of
+// objects, indented as WriteSummaryJSON indents.
+func WriteHostJSON(w io.Writer, sums []metrics.Summary) error {
+	t := HostRecords(sums)
+	jw := &jsonWriter{w: bufio.NewWriter(w)}
+	jw.array(len(t.Rows), "", func(i int, in string) {
+		jw.object(in, func(key func(string), in string) {
+			for j, c := range t.Columns {
+				key(c.Name)
+				jw.value(t.Rows[i][j], in)
+			}
+		})
+	})
+	jw.str("\n")
+	return jw.flush()
+}
+
+// HostOnly reports whether there are summaries and none has a device with
+// GPU activity: their host sides are all they have to report.
+func HostOnly(sums []metrics.Summary) bool {
+	for i := range sums {
+		if len(sums[i].Devices) > 0 {
+			return false
+		}
+	}
+	return len(sums) > 0
+}
