@@ -2,6 +2,7 @@ package synth
 
 import (
 	"bufio"
+	"cmp"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -162,8 +163,8 @@ func WriteCompile(w io.Writer, cfg CompileConfig) (CompileTrace, error) {
 			stepStart = host
 		}
 	}
-	slices.SortStableFunc(tr.Ops, func(a, b CompileOp) int { return cmpInt64(a.Start, b.Start) })
-	slices.SortStableFunc(tr.Kernels, func(a, b IdleKernel) int { return cmpInt64(a.Start, b.Start) })
+	slices.SortStableFunc(tr.Ops, func(a, b CompileOp) int { return cmp.Compare(a.Start, b.Start) })
+	slices.SortStableFunc(tr.Kernels, func(a, b IdleKernel) int { return cmp.Compare(a.Start, b.Start) })
 	return tr, writeCompile(w, tr)
 }
 
