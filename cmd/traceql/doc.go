@@ -8,6 +8,7 @@
 //	between them, utilization, copy bandwidth.
 //
 //	Usage:
+//	  traceql [flags]
 //	  traceql [command]
 //
 //	Available Commands:
@@ -22,7 +23,8 @@
 //	  version     Print traceql's version
 //
 //	Flags:
-//	  -h, --help   help for traceql
+//	  -h, --help      help for traceql
+//	  -v, --version   version for traceql
 //
 //	Use "traceql [command] --help" for more information about a command.
 //

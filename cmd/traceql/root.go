@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"runtime/debug"
@@ -33,6 +34,25 @@ between them, utilization, copy bandwidth.`,
 		newPprofCmd(nil),
 		newVersionCmd(),
 	)
+	registerCompletions(root)
+	root.Version = versionString()
+	root.SetVersionTemplate("traceql {{.Version}}\n")
+	// An unknown command is one line naming the nearest commands, not
+	// cobra's several, which complain would print with their newlines
+	// escaped.
+	root.DisableSuggestions = true
+	root.SuggestionsMinimumDistance = 2
+	root.Args = cobra.ArbitraryArgs
+	root.RunE = func(cmd *cobra.Command, args []string) error {
+		if len(args) == 0 {
+			return cmd.Help()
+		}
+		msg := fmt.Sprintf("unknown command %q", args[0])
+		if s := cmd.SuggestionsFor(args[0]); len(s) > 0 {
+			msg += "; did you mean " + strings.Join(s, " or ") + "?"
+		}
+		return usageError{fmt.Errorf("%s (see traceql --help)", msg)}
+	}
 	// Cobra's completion command prints its help and exits 0 for a shell
 	// it does not know ("completion tcsh"): a script would take the help
 	// for a completion script.
@@ -55,14 +75,38 @@ func newVersionCmd() *cobra.Command {
 		Short: "Print traceql's version",
 		Args:  noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			v := "(devel)"
-			if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" {
-				v = bi.Main.Version
-			}
-			_, err := fmt.Fprintf(cmd.OutOrStdout(), "traceql %s\n", v)
+			_, err := fmt.Fprintf(cmd.OutOrStdout(), "traceql %s\n", versionString())
 			return err
 		},
 	}
+}
+
+// versionString says which build this is: the module version (a tag, or
+// "(devel)" for a build from a checkout), the commit and its time, and the
+// Go release, from the build information Go records.
+func versionString() string {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "(unknown build)"
+	}
+	v := cmp.Or(bi.Main.Version, "(devel)")
+	var rev, at, dirty string
+	for _, s := range bi.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.time":
+			at = s.Value
+		case "vcs.modified":
+			if s.Value == "true" {
+				dirty = ", modified"
+			}
+		}
+	}
+	if rev != "" {
+		v += fmt.Sprintf(" (commit %.12s, %s%s)", rev, cmp.Or(at, "time unknown"), dirty)
+	}
+	return v + ", " + bi.GoVersion
 }
 
 func noArgs(cmd *cobra.Command, args []string) error {

@@ -1,0 +1,39 @@
+package main
+
+import (
+	"github.com/spf13/cobra"
+
+	"github.com/traceql/traceql/metrics"
+	"github.com/traceql/traceql/report"
+)
+
+// flagValues are the values each enum flag takes, by command: shells
+// complete them (traceql plot --kind <TAB>). The commands validate the same
+// values when they run.
+func flagValues() map[string]map[string][]string {
+	names := []string{report.NamesFull, report.NamesShort, report.NamesFamily}
+	var cols []string
+	for _, c := range metrics.Columns() {
+		cols = append(cols, c.Name)
+	}
+	return map[string]map[string][]string{
+		"summarize": {"format": {"text", "csv", "json", "markdown"}, "names": names},
+		"diff":      {"format": {"text", "csv", "markdown"}, "group": {"name", "family"}, "names": names},
+		"compare":   {"format": {"text", "csv", "markdown"}, "metrics": cols},
+		"plot":      {"kind": {"kernels", "gaps", "timeline", "top", "steps"}, "weight": {"time", "count"}, "names": names},
+		"export":    {"table": report.ExportTables(), "format": {"csv", "json", "parquet"}},
+	}
+}
+
+// registerCompletions tells cobra the values of every enum flag, and that
+// file arguments complete as files.
+func registerCompletions(root *cobra.Command) {
+	for _, cmd := range root.Commands() {
+		for flag, values := range flagValues()[cmd.Name()] {
+			if cmd.Flags().Lookup(flag) == nil {
+				continue
+			}
+			_ = cmd.RegisterFlagCompletionFunc(flag, cobra.FixedCompletions(values, cobra.ShellCompDirectiveNoFileComp))
+		}
+	}
+}
