@@ -3,6 +3,7 @@
 package report
 
 import (
+	"bufio"
 	"encoding/csv"
 	"fmt"
 	"io"
@@ -41,8 +42,10 @@ func cell(v any, u metrics.Unit, human bool) string {
 }
 
 // WriteText writes tables for a terminal: aligned columns, scaled units,
-// text left-aligned and numbers right-aligned.
-func WriteText(w io.Writer, tables ...*Table) error {
+// text left-aligned and numbers right-aligned. It returns the first error
+// writing w.
+func WriteText(out io.Writer, tables ...*Table) error {
+	w := bufio.NewWriter(out) // keeps the first error
 	for i, t := range tables {
 		if i > 0 {
 			fmt.Fprintln(w)
@@ -94,7 +97,7 @@ func WriteText(w io.Writer, tables ...*Table) error {
 		}
 		writeNotes(w, t.Notes, max(wide, noteWidth))
 	}
-	return nil
+	return w.Flush()
 }
 
 // noteWidth is how many columns a line of a note fills at most, unless
@@ -158,8 +161,10 @@ func isNumber(w string) bool {
 var mdEscape = strings.NewReplacer("\\", `\\`, "|", `\|`, "<", `\<`, ">", `\>`, "*", `\*`, "_", `\_`,
 	"`", "\\`", "[", `\[`, "]", `\]`, "~", `\~`, "\n", " ")
 
-// WriteMarkdown writes tables as GitHub-flavoured Markdown.
-func WriteMarkdown(w io.Writer, tables ...*Table) error {
+// WriteMarkdown writes tables as GitHub-flavoured Markdown. It returns the
+// first error writing w.
+func WriteMarkdown(out io.Writer, tables ...*Table) error {
+	w := bufio.NewWriter(out) // keeps the first error
 	for i, t := range tables {
 		if i > 0 {
 			fmt.Fprintln(w)
@@ -194,7 +199,7 @@ func WriteMarkdown(w io.Writer, tables ...*Table) error {
 			fmt.Fprintf(w, "\n%s\n", mdEscape.Replace(n))
 		}
 	}
-	return nil
+	return w.Flush()
 }
 
 // WriteCSV writes one table as CSV with a header row and raw values

@@ -553,10 +553,10 @@
 //	  traceql export runs/ --table gaps --format json > gaps.jsonl
 //
 //	Flags:
-//	  -f, --format string    csv, json (JSON lines) or parquet (default "csv")
+//	  -f, --format string    csv, json (JSON lines) or parquet (default: by -o's extension, .csv, .json, .jsonl or .parquet, else csv)
 //	  -h, --help             help for export
 //	  -j, --jobs int         files read at once (default 0: one per CPU, as memory allows)
-//	  -o, --output string    file to write (atomically); stdout when absent or -
+//	  -o, --output string    file to write (a file is replaced atomically, a device or pipe written in place); stdout when absent or -
 //	  -q, --quiet            no progress bar on stderr
 //	      --range string     measure only the span of the annotation, op or NVTX range with this name
 //	      --skip-steps int   drop the first N recorded ProfilerStep#N

@@ -1,9 +1,11 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
+	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -58,11 +60,11 @@ DuckDB, Spark and Polars read it too: SELECT * FROM 'out.parquet').` + windowHel
 			if _, ok := report.ExportColumns(opts.Table); !ok {
 				return usageError{fmt.Errorf("--table %q: want one of %s", opts.Table, strings.Join(report.ExportTables(), ", "))}
 			}
-			if err := checkFormat(&opts.Format, "csv", "json", "parquet"); err != nil {
-				return err
-			}
 			if opts.Output == stdout {
 				opts.Output = ""
+			}
+			if err := formatFromName(opts); err != nil {
+				return err
 			}
 			if opts.Format == "parquet" && opts.Output == "" {
 				if err := binaryToTerminal(opts.Out, "--format parquet"); err != nil {
@@ -80,11 +82,35 @@ DuckDB, Spark and Polars read it too: SELECT * FROM 'out.parquet').` + windowHel
 	}
 	f := cmd.Flags()
 	f.StringVarP(&opts.Table, "table", "t", "summary", "table: "+strings.Join(report.ExportTables(), ", "))
-	f.StringVarP(&opts.Format, "format", "f", "csv", "csv, json (JSON lines) or parquet")
-	f.StringVarP(&opts.Output, "output", "o", "", "file to write (atomically); stdout when absent or -")
+	f.StringVarP(&opts.Format, "format", "f", "", "csv, json (JSON lines) or parquet (default: by -o's extension, .csv, .json, .jsonl or .parquet, else csv)")
+	f.StringVarP(&opts.Output, "output", "o", "", "file to write (a file is replaced atomically, a device or pipe written in place); stdout when absent or -")
 	opts.Read.addFlags(f)
 	opts.Read.addJobsFlag(f)
 	return cmd
+}
+
+// exportExts are the -o extensions that say the format of export.
+var exportExts = map[string]string{".csv": "csv", ".json": "json", ".jsonl": "json", ".parquet": "parquet"}
+
+// formatFromName takes the format from the -o file's extension, as plot
+// does: "-o out.parquet" wrote CSV that pandas then failed to read. A
+// --format given too must agree with it.
+func formatFromName(opts *exportOptions) error {
+	if opts.Format != "" {
+		if err := checkFormat(&opts.Format, "csv", "json", "parquet"); err != nil {
+			return err
+		}
+	}
+	f, ok := exportExts[strings.ToLower(filepath.Ext(opts.Output))]
+	switch {
+	case !ok:
+		opts.Format = cmp.Or(opts.Format, "csv")
+	case opts.Format == "":
+		opts.Format = f
+	case f != opts.Format:
+		return usageError{fmt.Errorf("-o %s is %s, but --format is %s; drop --format or change the extension", opts.Output, f, opts.Format)}
+	}
+	return nil
 }
 
 func runExport(ctx context.Context, opts *exportOptions) error {
@@ -135,7 +161,7 @@ func runExport(ctx context.Context, opts *exportOptions) error {
 	if opts.Output == "" {
 		err = write(opts.Out)
 	} else {
-		err = writeFileAtomic(opts.Output, write)
+		err = writeOutput(opts.Output, write)
 	}
 	if err == nil && failed > 0 {
 		return errReported{failed}

@@ -22,9 +22,15 @@ func main() {
 // run executes one traceql command line and returns the exit code: 0 for
 // success, 1 for an error, 2 for bad usage.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	root := newRootCmd(stdout, stderr)
+	// Output whose write errors go unchecked (cobra's help) still fails
+	// the run: a report lost to a full disk must not exit 0.
+	out := &checkedWriter{w: stdout}
+	root := newRootCmd(out, stderr)
 	root.SetArgs(args)
 	err := root.ExecuteContext(ctx)
+	if err == nil && out.err != nil {
+		err = fmt.Errorf("write standard output: %w", unwrapPath(out.err))
+	}
 	if err == nil {
 		return 0
 	}

@@ -5,9 +5,12 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/mattn/go-isatty"
 	"github.com/spf13/pflag"
@@ -23,7 +26,7 @@ const stdout = "-"
 // binaryToTerminal refuses to write a binary format to w when w is a
 // terminal, where it would garble the screen.
 func binaryToTerminal(w io.Writer, what string) error {
-	if f, ok := w.(*os.File); ok && isatty.IsTerminal(f.Fd()) {
+	if f, ok := unwrapWriter(w).(*os.File); ok && isatty.IsTerminal(f.Fd()) {
 		return usageError{fmt.Errorf("%s is binary: give -o FILE or redirect the output", what)}
 	}
 	return nil
@@ -75,17 +78,108 @@ func checkOutput(path string, inputs []string) error {
 	return nil
 }
 
-// writeFileAtomic writes path through a temporary file in the same
-// directory and renames it into place, so an interrupted run never leaves a
-// half-written file. Errors name path, not the temporary file.
-func writeFileAtomic(path string, write func(io.Writer) error) (err error) {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
-	if err != nil {
-		var pe *fs.PathError
-		if errors.As(err, &pe) {
-			err = pe.Err
+// writeOutput writes an -o path. A regular file, or a new path, is written
+// through a temporary file beside it that is renamed into place, so an
+// interrupted run never leaves a half-written file; a replaced file keeps
+// its mode, a new one gets 0666 less the umask, as a shell's > gives. A
+// link to a regular file is followed and its target replaced, so the link
+// stays. Anything else — a character device such as /dev/null, a FIFO,
+// /dev/fd/N from a shell's >(…), /dev/stdout — is opened and written in
+// place: renaming over it would replace the device or the pipe for every
+// other process. Errors name path, not the temporary file.
+func writeOutput(path string, write func(io.Writer) error) error {
+	if fd, ok := fdPath(path); ok {
+		return writeFD(path, fd, write)
+	}
+	st, err := os.Stat(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return writeAtomic(path, path, 0, write)
+	case err != nil:
+		return fmt.Errorf("%s: %w", path, unwrapPath(err))
+	case st.Mode().IsRegular():
+		target, err := filepath.EvalSymlinks(path)
+		if err != nil {
+			return fmt.Errorf("%s: %w", path, unwrapPath(err))
 		}
-		return fmt.Errorf("%s: %w", path, err)
+		return writeAtomic(path, target, st.Mode().Perm(), write)
+	case st.IsDir():
+		return fmt.Errorf("%s: is a directory", path)
+	}
+	return writeInPlace(path, write)
+}
+
+// fdPath reports whether path names one of this process's open files by
+// number, which is then written through that descriptor: opening
+// /dev/fd/N anew fails for a socket, and for a file would start at its
+// beginning rather than where the shell left it.
+func fdPath(path string) (int, bool) {
+	switch path {
+	case "/dev/stdout":
+		return 1, true
+	case "/dev/stderr":
+		return 2, true
+	}
+	for _, dir := range []string{"/dev/fd/", "/proc/self/fd/"} {
+		if n, ok := strings.CutPrefix(path, dir); ok {
+			fd, err := strconv.Atoi(n)
+			return fd, err == nil && fd >= 0
+		}
+	}
+	return 0, false
+}
+
+// writeInPlace opens path, which is not a regular file, for writing and
+// writes it without truncating or replacing it.
+func writeInPlace(path string, write func(io.Writer) error) error {
+	f, err := os.OpenFile(path, os.O_WRONLY, 0)
+	if err != nil {
+		return fmt.Errorf("%s: %w", path, unwrapPath(err))
+	}
+	if err := write(f); err != nil {
+		f.Close()
+		return fmt.Errorf("%s: %w", path, unwrapPath(err))
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("%s: %w", path, unwrapPath(err))
+	}
+	return nil
+}
+
+// tempNameMax is how many bytes of the output's name a temporary file's
+// name keeps: with the dot, the random part and ".tmp" it stays within
+// NAME_MAX (255), so an output name of any valid length can be written.
+const tempNameMax = 200
+
+// writeAtomic writes target through a temporary file in its directory,
+// renamed over it at the end; path is the name the user gave, for
+// messages. perm is the mode to give a replaced file, 0 for a new one,
+// which is created 0666 less the umask.
+func writeAtomic(path, target string, perm fs.FileMode, write func(io.Writer) error) (err error) {
+	base := filepath.Base(target)
+	if len(base) > tempNameMax {
+		cut := tempNameMax
+		for cut > 0 && !utf8.RuneStart(base[cut]) {
+			cut--
+		}
+		base = base[:cut]
+	}
+	create := perm
+	if create == 0 {
+		create = 0o666 // less the umask, by the kernel
+	} else {
+		create = 0o600 // until written, then perm
+	}
+	var tmp *os.File
+	for range 100 {
+		name := filepath.Join(filepath.Dir(target), "."+base+"."+strconv.FormatUint(rand.Uint64(), 36)+".tmp")
+		tmp, err = os.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, create)
+		if !errors.Is(err, fs.ErrExist) {
+			break
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("%s: %w", path, unwrapPath(err))
 	}
 	defer func() {
 		if err != nil {
@@ -94,18 +188,35 @@ func writeFileAtomic(path string, write func(io.Writer) error) (err error) {
 		}
 	}()
 	if err := write(tmp); err != nil {
-		return fmt.Errorf("%s: %w", path, err)
+		return fmt.Errorf("%s: %w", path, unwrapPath(err))
 	}
-	if err := tmp.Chmod(0o644); err != nil { // CreateTemp makes it 0600
-		return err
+	if perm != 0 {
+		if err := tmp.Chmod(perm); err != nil {
+			return fmt.Errorf("%s: %w", path, unwrapPath(err))
+		}
 	}
 	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("%s: %w", path, err)
+		return fmt.Errorf("%s: %w", path, unwrapPath(err))
 	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		return fmt.Errorf("%s: %w", path, errors.Unwrap(err))
+	if err := os.Rename(tmp.Name(), target); err != nil {
+		return fmt.Errorf("%s: %w", path, unwrapPath(err))
 	}
 	return nil
+}
+
+// unwrapPath drops the operation and the temporary file's name from an
+// *fs.PathError or *os.LinkError, which messages replace by the output's
+// name.
+func unwrapPath(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	var le *os.LinkError
+	if errors.As(err, &le) {
+		return le.Err
+	}
+	return err
 }
 
 // writePlotFile renders a plot to path, in PNG or SVG by its extension.
@@ -114,5 +225,30 @@ func writePlotFile(path string, plot func(w io.Writer, format string) error) err
 	if format != "png" && format != "svg" {
 		return usageError{fmt.Errorf("%s: plots are written as .png or .svg", path)}
 	}
-	return writeFileAtomic(path, func(w io.Writer) error { return plot(w, format) })
+	return writeOutput(path, func(w io.Writer) error { return plot(w, format) })
+}
+
+// A checkedWriter passes writes to w and keeps the first error, so that a
+// write whose error its caller drops (cobra's help) still fails the run.
+type checkedWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (c *checkedWriter) Write(p []byte) (int, error) {
+	if c.err != nil {
+		return 0, c.err
+	}
+	n, err := c.w.Write(p)
+	c.err = err
+	return n, err
+}
+
+// unwrapWriter returns the writer under a checkedWriter, for the terminal
+// check.
+func unwrapWriter(w io.Writer) io.Writer {
+	if c, ok := w.(*checkedWriter); ok {
+		return c.w
+	}
+	return w
 }

@@ -81,5 +81,5 @@ func runPprof(ctx context.Context, opts *pprofOptions) error {
 	if opts.Output == stdout {
 		return report.WritePprof(opts.Out, samples)
 	}
-	return writeFileAtomic(opts.Output, func(w io.Writer) error { return report.WritePprof(w, samples) })
+	return writeOutput(opts.Output, func(w io.Writer) error { return report.WritePprof(w, samples) })
 }
