@@ -114,7 +114,7 @@ func formatFromName(opts *exportOptions) error {
 }
 
 func runExport(ctx context.Context, opts *exportOptions) error {
-	files, err := expandInputs(opts.Args)
+	files, missing, err := inputFiles(opts.Args, opts.Err)
 	if err != nil {
 		return err
 	}
@@ -124,7 +124,7 @@ func runExport(ctx context.Context, opts *exportOptions) error {
 		}
 	}
 	defer opts.Read.startProgress(files)()
-	failed := 0
+	failed := missing
 	write := func(w io.Writer) error {
 		cols, _ := report.ExportColumns(opts.Table)
 		rw, err := report.NewRowWriter(w, opts.Format, cols)

@@ -3,6 +3,7 @@ package main
 import (
 	"cmp"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -16,22 +17,30 @@ var traceExts = []string{".json", ".json.gz", ".gz", ".sqlite", ".sqlite3"}
 
 // expandInputs turns FILE and DIR arguments into trace files, in argument
 // order, each directory's files (found recursively) in natural order:
-// rank2.json before rank10.json.
-func expandInputs(args []string) ([]string, error) {
-	var files []string
+// rank2.json before rank10.json. A path that is missing, a folder that
+// cannot be read or holds no trace is a failure in errs, and the rest is
+// still found, so that one bad rank does not hide the others. A link named
+// like a trace that leads nowhere (dangling, looping) is skipped with a
+// note, not silently.
+func expandInputs(args []string) (files, notes []string, errs []error) {
 	for _, a := range args {
 		st, err := os.Stat(a)
 		if err != nil {
-			return nil, err
+			errs = append(errs, fmt.Errorf("%s: %w", a, unwrapPath(err)))
+			continue
 		}
 		if !st.IsDir() {
 			files = append(files, a)
 			continue
 		}
-		n := len(files)
-		err = filepath.WalkDir(a, func(p string, d fs.DirEntry, err error) error {
+		n, bad := len(files), len(errs)
+		filepath.WalkDir(a, func(p string, d fs.DirEntry, err error) error {
 			if err != nil {
-				return err
+				errs = append(errs, fmt.Errorf("%s: %w; its traces are not read", p, unwrapPath(err)))
+				if d != nil && d.IsDir() {
+					return fs.SkipDir
+				}
+				return nil
 			}
 			if !isTraceName(d.Name()) {
 				return nil
@@ -40,7 +49,11 @@ func expandInputs(args []string) ([]string, error) {
 			// one folder); links to folders are not followed, so no walk
 			// loops.
 			if d.Type()&fs.ModeSymlink != 0 {
-				if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() {
+				st, err := os.Stat(p)
+				switch {
+				case err != nil:
+					notes = append(notes, fmt.Sprintf("%s: skipped, a link that leads to no file: %v", p, unwrapPath(err)))
+				case st.Mode().IsRegular():
 					files = append(files, p)
 				}
 				return nil
@@ -50,15 +63,32 @@ func expandInputs(args []string) ([]string, error) {
 			}
 			return nil
 		})
-		if err != nil {
-			return nil, err
-		}
-		if len(files) == n {
-			return nil, fmt.Errorf("%s: no trace files (%s) in this directory", a, strings.Join(traceExts, ", "))
+		if len(files) == n && len(errs) == bad {
+			errs = append(errs, fmt.Errorf("%s: no trace files (%s) in this directory", a, strings.Join(traceExts, ", ")))
 		}
 		slices.SortStableFunc(files[n:], naturalCompare)
 	}
-	return files, nil
+	return files, notes, errs
+}
+
+// inputFiles is expandInputs for a command: its failures and notes go to
+// stderr, a line each, and it returns the files with the number of
+// failures, for the exit code. When no file is left, that is the error.
+func inputFiles(args []string, stderr io.Writer) ([]string, int, error) {
+	files, notes, errs := expandInputs(args)
+	for _, n := range notes {
+		complain(stderr, "warning: "+n)
+	}
+	if len(files) == 0 && len(errs) == 1 {
+		return nil, 0, errs[0]
+	}
+	for _, err := range errs {
+		complain(stderr, err.Error())
+	}
+	if len(files) == 0 {
+		return nil, 0, errReported{len(errs)}
+	}
+	return files, len(errs), nil
 }
 
 func isTraceName(name string) bool {

@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -45,9 +46,9 @@ func TestExpandInputsOrder(t *testing.T) {
 		}
 	}
 	first := filepath.Join(dir, "rank10.json")
-	got, err := expandInputs([]string{first, dir})
-	if err != nil {
-		t.Fatal(err)
+	got, notes, errs := expandInputs([]string{first, dir})
+	if len(errs) > 0 || len(notes) > 0 {
+		t.Fatal(errs, notes)
 	}
 	var want []string
 	for _, name := range []string{"rank10.json", "rank1.sqlite", "rank2.json.gz", "rank10.json", "sub/rank3.json"} {
@@ -81,9 +82,14 @@ func TestExpandInputsLinks(t *testing.T) {
 			t.Skip("no symbolic links here:", err)
 		}
 	}
-	got, err := expandInputs([]string{ranks})
-	if want := []string{filepath.Join(ranks, "rank0.json")}; err != nil || !slices.Equal(got, want) {
-		t.Errorf("got %q, %v; want %q", got, err, want)
+	got, notes, errs := expandInputs([]string{ranks})
+	if want := []string{filepath.Join(ranks, "rank0.json")}; len(errs) > 0 || !slices.Equal(got, want) {
+		t.Errorf("got %q, %v; want %q", got, errs, want)
+	}
+	// The dangling link named like a trace gets a note; the folder link
+	// and "loop" do not.
+	if len(notes) != 1 || !strings.Contains(notes[0], "dangling.json: skipped, a link that leads to no file") {
+		t.Errorf("notes %q; want one for dangling.json", notes)
 	}
 }
 
@@ -97,6 +103,59 @@ func TestRunLabels(t *testing.T) {
 	for _, tt := range tests {
 		if got := runLabels(tt.paths); !slices.Equal(got, tt.want) {
 			t.Errorf("runLabels(%q) = %q, want %q", tt.paths, got, tt.want)
+		}
+	}
+}
+
+// TestMissingInputGoesOn: a missing path, an unreadable folder and a
+// dangling link among the inputs are each reported on stderr, the other
+// traces are still read and written, and the exit code is 1.
+func TestMissingInputGoesOn(t *testing.T) {
+	dir := t.TempDir()
+	ranks := filepath.Join(dir, "ranks")
+	if err := os.MkdirAll(filepath.Join(ranks, "locked"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(sample)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{"ranks/rank0.json.gz", "ranks/locked/rank1.json.gz"} {
+		if err := os.WriteFile(filepath.Join(dir, p), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink("gone.json", filepath.Join(ranks, "rank2.json")); err != nil {
+		t.Skip("no symbolic links here:", err)
+	}
+	locked := os.Chmod(filepath.Join(ranks, "locked"), 0) == nil && os.Getuid() != 0
+	defer os.Chmod(filepath.Join(ranks, "locked"), 0o755)
+	if !locked {
+		t.Log("running as root: a folder without permissions is still read, so that case is not checked")
+	}
+	missing := filepath.Join(dir, "missing.json")
+	for _, args := range [][]string{{"summarize", "-f", "csv"}, {"export"}} {
+		args = append(args, missing, ranks)
+		out, errOut, code := traceql(args...)
+		if code != 1 {
+			t.Errorf("%v: exit %d, want 1", args[0], code)
+		}
+		rows := 3 // the header and rank0's two GPUs
+		if !locked {
+			rows += 2 // rank1's
+		}
+		if n := strings.Count(out, "\n"); n != rows || !strings.Contains(out, "rank0.json.gz") {
+			t.Errorf("%v: %d lines of output, want %d:\n%s", args[0], n, rows, out)
+		}
+		want := []string{"traceql: " + missing + ": no such file or directory",
+			"traceql: warning: " + filepath.Join(ranks, "rank2.json") + ": skipped, a link that leads to no file"}
+		if locked {
+			want = append(want, "traceql: "+filepath.Join(ranks, "locked")+": permission denied; its traces are not read")
+		}
+		for _, w := range want {
+			if !strings.Contains(errOut, w) {
+				t.Errorf("%v: stderr lacks %q:\n%s", args[0], w, errOut)
+			}
 		}
 	}
 }

@@ -87,12 +87,13 @@ ready for pandas.read_csv; --format json has the same names.` + windowHelp + "\n
 }
 
 func runSummarize(ctx context.Context, opts *summarizeOptions) error {
-	files, err := expandInputs(opts.Args)
+	files, missing, err := inputFiles(opts.Args, opts.Err)
 	if err != nil {
 		return err
 	}
 	done := opts.Read.startProgress(files)
 	sums, failed := summarizeFiles(ctx, files, opts, metrics.Options{TopN: opts.Top})
+	failed += missing
 	done()
 	if err := writeSummaries(opts, sums); err != nil {
 		return err
