@@ -57,7 +57,7 @@ func ratio(r float64) string {
 func DiffTables(d metrics.Diff, top int, l Layout) []*Table {
 	var out []*Table
 	for _, dd := range d.Devices {
-		title := fmt.Sprintf("%s (old) vs %s (new)", d.Old.Source, d.New.Source)
+		title := fmt.Sprintf("%s (old) vs %s (new)", Printable(d.Old.Source), Printable(d.New.Source))
 		if dd.Old != nil && dd.New != nil {
 			title += fmt.Sprintf(": GPU %d vs GPU %d", dd.Old.Device, dd.New.Device)
 		}
@@ -238,10 +238,10 @@ func CompareTable(labels []string, sums []metrics.Summary, pos int, rows []strin
 	title := "GPU"
 	for i, d := range devs {
 		if d == nil {
-			t.Notes = append(t.Notes, fmt.Sprintf("%s has no GPU #%d with activity", labels[i], pos))
+			t.Notes = append(t.Notes, fmt.Sprintf("%s has no GPU #%d with activity", Printable(labels[i]), pos))
 			continue
 		}
-		title += fmt.Sprintf(" %s:%d", labels[i], d.Device)
+		title += fmt.Sprintf(" %s:%d", Printable(labels[i]), d.Device)
 	}
 	t.Title = title + "\n  measured: " + runWindows(labels, sums)
 	for i, d := range devs {

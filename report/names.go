@@ -1,7 +1,9 @@
 package report
 
 import (
+	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/ianlancetaylor/demangle"
 
@@ -92,14 +94,56 @@ func commonPrefix(a, b []rune) int {
 	return k
 }
 
-// blankControls replaces control characters by spaces.
+// blankControls replaces control characters, C0, DEL and C1, and the
+// bidirectional formatting characters by spaces.
 func blankControls(s string) string {
 	return strings.Map(func(r rune) rune {
-		if r < 0x20 || r == 0x7f {
+		if unsafeRune(r) {
 			return ' '
 		}
 		return r
 	}, s)
+}
+
+// unsafeRune reports whether r, written to a terminal, could do more than
+// show a glyph: a C0 or C1 control character (ESC and CSI start escape
+// sequences; CR and BS rewrite a line), DEL, or a bidirectional formatting
+// character (U+202E shows the text after it reversed).
+func unsafeRune(r rune) bool {
+	switch {
+	case r < 0x20, 0x7f <= r && r < 0xa0:
+		return true
+	case r == 0x061c, r == 0x200e, r == 0x200f, 0x202a <= r && r <= 0x202e, 0x2066 <= r && r <= 0x2069:
+		return true
+	}
+	return false
+}
+
+// Printable returns s with control characters and bidirectional
+// formatting characters written as Go escapes (\x1b, \u202e) and invalid
+// UTF-8 replaced by U+FFFD, so that a device name or a file name from a
+// trace cannot clear the reader's screen, rewrite or reorder lines.
+func Printable(s string) string {
+	clean := utf8.ValidString(s)
+	for _, r := range s {
+		if unsafeRune(r) {
+			clean = false
+			break
+		}
+	}
+	if clean {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range strings.ToValidUTF8(s, "\uFFFD") {
+		if !unsafeRune(r) {
+			b.WriteRune(r)
+			continue
+		}
+		q := strconv.QuoteRuneToASCII(r)
+		b.WriteString(q[1 : len(q)-1])
+	}
+	return b.String()
 }
 
 func kernelName(k metrics.KernelStat) string { return k.Name }

@@ -117,3 +117,18 @@ func TestStyleName(t *testing.T) {
 		}
 	}
 }
+
+func TestPrintable(t *testing.T) {
+	for in, want := range map[string]string{
+		"plain µs 名前":            "plain µs 名前",
+		"a\x1b[2Jb":              `a\x1b[2Jb`,
+		"r\u202eevil\u2066x":     `r\u202eevil\u2066x`,
+		"csi\u009b1m":            `csi\u009b1m`,
+		"nl\nrow\rback\bdel\x7f": `nl\nrow\rback\bdel\x7f`,
+		"bad\xffutf8":            "bad\uFFFDutf8",
+	} {
+		if got := Printable(in); got != want {
+			t.Errorf("Printable(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

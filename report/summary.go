@@ -67,7 +67,7 @@ type Layout struct {
 // kind, steps and the idle-gap histogram per device. A trace without GPU
 // activity gets its host side instead.
 func SummaryTables(s metrics.Summary, l Layout) []*Table {
-	title := fmt.Sprintf("%s  (%s", s.Source, s.Format)
+	title := fmt.Sprintf("%s  (%s", Printable(s.Source), s.Format) // a line of its own
 	switch {
 	case s.Version == "":
 	case s.Format == trace.Kineto:
@@ -90,7 +90,7 @@ func SummaryTables(s metrics.Summary, l Layout) []*Table {
 		}
 	}
 	if model != "" {
-		title += "; " + model
+		title += "; " + Printable(model)
 	}
 	title += ")\n  measured: " + windowName(s.Window)
 	if len(s.Devices) == 0 {

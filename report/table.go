@@ -36,7 +36,7 @@ func cell(v any, u metrics.Unit, human bool) string {
 		v, u = c.V, c.Unit
 	}
 	if human {
-		return Format(v, u)
+		return Printable(Format(v, u))
 	}
 	return Raw(v)
 }
@@ -51,7 +51,7 @@ func WriteText(out io.Writer, tables ...*Table) error {
 			fmt.Fprintln(w)
 		}
 		if t.Title != "" {
-			fmt.Fprintln(w, t.Title)
+			fmt.Fprintln(w, printableLines(t.Title))
 		}
 		if len(t.Columns) == 0 { // a title and notes only
 			writeNotes(w, t.Notes, noteWidth)
@@ -59,7 +59,7 @@ func WriteText(out io.Writer, tables ...*Table) error {
 		}
 		grid := [][]string{make([]string, len(t.Columns))}
 		for j, c := range t.Columns {
-			grid[0][j] = c.Name
+			grid[0][j] = Printable(c.Name)
 		}
 		for _, r := range t.Rows {
 			line := make([]string, len(t.Columns))
@@ -100,6 +100,20 @@ func WriteText(out io.Writer, tables ...*Table) error {
 	return w.Flush()
 }
 
+// printableLines is Printable for each line of a title, which may have
+// several: the text from traces and paths in it was made Printable where
+// the title was built.
+func printableLines(s string) string {
+	if !strings.Contains(s, "\n") {
+		return Printable(s)
+	}
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		lines[i] = Printable(l)
+	}
+	return strings.Join(lines, "\n")
+}
+
 // noteWidth is how many columns a line of a note fills at most, unless
 // its table or one word is wider.
 const noteWidth = 80
@@ -108,7 +122,7 @@ const noteWidth = 80
 // further lines indented more, so that where one note ends shows.
 func writeNotes(w io.Writer, notes []string, width int) {
 	for _, n := range notes {
-		for i, line := range wrap(n, width-2, width-4) {
+		for i, line := range wrap(Printable(n), width-2, width-4) {
 			if i == 0 {
 				fmt.Fprintln(w, "  "+line)
 			} else {
@@ -170,17 +184,17 @@ func WriteMarkdown(out io.Writer, tables ...*Table) error {
 			fmt.Fprintln(w)
 		}
 		if t.Title != "" {
-			fmt.Fprintf(w, "**%s**\n\n", mdEscape.Replace(t.Title))
+			fmt.Fprintf(w, "**%s**\n\n", mdEscape.Replace(printableLines(t.Title)))
 		}
 		if len(t.Columns) == 0 {
 			for _, n := range t.Notes {
-				fmt.Fprintf(w, "%s\n", mdEscape.Replace(n))
+				fmt.Fprintf(w, "%s\n", mdEscape.Replace(Printable(n)))
 			}
 			continue
 		}
 		var head, rule []string
 		for _, c := range t.Columns {
-			head = append(head, mdEscape.Replace(c.Name))
+			head = append(head, mdEscape.Replace(Printable(c.Name)))
 			if c.Unit == metrics.Text {
 				rule = append(rule, "---")
 			} else {
@@ -196,7 +210,7 @@ func WriteMarkdown(out io.Writer, tables ...*Table) error {
 			fmt.Fprintf(w, "| %s |\n", strings.Join(cells, " | "))
 		}
 		for _, n := range t.Notes {
-			fmt.Fprintf(w, "\n%s\n", mdEscape.Replace(n))
+			fmt.Fprintf(w, "\n%s\n", mdEscape.Replace(Printable(n)))
 		}
 	}
 	return w.Flush()

@@ -7,9 +7,9 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"strconv"
 	"strings"
-	"unicode"
+
+	"github.com/traceql/traceql/report"
 )
 
 func main() {
@@ -46,21 +46,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 }
 
 // complain writes "traceql: " and msg to w as one line: an error can quote
-// a file's contents, whose control characters are escaped and whose
-// invalid UTF-8 is replaced.
+// a file's contents or name, whose control and bidirectional formatting
+// characters are escaped and whose invalid UTF-8 is replaced.
 func complain(w io.Writer, msg string) {
-	var b strings.Builder
-	b.WriteString("traceql: ")
-	for _, r := range strings.ToValidUTF8(msg, "\uFFFD") {
-		if unicode.IsControl(r) {
-			q := strconv.QuoteRune(r)
-			b.WriteString(q[1 : len(q)-1])
-			continue
-		}
-		b.WriteRune(r)
-	}
-	b.WriteByte('\n')
-	io.WriteString(w, b.String())
+	io.WriteString(w, "traceql: "+report.Printable(msg)+"\n")
 }
 
 // A usageError is a mistake in the command line (exit code 2).
