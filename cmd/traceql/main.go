@@ -13,6 +13,15 @@ import (
 )
 
 func main() {
+	// Under a memory limit, the command runs in a child whose death by
+	// the limit becomes one line (supervise), fitted to the limit.
+	limits := currentLimits()
+	if code, ok := supervise(os.Args, os.Environ(), limits); ok {
+		os.Exit(code)
+	}
+	_, goLimitSet := os.LookupEnv("GOMEMLIMIT")
+	_, procsSet := os.LookupEnv("GOMAXPROCS")
+	limits.fit(goLimitSet, procsSet)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	stop()
@@ -20,7 +29,7 @@ func main() {
 }
 
 // run executes one traceql command line and returns the exit code: 0 for
-// success, 1 for an error, 2 for bad usage.
+// success, 1 for an error, 2 for bad usage, 130 when interrupted.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	// Output whose write errors go unchecked (cobra's help) still fails
 	// the run: a report lost to a full disk must not exit 0.

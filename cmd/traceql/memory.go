@@ -65,6 +65,18 @@ func field(path, key string) (int64, bool) {
 // job's limit on a cgroup above its tasks'. 0 when there is no limit or it
 // is unknown.
 func cgroupRoom(root string) int64 {
+	return cgroupLeast(root, cgroupFiles.room)
+}
+
+// cgroupLimit is the least memory limit of the process's cgroup and its
+// ancestors, for naming it when the limit is hit. 0 when there is none.
+func cgroupLimit(root string) int64 {
+	return cgroupLeast(root, cgroupFiles.limitOf)
+}
+
+// cgroupLeast is the least positive value of measure over the process's
+// memory cgroup and its ancestors. 0 when none has one.
+func cgroupLeast(root string, measure func(cgroupFiles, string) int64) int64 {
 	b, err := os.ReadFile(filepath.Join(root, "proc/self/cgroup"))
 	if err != nil {
 		return 0
@@ -91,8 +103,8 @@ func cgroupRoom(root string) int64 {
 		top := filepath.Join(root, mount)
 		var least int64
 		for dir := filepath.Join(top, f[2]); strings.HasPrefix(dir, top); dir = filepath.Dir(dir) {
-			if room := files.room(dir); room > 0 && (least == 0 || room < least) {
-				least = room
+			if v := measure(files, dir); v > 0 && (least == 0 || v < least) {
+				least = v
 			}
 			if dir == top {
 				break
@@ -103,6 +115,29 @@ func cgroupRoom(root string) int64 {
 		}
 	}
 	return 0
+}
+
+// readInt reads a file holding one integer; -1 when it cannot.
+func readInt(path string) int64 {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return -1
+	}
+	n, err := strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64)
+	if err != nil {
+		return -1
+	}
+	return n
+}
+
+// limitOf is the memory limit of the cgroup in dir, 0 when it has none
+// or it cannot be read.
+func (c cgroupFiles) limitOf(dir string) int64 {
+	limit := readInt(filepath.Join(dir, c.limit))
+	if limit <= 0 || limit >= 1<<62 {
+		return 0
+	}
+	return limit
 }
 
 // cgroupFiles name a memory cgroup's files: its limit, its usage, and the
@@ -120,19 +155,8 @@ var (
 // cgroup used all of it, nearly all cache). 0 when it has no limit ("max"
 // in v2, 2^63 rounded down to a page in v1) or the files cannot be read.
 func (c cgroupFiles) room(dir string) int64 {
-	read := func(name string) int64 {
-		b, err := os.ReadFile(filepath.Join(dir, name))
-		if err != nil {
-			return -1
-		}
-		n, err := strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64)
-		if err != nil {
-			return -1
-		}
-		return n
-	}
-	limit, usage := read(c.limit), read(c.usage)
-	if limit <= 0 || limit >= 1<<62 {
+	limit, usage := c.limitOf(dir), readInt(filepath.Join(dir, c.usage))
+	if limit == 0 {
 		return 0
 	}
 	inactive, _ := field(filepath.Join(dir, "memory.stat"), c.inactive)

@@ -1,0 +1,85 @@
+package main
+
+import (
+	"fmt"
+	"math"
+	"runtime"
+	"runtime/debug"
+)
+
+// memoryLimits are the limits a run must fit in, 0 where none is set: the
+// address-space limit (ulimit -v, prlimit --as), with the address space
+// the process already takes, and the memory limit of its cgroup.
+type memoryLimits struct {
+	as, asUsed int64
+	cgroup     int64
+}
+
+// currentLimits reads the process's limits.
+func currentLimits() memoryLimits {
+	as, used := addressSpace()
+	return memoryLimits{as: as, asUsed: used, cgroup: cgroupLimit("/")}
+}
+
+func (l memoryLimits) any() bool { return l.as > 0 || l.cgroup > 0 }
+
+// asRoom is the address space left under the limit; 0 when unlimited.
+func (l memoryLimits) asRoom() int64 {
+	if l.as == 0 {
+		return 0
+	}
+	return max(l.as-l.asUsed, 1)
+}
+
+// threadCost is the address space an OS thread of the Go runtime takes
+// under cgo: a pthread stack as large as ulimit -s (8 MiB by default)
+// and, unless MALLOC_ARENA_MAX keeps it from, a 64 MiB glibc malloc arena,
+// with the parsers' buffers it works on: what one more GOMAXPROCS costs.
+const threadCost = 128 << 20
+
+// fit makes the Go runtime live within the limits, unless GOMEMLIMIT and
+// GOMAXPROCS (given as goLimitSet and procsSet) say otherwise: the heap
+// is kept to half the address space left (freed heap stays mapped), or to
+// nine tenths of the cgroup's room, so that the collector works harder
+// before the limit rather than the run dying at it; and under an
+// address-space limit, no more threads run Go code than the room holds.
+// The memory budget of readEach follows the Go memory limit, so fewer
+// files are read at once.
+func (l memoryLimits) fit(goLimitSet, procsSet bool) {
+	var heap int64 = math.MaxInt64
+	if room := l.asRoom(); room > 0 {
+		heap = room / 2
+		if !procsSet {
+			runtime.GOMAXPROCS(int(min(max(room/threadCost, 1), int64(runtime.GOMAXPROCS(0)))))
+		}
+	}
+	if room := cgroupRoom("/"); room > 0 {
+		heap = min(heap, room/10*9)
+	}
+	if heap != math.MaxInt64 && !goLimitSet {
+		debug.SetMemoryLimit(heap)
+	}
+}
+
+// outOfMemory says which limit a run that ran out of memory hit, and what
+// to do about it.
+func (l memoryLimits) outOfMemory(killed bool) string {
+	what := "out of memory"
+	var limit string
+	switch {
+	case killed && l.cgroup > 0, l.as == 0:
+		what = "killed for running out of memory"
+		limit = fmt.Sprintf("the cgroup memory limit of %s (memory.max of the job or container)", sizeIEC(l.cgroup))
+	default:
+		limit = fmt.Sprintf("the address-space limit of %s (ulimit -v %d)", sizeIEC(l.as), l.as>>10)
+	}
+	return fmt.Sprintf("%s under %s: read one file at a time (--jobs 1), measure a smaller part (--window, --steps), or raise the limit", what, limit)
+}
+
+// sizeIEC writes n bytes in MiB or GiB, as ulimit and cgroups count.
+func sizeIEC(n int64) string {
+	if n >= 1<<30 {
+		return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
+	}
+	return fmt.Sprintf("%d MiB", n>>20)
+}

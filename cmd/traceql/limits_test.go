@@ -1,0 +1,80 @@
+//go:build linux
+
+package main
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/traceql/traceql/internal/nsysgen"
+	"github.com/traceql/traceql/internal/synth"
+)
+
+// TestAddressSpaceLimit runs the built command under prlimit --as, as a
+// cluster's ulimit -v does: a 200 MB trace is summarized under 1 GiB,
+// which a 1 GB one needs too (the Go runtime alone reserves some 800 MB,
+// and each thread took a 64 MiB malloc arena), and an export that cannot
+// fit fails with one line that names the limit and what to do, exit 1:
+// no goroutine stacks, not the exit code of bad usage.
+func TestAddressSpaceLimit(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the command and writes 300 MB of traces")
+	}
+	prlimit, err := exec.LookPath("prlimit")
+	if err != nil {
+		t.Skip("no prlimit here (util-linux)")
+	}
+	goCmd, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("no go command to build traceql")
+	}
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "traceql")
+	if out, err := exec.Command(goCmd, "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	kineto := filepath.Join(dir, "run.json")
+	if _, err := synth.WriteFile(kineto, synth.Config{Seed: 1, TargetBytes: 200 << 20}, false); err != nil {
+		t.Fatal(err)
+	}
+	nsys := filepath.Join(dir, "many.sqlite")
+	spec := nsysgen.Spec{Version: "2026.1.1.204", GPUs: []nsysgen.GPU{{ID: 0, Name: "generated GPU", SMs: 132}},
+		Kernels: nsysgen.ManyKernels(1_000_000)}
+	if err := nsysgen.Write(nsys, spec); err != nil {
+		t.Fatal(err)
+	}
+	limited := func(kib int64, env []string, args ...string) (stdout, stderr string, code int) {
+		t.Helper()
+		cmd := exec.Command(prlimit, append([]string{"--as=" + strconv.FormatInt(kib<<10, 10), bin}, args...)...)
+		cmd.Env = append(os.Environ(), env...)
+		var o, e bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &o, &e
+		err := cmd.Run()
+		if ee, ok := err.(*exec.ExitError); ok {
+			return o.String(), e.String(), ee.ExitCode()
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		return o.String(), e.String(), 0
+	}
+
+	out, errOut, code := limited(1<<20, nil, "summarize", "-q", "-f", "csv", kineto)
+	if code != 0 || strings.Count(out, "\n") < 2 || !strings.Contains(out, "run.json,") {
+		t.Errorf("200 MB trace under ulimit -v 1048576: exit %d, %d lines; stderr:\n%.2000s", code, strings.Count(out, "\n"), errOut)
+	}
+
+	// 1 M kernels take some 175 MB, more than the 110 MB that 900 MiB
+	// leaves. MALLOC_ARENA_MAX=1 given here spares the first process
+	// its restart: a Go program linked with cgo may die as it starts
+	// under such a limit, before any of its code runs, at random.
+	out, errOut, code = limited(900<<10, []string{"MALLOC_ARENA_MAX=1"}, "export", "-q", nsys)
+	want := "traceql: out of memory under the address-space limit of 900 MiB (ulimit -v 921600): read one file at a time (--jobs 1)"
+	if code != 1 || !strings.HasPrefix(errOut, want) || strings.Count(errOut, "\n") != 1 {
+		t.Errorf("1 M kernels under ulimit -v 921600: exit %d, stderr:\n%.2000s\nwant exit 1 and one line starting %q", code, errOut, want)
+	}
+}

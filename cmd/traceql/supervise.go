@@ -1,0 +1,178 @@
+//go:build unix
+
+package main
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"os"
+	"os/exec"
+	"os/signal"
+	"runtime"
+	"slices"
+	"strings"
+	"syscall"
+)
+
+// supervisedEnv marks the process that a supervisor started, which runs
+// the command itself.
+const supervisedEnv = "TRACEQL_SUPERVISED=1"
+
+// supervise runs the command line argv in a child process when the process has
+// a memory limit, and returns the child's exit code; ok is false when
+// there is no limit or no child could be started, and the caller runs the
+// command itself.
+//
+// A Go program that runs out of memory under a limit cannot recover: the
+// runtime prints some 250 lines of goroutine stacks and exits 2, the code
+// of bad usage, and the kernel's OOM killer, in a cgroup, leaves no
+// message at all. The supervisor, a few megabytes, watches the child's
+// stderr and exit and turns either into one line naming the limit and
+// what to do. It also starts the child with MALLOC_ARENA_MAX=1: the
+// runtime's threads, made by pthread_create because cgo is linked in (for
+// package net), each got a 64 MiB glibc malloc arena, 1.9 GB of address
+// space on a 16-core machine before any trace was read, and a 1 GB trace
+// that needs 180 MB then failed under ulimit -v 1048576.
+func supervise(argv, env []string, limits memoryLimits) (code int, ok bool) {
+	args := argv[1:]
+	if !limits.any() || slices.Contains(env, supervisedEnv) {
+		return 0, false
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return 0, false
+	}
+	if !slices.ContainsFunc(env, func(e string) bool { return strings.HasPrefix(e, "MALLOC_ARENA_MAX=") }) {
+		// The supervisor's own threads need it too: this process starts
+		// again with it, as the same process, then starts the child.
+		env = append(slices.Clone(env), "MALLOC_ARENA_MAX=1")
+		if err := syscall.Exec(exe, argv, env); err != nil {
+			return 0, false
+		}
+	}
+	runtime.GOMAXPROCS(1) // it waits, no more
+	cmd := exec.Command(exe, args...)
+	cmd.Env = append(slices.Clone(env), supervisedEnv)
+	cmd.Stdin, cmd.Stdout = os.Stdin, os.Stdout
+	errPipe, err := cmd.StderrPipe()
+	if err != nil {
+		return 0, false
+	}
+	// The child gets a terminal's signals itself; ones sent to this
+	// process alone are passed on. Neither dies of them before the child.
+	sigs := make(chan os.Signal, 4)
+	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT)
+	defer signal.Stop(sigs)
+	if err := cmd.Start(); err != nil {
+		return 0, false
+	}
+	go func() {
+		for s := range sigs {
+			cmd.Process.Signal(s)
+		}
+	}()
+	held := passStderr(errPipe, os.Stderr)
+	err = cmd.Wait()
+	var exit *exec.ExitError
+	if err != nil && !errors.As(err, &exit) {
+		complain(os.Stderr, err.Error())
+		return 1, true
+	}
+	st := cmd.ProcessState.Sys().(syscall.WaitStatus)
+	switch {
+	case st.Signaled() && st.Signal() == syscall.SIGKILL && limits.cgroup > 0:
+		complain(os.Stderr, limits.outOfMemory(true))
+		return 1, true
+	case st.Signaled():
+		return 128 + int(st.Signal()), true
+	case held != nil && outOfMemoryCrash(held):
+		complain(os.Stderr, limits.outOfMemory(false))
+		return 1, true
+	}
+	os.Stderr.Write(held)
+	return st.ExitStatus(), true
+}
+
+// crashMarks start the lines with which the Go runtime reports a fatal
+// error.
+var crashMarks = []string{"fatal error:", "runtime: ", "runtime/cgo: "}
+
+// passStderr copies the child's stderr to w as it comes, a progress bar's
+// unfinished lines included, until a line starts as the runtime's fatal
+// errors do; that line and all after it are held back and returned.
+func passStderr(r io.Reader, w io.Writer) (held []byte) {
+	var line []byte // the current line's bytes not yet written
+	mid := false    // the start of the current line was written: no crash
+	buf := make([]byte, 32<<10)
+	for {
+		n, err := r.Read(buf)
+		for _, c := range buf[:n] {
+			if held != nil {
+				held = append(held, c)
+				continue
+			}
+			line = append(line, c)
+			if !mid {
+				switch crashPrefix(line) {
+				case crashYes:
+					held, line = line, nil
+					continue
+				case crashMaybe:
+					if c != '\n' {
+						continue
+					}
+				}
+			}
+			if c == '\n' {
+				w.Write(line)
+				line, mid = line[:0], false
+			}
+		}
+		// An unfinished line, as a progress bar's \r updates, is written
+		// once it cannot be a crash's.
+		if held == nil && len(line) > 0 && (mid || crashPrefix(line) == crashNo) {
+			w.Write(line)
+			line, mid = line[:0], true
+		}
+		if err != nil {
+			if held == nil {
+				w.Write(line)
+			}
+			return held
+		}
+	}
+}
+
+const (
+	crashNo = iota
+	crashMaybe
+	crashYes
+)
+
+// crashPrefix says whether a line that starts with b is one of the
+// runtime's fatal errors; a short b may not tell yet.
+func crashPrefix(b []byte) int {
+	for _, m := range crashMarks {
+		if bytes.HasPrefix(b, []byte(m)) {
+			return crashYes
+		}
+		if bytes.HasPrefix([]byte(m), b) {
+			return crashMaybe
+		}
+	}
+	return crashNo
+}
+
+// outOfMemoryCrash reports whether the runtime's fatal error is about
+// memory or threads, which a memory limit denied.
+func outOfMemoryCrash(held []byte) bool {
+	first, _, _ := bytes.Cut(held, []byte("\n"))
+	for _, s := range []string{"out of memory", "cannot allocate", "failed to reserve", "pthread_create failed",
+		"failed to create new OS thread", "pageAlloc", "mmap"} {
+		if bytes.Contains(first, []byte(s)) {
+			return true
+		}
+	}
+	return false
+}
