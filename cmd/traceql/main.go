@@ -43,6 +43,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if err == nil {
 		return 0
 	}
+	if ctx.Err() != nil {
+		// Ctrl-C: one line, whatever each file's read made of it, and
+		// the shell's code for a run ended by SIGINT.
+		complain(stderr, "interrupted")
+		return 130
+	}
 	var reported errReported
 	if !errors.As(err, &reported) {
 		complain(stderr, err.Error())

@@ -825,3 +825,20 @@ func TestUnknownCommand(t *testing.T) {
 		t.Errorf("--version: exit %d, %q; version: %q", code, out, v)
 	}
 }
+
+// TestInterrupted: a run cancelled by Ctrl-C prints one line and exits
+// 130, as a shell reports SIGINT, not "context canceled" once per file.
+func TestInterrupted(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	for _, args := range [][]string{
+		{"summarize", sample, sample, sample}, {"export", sample, sample}, {"compare", sample, sample},
+		{"diff", sample, sample},
+	} {
+		var out, errOut bytes.Buffer
+		code := run(ctx, args, &out, &errOut)
+		if code != 130 || errOut.String() != "traceql: interrupted\n" {
+			t.Errorf("%v: exit %d, stderr %q; want 130 and one line", args[0], code, errOut.String())
+		}
+	}
+}

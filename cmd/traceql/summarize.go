@@ -95,6 +95,9 @@ func runSummarize(ctx context.Context, opts *summarizeOptions) error {
 	sums, failed := summarizeFiles(ctx, files, opts, metrics.Options{TopN: opts.Top})
 	failed += missing
 	done()
+	if err := ctx.Err(); err != nil { // interrupted: no partial report
+		return err
+	}
 	if err := writeSummaries(opts, sums); err != nil {
 		return err
 	}
@@ -112,6 +115,9 @@ func summarizeFiles(ctx context.Context, files []string, opts *summarizeOptions,
 	failed := 0
 	summarize := func(t *trace.Trace) metrics.Summary { return metrics.Summarize(t, mo) }
 	_ = readEach(ctx, files, &opts.Read, summarize, func(_ string, sum metrics.Summary, err error) error {
+		if ctx.Err() != nil {
+			return ctx.Err() // interrupted: not a failure of each file
+		}
 		if err != nil {
 			complain(opts.Err, err.Error())
 			failed++
