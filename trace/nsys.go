@@ -6,7 +6,9 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"io"
 	"net/url"
+	"os"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -73,11 +75,28 @@ func (nsysFormat) decode(ctx context.Context, in *input) (*Trace, error) {
 	if in.size == 0 { // yet it has a header: a pipe
 		return nil, fmt.Errorf("%s: an SQLite database is read in place: give the file, not a pipe", in.path)
 	}
-	size, err := sqliteSize(in.path, in.head, in.size)
+	path, head, fsize := in.path, in.head, in.size
+	if wal := in.path + "-wal"; nonEmpty(wal) {
+		// Rows still in the write-ahead log are part of the database, but
+		// an immutable read skips the log, and a plain read-only one would
+		// make a -shm file beside the input, or fail in a read-only folder.
+		dir, err := os.MkdirTemp("", "traceql-wal-")
+		if err != nil {
+			return nil, fmt.Errorf("%s: %s beside it holds rows not yet in the database; copying both to read them: %w", in.path, filepath.Base(wal), err)
+		}
+		defer os.RemoveAll(dir)
+		if path, err = mergeWAL(in.path, wal, dir); err != nil {
+			return nil, fmt.Errorf("%s: %s beside it holds rows not yet in the database; reading a copy of both: %w", in.path, filepath.Base(wal), err)
+		}
+		if head, fsize, err = sqliteHead(path); err != nil {
+			return nil, fmt.Errorf("%s: %w", in.path, err)
+		}
+	}
+	size, err := sqliteSize(in.path, head, fsize)
 	if err != nil {
 		return nil, err
 	}
-	dsn, err := sqliteDSN(in.path)
+	dsn, err := sqliteDSN(path)
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", in.path, err)
 	}
@@ -93,6 +112,86 @@ func (nsysFormat) decode(ctx context.Context, in *input) (*Trace, error) {
 	}
 	defer r.db.close()
 	return r.read()
+}
+
+// nonEmpty reports whether path is a file with something in it: a -wal
+// file is left empty, or removed, once checkpointed.
+func nonEmpty(path string) bool {
+	st, err := os.Stat(path)
+	return err == nil && st.Mode().IsRegular() && st.Size() > 0
+}
+
+// mergeWAL copies the database at path and its write-ahead log wal into
+// dir, and checkpoints the copy, which SQLite then reads as it would the
+// pair: the rows in the log included, the input and its log untouched.
+// It returns the copy's path.
+func mergeWAL(path, wal, dir string) (string, error) {
+	cp := filepath.Join(dir, "db.sqlite")
+	for src, dst := range map[string]string{path: cp, wal: cp + "-wal"} {
+		if err := copyFile(src, dst); err != nil {
+			return "", err
+		}
+	}
+	u := url.URL{Scheme: "file", Path: filepath.ToSlash(cp)}
+	c, err := openSQLiteFlags(u.String(), lib.SQLITE_OPEN_READWRITE)
+	if err != nil {
+		return "", err
+	}
+	defer c.close()
+	// Leaving WAL mode checkpoints the log into the copy's pages and
+	// header, whose page count sqliteSize then reads.
+	st, err := c.prepare("PRAGMA journal_mode=DELETE", nil)
+	if err != nil {
+		return "", err
+	}
+	defer st.close()
+	for {
+		more, err := st.step()
+		if err != nil {
+			return "", err
+		}
+		if !more {
+			return cp, nil
+		}
+	}
+}
+
+// copyFile copies the file src to a new file dst.
+func copyFile(src, dst string) error {
+	in, err := os.Open(src)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		out.Close()
+		return err
+	}
+	return out.Close()
+}
+
+// sqliteHead reads the first headLen bytes and the size of the file at
+// path.
+func sqliteHead(path string) ([]byte, int64, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, 0, err
+	}
+	head := make([]byte, headLen)
+	n, err := io.ReadFull(f, head)
+	if err != nil && err != io.ErrUnexpectedEOF {
+		return nil, 0, err
+	}
+	return head[:n], st.Size(), nil
 }
 
 // sqliteDSN returns a read-only, immutable URI for path: nothing is ever

@@ -21,17 +21,23 @@ type sqliteConn struct {
 	db  uintptr
 }
 
-// openSQLite opens the database at uri (a file: URI).
+// openSQLite opens the database at uri (a file: URI) read-only.
 func openSQLite(uri string) (*sqliteConn, error) {
+	return openSQLiteFlags(uri, lib.SQLITE_OPEN_READONLY)
+}
+
+// openSQLiteFlags opens the database at uri with flags, SQLITE_OPEN_READONLY
+// or SQLITE_OPEN_READWRITE.
+func openSQLiteFlags(uri string, flags int32) (*sqliteConn, error) {
 	c := &sqliteConn{tls: libc.NewTLS()}
-	if err := c.open(uri); err != nil {
+	if err := c.open(uri, flags); err != nil {
 		c.close()
 		return nil, err
 	}
 	return c, nil
 }
 
-func (c *sqliteConn) open(uri string) error {
+func (c *sqliteConn) open(uri string, flags int32) error {
 	name, err := libc.CString(uri)
 	if err != nil {
 		return err
@@ -39,7 +45,7 @@ func (c *sqliteConn) open(uri string) error {
 	defer libc.Xfree(c.tls, name)
 	p := c.tls.Alloc(ptrSize)
 	defer c.tls.Free(ptrSize)
-	rc := lib.Xsqlite3_open_v2(c.tls, name, p, lib.SQLITE_OPEN_READONLY|lib.SQLITE_OPEN_NOMUTEX|lib.SQLITE_OPEN_URI, 0)
+	rc := lib.Xsqlite3_open_v2(c.tls, name, p, flags|lib.SQLITE_OPEN_NOMUTEX|lib.SQLITE_OPEN_URI, 0)
 	c.db = ptrAt(p) // set even when opening failed, to be closed
 	if rc != lib.SQLITE_OK {
 		return c.err(rc)
