@@ -289,7 +289,8 @@ func (lx *lexer) value(b []byte, i int, v *jsonValue) (int, error) {
 }
 
 // skipValue checks the value at b[i] and returns the index after it.
-// Nesting is tracked on a stack, not by recursion, so any depth is read.
+// Nesting is tracked on a stack, not by recursion, so any depth is read:
+// the bound on an event's size (Options.MaxEventBytes) bounds it.
 func (lx *lexer) skipValue(b []byte, i int) (int, error) {
 	if lx.stack == nil {
 		lx.stack = lx.arr[:0]

@@ -23,9 +23,10 @@ type jsonScanner struct {
 
 var errTruncated = errors.New("unexpected end of input")
 
-// newJSONScanner reads r, whose size is expected to be about size bytes.
-func newJSONScanner(r io.Reader, size int64) *jsonScanner {
-	return &jsonScanner{r: r, buf: make([]byte, min(max(size, 16), 4<<20)), max: 1 << 30}
+// newJSONScanner reads r, whose size is expected to be about size bytes,
+// and refuses a value of more than most bytes.
+func newJSONScanner(r io.Reader, size int64, most int) *jsonScanner {
+	return &jsonScanner{r: r, buf: make([]byte, min(max(size, 16), 4<<20)), max: most}
 }
 
 // offset is the stream offset of the next unread byte.
@@ -42,7 +43,7 @@ func (s *jsonScanner) fill() (bool, error) {
 	}
 	if s.end == len(s.buf) {
 		if len(s.buf) >= s.max {
-			return false, fmt.Errorf("a single JSON value larger than %d MiB", s.max>>20)
+			return false, fmt.Errorf("a single JSON value larger than %s, the most the memory available allows reading (a huge string or deep nesting: a decompression bomb?)", mib(s.max))
 		}
 		nb := make([]byte, min(2*len(s.buf), s.max))
 		copy(nb, s.buf[:s.end])

@@ -2,6 +2,7 @@ package trace
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -26,7 +27,7 @@ func (kinetoFormat) decode(ctx context.Context, in *input) (*Trace, error) {
 	d := &kinetoDecoder{
 		ctx:         ctx,
 		in:          in,
-		sc:          newJSONScanner(in.r, min(in.size, 64<<10, blockBytes)),
+		sc:          newJSONScanner(in.r, min(in.size, 64<<10, blockBytes), cmp.Or(in.opts.MaxEventBytes, defaultMaxEventBytes)),
 		t:           &Trace{Source: in.path, Meta: Meta{Format: Kineto, Rank: -1}},
 		truncatedAt: -1,
 	}

@@ -2,6 +2,7 @@ package trace
 
 import (
 	"bytes"
+	"cmp"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -24,14 +25,14 @@ import (
 // nested object) the block is decoded again, sequentially, from where the
 // stitcher stands. Records are therefore always those of a sequential read.
 
-// Limits, variables so that tests can lower them.
-var (
-	// maxEventBytes bounds one event, so that a file with no event
-	// boundary does not take unbounded memory.
-	maxEventBytes = 1 << 30
-	// blockBytes is the size of a block; smaller inputs get smaller ones.
-	blockBytes int64 = 1 << 20
-)
+// defaultMaxEventBytes bounds one event when Options.MaxEventBytes does
+// not, so that a file with no event boundary does not take unbounded
+// memory.
+const defaultMaxEventBytes = 1 << 30
+
+// blockBytes is the size of a block; smaller inputs get smaller ones. A
+// variable so that tests can lower it.
+var blockBytes int64 = 1 << 20
 
 // A block is a run of the file's bytes and a worker's guessed decoding.
 type block struct {
@@ -471,14 +472,24 @@ func (s *stitcher) flush() error {
 		return err
 	}
 	s.consume(n, st)
-	if len(s.carry) > maxEventBytes && st != stEnd {
-		return &SyntaxError{File: s.d.in.path, Offset: s.carryOff, Msg: fmt.Sprintf("an event larger than %d MiB", maxEventBytes>>20)}
+	limit := cmp.Or(s.d.in.opts.MaxEventBytes, defaultMaxEventBytes)
+	if len(s.carry) > limit && st != stEnd {
+		return &SyntaxError{File: s.d.in.path, Offset: s.carryOff,
+			Msg: fmt.Sprintf("an event larger than %s, the most the memory available allows reading (a huge string or deep nesting: a decompression bomb?)", mib(limit))}
 	}
 	s.retryAt = 0
 	if len(s.carry) >= 64<<10 {
-		s.retryAt = min(2*len(s.carry), maxEventBytes+1)
+		s.retryAt = min(2*len(s.carry), limit+1)
 	}
 	return nil
+}
+
+// mib writes n bytes in MiB, or KiB below one.
+func mib(n int) string {
+	if n < 1<<20 {
+		return fmt.Sprintf("%d KiB", n>>10)
+	}
+	return fmt.Sprintf("%d MiB", n>>20)
 }
 
 // consume drops the first n bytes of the carry, now decoded.

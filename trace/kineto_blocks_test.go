@@ -152,14 +152,14 @@ func TestBlockSplitsGenerated(t *testing.T) {
 // TestEventBound: one event larger than the limit is an error, not
 // unbounded memory.
 func TestEventBound(t *testing.T) {
-	old := maxEventBytes
-	maxEventBytes = 1 << 20
-	defer func() { maxEventBytes = old }()
+	old := blockBytes
+	blockBytes = 4096
+	defer func() { blockBytes = old }()
 	in := []byte(`{"traceEvents":[{"name":"` + strings.Repeat("x", 3<<20) + `"}]}`)
-	if _, err := readBlocks(t, in, 4096); err == nil || !strings.Contains(err.Error(), "larger than 1 MiB") {
+	_, err := Options{MaxEventBytes: 1 << 20}.read(context.Background(), "in.json", bytes.NewReader(in), int64(len(in)))
+	if err == nil || !strings.Contains(err.Error(), "larger than 1 MiB") {
 		t.Errorf("err = %v", err)
 	}
-	maxEventBytes = old
 	if tr, err := readBlocks(t, in, 4096); err != nil || tr.Meta.Events != 1 {
 		t.Errorf("within the limit: %v", err)
 	}

@@ -186,6 +186,12 @@ type Options struct {
 	// KeepOp names the cpu_ops that LeanHost keeps too: the range that
 	// --range measures may be one.
 	KeepOp string
+	// MaxEventBytes bounds one event of a Kineto trace, and with it how
+	// deep its values nest: a file with no event boundary for longer, as
+	// a gzip bomb of one huge string or of arrays nested a billion deep,
+	// is refused before reading it takes some five times that in memory.
+	// Callers derive it from the memory available; 0 is 1 GiB.
+	MaxEventBytes int
 	// Progress, when set, is called with the number of bytes of the file
 	// read since the last call, possibly from several goroutines at once.
 	// SQLite reads an Nsight export itself: for those, the bytes are the

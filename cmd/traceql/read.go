@@ -392,14 +392,30 @@ func readEach[R any](ctx context.Context, files []string, r *readOptions, do fun
 	return nil
 }
 
+// eventBound is the largest event of a Kineto trace read with a memory
+// budget (0: none known): a sixteenth of it, for an event takes some five
+// times its size while it is read, from 16 MiB, more than any real
+// event, to the reader's own bound of 1 GiB. A gzip bomb of one huge
+// string or of deep nesting is refused long before it fills the memory.
+func eventBound(budget int64) int {
+	if budget <= 0 {
+		return 0
+	}
+	return int(min(max(budget/16, 16<<20), 1<<30))
+}
+
 // readTrace is openTrace leaving the warnings to the caller, for files
 // read in parallel whose warnings are written in argument order.
 func readTrace(ctx context.Context, path string, r *readOptions) (*trace.Trace, error) {
 	// Only pprof (whose stacks keep them in a lean read) and --range (the
 	// ops of its name) read a GPU trace's cpu_ops; --strict checks every
 	// event.
+	budget := r.memory
+	if budget == 0 {
+		budget = memoryBudget()
+	}
 	o := trace.Options{Strict: r.Strict, PythonStacks: r.hostStacks,
-		LeanHost: !r.Strict, KeepOp: r.Range}
+		LeanHost: !r.Strict, KeepOp: r.Range, MaxEventBytes: eventBound(budget)}
 	if r.progress != nil {
 		o.Progress = r.progress.add
 	}
