@@ -10,8 +10,16 @@ import (
 // finish puts a freshly read trace into the shape Validate checks: slices
 // sorted (stably, so ties keep file order), devices and streams listed.
 // known holds what the file said about devices; devices only seen in
-// activities are added with what little is known of them.
-func finish(t *Trace, known []Device) (*Trace, error) {
+// activities are added with what little is known of them. Copies and
+// memsets of a negative byte count are counted as 0 bytes, with a warning
+// (an error under strict).
+func finish(t *Trace, known []Device, strict bool) (*Trace, error) {
+	if w := clearNegativeBytes(t); w != "" {
+		if strict {
+			return nil, fmt.Errorf("%s: %s (--strict)", t.Source, w)
+		}
+		t.Warnings = append(t.Warnings, w)
+	}
 	// The tables are sorted in parallel (most come sorted already), and
 	// the streams of each device table listed by its goroutine.
 	var wg sync.WaitGroup
@@ -119,6 +127,33 @@ func sortActivities[T any](wg *sync.WaitGroup, s []T, act func(*T) *Activity, st
 			}
 		}
 	})
+}
+
+// clearNegativeBytes sets the negative byte counts of copies and memsets
+// to 0, which would otherwise subtract from the volume and bandwidth
+// ("H2D bytes -1 kB"), and says how many there were; "" when none.
+func clearNegativeBytes(t *Trace) string {
+	var n int
+	var first int64
+	note := func(b *int64) {
+		if *b < 0 {
+			if n == 0 {
+				first = *b
+			}
+			n++
+			*b = 0
+		}
+	}
+	for i := range t.Memcpys {
+		note(&t.Memcpys[i].Bytes)
+	}
+	for i := range t.Memsets {
+		note(&t.Memsets[i].Bytes)
+	}
+	if n == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%d copies or memsets with a negative byte count (the first: %d): counted as 0 bytes", n, first)
 }
 
 // checkTotals refuses a trace whose durations or bytes, added up over a

@@ -25,7 +25,7 @@ func TestFinish(t *testing.T) {
 		APICalls: []APICall{{Name: "y", Start: 5, End: 6}, {Name: "x", Start: 1, End: 9},
 			{Name: "z", Start: 5, End: 6}},
 	}
-	got, err := finish(tr, []Device{{ID: 0, Name: "A100"}})
+	got, err := finish(tr, []Device{{ID: 0, Name: "A100"}}, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -58,7 +58,7 @@ func TestFinishTooManyDevices(t *testing.T) {
 	for d := range maxDevices + 1 {
 		tr.Kernels = append(tr.Kernels, Kernel{Activity: Activity{Device: d, Start: int64(d), End: int64(d)}})
 	}
-	_, err := finish(tr, nil)
+	_, err := finish(tr, nil, false)
 	if err == nil || !strings.HasPrefix(err.Error(), "in.json: ") || !strings.Contains(err.Error(), "4097 devices") {
 		t.Errorf("error %v, want one naming the file and the 4097 devices", err)
 	}

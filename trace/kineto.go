@@ -49,7 +49,7 @@ func (kinetoFormat) decode(ctx context.Context, in *input) (*Trace, error) {
 	if in.opts.Strict && len(d.t.Warnings) > 0 {
 		return nil, fmt.Errorf("%s: %s (--strict)", in.path, d.t.Warnings[0])
 	}
-	return finish(d.t, d.devices)
+	return finish(d.t, d.devices, in.opts.Strict)
 }
 
 // kinetoDecoder reads the top level of a Kineto file with a jsonScanner and

@@ -292,7 +292,7 @@ func (r *nsysReader) read() (*Trace, error) {
 		return nil, err
 	}
 	r.t.Warnings = r.warn.lines()
-	return finish(r.t, devices)
+	return finish(r.t, devices, r.strict)
 }
 
 // tableErr wraps an error met while reading table.

@@ -842,3 +842,30 @@ func TestInterrupted(t *testing.T) {
 		}
 	}
 }
+
+// TestNegativeBytes: a copy with a negative byte count is not taken as
+// is ("H2D bytes -1 kB"): it counts as 0 bytes, with a warning, and is an
+// error under --strict.
+func TestNegativeBytes(t *testing.T) {
+	path := writeTrace(t, "neg.json", `{"traceEvents":[`+
+		`{"ph":"X","cat":"kernel","name":"k","pid":0,"tid":7,"ts":1,"dur":5,"args":{"device":0,"stream":7}},`+
+		`{"ph":"X","cat":"gpu_memcpy","name":"Memcpy HtoD (Pageable -> Device)","pid":0,"tid":7,"ts":10,"dur":2,"args":{"device":0,"stream":7,"bytes":-1000}},`+
+		`{"ph":"X","cat":"gpu_memcpy","name":"Memcpy HtoD (Pageable -> Device)","pid":0,"tid":7,"ts":20,"dur":2,"args":{"device":0,"stream":7,"bytes":4000}}]}`)
+	out, errOut, code := traceql("summarize", "-f", "csv", path)
+	want := "traceql: warning: " + path + ": 1 copies or memsets with a negative byte count (the first: -1000): counted as 0 bytes\n"
+	if code != 0 || errOut != want {
+		t.Fatalf("exit %d, stderr %q; want 0 and %q", code, errOut, want)
+	}
+	recs, err := csv.NewReader(strings.NewReader(out)).ReadAll()
+	if err != nil || len(recs) != 2 {
+		t.Fatalf("%v:\n%s", err, out)
+	}
+	for i, name := range recs[0] {
+		if name == "h2d_copies" && recs[1][i] != "2" || name == "h2d_bytes" && recs[1][i] != "4000" {
+			t.Errorf("%s = %s", name, recs[1][i])
+		}
+	}
+	if _, errOut, code := traceql("summarize", "--strict", path); code != 1 || !strings.Contains(errOut, "negative byte count") {
+		t.Errorf("--strict: exit %d, %q", code, errOut)
+	}
+}
