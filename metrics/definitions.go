@@ -44,7 +44,7 @@ func Columns() []Column {
 		{"busy_ns", "busy", NS, "length of the union of GPU activity intervals over all streams: overlapping work counts once, never a sum", func(d *DeviceSummary) any { return d.BusyNS }},
 		{"idle_ns", "idle", NS, "span_ns − busy_ns: time inside the span with nothing running", func(d *DeviceSummary) any { return d.IdleNS }},
 		{"idle_gaps", "idle gaps", Count, "number of gaps between merged busy intervals (intervals that touch merge)", func(d *DeviceSummary) any { return d.IdleGaps }},
-		{"gpu_util", "GPU utilization", Ratio, "busy_ns / span_ns", func(d *DeviceSummary) any { return d.GPUUtil }},
+		{"gpu_util", "GPU utilization", Ratio, "busy_ns / span_ns; empty (–) when the span is 0", func(d *DeviceSummary) any { return d.GPUUtil }},
 		{"h2d_copies", "H2D copies", Count, "memcpys of kind HtoD (Kineto: the token after \"Memcpy \" in the name; Nsight: copyKind 1)", func(d *DeviceSummary) any { return d.H2D.Copies }},
 		{"h2d_bytes", "H2D bytes", Bytes, "bytes moved by HtoD copies", func(d *DeviceSummary) any { return d.H2D.Bytes }},
 		{"h2d_ns", "H2D time", NS, "sum of HtoD copy durations", func(d *DeviceSummary) any { return d.H2D.NS }},

@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"io"
+	"math"
 	"reflect"
 
 	"github.com/parquet-go/parquet-go"
@@ -14,8 +15,9 @@ import (
 // parquetRows writes tidy rows as a Parquet file (zstd), for DuckDB, Spark
 // or pandas when a trace set outgrows one machine.
 type parquetRows struct {
-	w   *parquet.GenericWriter[any]
-	buf []parquet.Row
+	w     *parquet.GenericWriter[any]
+	buf   []parquet.Row
+	float []bool // by column: DOUBLE
 }
 
 // newParquetRows starts a file whose columns are cols, in their order. The
@@ -35,7 +37,11 @@ func newParquetRows(w io.Writer, cols []Column) *parquetRows {
 		fields[i] = reflect.StructField{Name: fmt.Sprintf("C%d", i), Type: typ, Tag: reflect.StructTag(`parquet:"` + c.Name + `"`)}
 	}
 	schema := parquet.SchemaOf(reflect.New(reflect.StructOf(fields)).Interface())
-	return &parquetRows{w: parquet.NewGenericWriter[any](w, schema, parquet.Compression(&zstd.Codec{}))}
+	float := make([]bool, len(cols))
+	for i, c := range cols {
+		float[i] = c.Unit != metrics.Text && c.Float
+	}
+	return &parquetRows{w: parquet.NewGenericWriter[any](w, schema, parquet.Compression(&zstd.Codec{})), float: float}
 }
 
 func (p *parquetRows) write(vals []any) error {
@@ -44,6 +50,10 @@ func (p *parquetRows) write(vals []any) error {
 		var pv parquet.Value
 		switch x := v.(type) {
 		case string:
+			if x == "" && p.float[i] { // no value, as CSV's empty cell
+				pv = parquet.DoubleValue(math.NaN())
+				break
+			}
 			pv = parquet.ByteArrayValue([]byte(x))
 		case int:
 			pv = parquet.Int64Value(int64(x))

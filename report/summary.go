@@ -155,7 +155,11 @@ func headlineTable(d *metrics.DeviceSummary, withName bool) *Table {
 		row("step time", fmt.Sprintf("%s median of %s", Format(d.StepMedianNS, metrics.NS), plural(n, "steps")))
 	}
 	row("span", Format(d.SpanNS, metrics.NS))
-	row("GPU busy", fmt.Sprintf("%s (%s)", Format(d.GPUUtil, metrics.Ratio), Format(d.BusyNS, metrics.NS)))
+	util := Format(d.GPUUtil, metrics.Ratio)
+	if !hasSpan(d) {
+		util = "–"
+	}
+	row("GPU busy", fmt.Sprintf("%s (%s)", util, Format(d.BusyNS, metrics.NS)))
 	idle := fmt.Sprintf("%s in %s", Format(d.IdleNS, metrics.NS), plural(d.IdleGaps, "gaps"))
 	if d.IdleNS > 0 {
 		idle += fmt.Sprintf(": sync %.0f %%, launch %.0f %%, other %.0f %%", pct(d.IdleSyncNS, d.IdleNS), pct(d.IdleLaunchNS, d.IdleNS),
@@ -250,6 +254,9 @@ func metricsTable(devs []metrics.DeviceSummary, withNames bool) *Table {
 		for i := range devs {
 			v := c.Value(&devs[i])
 			zero = zero && isZero(v)
+			if undefined(c, &devs[i]) {
+				v = "–"
+			}
 			row = append(row, Cell{v, c.Unit})
 		}
 		if zero && !alwaysShown[c.Name] {
@@ -339,6 +346,15 @@ func hostTables(s metrics.Summary, title string) []*Table {
 	return append(out, compileTables(s, Layout{})...)
 }
 
+// undefined reports whether metric c has no value on device d: the
+// utilization of a device whose activity all falls at one instant (a span
+// of 0), which is busy/0, shown "–", not 100 %.
+func undefined(c metrics.Column, d *metrics.DeviceSummary) bool {
+	return c.Name == "gpu_util" && !hasSpan(d)
+}
+
+func hasSpan(d *metrics.DeviceSummary) bool { return d.SpanNS > 0 }
+
 // overviewColumns are the metrics the overview of several traces lists.
 // A column with a has func is listed when some GPU has what it measures,
 // and blank for the GPUs without.
@@ -346,7 +362,7 @@ var overviewColumns = []struct {
 	name string
 	has  func(*metrics.DeviceSummary) bool
 }{
-	{"kernels", nil}, {"kernel_ns", nil}, {"span_ns", nil}, {"busy_ns", nil}, {"idle_ns", nil}, {"gpu_util", nil},
+	{"kernels", nil}, {"kernel_ns", nil}, {"span_ns", nil}, {"busy_ns", nil}, {"idle_ns", nil}, {"gpu_util", hasSpan},
 	{"largest_gap_ns", nil},
 	{"comm_ns", hasComm}, {"comm_overlap", hasComm},
 	{"step_median_ns", func(d *metrics.DeviceSummary) bool { return len(d.Steps) > 0 }},
@@ -485,6 +501,10 @@ func SummaryRecords(sums []metrics.Summary) *Table {
 		for i := range s.Devices {
 			row := []any{s.Source, s.Rank}
 			for _, c := range cols {
+				if undefined(c, &s.Devices[i]) {
+					row = append(row, "") // empty in CSV, NaN in Parquet
+					continue
+				}
 				row = append(row, c.Value(&s.Devices[i]))
 			}
 			t.Rows = append(t.Rows, row)
@@ -519,6 +539,10 @@ func WriteSummaryJSON(w io.Writer, sums []metrics.Summary) error {
 			jw.value(s.Rank, in)
 			for _, c := range cols {
 				key(c.Name)
+				if undefined(c, d) {
+					jw.value(nil, in)
+					continue
+				}
 				jw.value(c.Value(d), in)
 			}
 			key("copies")

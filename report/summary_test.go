@@ -12,7 +12,7 @@ import (
 
 func TestOverviewTable(t *testing.T) {
 	dev := func(id int, kernels int, util float64) metrics.DeviceSummary {
-		return metrics.DeviceSummary{Device: id, Kernels: kernels, GPUUtil: util}
+		return metrics.DeviceSummary{Device: id, Kernels: kernels, GPUUtil: util, SpanNS: 100}
 	}
 	one := metrics.Summary{Source: "a.json", Rank: 0, Devices: []metrics.DeviceSummary{dev(0, 10, 0.5), dev(1, 20, 0.25)}}
 	hostOnly := metrics.Summary{Source: "cpu.json", Rank: -1}

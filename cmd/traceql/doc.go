@@ -90,7 +90,8 @@
 //	                             with nothing running
 //	  idle_gaps                  "idle gaps": number of gaps between merged busy
 //	                             intervals (intervals that touch merge)
-//	  gpu_util                   "GPU utilization": busy_ns / span_ns
+//	  gpu_util                   "GPU utilization": busy_ns / span_ns; empty (–)
+//	                             when the span is 0
 //	  h2d_copies                 "H2D copies": memcpys of kind HtoD (Kineto: the
 //	                             token after "Memcpy " in the name; Nsight:
 //	                             copyKind 1)

@@ -869,3 +869,43 @@ func TestNegativeBytes(t *testing.T) {
 		t.Errorf("--strict: exit %d, %q", code, errOut)
 	}
 }
+
+// TestZeroSpan: a device whose activity all falls at one instant has no
+// utilization (busy/0): "–" in text, an empty CSV cell, null in JSON,
+// NaN in Parquet; not 100 %.
+func TestZeroSpan(t *testing.T) {
+	path := writeTrace(t, "instant.json", `{"traceEvents":[`+
+		`{"ph":"X","cat":"kernel","name":"k","pid":0,"tid":7,"ts":1,"dur":0,"args":{"device":0,"stream":7}}]}`)
+	out, errOut, code := traceql("summarize", "--all", path)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var busy, util string
+	for line := range strings.Lines(out) {
+		if f := strings.Fields(line); len(f) > 2 && f[0] == "GPU" && f[1] == "utilization" {
+			util = f[2]
+		} else if len(f) > 2 && f[0] == "GPU" && f[1] == "busy" {
+			busy = f[2]
+		}
+	}
+	if util != "–" || busy != "–" {
+		t.Errorf("text: GPU busy %q, GPU utilization %q, want – for both:\n%s", busy, util, out)
+	}
+	out, _, _ = traceql("summarize", "-f", "csv", path)
+	recs, err := csv.NewReader(strings.NewReader(out)).ReadAll()
+	if err != nil || len(recs) != 2 {
+		t.Fatalf("%v:\n%s", err, out)
+	}
+	for i, name := range recs[0] {
+		if name == "gpu_util" && recs[1][i] != "" {
+			t.Errorf("csv: gpu_util %q, want empty", recs[1][i])
+		}
+	}
+	if out, _, _ = traceql("summarize", "-f", "json", path); !strings.Contains(out, `"gpu_util": null`) {
+		t.Errorf("json: no null gpu_util:\n%s", out)
+	}
+	pq := filepath.Join(t.TempDir(), "s.parquet")
+	if _, errOut, code := traceql("export", path, "-o", pq); code != 0 {
+		t.Errorf("parquet: exit %d: %s", code, errOut)
+	}
+}
