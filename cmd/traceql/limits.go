@@ -7,6 +7,14 @@ import (
 	"runtime/debug"
 )
 
+// supervisedEnv marks the process that a supervisor started, which runs
+// the command itself; terminalEnv tells it that its stderr, a pipe, is
+// copied to a terminal, where a progress bar is wanted.
+const (
+	supervisedEnv = "TRACEQL_SUPERVISED=1"
+	terminalEnv   = "TRACEQL_STDERR_TERMINAL=1"
+)
+
 // memoryLimits are the limits a run must fit in, 0 where none is set: the
 // address-space limit (ulimit -v, prlimit --as), with the address space
 // the process already takes, and the memory limit of its cgroup.

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"slices"
 	"strings"
 
 	"github.com/traceql/traceql/report"
@@ -22,8 +23,12 @@ func main() {
 	_, goLimitSet := os.LookupEnv("GOMEMLIMIT")
 	_, procsSet := os.LookupEnv("GOMAXPROCS")
 	limits.fit(goLimitSet, procsSet)
+	var stderr io.Writer = os.Stderr
+	if slices.Contains(os.Environ(), terminalEnv) {
+		stderr = supervisedTerminal{os.Stderr}
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	code := run(ctx, os.Args[1:], os.Stdout, stderr)
 	stop()
 	os.Exit(code)
 }

@@ -37,7 +37,7 @@ func binaryToTerminal(w io.Writer, what string) error {
 // (a file, a pipe) they are whole.
 func textLayout(w io.Writer, all bool, names string) report.Layout {
 	l := report.Layout{All: all, Names: names}
-	if f, ok := w.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+	if f, ok := unwrapWriter(w).(*os.File); ok && term.IsTerminal(int(f.Fd())) {
 		if width, _, err := term.GetSize(int(f.Fd())); err == nil {
 			// count, total, mean and share take about 40 columns.
 			l.NameWidth = max(width-42, 24)
@@ -245,10 +245,29 @@ func (c *checkedWriter) Write(p []byte) (int, error) {
 }
 
 // unwrapWriter returns the writer under a checkedWriter, for the terminal
-// check.
+// checks.
 func unwrapWriter(w io.Writer) io.Writer {
+	if t, ok := w.(supervisedTerminal); ok {
+		return t.File
+	}
 	if c, ok := w.(*checkedWriter); ok {
 		return c.w
 	}
 	return w
+}
+
+// A supervisedTerminal is the stderr of a run under a memory limit: a
+// pipe to the supervisor, which copies it to a terminal (supervise).
+type supervisedTerminal struct{ *os.File }
+
+// stderrIsTerminal reports whether w is a terminal, or the pipe to a
+// supervisor whose stderr is one: where a progress bar is seen.
+func stderrIsTerminal(w io.Writer) bool {
+	switch f := w.(type) {
+	case supervisedTerminal:
+		return true
+	case *os.File:
+		return isatty.IsTerminal(f.Fd())
+	}
+	return false
 }

@@ -9,8 +9,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/mattn/go-isatty"
-
 	"github.com/traceql/traceql/metrics"
 	"github.com/traceql/traceql/report"
 	"github.com/traceql/traceql/trace"
@@ -33,8 +31,7 @@ type progress struct {
 // startProgress returns a running bar for reading files, or nil when none
 // should be shown.
 func startProgress(stderr io.Writer, files []string, quiet bool) *progress {
-	f, ok := stderr.(*os.File)
-	if quiet || !ok || !isatty.IsTerminal(f.Fd()) {
+	if quiet || !stderrIsTerminal(stderr) {
 		return nil
 	}
 	// The bar counts the files' bytes; whether it is worth showing depends

@@ -13,11 +13,9 @@ import (
 	"slices"
 	"strings"
 	"syscall"
-)
 
-// supervisedEnv marks the process that a supervisor started, which runs
-// the command itself.
-const supervisedEnv = "TRACEQL_SUPERVISED=1"
+	"github.com/mattn/go-isatty"
+)
 
 // supervise runs the command line argv in a child process when the process has
 // a memory limit, and returns the child's exit code; ok is false when
@@ -54,6 +52,9 @@ func supervise(argv, env []string, limits memoryLimits) (code int, ok bool) {
 	runtime.GOMAXPROCS(1) // it waits, no more
 	cmd := exec.Command(exe, args...)
 	cmd.Env = append(slices.Clone(env), supervisedEnv)
+	if isatty.IsTerminal(os.Stderr.Fd()) {
+		cmd.Env = append(cmd.Env, terminalEnv)
+	}
 	cmd.Stdin, cmd.Stdout = os.Stdin, os.Stdout
 	errPipe, err := cmd.StderrPipe()
 	if err != nil {
