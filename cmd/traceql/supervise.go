@@ -80,19 +80,28 @@ func supervise(argv, env []string, limits memoryLimits) (code int, ok bool) {
 		complain(os.Stderr, err.Error())
 		return 1, true
 	}
-	st := cmd.ProcessState.Sys().(syscall.WaitStatus)
+	code, msg := childEnd(cmd.ProcessState.Sys().(syscall.WaitStatus), held, limits)
+	if msg != "" {
+		complain(os.Stderr, msg)
+	} else {
+		os.Stderr.Write(held)
+	}
+	return code, true
+}
+
+// childEnd turns how the child ended, with the stderr it held back, into
+// the exit code and the line to print instead of that stderr ("" to print
+// it as it was).
+func childEnd(st syscall.WaitStatus, held []byte, limits memoryLimits) (int, string) {
 	switch {
 	case st.Signaled() && st.Signal() == syscall.SIGKILL && limits.cgroup > 0:
-		complain(os.Stderr, limits.outOfMemory(true))
-		return 1, true
+		return 1, limits.outOfMemory(true) // the OOM killer's signal
 	case st.Signaled():
-		return 128 + int(st.Signal()), true
+		return 128 + int(st.Signal()), ""
 	case held != nil && outOfMemoryCrash(held):
-		complain(os.Stderr, limits.outOfMemory(false))
-		return 1, true
+		return 1, limits.outOfMemory(false)
 	}
-	os.Stderr.Write(held)
-	return st.ExitStatus(), true
+	return st.ExitStatus(), ""
 }
 
 // crashMarks start the lines with which the Go runtime reports a fatal
