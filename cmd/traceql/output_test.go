@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"context"
 	"io"
+	"net"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -54,6 +55,43 @@ func TestOutputFIFO(t *testing.T) {
 	}
 	if st, err := os.Lstat(fifo); err != nil || st.Mode().Type() != os.ModeNamedPipe {
 		t.Errorf("the FIFO is now %v (%v)", st.Mode(), err)
+	}
+
+	// A link to the FIFO is followed, not replaced.
+	link := filepath.Join(dir, "link.csv")
+	if err := os.Symlink("k.csv", link); err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		f, err := os.Open(fifo)
+		if err != nil {
+			got <- err.Error()
+			return
+		}
+		b, _ := io.ReadAll(f)
+		f.Close()
+		got <- string(b)
+	}()
+	if _, errOut, code := traceql("export", sample, "-t", "kernels", "-o", link); code != 0 {
+		t.Fatalf("export -o link to FIFO: exit %d: %s", code, errOut)
+	}
+	if g := <-got; g != want {
+		t.Errorf("through the link, the FIFO's reader got %d bytes, want %d", len(g), len(want))
+	}
+	if st, err := os.Lstat(link); err != nil || st.Mode().Type() != os.ModeSymlink {
+		t.Errorf("the link is now %v (%v)", st.Mode(), err)
+	}
+
+	// A socket cannot be opened as a file: an error, and it stays.
+	sock := filepath.Join(dir, "s.csv")
+	if l, err := net.Listen("unix", sock); err == nil {
+		defer l.Close()
+		if _, errOut, code := traceql("export", sample, "-o", sock); code != 1 || !strings.HasPrefix(errOut, "traceql: "+sock+": ") {
+			t.Errorf("export -o socket: exit %d, %q", code, errOut)
+		}
+		if st, err := os.Lstat(sock); err != nil || st.Mode().Type() != os.ModeSocket {
+			t.Errorf("the socket is now %v (%v)", st.Mode(), err)
+		}
 	}
 
 	r, w, err := os.Pipe()
