@@ -221,9 +221,11 @@ func DiffRecords(d metrics.Diff) *Table {
 // Devices pair up by position, as in diff; pos selects which.
 //
 // rows names the metrics to show, in that order (metrics.Columns names);
-// nil shows every metric in reading order. The title names each run's
-// window, and says which runs start with steps that look like warm-up.
-func CompareTable(labels []string, sums []metrics.Summary, pos int, rows []string) *Table {
+// nil shows every metric in reading order. Rows that are zero in every run
+// are left out, but for those named in picked, which the user asked for.
+// The title names each run's window, and says which runs start with steps
+// that look like warm-up.
+func CompareTable(labels []string, sums []metrics.Summary, pos int, rows []string, picked bool) *Table {
 	t := &Table{Columns: []Column{{Name: "metric", Unit: metrics.Text}}}
 	devs := make([]*metrics.DeviceSummary, len(sums))
 	for i, s := range sums {
@@ -279,7 +281,7 @@ func CompareTable(labels []string, sums []metrics.Summary, pos int, rows []strin
 			}
 			row = append(row, r)
 		}
-		if zero && !alwaysShown[c.Name] && rows == nil {
+		if zero && !alwaysShown[c.Name] && !picked {
 			continue
 		}
 		t.Rows = append(t.Rows, row)
@@ -351,11 +353,11 @@ func runWindows(labels []string, sums []metrics.Summary) string {
 	if same {
 		return windowName(sums[0].Window) + " of each run"
 	}
-	var parts []string
+	var b strings.Builder
 	for i, s := range sums {
-		parts = append(parts, labels[i]+": "+windowName(s.Window))
+		b.WriteString("\n    " + labels[i] + ": " + windowName(s.Window))
 	}
-	return strings.Join(parts, "; ")
+	return b.String()
 }
 
 // runVerdict says what holds run's device back, or that nothing does.

@@ -239,7 +239,7 @@ func runCompare(ctx context.Context, opts *compareOptions) error {
 	}
 	var tables []*report.Table
 	for pos := range positions {
-		tables = append(tables, report.CompareTable(opts.Labels, sums, pos, rows))
+		tables = append(tables, report.CompareTable(opts.Labels, sums, pos, rows, opts.Metrics != nil))
 	}
 	if rows != nil && opts.Metrics == nil {
 		tables = append(tables, &report.Table{Notes: []string{"every metric: --all; these or others: --metrics NAME,…"}})
