@@ -61,7 +61,7 @@ func DiffTables(d metrics.Diff, top int, l Layout) []*Table {
 		if dd.Old != nil && dd.New != nil {
 			title += fmt.Sprintf(": GPU %d vs GPU %d", dd.Old.Device, dd.New.Device)
 		}
-		title += "\n  measured: " + runWindows([]string{"old", "new"}, []metrics.Summary{d.Old, d.New})
+		title += "\n  measured:" + runWindows([]string{"old", "new"}, []metrics.Summary{d.Old, d.New})
 		for _, run := range []struct {
 			label string
 			s     metrics.Summary
@@ -245,7 +245,7 @@ func CompareTable(labels []string, sums []metrics.Summary, pos int, rows []strin
 		}
 		title += fmt.Sprintf(" %s:%d", Printable(labels[i]), d.Device)
 	}
-	t.Title = title + "\n  measured: " + runWindows(labels, sums)
+	t.Title = title + "\n  measured:" + runWindows(labels, sums)
 	for i, d := range devs {
 		if d != nil && sums[i].Window == "" {
 			if n := warmupNote(d); n != "" {
@@ -351,7 +351,7 @@ func runWindows(labels []string, sums []metrics.Summary) string {
 		same = same && s.Window == sums[0].Window
 	}
 	if same {
-		return windowName(sums[0].Window) + " of each run"
+		return " " + windowName(sums[0].Window) + " of each run"
 	}
 	var b strings.Builder
 	for i, s := range sums {
