@@ -356,30 +356,16 @@ func undefined(c metrics.Column, d *metrics.DeviceSummary) bool {
 func hasSpan(d *metrics.DeviceSummary) bool { return d.SpanNS > 0 }
 
 // overviewColumns are the metrics the overview of several traces lists.
-// A column with a has func is listed when some GPU has what it measures,
-// and blank for the GPUs without.
+// A column with a has column is listed when that count is positive for
+// some GPU, and blank for the GPUs where it is 0.
 var overviewColumns = []struct {
 	name string
-	has  func(*metrics.DeviceSummary) bool
+	has  string // a count column of SummaryRecords
 }{
-	{"kernels", nil}, {"kernel_ns", nil}, {"span_ns", nil}, {"busy_ns", nil}, {"idle_ns", nil}, {"gpu_util", hasSpan},
-	{"largest_gap_ns", nil},
-	{"comm_ns", hasComm}, {"comm_overlap", hasComm},
-	{"step_median_ns", func(d *metrics.DeviceSummary) bool { return len(d.Steps) > 0 }},
-}
-
-func hasComm(d *metrics.DeviceSummary) bool { return d.Comm.Kernels > 0 }
-
-// anyDevice reports whether some GPU of sums satisfies f.
-func anyDevice(sums []metrics.Summary, f func(*metrics.DeviceSummary) bool) bool {
-	for _, s := range sums {
-		for i := range s.Devices {
-			if f(&s.Devices[i]) {
-				return true
-			}
-		}
-	}
-	return false
+	{"kernels", ""}, {"kernel_ns", ""}, {"span_ns", ""}, {"busy_ns", ""}, {"idle_ns", ""}, {"gpu_util", "span_ns"},
+	{"largest_gap_ns", ""},
+	{"comm_ns", "comm_kernels"}, {"comm_overlap", "comm_kernels"},
+	{"step_median_ns", "steps"},
 }
 
 // OverviewTable puts several traces side by side, one row per trace and
@@ -389,14 +375,55 @@ func anyDevice(sums []metrics.Summary, f func(*metrics.DeviceSummary) bool) bool
 // have one there is no table (nil). Blanks (a GPU without communication or
 // steps) are left out of the min, median and max.
 func OverviewTable(sums []metrics.Summary) *Table {
+	traces := 0
+	for _, s := range sums {
+		if len(s.Devices) > 0 {
+			traces++
+		}
+	}
+	return overview(SummaryRecords(sums), traces)
+}
+
+// OverviewOfRecords is OverviewTable of the summaries whose records (the
+// rows of SummaryRecords, as export --table summary writes them) are rec:
+// traceql's own exports, read back, give the overview the traces give.
+// A trace is a run of rows of one file.
+func OverviewOfRecords(rec *Table) *Table {
+	traces := 0
+	for i, r := range rec.Rows {
+		if i == 0 || r[0] != rec.Rows[i-1][0] {
+			traces++
+		}
+	}
+	return overview(rec, traces)
+}
+
+// overview is OverviewTable from records: every number it shows, and the
+// bound of each GPU, is a column of SummaryRecords, so that the overview
+// of summaries and that of their Parquet export are the same text.
+func overview(rec *Table, traces int) *Table {
+	index := func(name string) int {
+		return slices.IndexFunc(rec.Columns, func(c Column) bool { return c.Name == name })
+	}
+	isPositive := func(name string) func(row []any) bool {
+		j := index(name)
+		return func(row []any) bool { return toFloat(row[j]) > 0 }
+	}
 	all := metrics.Columns()
 	var cols []metrics.Column
-	var has []func(*metrics.DeviceSummary) bool
+	var at []int // the records' column of each of cols
+	var has []func([]any) bool
 	for _, oc := range overviewColumns {
-		if oc.has == nil || anyDevice(sums, oc.has) {
-			cols = append(cols, all[slices.IndexFunc(all, func(c metrics.Column) bool { return c.Name == oc.name })])
-			has = append(has, oc.has)
+		var h func([]any) bool
+		if oc.has != "" {
+			h = isPositive(oc.has)
+			if !slices.ContainsFunc(rec.Rows, h) {
+				continue
+			}
 		}
+		cols = append(cols, all[slices.IndexFunc(all, func(c metrics.Column) bool { return c.Name == oc.name })])
+		at = append(at, index(oc.name))
+		has = append(has, h)
 	}
 	t := &Table{Columns: []Column{{Name: "trace", Unit: metrics.Text}, {Name: "rank", Unit: metrics.Count}, {Name: "GPU", Unit: metrics.Count}}}
 	for _, c := range cols {
@@ -404,30 +431,24 @@ func OverviewTable(sums []metrics.Summary) *Table {
 	}
 	values := make([][]float64, len(cols))
 	gpus := make([][]string, len(cols)) // the trace and GPU of each value
-	traces := 0
-	for _, s := range sums {
+	fileAt, rankAt, deviceAt := index("file"), index("rank"), index("device")
+	for _, r := range rec.Rows {
 		var rank any = ""
-		if s.Rank >= 0 {
-			rank = s.Rank
+		if toFloat(r[rankAt]) >= 0 {
+			rank = r[rankAt]
 		}
-		if len(s.Devices) > 0 {
-			traces++
-		}
-		for i := range s.Devices {
-			d := &s.Devices[i]
-			row := []any{s.Source, rank, d.Device}
-			for j, c := range cols {
-				if has[j] != nil && !has[j](d) {
-					row = append(row, "")
-					continue
-				}
-				v := c.Value(d)
-				row = append(row, v)
-				values[j] = append(values[j], toFloat(v))
-				gpus[j] = append(gpus[j], fmt.Sprintf("%s GPU %d", s.Source, d.Device))
+		row := []any{r[fileAt], rank, r[deviceAt]}
+		for j := range cols {
+			if has[j] != nil && !has[j](r) {
+				row = append(row, "")
+				continue
 			}
-			t.Rows = append(t.Rows, row)
+			v := r[at[j]]
+			row = append(row, v)
+			values[j] = append(values[j], toFloat(v))
+			gpus[j] = append(gpus[j], fmt.Sprintf("%s GPU %s", r[fileAt], Raw(r[deviceAt])))
 		}
+		t.Rows = append(t.Rows, row)
 	}
 	if traces < 2 {
 		return nil
@@ -464,23 +485,34 @@ func OverviewTable(sums []metrics.Summary) *Table {
 	if comm, low, median := lowest("comm_ns"); comm != "" && low < median/2 {
 		t.Notes = append(t.Notes, "least communication time: "+comm+": a straggler the others wait for inside NCCL kernels?")
 	}
-	t.Notes = append(t.Notes, "GPUs by bound (see --help): "+boundCounts(sums))
+	boundAt := index("bound")
+	var bounds []string
+	for _, r := range rec.Rows {
+		bounds = append(bounds, r[boundAt].(string))
+	}
+	t.Notes = append(t.Notes, "GPUs by bound (see --help): "+boundCounts(bounds))
 	return t
 }
 
-// boundCounts counts the GPUs of the summaries by verdict, the most
-// common first: "6 launch, 2 sync".
-func boundCounts(sums []metrics.Summary) string {
-	n := map[metrics.Bound]int{}
-	for _, s := range sums {
-		for i := range s.Devices {
-			n[metrics.Verdict(&s.Devices[i])]++
-		}
-	}
-	bounds := slices.Collect(maps.Keys(n))
-	slices.SortFunc(bounds, func(a, b metrics.Bound) int { return cmp.Or(n[b]-n[a], int(a)-int(b)) })
-	var parts []string
+// boundCounts counts GPUs by verdict (metrics.Bound names), the most
+// common first, ties in the order of metrics.Bound: "6 launch, 2 sync".
+func boundCounts(bounds []string) string {
+	n := map[string]int{}
 	for _, b := range bounds {
+		n[b]++
+	}
+	order := func(b string) int {
+		for v := range metrics.SyncBound + 1 {
+			if v.String() == b {
+				return int(v)
+			}
+		}
+		return int(metrics.SyncBound) + 1
+	}
+	names := slices.Collect(maps.Keys(n))
+	slices.SortFunc(names, func(a, b string) int { return cmp.Or(n[b]-n[a], order(a)-order(b), strings.Compare(a, b)) })
+	var parts []string
+	for _, b := range names {
 		parts = append(parts, fmt.Sprintf("%d %s", n[b], b))
 	}
 	return strings.Join(parts, ", ")

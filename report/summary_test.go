@@ -208,6 +208,15 @@ func TestBoundCounts(t *testing.T) {
 		{Devices: []metrics.DeviceSummary{sync, launch}},
 		{},
 	}
+	boundCounts := func(sums []metrics.Summary) string {
+		var bounds []string
+		for _, s := range sums {
+			for i := range s.Devices {
+				bounds = append(bounds, metrics.Verdict(&s.Devices[i]).String())
+			}
+		}
+		return boundCounts(bounds)
+	}
 	if got, want := boundCounts(sums), "3 launch, 2 sync, 1 none"; got != want {
 		t.Errorf("boundCounts = %q, want %q", got, want)
 	}
