@@ -48,6 +48,8 @@
 //	tables alone would pass that is read alone.
 //	With --format csv there is one row per (file, device), times in integer ns,
 //	ready for pandas.read_csv; --format json has the same names.
+//	FILEs that are traceql's own Parquet of export --table summary are read
+//	back: the text is their overview, --format csv their rows.
 //
 //	Windows (GPU activity is clipped to the window; the launch calls of its
 //	kernels count wherever they were made, and the steps are those selected,
@@ -67,6 +69,19 @@
 //	                    none is; the whole trace, with a warning, without steps
 //	The window measured is named in text titles and in the window column.
 //
+//
+//	Many ranks over many workers (--shard K/N): worker K of N (0 ≤ K < N)
+//	reads only its share of the files the arguments expand to, so that N
+//	workers of a Slurm array or a Dask or Spark job read every file exactly
+//	once. A file's share is FNV-1a (64 bit) of its key, modulo N; the key is
+//	its path relative to the DIR argument it was found in (with /), or the
+//	base name of a FILE argument. Workers started from any working directory,
+//	with absolute or relative paths to the same DIR, agree, and adding files
+//	moves no other file to another worker. Export each share to Parquet with
+//	--table summary -o out/part-K.parquet; summarize reads those parts back:
+//	traceql summarize --overview out/*.parquet prints the overview one
+//	process reading every trace prints, rows in natural order of file, as a
+//	DIR argument lists them.
 //	Metrics, per device: the CSV and JSON name, the text table's label in
 //	quotes, and the definition (all times integer ns in CSV and JSON):
 //	  device                     device id as the trace numbers it (Kineto
@@ -309,6 +324,8 @@
 //	  traceql summarize run.pt.trace.json.gz
 //	  traceql summarize runs/ --format csv > summary.csv
 //	  traceql summarize report.sqlite --format markdown
+//	  traceql export runs/ --shard 3/64 --table summary -f parquet -o out/part-3.parquet
+//	  traceql summarize --overview out/*.parquet
 //
 //	Flags:
 //	      --all              text: after the headline and top kernels, every metric, copies by kind, steps and idle gaps
@@ -319,6 +336,7 @@
 //	      --overview         print only the overview of several traces, not each trace's tables
 //	  -q, --quiet            no progress bar on stderr
 //	      --range string     measure only the span of the annotation, op or NVTX range with this name
+//	      --shard K/N        read only worker K's share of N of the files, by a hash of each file's path under its argument (see above)
 //	      --skip-steps int   drop the first N recorded ProfilerStep#N
 //	      --steady           measure only the steps after the warm-up (leading steps over twice the median)
 //	      --steps string     measure only these ProfilerStep#N: 3:, 3:5, :5 or 4
@@ -526,7 +544,8 @@
 //
 //	Load it in pandas with pd.read_csv("out.csv"), pd.read_json("out.jsonl", lines=True)
 //	for --format json, or pd.read_parquet("out.parquet") for --format parquet (zstd;
-//	DuckDB, Spark and Polars read it too: SELECT * FROM 'out.parquet').
+//	DuckDB, Spark and Polars read it too: SELECT * FROM 'out.parquet'). Every
+//	worker's --shard part has the same columns: out/*.parquet reads as one table.
 //
 //	Windows (GPU activity is clipped to the window; the launch calls of its
 //	kernels count wherever they were made, and the steps are those selected,
@@ -546,12 +565,27 @@
 //	                    none is; the whole trace, with a warning, without steps
 //	The window measured is named in text titles and in the window column.
 //
+//
+//	Many ranks over many workers (--shard K/N): worker K of N (0 ≤ K < N)
+//	reads only its share of the files the arguments expand to, so that N
+//	workers of a Slurm array or a Dask or Spark job read every file exactly
+//	once. A file's share is FNV-1a (64 bit) of its key, modulo N; the key is
+//	its path relative to the DIR argument it was found in (with /), or the
+//	base name of a FILE argument. Workers started from any working directory,
+//	with absolute or relative paths to the same DIR, agree, and adding files
+//	moves no other file to another worker. Export each share to Parquet with
+//	--table summary -o out/part-K.parquet; summarize reads those parts back:
+//	traceql summarize --overview out/*.parquet prints the overview one
+//	process reading every trace prints, rows in natural order of file, as a
+//	DIR argument lists them.
+//
 //	Usage:
 //	  traceql export FILE|DIR... [flags]
 //
 //	Examples:
 //	  traceql export run.json --table kernels -o kernels.csv
 //	  traceql export runs/ --table gaps --format json > gaps.jsonl
+//	  traceql export runs/ --shard 3/64 --table summary -f parquet -o out/part-3.parquet
 //
 //	Flags:
 //	  -f, --format string    csv, json (JSON lines) or parquet (default: by -o's extension, .csv, .json, .jsonl or .parquet, else csv)
@@ -560,6 +594,7 @@
 //	  -o, --output string    file to write (a file is replaced atomically, a device or pipe written in place); stdout when absent or -
 //	  -q, --quiet            no progress bar on stderr
 //	      --range string     measure only the span of the annotation, op or NVTX range with this name
+//	      --shard K/N        read only worker K's share of N of the files, by a hash of each file's path under its argument (see above)
 //	      --skip-steps int   drop the first N recorded ProfilerStep#N
 //	      --steady           measure only the steps after the warm-up (leading steps over twice the median)
 //	      --steps string     measure only these ProfilerStep#N: 3:, 3:5, :5 or 4

@@ -21,6 +21,7 @@ type exportOptions struct {
 	Table  string
 	Format string
 	Output string
+	Shard  shard
 	Out    io.Writer
 	Err    io.Writer
 }
@@ -50,9 +51,11 @@ Tables:
 
 Load it in pandas with pd.read_csv("out.csv"), pd.read_json("out.jsonl", lines=True)
 for --format json, or pd.read_parquet("out.parquet") for --format parquet (zstd;
-DuckDB, Spark and Polars read it too: SELECT * FROM 'out.parquet').` + windowHelp,
+DuckDB, Spark and Polars read it too: SELECT * FROM 'out.parquet'). Every
+worker's --shard part has the same columns: out/*.parquet reads as one table.` + windowHelp + shardHelp,
 		Example: `  traceql export run.json --table kernels -o kernels.csv
-  traceql export runs/ --table gaps --format json > gaps.jsonl`,
+  traceql export runs/ --table gaps --format json > gaps.jsonl
+  traceql export runs/ --shard 3/64 --table summary -f parquet -o out/part-3.parquet`,
 		Args: minArgs(1, "FILE or DIR"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Args = args
@@ -86,6 +89,7 @@ DuckDB, Spark and Polars read it too: SELECT * FROM 'out.parquet').` + windowHel
 	f.StringVarP(&opts.Output, "output", "o", "", "file to write (a file is replaced atomically, a device or pipe written in place); stdout when absent or -")
 	opts.Read.addFlags(f)
 	opts.Read.addJobsFlag(f)
+	addShardFlag(f, &opts.Shard)
 	return cmd
 }
 
@@ -118,6 +122,7 @@ func runExport(ctx context.Context, opts *exportOptions) error {
 	if err != nil {
 		return err
 	}
+	files = opts.Shard.pick(opts.Args, files)
 	if opts.Output != "" {
 		if err := checkOutput(opts.Output, files); err != nil {
 			return err

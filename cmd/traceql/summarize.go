@@ -20,6 +20,7 @@ type summarizeOptions struct {
 	Top      int
 	Overview bool
 	All      bool // every metric, copies, steps and gaps after the headline
+	Shard    shard
 	Out      io.Writer
 	Err      io.Writer
 }
@@ -46,10 +47,14 @@ GOMEMLIMIT): each holds them until summarized, estimated at half a Kineto
 trace's uncompressed size and three times an Nsight export's. A file whose
 tables alone would pass that is read alone.
 With --format csv there is one row per (file, device), times in integer ns,
-ready for pandas.read_csv; --format json has the same names.` + windowHelp + "\n" + report.MetricsHelp(),
+ready for pandas.read_csv; --format json has the same names.
+FILEs that are traceql's own Parquet of export --table summary are read
+back: the text is their overview, --format csv their rows.` + windowHelp + shardHelp + "\n" + report.MetricsHelp(),
 		Example: `  traceql summarize run.pt.trace.json.gz
   traceql summarize runs/ --format csv > summary.csv
-  traceql summarize report.sqlite --format markdown`,
+  traceql summarize report.sqlite --format markdown
+  traceql export runs/ --shard 3/64 --table summary -f parquet -o out/part-3.parquet
+  traceql summarize --overview out/*.parquet`,
 		Args: minArgs(1, "FILE or DIR"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Args = args
@@ -83,6 +88,7 @@ ready for pandas.read_csv; --format json has the same names.` + windowHelp + "\n
 	namesFlag(f, &opts.Names)
 	opts.Read.addFlags(f)
 	opts.Read.addJobsFlag(f)
+	addShardFlag(f, &opts.Shard)
 	return cmd
 }
 
@@ -90,6 +96,16 @@ func runSummarize(ctx context.Context, opts *summarizeOptions) error {
 	files, missing, err := inputFiles(opts.Args, opts.Err)
 	if err != nil {
 		return err
+	}
+	files = opts.Shard.pick(opts.Args, files)
+	if rec, ok, err := readSummaryParts(files); ok || err != nil {
+		if err != nil {
+			return err
+		}
+		if opts.Read.active() {
+			return usageError{fmt.Errorf("Parquet parts were measured when exported: give --steps, --window, --range or --steady to export")}
+		}
+		return writeMerged(opts, rec)
 	}
 	done := opts.Read.startProgress(files)
 	sums, failed := summarizeFiles(ctx, files, opts, metrics.Options{TopN: opts.Top})
