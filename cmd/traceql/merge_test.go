@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -64,6 +65,21 @@ func TestShardMerge(t *testing.T) {
 	}
 	wantCSV, _, _ := traceql("summarize", "-f", "csv", dir)
 	const n = 5
+	// summarize --shard: the shards' rows are the rows of all, once each.
+	var lines []string
+	for k := range n {
+		out, errOut, code := traceql("summarize", "--shard", fmt.Sprintf("%d/%d", k, n), "-f", "csv", dir)
+		if code != 0 {
+			t.Fatalf("summarize shard %d: %s", k, errOut)
+		}
+		lines = append(lines, strings.Split(strings.TrimSpace(out), "\n")[1:]...)
+	}
+	all := strings.Split(strings.TrimSpace(wantCSV), "\n")[1:]
+	slices.Sort(lines)
+	slices.Sort(all)
+	if !slices.Equal(lines, all) {
+		t.Errorf("summarize --shard K/%d: %d rows in all, want the %d rows of one process", n, len(lines), len(all))
+	}
 	var parts []string
 	rows := 0
 	for k := n - 1; k >= 0; k-- { // parts in any order

@@ -1,0 +1,93 @@
+package report
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/traceql/traceql/metrics"
+)
+
+// TestSummaryParquetRoundTrip: the summary records written as Parquet read
+// back as the same values, integers exact past float64's 2^53, and give
+// the same overview text as the summaries.
+func TestSummaryParquetRoundTrip(t *testing.T) {
+	const big = int64(1)<<62 + 1 // not a float64
+	dev := func(id, kernels int, ns int64, util float64, bound bool) metrics.DeviceSummary {
+		d := metrics.DeviceSummary{Device: id, Name: "NVIDIA H100 «SXM»", Kernels: kernels, KernelNS: ns, SpanNS: ns, BusyNS: ns / 2, IdleNS: ns - ns/2,
+			GPUUtil: util, StepMedianNS: 1.5, Steps: make([]metrics.StepStat, 2), Comm: metrics.CommStat{Kernels: kernels, NS: ns / 3, Overlap: 0.1 + 0.2}}
+		if bound {
+			d.IdleSyncNS = d.IdleNS
+		}
+		return d
+	}
+	sums := []metrics.Summary{
+		{Source: "r/rank0.json", Rank: 0, Devices: []metrics.DeviceSummary{dev(0, 3, big, 0.5, true), dev(1, 4, 1e9, 1.0/3, false)}},
+		{Source: "r/rank1.json", Rank: -1, Devices: []metrics.DeviceSummary{dev(0, 5, 7, 0.75, false)}},
+		{Source: "r/rank2.json", Rank: 2, Devices: []metrics.DeviceSummary{dev(2, 1<<40, 123456789, 0, true)}},
+	}
+	want := SummaryRecords(sums)
+	var buf bytes.Buffer
+	rw, err := NewRowWriter(&buf, "parquet", want.Columns)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range want.Rows {
+		if err := rw.Write(r...); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := rw.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	if !IsParquet(buf.Bytes()) {
+		t.Fatalf("the file starts %q", buf.Bytes()[:4])
+	}
+	got, err := ReadSummaryParquet(bytes.NewReader(buf.Bytes()), int64(buf.Len()), "part.parquet")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got.Rows) != len(want.Rows) {
+		t.Fatalf("%d rows, want %d", len(got.Rows), len(want.Rows))
+	}
+	for i, r := range want.Rows {
+		for j, v := range r {
+			g := got.Rows[i][j]
+			switch v.(type) {
+			case int, int64:
+				if _, ok := g.(int64); !ok || Raw(g) != Raw(v) {
+					t.Errorf("row %d %s: %#v, want %#v", i, want.Columns[j].Name, g, v)
+				}
+			default:
+				if g != v {
+					t.Errorf("row %d %s: %#v, want %#v", i, want.Columns[j].Name, g, v)
+				}
+			}
+		}
+	}
+	var a, b bytes.Buffer
+	if err := WriteText(&a, OverviewTable(sums)); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteText(&b, OverviewOfRecords(got)); err != nil {
+		t.Fatal(err)
+	}
+	if a.String() != b.String() || !strings.Contains(a.String(), "GPUs by bound (see --help): 2 none, 2 sync") {
+		t.Errorf("overview of the records:\n%s\nwant\n%s", b.String(), a.String())
+	}
+
+	// Another table, or not Parquet at all, is an error naming the file.
+	buf.Reset()
+	cols, _ := ExportColumns("kernel-stats")
+	rw, _ = NewRowWriter(&buf, "parquet", cols)
+	if err := rw.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ReadSummaryParquet(bytes.NewReader(buf.Bytes()), int64(buf.Len()), "stats.parquet"); err == nil ||
+		!strings.Contains(err.Error(), "stats.parquet: not traceql's summary table") {
+		t.Errorf("kernel-stats read as a summary: %v", err)
+	}
+	if _, err := ReadSummaryParquet(strings.NewReader("PAR1 but no more"), 16, "bad.parquet"); err == nil || !strings.HasPrefix(err.Error(), "bad.parquet: ") {
+		t.Errorf("a broken file: %v", err)
+	}
+}
