@@ -20,9 +20,12 @@ type Summary struct {
 	Window  string
 	Format  trace.Format
 	Version string
-	Rank    int             // -1 when unknown
-	Devices []DeviceSummary // devices with GPU activity, by ID
-	Host    HostSummary
+	Rank    int // -1 when unknown
+	// WorldSize is the job's number of ranks (distributedInfo); 0 when
+	// unknown.
+	WorldSize int
+	Devices   []DeviceSummary // devices with GPU activity, by ID
+	Host      HostSummary
 	// Compile is what the trace says of torch.compile on the host; each
 	// device's Compile holds it too, with its kernels' side.
 	Compile  CompileStats
@@ -146,11 +149,12 @@ func Summarize(t *trace.Trace, o Options) Summary {
 		o.TopN = 10
 	}
 	s := Summary{
-		Source:   t.Source,
-		Format:   t.Meta.Format,
-		Version:  t.Meta.Version,
-		Rank:     t.Meta.Rank,
-		Warnings: t.Warnings,
+		Source:    t.Source,
+		Format:    t.Meta.Format,
+		Version:   t.Meta.Version,
+		Rank:      t.Meta.Rank,
+		WorldSize: t.Meta.WorldSize,
+		Warnings:  t.Warnings,
 	}
 	if t.Window != nil {
 		s.Window = t.Window.Label

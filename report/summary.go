@@ -520,10 +520,10 @@ func boundCounts(bounds []string) string {
 
 // SummaryRecords is the machine-readable shape of summaries: one table,
 // one row per (file, device), columns "file", "rank" (from distributedInfo;
-// -1 when unknown) then metrics.Columns().
+// -1 when unknown), "world_size" (0 when unknown) then metrics.Columns().
 // Traces without GPU activity have no row.
 func SummaryRecords(sums []metrics.Summary) *Table {
-	t := &Table{Columns: []Column{{Name: "file", Unit: metrics.Text}, {Name: "rank", Unit: metrics.Count}}}
+	t := &Table{Columns: []Column{{Name: "file", Unit: metrics.Text}, {Name: "rank", Unit: metrics.Count}, {Name: "world_size", Unit: metrics.Count}}}
 	cols := metrics.Columns()
 	for _, c := range cols {
 		_, float := c.Value(&metrics.DeviceSummary{}).(float64)
@@ -531,7 +531,7 @@ func SummaryRecords(sums []metrics.Summary) *Table {
 	}
 	for _, s := range sums {
 		for i := range s.Devices {
-			row := []any{s.Source, s.Rank}
+			row := []any{s.Source, s.Rank, s.WorldSize}
 			for _, c := range cols {
 				if undefined(c, &s.Devices[i]) {
 					row = append(row, "") // empty in CSV, NaN in Parquet
@@ -569,6 +569,8 @@ func WriteSummaryJSON(w io.Writer, sums []metrics.Summary) error {
 			jw.value(s.Source, in)
 			key("rank")
 			jw.value(s.Rank, in)
+			key("world_size")
+			jw.value(s.WorldSize, in)
 			for _, c := range cols {
 				key(c.Name)
 				if undefined(c, d) {

@@ -149,7 +149,7 @@ func TestShardEmpty(t *testing.T) {
 		t.Fatal(err)
 	}
 	got, errOut, code := traceql("summarize", "-f", "csv", part)
-	if code != 0 || !strings.HasPrefix(got, "file,rank,device,") || strings.Count(got, "\n") != 1 {
+	if code != 0 || !strings.HasPrefix(got, "file,rank,world_size,device,") || strings.Count(got, "\n") != 1 {
 		t.Errorf("empty part: exit %d, %s\n%s", code, errOut, got)
 	}
 }

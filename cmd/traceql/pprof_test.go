@@ -90,7 +90,7 @@ func TestOutputDash(t *testing.T) {
 		t.Errorf("pprof -o -: stdout is not a profile: %v", err)
 	}
 	out, errOut, code = traceql("export", in, "-o", "-")
-	if code != 0 || !strings.HasPrefix(out, "file,rank,device,") {
+	if code != 0 || !strings.HasPrefix(out, "file,rank,world_size,device,") {
 		t.Errorf("export -o -: exit %d, stdout %.40q, stderr %s", code, out, errOut)
 	}
 	if _, err := os.Stat("-"); err == nil {
