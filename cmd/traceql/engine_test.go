@@ -220,6 +220,9 @@ func TestEngineDuckDB(t *testing.T) {
 		if len(got) == 0 || !slices.EqualFunc(got, want, slices.Equal) {
 			t.Errorf("%s\nover the parts:\n%v\nover the CSV:\n%v", q, got, want)
 		}
+		if strings.Contains(q, "max(world_size)") && fmt.Sprint(got) != "[[64 64]]" {
+			t.Errorf("%s: %v, want world size 64 and 64 ranks", q, got)
+		}
 		if strings.Contains(q, "GROUP BY bound") {
 			checkBounds(t, filepath.Join(out, "out.csv"), got)
 		}
