@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 
 	"github.com/parquet-go/parquet-go"
 
@@ -17,8 +18,8 @@ func IsParquet(head []byte) bool { return bytes.HasPrefix(head, []byte("PAR1")) 
 
 // ReadSummaryParquet reads back what export --table summary --format parquet
 // wrote: the records of SummaryRecords, text as string, integers as int64
-// and floating-point columns as float64, so that the numbers are the ones
-// written, exactly. name is the file's name, for errors. A file with other
+// and floating-point columns as float64 (NaN, no value, as ""), so that
+// the records are the ones written, exactly. name is the file's name, for errors. A file with other
 // columns (another table, another traceql) is an error.
 func ReadSummaryParquet(r io.ReaderAt, size int64, name string) (*Table, error) {
 	f, err := parquet.OpenFile(r, size)
@@ -68,6 +69,9 @@ func ReadSummaryParquet(r io.ReaderAt, size int64, name string) (*Table, error) 
 						rec[c] = string(v.ByteArray())
 					case parquet.Double:
 						rec[c] = v.Double()
+						if math.IsNaN(v.Double()) { // no value: SummaryRecords' ""
+							rec[c] = ""
+						}
 					default:
 						rec[c] = v.Int64()
 					}

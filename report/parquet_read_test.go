@@ -25,6 +25,7 @@ func TestSummaryParquetRoundTrip(t *testing.T) {
 		{Source: "r/rank0.json", Rank: 0, Devices: []metrics.DeviceSummary{dev(0, 3, big, 0.5, true), dev(1, 4, 1e9, 1.0/3, false)}},
 		{Source: "r/rank1.json", Rank: -1, Devices: []metrics.DeviceSummary{dev(0, 5, 7, 0.75, false)}},
 		{Source: "r/rank2.json", Rank: 2, Devices: []metrics.DeviceSummary{dev(2, 1<<40, 123456789, 0, true)}},
+		{Source: "r/rank3.json", Rank: 3, Devices: []metrics.DeviceSummary{dev(0, 1, 0, 0, false)}}, // no span: no utilization
 	}
 	want := SummaryRecords(sums)
 	var buf bytes.Buffer
@@ -72,7 +73,7 @@ func TestSummaryParquetRoundTrip(t *testing.T) {
 	if err := WriteText(&b, OverviewOfRecords(got)); err != nil {
 		t.Fatal(err)
 	}
-	if a.String() != b.String() || !strings.Contains(a.String(), "GPUs by bound (see --help): 2 none, 2 sync") {
+	if a.String() != b.String() || !strings.Contains(a.String(), "GPUs by bound (see --help): 3 none, 2 sync") {
 		t.Errorf("overview of the records:\n%s\nwant\n%s", b.String(), a.String())
 	}
 
