@@ -122,6 +122,7 @@ func TestShardMerge(t *testing.T) {
 		{[]string{"summarize", parts[0], filepath.Join(dir, "rank0.json")}, 2, "is a Parquet file and"},
 		{[]string{"summarize", "-f", "json", parts[0]}, 2, "--format json"},
 		{[]string{"summarize", "--steps", "2:", parts[0]}, 2, "give --steps"},
+		{[]string{"summarize", "-f", "csv", parts[0], parts[1], filepath.Join(out, "part-99.parquet")}, 1, "part-99.parquet"},
 	} {
 		if _, errOut, code := traceql(tt.args...); code != tt.code || !strings.Contains(errOut, tt.msg) {
 			t.Errorf("%v: exit %d, %s; want exit %d and %q", tt.args, code, errOut, tt.code, tt.msg)

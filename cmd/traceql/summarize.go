@@ -107,7 +107,13 @@ func runSummarize(ctx context.Context, opts *summarizeOptions) error {
 		if opts.Read.active() {
 			return usageError{fmt.Errorf("Parquet parts were measured when exported: give --steps, --window, --range or --steady to export")}
 		}
-		return writeMerged(opts, rec)
+		if err := writeMerged(opts, rec); err != nil {
+			return err
+		}
+		if missing > 0 { // a part named that is not there: the overview lacks its rows
+			return errReported{missing}
+		}
+		return nil
 	}
 	done := opts.Read.startProgress(files)
 	sums, failed := summarizeFiles(ctx, files, opts, metrics.Options{TopN: opts.Top})
