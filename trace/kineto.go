@@ -88,6 +88,13 @@ func (d *kinetoDecoder) run() error {
 		if err := d.events(true); err != nil || d.truncatedAt >= 0 {
 			return err
 		}
+		if t := d.t; d.t.Meta.Events > 0 && len(t.Kernels)+len(t.Memcpys)+len(t.Memsets)+len(t.Syncs)+len(t.APICalls)+len(t.Ops) == 0 &&
+			len(d.devices) == 0 && d.leanSkipped == 0 {
+			// A harness's list of results ([{"name": …, "time": …}, …])
+			// is JSON in the Array Format's shape, but no trace.
+			return &SyntaxError{File: d.in.path, Offset: -1, Err: ErrUnknownFormat,
+				Msg: fmt.Sprintf("a JSON array of %d elements, none of them a trace event: not a Chrome/Kineto trace", d.t.Meta.Events)}
+		}
 		return d.end()
 	}
 	sc.pos++ // '{'
@@ -154,7 +161,8 @@ func (d *kinetoDecoder) run() error {
 		d.meta(key, v)
 	}
 	if !sawEvents {
-		return d.syntax(-1, "a JSON object without a traceEvents array: not a Chrome/Kineto trace")
+		return &SyntaxError{File: d.in.path, Offset: -1, Msg: "a JSON object without a traceEvents array: not a Chrome/Kineto trace",
+			Err: ErrUnknownFormat}
 	}
 	return d.end()
 }

@@ -137,14 +137,17 @@ func runExport(ctx context.Context, opts *exportOptions) error {
 			return err
 		}
 		keep := func(t *trace.Trace) *trace.Trace { return t }
+		named := namedFiles(opts.Args)
 		err = readEach(ctx, files, &opts.Read, keep, func(f string, t *trace.Trace, err error) error {
 			if ctx.Err() != nil {
 				return ctx.Err()
 			}
 			if err != nil {
 				// As summarize does: one bad rank does not hide the others.
-				complain(opts.Err, err.Error())
-				failed++
+				if !skipNotTrace(opts.Err, f, err, named) {
+					complain(opts.Err, err.Error())
+					failed++
+				}
 				return nil
 			}
 			opts.Read.warn(f, t.Warnings)

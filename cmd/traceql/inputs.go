@@ -2,6 +2,7 @@ package main
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -9,6 +10,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/traceql/traceql/trace"
 )
 
 // traceExts are the file names a directory walk picks up. Files named on
@@ -133,3 +136,25 @@ func naturalCompare(a, b string) int {
 }
 
 func isDigit(c byte) bool { return '0' <= c && c <= '9' }
+
+// namedFiles are the arguments, cleaned: the files named on the command
+// line, as against those a folder's walk found.
+func namedFiles(args []string) map[string]bool {
+	named := make(map[string]bool, len(args))
+	for _, a := range args {
+		named[filepath.Clean(a)] = true
+	}
+	return named
+}
+
+// skipNotTrace reports whether err, from reading file, is a file a folder's
+// walk found that is not a trace at all (a run's config.json, a checkpoint
+// .tar.gz): it is noted on stderr and skipped, not counted a failure. A file
+// named on the command line that is no trace still fails.
+func skipNotTrace(stderr io.Writer, file string, err error, named map[string]bool) bool {
+	if named[filepath.Clean(file)] || !errors.Is(err, trace.ErrUnknownFormat) {
+		return false
+	}
+	complain(stderr, "note: "+file+": skipped, not a trace")
+	return true
+}

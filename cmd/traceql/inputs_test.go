@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bytes"
+	"compress/gzip"
 	"os"
 	"path/filepath"
 	"slices"
@@ -156,6 +158,45 @@ func TestMissingInputGoesOn(t *testing.T) {
 			if !strings.Contains(errOut, w) {
 				t.Errorf("%v: stderr lacks %q:\n%s", args[0], w, errOut)
 			}
+		}
+	}
+}
+
+// TestWalkSkipsNonTraces: a run's folder also holds its config.json, a
+// checkpoint .tar.gz and a harness's list of results; a walk notes and
+// skips them and keeps the exit code, while each named on the command line
+// still fails.
+func TestWalkSkipsNonTraces(t *testing.T) {
+	dir := t.TempDir()
+	data, err := os.ReadFile(sample)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tgz bytes.Buffer
+	zw := gzip.NewWriter(&tgz)
+	zw.Write([]byte("config.json\x00\x00\x00 a tar header, not JSON"))
+	zw.Close()
+	files := map[string][]byte{
+		"rank0.json.gz":          data,
+		"config.json":            []byte(`{"lr": 0.1, "batch": 32}`),
+		"checkpoint.tar.gz":      tgz.Bytes(),
+		"execution_details.json": []byte(`[{"name": "run", "time": 1.5}, {"name": "warmup"}]`),
+	}
+	for name, b := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, cmd := range []string{"summarize", "export"} {
+		out, errOut, code := traceql(cmd, "-f", "csv", dir)
+		if code != 0 || strings.Count(out, "rank0.json.gz") != 2 || strings.Count(errOut, ": skipped, not a trace\n") != 3 {
+			t.Errorf("%s of the folder: exit %d, stdout %d rows of the trace, stderr:\n%s", cmd, code, strings.Count(out, "rank0.json.gz"), errOut)
+		}
+	}
+	for _, name := range []string{"config.json", "checkpoint.tar.gz", "execution_details.json"} {
+		_, errOut, code := traceql("summarize", filepath.Join(dir, name))
+		if code != 1 || !strings.Contains(errOut, "unknown trace format") {
+			t.Errorf("summarize %s: exit %d, %q; want 1 and an unknown format", name, code, errOut)
 		}
 	}
 }

@@ -138,13 +138,16 @@ func summarizeFiles(ctx context.Context, files []string, opts *summarizeOptions,
 	var sums []metrics.Summary
 	failed := 0
 	summarize := func(t *trace.Trace) metrics.Summary { return metrics.Summarize(t, mo) }
-	_ = readEach(ctx, files, &opts.Read, summarize, func(_ string, sum metrics.Summary, err error) error {
+	named := namedFiles(opts.Args)
+	_ = readEach(ctx, files, &opts.Read, summarize, func(file string, sum metrics.Summary, err error) error {
 		if ctx.Err() != nil {
 			return ctx.Err() // interrupted: not a failure of each file
 		}
 		if err != nil {
-			complain(opts.Err, err.Error())
-			failed++
+			if !skipNotTrace(opts.Err, file, err, named) {
+				complain(opts.Err, err.Error())
+				failed++
+			}
 			return nil
 		}
 		opts.Read.warn(sum.Source, sum.Warnings)
