@@ -27,6 +27,10 @@ var traceExts = []string{".json", ".json.gz", ".gz", ".sqlite", ".sqlite3"}
 // note, not silently.
 func expandInputs(args []string) (files, notes []string, errs []error) {
 	for _, a := range args {
+		if a == stdinName {
+			files = append(files, a)
+			continue
+		}
 		st, err := os.Stat(a)
 		if err != nil {
 			errs = append(errs, fmt.Errorf("%s: %w", a, unwrapPath(err)))

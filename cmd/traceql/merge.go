@@ -18,6 +18,10 @@ import (
 func readSummaryParts(files []string) (rec *report.Table, ok bool, err error) {
 	var parts, traces []string
 	for _, f := range files {
+		if f == stdinName { // a trace: parts are files
+			traces = append(traces, f)
+			continue
+		}
 		head, err := readHead(f, 4)
 		if err != nil {
 			return nil, false, err

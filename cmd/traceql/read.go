@@ -2,9 +2,11 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"math"
+	"os"
 	"runtime"
 	"slices"
 	"strconv"
@@ -35,6 +37,7 @@ type readOptions struct {
 	memory     int64     // what the files read at once may take (readEach); 0: memoryBudget()
 	hostStacks bool      // keep every host op: cpu_ops and python_function events (pprof)
 	stderr     io.Writer // for the progress bar and warnings
+	stdin      io.Reader // the trace of the argument "-"
 	progress   *progress // nil: none
 }
 
@@ -84,7 +87,7 @@ func (w *readOptions) addJobsFlag(f *pflag.FlagSet) {
 // prepare takes the command's stderr for the progress bar and validates
 // the flags.
 func (w *readOptions) prepare(cmd *cobra.Command) error {
-	w.stderr = cmd.ErrOrStderr()
+	w.stderr, w.stdin = cmd.ErrOrStderr(), cmd.InOrStdin()
 	return w.check()
 }
 
@@ -419,6 +422,21 @@ func readTrace(ctx context.Context, path string, r *readOptions) (*trace.Trace, 
 	if r.progress != nil {
 		o.Progress = r.progress.add
 	}
+	if path == stdinName {
+		// Formats are told by content and a lean read may read again:
+		// standard input is kept in a file for the read.
+		p, remove, err := spoolStdin(r.stdin)
+		if err != nil {
+			return nil, err
+		}
+		defer remove()
+		t, err := readTrace(ctx, p, r)
+		if err != nil {
+			return nil, errors.New(strings.ReplaceAll(err.Error(), p, "standard input"))
+		}
+		t.Source = stdinName
+		return t, nil
+	}
 	t, err := o.Open(ctx, path)
 	if err != nil {
 		return nil, err
@@ -435,4 +453,29 @@ func readTrace(ctx context.Context, path string, r *readOptions) (*trace.Trace, 
 		w, err = r.apply(t)
 	}
 	return w, err
+}
+
+// stdinName is the argument that means standard input, as for cat and tar.
+const stdinName = "-"
+
+// spoolStdin copies standard input to a temporary file and returns its
+// path, and a func that removes it.
+func spoolStdin(stdin io.Reader) (string, func(), error) {
+	if stdin == nil {
+		stdin = os.Stdin
+	}
+	f, err := os.CreateTemp("", "traceql-stdin-*")
+	if err != nil {
+		return "", nil, fmt.Errorf("standard input: %w", err)
+	}
+	remove := func() { os.Remove(f.Name()) }
+	_, err = io.Copy(f, stdin)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		remove()
+		return "", nil, fmt.Errorf("standard input: %w", err)
+	}
+	return f.Name(), remove, nil
 }

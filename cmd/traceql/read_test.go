@@ -1,14 +1,18 @@
 package main
 
 import (
+	"bytes"
+	"compress/gzip"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strings"
 	"sync/atomic"
 	"testing"
 
@@ -112,4 +116,48 @@ func TestReadEach(t *testing.T) {
 	if err != nil || failed != len(files)-1 {
 		t.Errorf("cancelled after the first file: %v, %d files failed; want nil, %d", err, failed, len(files)-1)
 	}
+}
+
+// TestStdin: "-" reads the trace on standard input, gzipped or not, and
+// names it so; what is no trace says "standard input", not a temporary
+// file's name.
+func TestStdin(t *testing.T) {
+	gz, err := os.ReadFile(sample)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := readTrace(context.Background(), sample, &readOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	plain, err := gunzipBytes(gz)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, in := range [][]byte{gz, plain} {
+		r := &readOptions{stdin: bytes.NewReader(in)}
+		got, err := readTrace(context.Background(), stdinName, r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.Source != "-" || len(got.Kernels) != len(want.Kernels) || len(got.APICalls) != len(want.APICalls) {
+			t.Errorf("stdin: source %q, %d kernels, %d calls; want -, %d, %d", got.Source, len(got.Kernels), len(got.APICalls), len(want.Kernels), len(want.APICalls))
+		}
+	}
+	_, err = readTrace(context.Background(), stdinName, &readOptions{stdin: strings.NewReader("x")})
+	if err == nil || !strings.HasPrefix(err.Error(), "standard input: unknown trace format") {
+		t.Errorf("stdin holding x: %v", err)
+	}
+	files, _, errs := expandInputs([]string{stdinName})
+	if len(errs) != 0 || !slices.Equal(files, []string{stdinName}) {
+		t.Errorf("expandInputs(-) = %q, %v", files, errs)
+	}
+}
+
+func gunzipBytes(b []byte) ([]byte, error) {
+	zr, err := gzip.NewReader(bytes.NewReader(b))
+	if err != nil {
+		return nil, err
+	}
+	return io.ReadAll(zr)
 }
