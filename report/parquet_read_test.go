@@ -67,7 +67,7 @@ func TestSummaryParquetRoundTrip(t *testing.T) {
 		}
 	}
 	var a, b bytes.Buffer
-	if err := WriteText(&a, OverviewTable(sums)); err != nil {
+	if err := WriteText(&a, OverviewTable(sums, false)); err != nil {
 		t.Fatal(err)
 	}
 	if err := WriteText(&b, OverviewOfRecords(got)); err != nil {

@@ -374,14 +374,24 @@ var overviewColumns = []struct {
 // Traces without GPU activity have no row; with fewer than two traces that
 // have one there is no table (nil). Blanks (a GPU without communication or
 // steps) are left out of the min, median and max.
-func OverviewTable(sums []metrics.Summary) *Table {
+//
+// With alone (--overview), a single trace with GPU activity has its
+// overview too; else the overview needs two.
+func OverviewTable(sums []metrics.Summary, alone bool) *Table {
 	traces := 0
 	for _, s := range sums {
 		if len(s.Devices) > 0 {
 			traces++
 		}
 	}
-	return overview(SummaryRecords(sums), traces)
+	t := overview(SummaryRecords(sums), traces, alone)
+	if n := len(sums) - traces; t != nil && n > 0 {
+		// Every trace read counts, those without GPU activity, which
+		// have no row, said apart.
+		t.Title = fmt.Sprintf("%s read, %d of them without GPU activity (no rows); one row per trace and GPU",
+			plural(len(sums), "traces"), n)
+	}
+	return t
 }
 
 // OverviewOfRecords is OverviewTable of the summaries whose records (the
@@ -395,13 +405,13 @@ func OverviewOfRecords(rec *Table) *Table {
 			traces++
 		}
 	}
-	return overview(rec, traces)
+	return overview(rec, traces, false)
 }
 
 // overview is OverviewTable from records: every number it shows, and the
 // bound of each GPU, is a column of SummaryRecords, so that the overview
 // of summaries and that of their Parquet export are the same text.
-func overview(rec *Table, traces int) *Table {
+func overview(rec *Table, traces int, alone bool) *Table {
 	index := func(name string) int {
 		return slices.IndexFunc(rec.Columns, func(c Column) bool { return c.Name == name })
 	}
@@ -450,10 +460,10 @@ func overview(rec *Table, traces int) *Table {
 		}
 		t.Rows = append(t.Rows, row)
 	}
-	if traces < 2 {
+	if traces < 2 && !(alone && traces == 1) {
 		return nil
 	}
-	t.Title = fmt.Sprintf("%d traces, one row per trace and GPU", traces)
+	t.Title = fmt.Sprintf("%s read; one row per trace and GPU", plural(traces, "traces"))
 	if len(t.Rows) < 3 {
 		return t
 	}
@@ -481,8 +491,10 @@ func overview(rec *Table, traces int) *Table {
 	util, _, _ := lowest("gpu_util")
 	t.Notes = []string{"lowest GPU utilization: " + util}
 	// In a data-parallel job the ranks wait for the slowest one inside the
-	// collectives, so the slowest spends the least time in them.
-	if comm, low, median := lowest("comm_ns"); comm != "" && low < median/2 {
+	// collectives, so the slowest spends the least time in them: said only
+	// of the ranks of one job (one world size, every row a rank), not of
+	// traces from several jobs.
+	if comm, low, median := lowest("comm_ns"); comm != "" && low < median/2 && oneJob(rec) {
 		t.Notes = append(t.Notes, "least communication time: "+comm+": a straggler the others wait for inside NCCL kernels?")
 	}
 	boundAt := index("bound")
@@ -492,6 +504,23 @@ func overview(rec *Table, traces int) *Table {
 	}
 	t.Notes = append(t.Notes, "GPUs by bound (see --help): "+boundCounts(bounds))
 	return t
+}
+
+// oneJob reports whether the records are ranks of one job: each has a
+// rank, and all the same world size of two or more.
+func oneJob(rec *Table) bool {
+	rankAt := slices.IndexFunc(rec.Columns, func(c Column) bool { return c.Name == "rank" })
+	sizeAt := slices.IndexFunc(rec.Columns, func(c Column) bool { return c.Name == "world_size" })
+	if rankAt < 0 || sizeAt < 0 || len(rec.Rows) == 0 {
+		return false
+	}
+	size := toFloat(rec.Rows[0][sizeAt])
+	for _, r := range rec.Rows {
+		if toFloat(r[rankAt]) < 0 || toFloat(r[sizeAt]) != size {
+			return false
+		}
+	}
+	return size >= 2
 }
 
 // boundCounts counts GPUs by verdict (metrics.Bound names), the most

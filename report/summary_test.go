@@ -16,11 +16,11 @@ func TestOverviewTable(t *testing.T) {
 	}
 	one := metrics.Summary{Source: "a.json", Rank: 0, Devices: []metrics.DeviceSummary{dev(0, 10, 0.5), dev(1, 20, 0.25)}}
 	hostOnly := metrics.Summary{Source: "cpu.json", Rank: -1}
-	if o := OverviewTable([]metrics.Summary{one, hostOnly}); o != nil {
+	if o := OverviewTable([]metrics.Summary{one, hostOnly}, false); o != nil {
 		t.Errorf("one trace with GPUs (two devices): overview %+v, want none", o)
 	}
 	two := metrics.Summary{Source: "b.json", Rank: -1, Devices: []metrics.DeviceSummary{dev(3, 30, 0.75)}}
-	o := OverviewTable([]metrics.Summary{one, hostOnly, two})
+	o := OverviewTable([]metrics.Summary{one, hostOnly, two}, false)
 	if o == nil {
 		t.Fatal("no overview of two traces")
 	}
@@ -38,7 +38,7 @@ func TestOverviewTable(t *testing.T) {
 		o.Notes[1] != "GPUs by bound (see --help): 3 none" {
 		t.Errorf("notes %q", o.Notes)
 	}
-	if o := OverviewTable([]metrics.Summary{two, two}); o == nil || len(o.Rows) != 2 || len(o.Notes) != 0 {
+	if o := OverviewTable([]metrics.Summary{two, two}, false); o == nil || len(o.Rows) != 2 || len(o.Notes) != 0 {
 		t.Errorf("two rows: %+v, want the rows alone", o)
 	}
 	for _, c := range o.Columns {
@@ -63,7 +63,7 @@ func TestOverviewTableOptional(t *testing.T) {
 		{Source: "a.json", Devices: []metrics.DeviceSummary{dev(0, 3, 100, 0), dev(1, 0, 0, 5)}},
 		{Source: "b.json", Devices: []metrics.DeviceSummary{dev(0, 2, 300, 7)}},
 		{Source: "c.json", Devices: []metrics.DeviceSummary{dev(0, 1, 400, 0)}},
-	})
+	}, false)
 	column := func(name string) []any {
 		i := slices.IndexFunc(o.Columns, func(c Column) bool { return c.Name == name })
 		if i < 0 {
@@ -92,19 +92,26 @@ func TestOverviewTableStraggler(t *testing.T) {
 		var sums []metrics.Summary
 		for i, c := range comm {
 			d := metrics.DeviceSummary{GPUUtil: 0.5, Comm: metrics.CommStat{Kernels: 1, NS: c}}
-			sums = append(sums, metrics.Summary{Source: fmt.Sprintf("rank%d.json", i), Rank: i, Devices: []metrics.DeviceSummary{d}})
+			sums = append(sums, metrics.Summary{Source: fmt.Sprintf("rank%d.json", i), Rank: i, WorldSize: len(comm), Devices: []metrics.DeviceSummary{d}})
 		}
 		return sums
 	}
 	for _, tt := range []struct {
-		comm []int64
-		want string // the straggler note, "" for none
+		comm  []int64
+		mixed bool   // the straggler is a file of another job
+		want  string // the straggler note, "" for none
 	}{
-		{[]int64{4000, 2000, 900}, "least communication time: rank2.json GPU 0, 900 ns (median 2 µs): a straggler the others wait for inside NCCL kernels?"},
-		{[]int64{4000, 2000, 1000}, ""}, // half the median: not under it
-		{[]int64{4000, 900}, ""},        // two ranks: no median to speak of
+		{[]int64{4000, 2000, 900}, false, "least communication time: rank2.json GPU 0, 900 ns (median 2 µs): a straggler the others wait for inside NCCL kernels?"},
+		{[]int64{4000, 2000, 900}, true, ""},   // not ranks of one job: nobody waits for it
+		{[]int64{4000, 2000, 1000}, false, ""}, // half the median: not under it
+		{[]int64{4000, 900}, false, ""},        // two ranks: no median to speak of
 	} {
-		o := OverviewTable(ranks(tt.comm...))
+		o := OverviewTable(ranks(tt.comm...), false)
+		if tt.mixed {
+			sums := ranks(tt.comm...)
+			sums[2].WorldSize = 8 // a file of another job
+			o = OverviewTable(sums, false)
+		}
 		var got string
 		if i := slices.IndexFunc(o.Notes, func(n string) bool { return strings.HasPrefix(n, "least communication") }); i >= 0 {
 			got = o.Notes[i]

@@ -118,7 +118,7 @@ func TestSummarizeRanks(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("text: %s", errOut)
 	}
-	_, overview, ok := strings.Cut(out, "3 traces, one row per trace and GPU\n")
+	_, overview, ok := strings.Cut(out, "3 traces read; one row per trace and GPU\n")
 	if !ok {
 		t.Fatalf("no overview in:\n%s", out)
 	}
@@ -145,7 +145,7 @@ func TestSummarizeRanks(t *testing.T) {
 	}
 	// --overview prints that table alone.
 	only, errOut, code := traceql("summarize", "--overview", dir)
-	if code != 0 || only != "3 traces, one row per trace and GPU\n"+overview {
+	if code != 0 || only != "3 traces read; one row per trace and GPU\n"+overview {
 		t.Errorf("--overview: exit %d, %s\n%s\nwant the overview alone:\n%s", code, errOut, only, overview)
 	}
 	if _, errOut, code := traceql("summarize", "--overview", "-f", "csv", dir); code != 2 || !strings.Contains(errOut, "--overview") {
@@ -907,5 +907,23 @@ func TestZeroSpan(t *testing.T) {
 	pq := filepath.Join(t.TempDir(), "s.parquet")
 	if _, errOut, code := traceql("export", path, "-o", pq); code != 0 {
 		t.Errorf("parquet: exit %d: %s", code, errOut)
+	}
+}
+
+// TestOverviewCounts: the overview counts every trace read, saying how
+// many had no GPU activity, and --overview means it alone even for one
+// trace with GPU activity.
+func TestOverviewCounts(t *testing.T) {
+	host := filepath.Join(t.TempDir(), "cpu.json")
+	if err := os.WriteFile(host, []byte(`{"traceEvents": [{"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 1, "tid": 1, "ts": 1, "dur": 5}]}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, errOut, code := traceql("summarize", sample, sample, host)
+	if code != 0 || !strings.Contains(out, "\n3 traces read, 1 of them without GPU activity (no rows); one row per trace and GPU\n") {
+		t.Errorf("exit %d, %s; the overview does not count the host-only trace:\n%s", code, errOut, out)
+	}
+	out, errOut, code = traceql("summarize", "--overview", sample)
+	if code != 0 || !strings.HasPrefix(out, "1 trace read; one row per trace and GPU\n") || strings.Contains(out, "top kernels") {
+		t.Errorf("--overview of one trace: exit %d, %s:\n%s", code, errOut, out)
 	}
 }

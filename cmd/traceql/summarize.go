@@ -165,7 +165,7 @@ func noRows(path string) string {
 func writeSummaries(opts *summarizeOptions, sums []metrics.Summary) error {
 	if opts.Format == "text" || opts.Format == "markdown" {
 		var tables []*report.Table
-		o := report.OverviewTable(sums)
+		o := report.OverviewTable(sums, opts.Overview)
 		if !opts.Overview || o == nil {
 			for _, s := range sums {
 				tables = append(tables, report.SummaryTables(s, textLayout(opts.Out, opts.All, opts.Names))...)
