@@ -66,6 +66,9 @@ type DeviceSummary struct {
 	MemsetNS    int64
 
 	TopKernels []KernelStat
+	// KernelDists are all kernel names' statistics, with median and
+	// standard deviation, when Options.KernelDists asked for them.
+	KernelDists []KernelDist
 
 	Launch  LaunchStats
 	Compile DeviceCompile
@@ -141,6 +144,10 @@ type OpStat struct {
 // Options tune Summarize.
 type Options struct {
 	TopN int // top kernels and ops listed; 0 means 10
+	// KernelDists asks for every kernel name's statistics with median and
+	// standard deviation (DeviceSummary.KernelDists): a pass over the
+	// device's kernels that keeps their durations, so only when asked.
+	KernelDists bool
 }
 
 // Summarize computes the per-device metrics of t.
@@ -156,9 +163,7 @@ func Summarize(t *trace.Trace, o Options) Summary {
 		WorldSize: t.Meta.WorldSize,
 		Warnings:  t.Warnings,
 	}
-	if t.Window != nil {
-		s.Window = t.Window.Label
-	}
+	s.Window = windowLabel(t)
 	var wg sync.WaitGroup
 	var w traceWide
 	var prep sync.WaitGroup
@@ -192,7 +197,11 @@ func Summarize(t *trace.Trace, o Options) Summary {
 		wg.Go(func() {
 			b := views.fork()
 			for i := range next {
-				s.Devices[i] = summarizeDevice(b.view(devs[i].ID), devs[i], o.TopN, &w)
+				v := b.view(devs[i].ID)
+				s.Devices[i] = summarizeDevice(v, devs[i], o.TopN, &w)
+				if o.KernelDists {
+					s.Devices[i].KernelDists = KernelDists(v, devs[i].ID)
+				}
 			}
 		})
 	}
@@ -216,6 +225,19 @@ func Summarize(t *trace.Trace, o Options) Summary {
 		}
 	}
 	return s
+}
+
+// windowLabel names what part of t is measured: its window, and which
+// device records a filter kept; "" for all of it.
+func windowLabel(t *trace.Trace) string {
+	var w string
+	if t.Window != nil {
+		w = t.Window.Label
+	}
+	if t.Only != "" {
+		w = cmp.Or(w, "whole") + "; only " + t.Only
+	}
+	return w
 }
 
 // traceWide is what every device's summary reads of the whole trace, found
@@ -385,10 +407,7 @@ func DeviceBusy(t *trace.Trace, dev int) []Interval {
 }
 
 func summarizeDevice(t *trace.Trace, dev trace.Device, topN int, w *traceWide) DeviceSummary {
-	d := DeviceSummary{Device: dev.ID, Name: dev.Name}
-	if t.Window != nil {
-		d.Window = t.Window.Label
-	}
+	d := DeviceSummary{Device: dev.ID, Name: dev.Name, Window: windowLabel(t)}
 	// Three independent parts, in parallel: launches, the timeline (busy,
 	// gaps, steps), and the per-kernel and copy statistics.
 	var wg sync.WaitGroup

@@ -115,7 +115,7 @@ func (rw *RowWriter) Flush() error {
 var exportSpecs = map[string]string{
 	"kernels": "file:t device stream name:t start_ns end_ns dur_ns correlation external_id grid_x grid_y grid_z " +
 		"block_x block_y block_z registers shared_mem_bytes graph_id",
-	"kernel-stats": "file:t device name:t family:t count total_ns mean_ns:f min_ns max_ns share:f",
+	"kernel-stats": "file:t device name:t family:t count total_ns mean_ns:f min_ns max_ns share:f median_ns:f stddev_ns:f",
 	"steps":        "file:t device step start_ns end_ns dur_ns kernels busy_ns idle_ns gpu_util:f source:t",
 	"gaps":         "file:t device start_ns end_ns dur_ns sync_ns launch_ns other_ns class:t",
 	"memcpy":       "file:t device stream kind:t src:t dst:t bytes start_ns end_ns dur_ns gbps:f correlation",
@@ -174,8 +174,9 @@ func Export(rw *RowWriter, table string, t *trace.Trace) error {
 		}
 	case "kernel-stats":
 		for dev, v := range metrics.DeviceViews(t) {
-			for _, s := range metrics.KernelStats(v, dev, nil) {
-				if err := rw.Write(file, dev, s.Name, metrics.Family(s.Name), s.Count, s.TotalNS, s.MeanNS, s.MinNS, s.MaxNS, s.Share); err != nil {
+			for _, s := range metrics.KernelDists(v, dev) {
+				if err := rw.Write(file, dev, s.Name, metrics.Family(s.Name), s.Count, s.TotalNS, s.MeanNS, s.MinNS, s.MaxNS, s.Share,
+					s.MedianNS, s.StddevNS); err != nil {
 					return err
 				}
 			}

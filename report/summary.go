@@ -125,7 +125,12 @@ func SummaryTables(s metrics.Summary, l Layout) []*Table {
 }
 
 // windowName says what part of a trace was measured.
-func windowName(w string) string { return cmp.Or(w, "the whole trace") }
+func windowName(w string) string {
+	if rest, ok := strings.CutPrefix(w, "whole;"); ok {
+		return "the whole trace;" + rest
+	}
+	return cmp.Or(w, "the whole trace")
+}
 
 // warmupNote says that leading steps look like warm-up, and how to leave
 // them out; "" when none does.
@@ -269,6 +274,9 @@ func metricsTable(devs []metrics.DeviceSummary, withNames bool) *Table {
 
 // topKernelsTable lists a device's kernels by total time; nil without.
 func topKernelsTable(d *metrics.DeviceSummary, many bool, l Layout) *Table {
+	if len(d.KernelDists) > 0 {
+		return kernelDistsTable(d, many, l)
+	}
 	if len(d.TopKernels) == 0 {
 		return nil
 	}
@@ -283,6 +291,26 @@ func topKernelsTable(d *metrics.DeviceSummary, many bool, l Layout) *Table {
 	names := shortNames(d.TopKernels, func(k metrics.KernelStat) string { return StyleName(k.Name, l.Names) }, l.NameWidth)
 	for i, k := range d.TopKernels {
 		t.Rows = append(t.Rows, []any{k.Count, k.TotalNS, k.MeanNS, k.Share, names[i]})
+	}
+	return t
+}
+
+// kernelDistsTable lists every kernel name of a device with the columns of
+// nsys stats' cuda_gpu_kern_sum: share, total, instances, mean, median,
+// min, max, standard deviation; the name last.
+func kernelDistsTable(d *metrics.DeviceSummary, many bool, l Layout) *Table {
+	title := "kernels by total time"
+	if many {
+		title += fmt.Sprintf(" (GPU %d)", d.Device)
+	}
+	t := &Table{Title: title, Columns: []Column{
+		{Name: "share", Unit: metrics.Ratio}, {Name: "total", Unit: metrics.NS}, {Name: "instances", Unit: metrics.Count},
+		{Name: "mean", Unit: metrics.NS}, {Name: "median", Unit: metrics.NS}, {Name: "min", Unit: metrics.NS},
+		{Name: "max", Unit: metrics.NS}, {Name: "stddev", Unit: metrics.NS}, {Name: "kernel", Unit: metrics.Text}}}
+	// The numbers take about 70 columns of the terminal's.
+	names := shortNames(d.KernelDists, func(k metrics.KernelDist) string { return StyleName(k.Name, l.Names) }, max(l.NameWidth-30, 0))
+	for i, k := range d.KernelDists {
+		t.Rows = append(t.Rows, []any{k.Share, k.TotalNS, k.Count, k.MeanNS, k.MedianNS, k.MinNS, k.MaxNS, k.StddevNS, names[i]})
 	}
 	return t
 }

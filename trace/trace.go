@@ -42,6 +42,9 @@ type Trace struct {
 	// Window is what Clip restricted the device records to; nil for the
 	// whole trace.
 	Window *Window
+	// Only says which device records Filter kept ("kernels matching
+	// ^triton, device 1"); "" for all.
+	Only string
 	// Unclipped is the trace Clip was called on; nil for the whole trace.
 	// Steps are found on it, so that a step partly outside the window is
 	// seen as such.

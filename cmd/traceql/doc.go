@@ -330,21 +330,25 @@
 //	  traceql summarize --overview out/*.parquet
 //
 //	Flags:
-//	      --all              text: after the headline and top kernels, every metric, copies by kind, steps and idle gaps
-//	  -f, --format string    output format: text, csv, json or markdown (default "text")
-//	  -h, --help             help for summarize
-//	  -j, --jobs int         files read at once (default 0: one per CPU, as memory allows)
-//	      --names string     kernel names: full (as recorded), short (demangled; templates, arguments and namespaces folded) or family (base name across instantiations) (default "full")
-//	      --overview         print only the overview of several traces, not each trace's tables
-//	  -q, --quiet            no progress bar on stderr
-//	      --range string     measure only the span of the annotation, op or NVTX range with this name
-//	      --shard K/N        read only worker K's share of N of the files, by a hash of each file's path under its argument (see above)
-//	      --skip-steps int   drop the first N recorded ProfilerStep#N
-//	      --steady           measure only the steps after the warm-up (leading steps over twice the median)
-//	      --steps string     measure only these ProfilerStep#N: 3:, 3:5, :5 or 4
-//	      --strict           treat skipped or malformed events and truncation as errors
-//	      --top int          kernels (and host ops) listed per device (default 10)
-//	      --window string    measure only START:END after the first GPU activity, e.g. 100ms:500ms
+//	      --all                 text: after the headline and top kernels, every metric, copies by kind, steps and idle gaps
+//	      --by string           kernel: every kernel name with nsys stats' columns (instances, total, mean, median, min, max, stddev) instead of the top kernels
+//	      --device ints         measure only this device (repeat or comma-separate for several)
+//	  -f, --format string       output format: text, csv, json or markdown (default "text")
+//	  -h, --help                help for summarize
+//	  -j, --jobs int            files read at once (default 0: one per CPU, as memory allows)
+//	      --kernel string       measure only the kernels whose names match this regular expression (copies and memsets stay)
+//	      --names string        kernel names: full (as recorded), short (demangled; templates, arguments and namespaces folded) or family (base name across instantiations) (default "full")
+//	      --overview            print only the overview of several traces, not each trace's tables
+//	  -q, --quiet               no progress bar on stderr
+//	      --range string        measure only the span of the annotation, op or NVTX range with this name
+//	      --shard K/N           read only worker K's share of N of the files, by a hash of each file's path under its argument (see above)
+//	      --skip-steps int      drop the first N recorded ProfilerStep#N
+//	      --steady              measure only the steps after the warm-up (leading steps over twice the median)
+//	      --steps string        measure only these ProfilerStep#N: 3:, 3:5, :5 or 4
+//	      --stream int64Slice   measure only this stream, on every device (repeat or comma-separate for several) (default [])
+//	      --strict              treat skipped or malformed events and truncation as errors
+//	      --top int             kernels (and host ops) listed per device (default 10)
+//	      --window string       measure only START:END after the first GPU activity, e.g. 100ms:500ms
 //
 //	# traceql diff
 //
@@ -395,18 +399,21 @@
 //	  traceql diff a.json b.sqlite --format csv > diff.csv
 //
 //	Flags:
-//	  -f, --format string    output format: text, csv or markdown (default "text")
-//	      --group string     match kernels by exact name or by family (default "name")
-//	  -h, --help             help for diff
-//	      --names string     kernel names: full (as recorded), short (demangled; templates, arguments and namespaces folded) or family (base name across instantiations) (default "full")
-//	  -q, --quiet            no progress bar on stderr
-//	      --range string     measure only the span of the annotation, op or NVTX range with this name
-//	      --skip-steps int   drop the first N recorded ProfilerStep#N
-//	      --steady           measure only the steps after the warm-up (leading steps over twice the median)
-//	      --steps string     measure only these ProfilerStep#N: 3:, 3:5, :5 or 4
-//	      --strict           treat skipped or malformed events and truncation as errors
-//	      --top int          kernel rows shown (default 20)
-//	      --window string    measure only START:END after the first GPU activity, e.g. 100ms:500ms
+//	      --device ints         measure only this device (repeat or comma-separate for several)
+//	  -f, --format string       output format: text, csv or markdown (default "text")
+//	      --group string        match kernels by exact name or by family (default "name")
+//	  -h, --help                help for diff
+//	      --kernel string       measure only the kernels whose names match this regular expression (copies and memsets stay)
+//	      --names string        kernel names: full (as recorded), short (demangled; templates, arguments and namespaces folded) or family (base name across instantiations) (default "full")
+//	  -q, --quiet               no progress bar on stderr
+//	      --range string        measure only the span of the annotation, op or NVTX range with this name
+//	      --skip-steps int      drop the first N recorded ProfilerStep#N
+//	      --steady              measure only the steps after the warm-up (leading steps over twice the median)
+//	      --steps string        measure only these ProfilerStep#N: 3:, 3:5, :5 or 4
+//	      --stream int64Slice   measure only this stream, on every device (repeat or comma-separate for several) (default [])
+//	      --strict              treat skipped or malformed events and truncation as errors
+//	      --top int             kernel rows shown (default 20)
+//	      --window string       measure only START:END after the first GPU activity, e.g. 100ms:500ms
 //
 //	# traceql compare
 //
@@ -447,21 +454,24 @@
 //	  traceql compare a.json b.json --plot modes.png
 //
 //	Flags:
-//	      --all                show every metric, not the headline ones
-//	  -f, --format string      output format: text, csv or markdown (default "text")
-//	  -h, --help               help for compare
-//	  -j, --jobs int           files read at once (default 0: one per CPU, as memory allows)
-//	      --label strings      comma-separated run labels, one per file
-//	      --metrics strings    the metrics shown, by CSV name, in this order (see summarize --help)
-//	      --plot string        also draw the headline metrics as grouped bars to this .png or .svg file
-//	      --plot-size string   --plot image size WxH in inches (default 8x5)
-//	  -q, --quiet              no progress bar on stderr
-//	      --range string       measure only the span of the annotation, op or NVTX range with this name
-//	      --skip-steps int     drop the first N recorded ProfilerStep#N
-//	      --steady             measure only the steps after the warm-up (leading steps over twice the median)
-//	      --steps string       measure only these ProfilerStep#N: 3:, 3:5, :5 or 4
-//	      --strict             treat skipped or malformed events and truncation as errors
-//	      --window string      measure only START:END after the first GPU activity, e.g. 100ms:500ms
+//	      --all                 show every metric, not the headline ones
+//	      --device ints         measure only this device (repeat or comma-separate for several)
+//	  -f, --format string       output format: text, csv or markdown (default "text")
+//	  -h, --help                help for compare
+//	  -j, --jobs int            files read at once (default 0: one per CPU, as memory allows)
+//	      --kernel string       measure only the kernels whose names match this regular expression (copies and memsets stay)
+//	      --label strings       comma-separated run labels, one per file
+//	      --metrics strings     the metrics shown, by CSV name, in this order (see summarize --help)
+//	      --plot string         also draw the headline metrics as grouped bars to this .png or .svg file
+//	      --plot-size string    --plot image size WxH in inches (default 8x5)
+//	  -q, --quiet               no progress bar on stderr
+//	      --range string        measure only the span of the annotation, op or NVTX range with this name
+//	      --skip-steps int      drop the first N recorded ProfilerStep#N
+//	      --steady              measure only the steps after the warm-up (leading steps over twice the median)
+//	      --steps string        measure only these ProfilerStep#N: 3:, 3:5, :5 or 4
+//	      --stream int64Slice   measure only this stream, on every device (repeat or comma-separate for several) (default [])
+//	      --strict              treat skipped or malformed events and truncation as errors
+//	      --window string       measure only START:END after the first GPU activity, e.g. 100ms:500ms
 //
 //	# traceql plot
 //
@@ -508,21 +518,24 @@
 //	  traceql plot run.json --kind timeline --bins 200 -o util.svg
 //
 //	Flags:
-//	      --bins int         time bins of --kind timeline (default 100)
-//	  -h, --help             help for plot
-//	  -k, --kind string      kernels, gaps, timeline, top or steps (default "kernels")
-//	      --label strings    comma-separated run labels, one per file
-//	      --names string     kernel names: full (as recorded), short (demangled; templates, arguments and namespaces folded) or family (base name across instantiations) (default "full")
-//	  -o, --output string    output file, .png or .svg
-//	  -q, --quiet            no progress bar on stderr
-//	      --range string     measure only the span of the annotation, op or NVTX range with this name
-//	      --skip-steps int   drop the first N recorded ProfilerStep#N
-//	      --steady           measure only the steps after the warm-up (leading steps over twice the median)
-//	      --steps string     measure only these ProfilerStep#N: 3:, 3:5, :5 or 4
-//	      --strict           treat skipped or malformed events and truncation as errors
-//	      --top int          kernels drawn by --kind top (default 15)
-//	      --weight string    histogram bins by time or count (default "time")
-//	      --window string    measure only START:END after the first GPU activity, e.g. 100ms:500ms
+//	      --bins int            time bins of --kind timeline (default 100)
+//	      --device ints         measure only this device (repeat or comma-separate for several)
+//	  -h, --help                help for plot
+//	      --kernel string       measure only the kernels whose names match this regular expression (copies and memsets stay)
+//	  -k, --kind string         kernels, gaps, timeline, top or steps (default "kernels")
+//	      --label strings       comma-separated run labels, one per file
+//	      --names string        kernel names: full (as recorded), short (demangled; templates, arguments and namespaces folded) or family (base name across instantiations) (default "full")
+//	  -o, --output string       output file, .png or .svg
+//	  -q, --quiet               no progress bar on stderr
+//	      --range string        measure only the span of the annotation, op or NVTX range with this name
+//	      --skip-steps int      drop the first N recorded ProfilerStep#N
+//	      --steady              measure only the steps after the warm-up (leading steps over twice the median)
+//	      --steps string        measure only these ProfilerStep#N: 3:, 3:5, :5 or 4
+//	      --stream int64Slice   measure only this stream, on every device (repeat or comma-separate for several) (default [])
+//	      --strict              treat skipped or malformed events and truncation as errors
+//	      --top int             kernels drawn by --kind top (default 15)
+//	      --weight string       histogram bins by time or count (default "time")
+//	      --window string       measure only START:END after the first GPU activity, e.g. 100ms:500ms
 //
 //	# traceql export
 //
@@ -590,19 +603,22 @@
 //	  traceql export runs/ --shard 3/64 --table summary -f parquet -o out/part-3.parquet
 //
 //	Flags:
-//	  -f, --format string    csv, json (JSON lines) or parquet (default: by -o's extension, .csv, .json, .jsonl or .parquet, else csv)
-//	  -h, --help             help for export
-//	  -j, --jobs int         files read at once (default 0: one per CPU, as memory allows)
-//	  -o, --output string    file to write (a file is replaced atomically, a device or pipe written in place); stdout when absent or -
-//	  -q, --quiet            no progress bar on stderr
-//	      --range string     measure only the span of the annotation, op or NVTX range with this name
-//	      --shard K/N        read only worker K's share of N of the files, by a hash of each file's path under its argument (see above)
-//	      --skip-steps int   drop the first N recorded ProfilerStep#N
-//	      --steady           measure only the steps after the warm-up (leading steps over twice the median)
-//	      --steps string     measure only these ProfilerStep#N: 3:, 3:5, :5 or 4
-//	      --strict           treat skipped or malformed events and truncation as errors
-//	  -t, --table string     table: summary, kernels, kernel-stats, steps, gaps, memcpy, host, host-ops (default "summary")
-//	      --window string    measure only START:END after the first GPU activity, e.g. 100ms:500ms
+//	      --device ints         measure only this device (repeat or comma-separate for several)
+//	  -f, --format string       csv, json (JSON lines) or parquet (default: by -o's extension, .csv, .json, .jsonl or .parquet, else csv)
+//	  -h, --help                help for export
+//	  -j, --jobs int            files read at once (default 0: one per CPU, as memory allows)
+//	      --kernel string       measure only the kernels whose names match this regular expression (copies and memsets stay)
+//	  -o, --output string       file to write (a file is replaced atomically, a device or pipe written in place); stdout when absent or -
+//	  -q, --quiet               no progress bar on stderr
+//	      --range string        measure only the span of the annotation, op or NVTX range with this name
+//	      --shard K/N           read only worker K's share of N of the files, by a hash of each file's path under its argument (see above)
+//	      --skip-steps int      drop the first N recorded ProfilerStep#N
+//	      --steady              measure only the steps after the warm-up (leading steps over twice the median)
+//	      --steps string        measure only these ProfilerStep#N: 3:, 3:5, :5 or 4
+//	      --stream int64Slice   measure only this stream, on every device (repeat or comma-separate for several) (default [])
+//	      --strict              treat skipped or malformed events and truncation as errors
+//	  -t, --table string        table: summary, kernels, kernel-stats, steps, gaps, memcpy, host, host-ops (default "summary")
+//	      --window string       measure only START:END after the first GPU activity, e.g. 100ms:500ms
 //
 //	# traceql pprof
 //
@@ -637,13 +653,16 @@
 //	  traceql pprof FILE -o gpu.pb.gz [flags]
 //
 //	Flags:
-//	  -h, --help             help for pprof
-//	  -o, --output string    profile to write (gzipped protobuf; - for stdout)
-//	  -q, --quiet            no progress bar on stderr
-//	      --range string     measure only the span of the annotation, op or NVTX range with this name
-//	      --skip-steps int   drop the first N recorded ProfilerStep#N
-//	      --steady           measure only the steps after the warm-up (leading steps over twice the median)
-//	      --steps string     measure only these ProfilerStep#N: 3:, 3:5, :5 or 4
-//	      --strict           treat skipped or malformed events and truncation as errors
-//	      --window string    measure only START:END after the first GPU activity, e.g. 100ms:500ms
+//	      --device ints         measure only this device (repeat or comma-separate for several)
+//	  -h, --help                help for pprof
+//	      --kernel string       measure only the kernels whose names match this regular expression (copies and memsets stay)
+//	  -o, --output string       profile to write (gzipped protobuf; - for stdout)
+//	  -q, --quiet               no progress bar on stderr
+//	      --range string        measure only the span of the annotation, op or NVTX range with this name
+//	      --skip-steps int      drop the first N recorded ProfilerStep#N
+//	      --steady              measure only the steps after the warm-up (leading steps over twice the median)
+//	      --steps string        measure only these ProfilerStep#N: 3:, 3:5, :5 or 4
+//	      --stream int64Slice   measure only this stream, on every device (repeat or comma-separate for several) (default [])
+//	      --strict              treat skipped or malformed events and truncation as errors
+//	      --window string       measure only START:END after the first GPU activity, e.g. 100ms:500ms
 package main

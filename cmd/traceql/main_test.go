@@ -19,6 +19,7 @@ import (
 	"github.com/traceql/traceql/internal/shared"
 	"github.com/traceql/traceql/internal/synth"
 	"github.com/traceql/traceql/metrics"
+	"github.com/traceql/traceql/trace"
 )
 
 // traceql runs the whole CLI in-process.
@@ -50,6 +51,7 @@ func TestSummarizeGolden(t *testing.T) {
 		{"cpu_only.text", func(t *testing.T) []string { return []string{filepath.Join(realTraces(t), "hta/cpu_only")} }, nil},
 		{"sample.all.text", func(*testing.T) []string { return []string{sample} }, []string{"--all"}},
 		{"sample.steps.csv", func(*testing.T) []string { return []string{sample} }, []string{"--steps", "3:", "-f", "csv"}},
+		{"sample.by-kernel.text", func(*testing.T) []string { return []string{sample} }, []string{"--by", "kernel", "--names", "short", "--device", "0"}},
 		{"compile.text", func(t *testing.T) []string {
 			return []string{filepath.Join(realTraces(t), "more/tracelens__inference__xdit_flux.1__split_iteration_1.json.gz")}
 		}, []string{"--top", "3"}},
@@ -925,5 +927,36 @@ func TestOverviewCounts(t *testing.T) {
 	out, errOut, code = traceql("summarize", "--overview", sample)
 	if code != 0 || !strings.HasPrefix(out, "1 trace read; one row per trace and GPU\n") || strings.Contains(out, "top kernels") {
 		t.Errorf("--overview of one trace: exit %d, %s:\n%s", code, errOut, out)
+	}
+}
+
+// TestFilters: --kernel, --device and --stream keep the kernels a direct
+// count over the trace keeps, and the window column says so.
+func TestFilters(t *testing.T) {
+	tr, err := trace.Open(context.Background(), sample)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]int{} // device → kernels kept
+	for _, k := range tr.Kernels {
+		if k.Device == 1 && k.Stream == 7 && strings.HasPrefix(k.Name, "triton") {
+			want[strconv.Itoa(k.Device)]++
+		}
+	}
+	out, errOut, code := traceql("summarize", sample, "--kernel", "^triton", "--device", "1", "--stream", "7", "-f", "csv")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	recs, err := csv.NewReader(strings.NewReader(out)).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	col := func(name string) int { return slices.Index(recs[0], name) }
+	if len(recs) != 2 || recs[1][col("device")] != "1" || recs[1][col("kernels")] != strconv.Itoa(want["1"]) || want["1"] == 0 ||
+		recs[1][col("window")] != "whole; only kernels matching ^triton, device 1, stream 7" {
+		t.Errorf("rows %q; want one row of device 1 with %d kernels", recs, want["1"])
+	}
+	if _, errOut, code := traceql("summarize", sample, "--kernel", "("); code != 2 || !strings.Contains(errOut, "--kernel") {
+		t.Errorf("--kernel (: exit %d, %s", code, errOut)
 	}
 }

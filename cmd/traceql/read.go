@@ -7,6 +7,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"regexp"
 	"runtime"
 	"slices"
 	"strconv"
@@ -32,7 +33,10 @@ type readOptions struct {
 	Window    string // "100ms:500ms", relative to the first GPU activity
 	Range     string // an annotation, op or NVTX range name
 	Steady    bool   // leave out the leading steps that look like warm-up (metrics.WarmupWindows)
-	Jobs      int    // files read at once (readEach); 0: one per CPU
+	Kernel    string // a regular expression: only the kernels whose names match
+	Devices   []int  // only these devices (--device, repeatable)
+	Streams   []int64
+	Jobs      int // files read at once (readEach); 0: one per CPU
 
 	memory     int64     // what the files read at once may take (readEach); 0: memoryBudget()
 	hostStacks bool      // keep every host op: cpu_ops and python_function events (pprof)
@@ -77,6 +81,9 @@ func (w *readOptions) addFlags(f *pflag.FlagSet) {
 	f.StringVar(&w.Window, "window", "", "measure only START:END after the first GPU activity, e.g. 100ms:500ms")
 	f.StringVar(&w.Range, "range", "", "measure only the span of the annotation, op or NVTX range with this name")
 	f.BoolVar(&w.Steady, "steady", false, "measure only the steps after the warm-up (leading steps over twice the median)")
+	f.StringVar(&w.Kernel, "kernel", "", "measure only the kernels whose names match this regular expression (copies and memsets stay)")
+	f.IntSliceVar(&w.Devices, "device", nil, "measure only this device (repeat or comma-separate for several)")
+	f.Int64SliceVar(&w.Streams, "stream", nil, "measure only this stream, on every device (repeat or comma-separate for several)")
 }
 
 // addJobsFlag adds --jobs, for commands that read many files (readEach).
@@ -114,7 +121,43 @@ func (w *readOptions) check() error {
 	if _, _, err := parseWindow(w.Window); err != nil {
 		return usageError{err}
 	}
+	if _, err := regexp.Compile(w.Kernel); err != nil {
+		return usageError{fmt.Errorf("--kernel %q: %v", w.Kernel, err)}
+	}
 	return nil
+}
+
+// filter keeps the kernels, devices and streams --kernel, --device and
+// --stream ask for; the trace itself without them.
+func (w *readOptions) filter(t *trace.Trace) *trace.Trace {
+	if w.Kernel == "" && w.Devices == nil && w.Streams == nil {
+		return t
+	}
+	var f trace.Filter
+	var what []string
+	if w.Kernel != "" {
+		re := regexp.MustCompile(w.Kernel) // checked by check
+		f.Kernel = re.MatchString
+		what = append(what, "kernels matching "+w.Kernel)
+	}
+	if w.Devices != nil {
+		f.Device = func(d int) bool { return slices.Contains(w.Devices, d) }
+		what = append(what, "device "+joinInts(w.Devices))
+	}
+	if w.Streams != nil {
+		f.Stream = func(s int64) bool { return slices.Contains(w.Streams, s) }
+		what = append(what, "stream "+joinInts(w.Streams))
+	}
+	f.Label = strings.Join(what, ", ")
+	return t.Filter(f)
+}
+
+func joinInts[T int | int64](xs []T) string {
+	var s []string
+	for _, x := range xs {
+		s = append(s, strconv.FormatInt(int64(x), 10))
+	}
+	return strings.Join(s, ", ")
 }
 
 func (w *readOptions) active() bool {
@@ -441,6 +484,7 @@ func readTrace(ctx context.Context, path string, r *readOptions) (*trace.Trace, 
 	if err != nil {
 		return nil, err
 	}
+	t = r.filter(t)
 	w, err := r.apply(t)
 	if err == nil && o.LeanHost && t.HasGPUActivity() && !w.HasGPUActivity() {
 		// A window without GPU activity is summarized by its host side,
@@ -450,7 +494,7 @@ func readTrace(ctx context.Context, path string, r *readOptions) (*trace.Trace, 
 		if t, err = o.Open(ctx, path); err != nil {
 			return nil, err
 		}
-		w, err = r.apply(t)
+		w, err = r.apply(r.filter(t))
 	}
 	return w, err
 }

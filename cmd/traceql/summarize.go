@@ -19,7 +19,8 @@ type summarizeOptions struct {
 	Format   string
 	Top      int
 	Overview bool
-	All      bool // every metric, copies, steps and gaps after the headline
+	All      bool   // every metric, copies, steps and gaps after the headline
+	By       string // "kernel": every kernel name's statistics
 	Shard    shard
 	Out      io.Writer
 	Err      io.Writer
@@ -73,6 +74,9 @@ back: the text is their overview, --format csv their rows.` + windowHelp + shard
 			if err := checkNames(opts.Names); err != nil {
 				return err
 			}
+			if opts.By != "" && opts.By != "kernel" {
+				return usageError{fmt.Errorf("--by %q: want kernel", opts.By)}
+			}
 			if err := opts.Read.prepare(cmd); err != nil {
 				return err
 			}
@@ -86,6 +90,7 @@ back: the text is their overview, --format csv their rows.` + windowHelp + shard
 	f.StringVarP(&opts.Format, "format", "f", "text", "output format: text, csv, json or markdown")
 	f.IntVar(&opts.Top, "top", 10, "kernels (and host ops) listed per device")
 	f.BoolVar(&opts.Overview, "overview", false, "print only the overview of several traces, not each trace's tables")
+	f.StringVar(&opts.By, "by", "", "kernel: every kernel name with nsys stats' columns (instances, total, mean, median, min, max, stddev) instead of the top kernels")
 	f.BoolVar(&opts.All, "all", false, "text: after the headline and top kernels, every metric, copies by kind, steps and idle gaps")
 	namesFlag(f, &opts.Names)
 	opts.Read.addFlags(f)
@@ -116,7 +121,7 @@ func runSummarize(ctx context.Context, opts *summarizeOptions) error {
 		return nil
 	}
 	done := opts.Read.startProgress(files)
-	sums, failed := summarizeFiles(ctx, files, opts, metrics.Options{TopN: opts.Top})
+	sums, failed := summarizeFiles(ctx, files, opts, metrics.Options{TopN: opts.Top, KernelDists: opts.By == "kernel"})
 	failed += missing
 	done()
 	if err := ctx.Err(); err != nil { // interrupted: no partial report

@@ -1,0 +1,119 @@
+package metrics_test
+
+import (
+	"context"
+	"database/sql"
+	"math"
+	"path/filepath"
+	"testing"
+
+	_ "modernc.org/sqlite"
+
+	"github.com/traceql/traceql/internal/shared"
+	"github.com/traceql/traceql/metrics"
+	"github.com/traceql/traceql/trace"
+)
+
+// TestKernelDistsNsight: per-kernel statistics on the shared Nsight
+// exports equal what SQL says of the same rows, as nsys stats'
+// cuda_gpu_kern_sum computes them: count, total, min and max by GROUP BY,
+// median and sample standard deviation from the durations the query
+// returns in order.
+func TestKernelDistsNsight(t *testing.T) {
+	dir := shared.Traces(t)
+	files, _ := filepath.Glob(filepath.Join(dir, "nsys", "*.sqlite"))
+	if len(files) != 4 {
+		t.Fatalf("%d Nsight exports in %s, want the four", len(files), dir)
+	}
+	checked := 0
+	for _, f := range files {
+		t.Run(filepath.Base(f), func(t *testing.T) {
+			tr, err := trace.Open(context.Background(), f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			db, err := sql.Open("sqlite", "file:"+f+"?mode=ro&immutable=1")
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer db.Close()
+			// The name traceql gives a kernel: its demangled name, else its
+			// short one.
+			const name = `coalesce(nullif(d.value, ''), s.value)`
+			const from = ` FROM CUPTI_ACTIVITY_KIND_KERNEL k LEFT JOIN StringIds d ON d.id = k.demangledName
+				LEFT JOIN StringIds s ON s.id = k.shortName`
+			rows, err := db.Query(`SELECT k.deviceId, ` + name + `, count(*), sum(k."end" - k.start), min(k."end" - k.start), max(k."end" - k.start)` +
+				from + ` GROUP BY 1, 2`)
+			if err != nil {
+				t.Fatal(err)
+			}
+			type key struct {
+				dev  int
+				name string
+			}
+			want := map[key]metrics.KernelDist{}
+			for rows.Next() {
+				var k key
+				var d metrics.KernelDist
+				if err := rows.Scan(&k.dev, &k.name, &d.Count, &d.TotalNS, &d.MinNS, &d.MaxNS); err != nil {
+					t.Fatal(err)
+				}
+				want[k] = d
+			}
+			rows.Close()
+			durs := map[key][]int64{}
+			rows, err = db.Query(`SELECT k.deviceId, ` + name + `, k."end" - k.start` + from + ` ORDER BY 1, 2, 3`)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for rows.Next() {
+				var k key
+				var d int64
+				if err := rows.Scan(&k.dev, &k.name, &d); err != nil {
+					t.Fatal(err)
+				}
+				durs[k] = append(durs[k], d)
+			}
+			rows.Close()
+			got := 0
+			for _, dev := range tr.Devices {
+				for _, s := range metrics.KernelDists(tr, dev.ID) {
+					k := key{dev.ID, s.Name}
+					w, ok := want[k]
+					if !ok {
+						t.Errorf("GPU %d %q: not in SQL", dev.ID, s.Name)
+						continue
+					}
+					ds := durs[k]
+					n := len(ds)
+					med := float64(ds[n/2])
+					if n%2 == 0 {
+						med = (float64(ds[n/2-1]) + float64(ds[n/2])) / 2
+					}
+					mean := float64(w.TotalNS) / float64(n)
+					var ss float64
+					for _, x := range ds {
+						ss += (float64(x) - mean) * (float64(x) - mean)
+					}
+					sd := 0.0
+					if n > 1 {
+						sd = math.Sqrt(ss / float64(n-1))
+					}
+					if s.Count != w.Count || s.TotalNS != w.TotalNS || s.MinNS != w.MinNS || s.MaxNS != w.MaxNS || s.MedianNS != med ||
+						math.Abs(s.StddevNS-sd) > 1e-9*max(sd, 1) {
+						t.Errorf("GPU %d %.60q: %d/%d/%d/%d median %v sd %v; SQL %d/%d/%d/%d median %v sd %v", dev.ID, s.Name, s.Count, s.TotalNS,
+							s.MinNS, s.MaxNS, s.MedianNS, s.StddevNS, w.Count, w.TotalNS, w.MinNS, w.MaxNS, med, sd)
+					}
+					got++
+				}
+			}
+			if got != len(want) {
+				t.Errorf("%d kernel names checked, SQL has %d", got, len(want))
+			}
+			checked += got
+		})
+	}
+	if checked == 0 {
+		t.Error("no kernel name checked")
+	}
+}
