@@ -5,11 +5,14 @@ import (
 	"database/sql"
 	"math"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"testing"
 
 	_ "modernc.org/sqlite"
 
 	"github.com/traceql/traceql/internal/shared"
+	"github.com/traceql/traceql/internal/synth"
 	"github.com/traceql/traceql/metrics"
 	"github.com/traceql/traceql/trace"
 )
@@ -115,5 +118,101 @@ func TestKernelDistsNsight(t *testing.T) {
 	}
 	if checked == 0 {
 		t.Error("no kernel name checked")
+	}
+}
+
+// TestAPIStatsNsight: the host API summary of the shared Nsight exports
+// equals the runtime and driver rows SQL returns, grouped by name with the
+// CUPTI version suffix (_v7000, _v11060) taken off, as cuda_api_sum does.
+func TestAPIStatsNsight(t *testing.T) {
+	dir := shared.Traces(t)
+	files, _ := filepath.Glob(filepath.Join(dir, "nsys", "*.sqlite"))
+	suffix := regexp.MustCompile(`_v[0-9]{4,5}$`)
+	checked := 0
+	for _, f := range files {
+		tr, err := trace.Open(context.Background(), f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		db, err := sql.Open("sqlite", "file:"+f+"?mode=ro&immutable=1")
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := map[string][]int64{}
+		for _, table := range []string{"CUPTI_ACTIVITY_KIND_RUNTIME", "CUPTI_ACTIVITY_KIND_DRIVER"} {
+			rows, err := db.Query(`SELECT s.value, r."end" - r.start FROM ` + table + ` r JOIN StringIds s ON s.id = r.nameId`)
+			if err != nil {
+				continue // an export without the table
+			}
+			for rows.Next() {
+				var name string
+				var d int64
+				if err := rows.Scan(&name, &d); err != nil {
+					t.Fatal(err)
+				}
+				name = suffix.ReplaceAllString(name, "")
+				want[name] = append(want[name], d)
+			}
+			rows.Close()
+		}
+		db.Close()
+		got := metrics.APIStats(tr)
+		if len(got) != len(want) {
+			t.Errorf("%s: %d API names, SQL has %d", filepath.Base(f), len(got), len(want))
+		}
+		for _, g := range got {
+			ds := want[g.Name]
+			var total int64
+			for _, d := range ds {
+				total += d
+			}
+			if g.Count != len(ds) || g.TotalNS != total || g.MinNS != slices.Min(ds) || g.MaxNS != slices.Max(ds) {
+				t.Errorf("%s %s: %d calls, %d ns, %d–%d; SQL %d, %d ns", filepath.Base(f), g.Name, g.Count, g.TotalNS, g.MinNS, g.MaxNS, len(ds), total)
+			}
+			checked++
+		}
+	}
+	if checked == 0 {
+		t.Error("no API name checked")
+	}
+}
+
+// TestStreamStats: each stream's busy time is the union of its own
+// activity, checked a nanosecond at a time on a generated trace of two
+// streams.
+func TestStreamStats(t *testing.T) {
+	gen, tr := writeIdle(t, synth.IdleConfig{Seed: 9, Launches: 200})
+	got := metrics.StreamStats(tr, 0)
+	if len(got) != 2 {
+		t.Fatalf("%d streams, want 2", len(got))
+	}
+	for _, st := range got {
+		var ivs [][2]int64
+		kernels := 0
+		for _, k := range gen.Kernels {
+			if k.Stream == st.Stream {
+				ivs = append(ivs, [2]int64{k.Start, k.End})
+				kernels++
+			}
+		}
+		lo, hi := ivs[0][0], ivs[0][1]
+		for _, iv := range ivs {
+			lo, hi = min(lo, iv[0]), max(hi, iv[1])
+		}
+		busy := make([]bool, hi-lo)
+		for _, iv := range ivs {
+			for x := iv[0]; x < iv[1]; x++ {
+				busy[x-lo] = true
+			}
+		}
+		var n int64
+		for _, b := range busy {
+			if b {
+				n++
+			}
+		}
+		if st.Kernels != kernels || st.SpanNS != hi-lo || st.BusyNS != n || st.IdleNS != hi-lo-n {
+			t.Errorf("stream %d: %+v; want %d kernels, span %d, busy %d", st.Stream, st, kernels, hi-lo, n)
+		}
 	}
 }

@@ -28,8 +28,11 @@ type Summary struct {
 	Host      HostSummary
 	// Compile is what the trace says of torch.compile on the host; each
 	// device's Compile holds it too, with its kernels' side.
-	Compile  CompileStats
-	Warnings []string
+	Compile CompileStats
+	// APIStats and RangeStats are the host API calls and the ranges
+	// (annotations, NVTX) by name, when Options asked for them.
+	APIStats, RangeStats []NameDist
+	Warnings             []string
 }
 
 // A DeviceSummary holds the metrics of one device; see Definitions.
@@ -69,6 +72,9 @@ type DeviceSummary struct {
 	// KernelDists are all kernel names' statistics, with median and
 	// standard deviation, when Options.KernelDists asked for them.
 	KernelDists []KernelDist
+	// StreamStats are the device's streams' numbers, when
+	// Options.StreamStats asked for them.
+	StreamStats []StreamStat
 
 	Launch  LaunchStats
 	Compile DeviceCompile
@@ -148,6 +154,10 @@ type Options struct {
 	// standard deviation (DeviceSummary.KernelDists): a pass over the
 	// device's kernels that keeps their durations, so only when asked.
 	KernelDists bool
+	// StreamStats, APIStats and RangeStats ask for each device's
+	// per-stream numbers and for the trace's host API calls and ranges by
+	// name (DeviceSummary.StreamStats, Summary.APIStats, .RangeStats).
+	StreamStats, APIStats, RangeStats bool
 }
 
 // Summarize computes the per-device metrics of t.
@@ -202,6 +212,9 @@ func Summarize(t *trace.Trace, o Options) Summary {
 				if o.KernelDists {
 					s.Devices[i].KernelDists = KernelDists(v, devs[i].ID)
 				}
+				if o.StreamStats {
+					s.Devices[i].StreamStats = StreamStats(v, devs[i].ID)
+				}
 			}
 		})
 	}
@@ -223,6 +236,12 @@ func Summarize(t *trace.Trace, o Options) Summary {
 			s.Warnings = append(slices.Clip(s.Warnings), fmt.Sprintf("GPU %d: launches whose first kernel starts before the launch "+
 				"call (a shared correlation id, or clocks out of step), left out of the queue delay: %d", d.Device, n))
 		}
+	}
+	if o.APIStats {
+		s.APIStats = APIStats(t)
+	}
+	if o.RangeStats {
+		s.RangeStats = RangeStats(t)
 	}
 	return s
 }

@@ -120,6 +120,9 @@ var exportSpecs = map[string]string{
 	"gaps":         "file:t device start_ns end_ns dur_ns sync_ns launch_ns other_ns class:t",
 	"memcpy":       "file:t device stream kind:t src:t dst:t bytes start_ns end_ns dur_ns gbps:f correlation",
 	"host-ops":     "file:t name:t count total_ns self_ns",
+	"streams":      "file:t device stream kernels copies span_ns busy_ns idle_ns util:f",
+	"api":          "file:t name:t count total_ns mean_ns:f median_ns:f min_ns max_ns stddev_ns:f share:f",
+	"ranges":       "file:t name:t count total_ns mean_ns:f median_ns:f min_ns max_ns stddev_ns:f share:f",
 }
 
 func cols(spec string) []Column {
@@ -138,7 +141,7 @@ func cols(spec string) []Column {
 
 // ExportTables lists the table names ExportColumns and Export accept.
 func ExportTables() []string {
-	return []string{"summary", "kernels", "kernel-stats", "steps", "gaps", "memcpy", "host", "host-ops"}
+	return []string{"summary", "kernels", "kernel-stats", "steps", "gaps", "memcpy", "host", "host-ops", "streams", "api", "ranges"}
 }
 
 // ExportColumns returns the columns of an export table.
@@ -179,6 +182,24 @@ func Export(rw *RowWriter, table string, t *trace.Trace) error {
 					s.MedianNS, s.StddevNS); err != nil {
 					return err
 				}
+			}
+		}
+	case "streams":
+		for dev, v := range metrics.DeviceViews(t) {
+			for _, st := range metrics.StreamStats(v, dev) {
+				if err := rw.Write(file, dev, st.Stream, st.Kernels, st.Copies, st.SpanNS, st.BusyNS, st.IdleNS, st.Util); err != nil {
+					return err
+				}
+			}
+		}
+	case "api", "ranges":
+		stats := metrics.APIStats(t)
+		if table == "ranges" {
+			stats = metrics.RangeStats(t)
+		}
+		for _, n := range stats {
+			if err := rw.Write(file, n.Name, n.Count, n.TotalNS, n.MeanNS, n.MedianNS, n.MinNS, n.MaxNS, n.StdNS, n.Share); err != nil {
+				return err
 			}
 		}
 	case "steps":

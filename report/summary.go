@@ -113,6 +113,7 @@ func SummaryTables(s metrics.Summary, l Layout) []*Table {
 		}
 	}
 	tables = append(tables, compileTables(s, l)...)
+	tables = append(tables, drillTables(s, l)...)
 	if !l.All {
 		tables = append(tables, &Table{Notes: []string{"every metric, copies by kind, steps and idle gaps: --all; every column: --format csv"}})
 		return tables
@@ -293,6 +294,46 @@ func topKernelsTable(d *metrics.DeviceSummary, many bool, l Layout) *Table {
 		t.Rows = append(t.Rows, []any{k.Count, k.TotalNS, k.MeanNS, k.Share, names[i]})
 	}
 	return t
+}
+
+// drillTables are the tables summarize --by asked for: each device's
+// streams, the host API calls and the ranges by name.
+func drillTables(s metrics.Summary, l Layout) []*Table {
+	var out []*Table
+	for _, d := range s.Devices {
+		if len(d.StreamStats) == 0 {
+			continue
+		}
+		t := &Table{Title: fmt.Sprintf("streams (GPU %d)", d.Device), Columns: []Column{
+			{Name: "stream", Unit: metrics.Count}, {Name: "kernels", Unit: metrics.Count}, {Name: "copies", Unit: metrics.Count},
+			{Name: "span", Unit: metrics.NS}, {Name: "busy", Unit: metrics.NS}, {Name: "idle", Unit: metrics.NS}, {Name: "utilization", Unit: metrics.Ratio}}}
+		for _, st := range d.StreamStats {
+			t.Rows = append(t.Rows, []any{st.Stream, st.Kernels, st.Copies, st.SpanNS, st.BusyNS, st.IdleNS, st.Util})
+		}
+		t.Notes = []string{"a stream's span runs from its first activity to its last; busy is the union of its activity"}
+		out = append(out, t)
+	}
+	for _, x := range []struct {
+		title, noun string
+		stats       []metrics.NameDist
+	}{{"host API calls by total time", "call", s.APIStats}, {"ranges (record_function, NVTX) by total time", "range", s.RangeStats}} {
+		if x.stats == nil {
+			continue
+		}
+		t := &Table{Title: x.title, Columns: []Column{
+			{Name: "share", Unit: metrics.Ratio}, {Name: "total", Unit: metrics.NS}, {Name: "count", Unit: metrics.Count},
+			{Name: "mean", Unit: metrics.NS}, {Name: "median", Unit: metrics.NS}, {Name: "min", Unit: metrics.NS},
+			{Name: "max", Unit: metrics.NS}, {Name: "stddev", Unit: metrics.NS}, {Name: x.noun, Unit: metrics.Text}}}
+		names := shortNames(x.stats, func(n metrics.NameDist) string { return n.Name }, max(l.NameWidth-30, 0))
+		for i, n := range x.stats {
+			t.Rows = append(t.Rows, []any{n.Share, n.TotalNS, n.Count, n.MeanNS, n.MedianNS, n.MinNS, n.MaxNS, n.StdNS, names[i]})
+		}
+		if len(x.stats) == 0 {
+			t.Notes = []string{"none in the trace"}
+		}
+		out = append(out, t)
+	}
+	return out
 }
 
 // kernelDistsTable lists every kernel name of a device with the columns of

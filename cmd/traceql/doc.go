@@ -331,7 +331,7 @@
 //
 //	Flags:
 //	      --all                 text: after the headline and top kernels, every metric, copies by kind, steps and idle gaps
-//	      --by string           kernel: every kernel name with nsys stats' columns (instances, total, mean, median, min, max, stddev) instead of the top kernels
+//	      --by strings          drill down, comma-separated: kernel (every kernel name with nsys stats' columns: instances, total, mean, median, min, max, stddev), stream (each stream's kernels, busy, idle, utilization), api (host API calls by name), range (record_function and NVTX ranges by name)
 //	      --device ints         measure only this device (repeat or comma-separate for several)
 //	  -f, --format string       output format: text, csv, json or markdown (default "text")
 //	  -h, --help                help for summarize
@@ -545,7 +545,9 @@
 //	Tables:
 //	  summary       one row per (file, device): the columns of summarize --format csv
 //	  kernels       one row per kernel: stream, name, start/end/dur, correlation, grid, block, …
-//	  kernel-stats  one row per (file, device, kernel name): count, total, mean, min, max, share, family
+//	  kernel-stats  one row per (file, device, kernel name): count, total, mean, min, max, share,
+//	                family, median (the mean of the two middle values for an even count) and
+//	                stddev (sample, n − 1; 0 for one instance), as nsys stats' cuda_gpu_kern_sum
 //	  steps         one row per (file, device, ProfilerStep#N): the step's window, its kernels,
 //	                busy, idle and GPU utilization, and where the window comes from (gpu,
 //	                projected or cpu; see summarize --help)
@@ -556,6 +558,11 @@
 //	  host          one row per trace without GPU activity (CPU, MPS runs): the host columns
 //	                of summarize --help (span, steps, time in and outside ops, torch.compile)
 //	  host-ops      one row per (file, op name) of those traces: count, total_ns, self_ns
+//	  streams       one row per (file, device, stream): kernels, copies, span, busy (the union
+//	                of the stream's activity), idle, utilization
+//	  api           one row per (file, host API call name): count, total, mean, median, min,
+//	                max, stddev, share (nsys stats' cuda_api_sum)
+//	  ranges        one row per (file, record_function or NVTX range name): the same (nvtx_sum)
 //
 //	Load it in pandas with pd.read_csv("out.csv"), pd.read_json("out.jsonl", lines=True)
 //	for --format json, or pd.read_parquet("out.parquet") for --format parquet (zstd;
@@ -617,7 +624,7 @@
 //	      --steps string        measure only these ProfilerStep#N: 3:, 3:5, :5 or 4
 //	      --stream int64Slice   measure only this stream, on every device (repeat or comma-separate for several) (default [])
 //	      --strict              treat skipped or malformed events and truncation as errors
-//	  -t, --table string        table: summary, kernels, kernel-stats, steps, gaps, memcpy, host, host-ops (default "summary")
+//	  -t, --table string        table: summary, kernels, kernel-stats, steps, gaps, memcpy, host, host-ops, streams, api, ranges (default "summary")
 //	      --window string       measure only START:END after the first GPU activity, e.g. 100ms:500ms
 //
 //	# traceql pprof

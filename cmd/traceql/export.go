@@ -37,7 +37,9 @@ event or group, the file and device on every row, times in integer ns.
 Tables:
   summary       one row per (file, device): the columns of summarize --format csv
   kernels       one row per kernel: stream, name, start/end/dur, correlation, grid, block, …
-  kernel-stats  one row per (file, device, kernel name): count, total, mean, min, max, share, family
+  kernel-stats  one row per (file, device, kernel name): count, total, mean, min, max, share,
+                family, median (the mean of the two middle values for an even count) and
+                stddev (sample, n − 1; 0 for one instance), as nsys stats' cuda_gpu_kern_sum
   steps         one row per (file, device, ProfilerStep#N): the step's window, its kernels,
                 busy, idle and GPU utilization, and where the window comes from (gpu,
                 projected or cpu; see summarize --help)
@@ -48,6 +50,11 @@ Tables:
   host          one row per trace without GPU activity (CPU, MPS runs): the host columns
                 of summarize --help (span, steps, time in and outside ops, torch.compile)
   host-ops      one row per (file, op name) of those traces: count, total_ns, self_ns
+  streams       one row per (file, device, stream): kernels, copies, span, busy (the union
+                of the stream's activity), idle, utilization
+  api           one row per (file, host API call name): count, total, mean, median, min,
+                max, stddev, share (nsys stats' cuda_api_sum)
+  ranges        one row per (file, record_function or NVTX range name): the same (nvtx_sum)
 
 Load it in pandas with pd.read_csv("out.csv"), pd.read_json("out.jsonl", lines=True)
 for --format json, or pd.read_parquet("out.parquet") for --format parquet (zstd;

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"slices"
 
 	"github.com/spf13/cobra"
 
@@ -19,8 +20,8 @@ type summarizeOptions struct {
 	Format   string
 	Top      int
 	Overview bool
-	All      bool   // every metric, copies, steps and gaps after the headline
-	By       string // "kernel": every kernel name's statistics
+	All      bool     // every metric, copies, steps and gaps after the headline
+	By       []string // drill-down tables: kernel, stream, api, range
 	Shard    shard
 	Out      io.Writer
 	Err      io.Writer
@@ -74,8 +75,10 @@ back: the text is their overview, --format csv their rows.` + windowHelp + shard
 			if err := checkNames(opts.Names); err != nil {
 				return err
 			}
-			if opts.By != "" && opts.By != "kernel" {
-				return usageError{fmt.Errorf("--by %q: want kernel", opts.By)}
+			for _, b := range opts.By {
+				if !slices.Contains([]string{"kernel", "stream", "api", "range"}, b) {
+					return usageError{fmt.Errorf("--by %q: want kernel, stream, api or range", b)}
+				}
 			}
 			if err := opts.Read.prepare(cmd); err != nil {
 				return err
@@ -90,7 +93,7 @@ back: the text is their overview, --format csv their rows.` + windowHelp + shard
 	f.StringVarP(&opts.Format, "format", "f", "text", "output format: text, csv, json or markdown")
 	f.IntVar(&opts.Top, "top", 10, "kernels (and host ops) listed per device")
 	f.BoolVar(&opts.Overview, "overview", false, "print only the overview of several traces, not each trace's tables")
-	f.StringVar(&opts.By, "by", "", "kernel: every kernel name with nsys stats' columns (instances, total, mean, median, min, max, stddev) instead of the top kernels")
+	f.StringSliceVar(&opts.By, "by", nil, "drill down, comma-separated: kernel (every kernel name with nsys stats' columns: instances, total, mean, median, min, max, stddev), stream (each stream's kernels, busy, idle, utilization), api (host API calls by name), range (record_function and NVTX ranges by name)")
 	f.BoolVar(&opts.All, "all", false, "text: after the headline and top kernels, every metric, copies by kind, steps and idle gaps")
 	namesFlag(f, &opts.Names)
 	opts.Read.addFlags(f)
@@ -121,7 +124,8 @@ func runSummarize(ctx context.Context, opts *summarizeOptions) error {
 		return nil
 	}
 	done := opts.Read.startProgress(files)
-	sums, failed := summarizeFiles(ctx, files, opts, metrics.Options{TopN: opts.Top, KernelDists: opts.By == "kernel"})
+	sums, failed := summarizeFiles(ctx, files, opts, metrics.Options{TopN: opts.Top, KernelDists: slices.Contains(opts.By, "kernel"),
+		StreamStats: slices.Contains(opts.By, "stream"), APIStats: slices.Contains(opts.By, "api"), RangeStats: slices.Contains(opts.By, "range")})
 	failed += missing
 	done()
 	if err := ctx.Err(); err != nil { // interrupted: no partial report
