@@ -93,6 +93,22 @@ func (s *stackSet) id(frames []string) int {
 // call's own name.
 func callStacks(t *trace.Trace, need []bool) *stackSet {
 	s := &stackSet{ids: map[string]int{}, ofCall: make([]int, len(t.APICalls))}
+	var frames []string
+	eachCallScope(t, need, func(ci int, open []*trace.Op) {
+		frames = frames[:0]
+		for _, o := range open {
+			frames = append(frames, o.Name)
+		}
+		s.ofCall[ci] = s.id(append(frames, t.APICalls[ci].Name))
+	})
+	return s
+}
+
+// eachCallScope calls fn with each needed API call and the host ranges
+// (ops, annotations, NVTX ranges, Python frames; not the device-side
+// copies of annotations) open on its thread when it began, outermost
+// first.
+func eachCallScope(t *trace.Trace, need []bool, fn func(ci int, open []*trace.Op)) {
 	type thread struct{ pid, tid int64 }
 	calls := map[thread][]int{}
 	for ci, ok := range need {
@@ -112,11 +128,10 @@ func callStacks(t *trace.Trace, need []bool) *stackSet {
 			ops[th] = append(ops[th], o)
 		}
 	}
-	var frames []string
+	var scope []*trace.Op
 	for th, cs := range calls {
 		slices.SortFunc(cs, func(a, b int) int { return cmp.Compare(t.APICalls[a].Start, t.APICalls[b].Start) })
 		os := ops[th]
-		// Parents before children: by start, the longer first.
 		slices.SortStableFunc(os, func(a, b *trace.Op) int {
 			return cmp.Or(cmp.Compare(a.Start, b.Start), cmp.Compare(b.End, a.End))
 		})
@@ -129,16 +144,15 @@ func callStacks(t *trace.Trace, need []bool) *stackSet {
 				open = append(open, os[j])
 			}
 			open = popEnded(open, at)
-			frames = frames[:0]
+			scope = scope[:0]
 			for _, o := range open {
 				if o.End > at || o.End == at && o.Start == at {
-					frames = append(frames, o.Name)
+					scope = append(scope, o)
 				}
 			}
-			s.ofCall[ci] = s.id(append(frames, t.APICalls[ci].Name))
+			fn(ci, scope)
 		}
 	}
-	return s
 }
 
 // popEnded drops ranges that ended at or before x from the top of a stack

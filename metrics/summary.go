@@ -75,6 +75,9 @@ type DeviceSummary struct {
 	// StreamStats are the device's streams' numbers, when
 	// Options.StreamStats asked for them.
 	StreamStats []StreamStat
+	// Ops and Regions are the device's GPU time by the host op and the
+	// code region that launched it, when Options.Scopes asked for them.
+	Ops, Regions []ScopeStat
 
 	Launch  LaunchStats
 	Compile DeviceCompile
@@ -158,6 +161,10 @@ type Options struct {
 	// per-stream numbers and for the trace's host API calls and ranges by
 	// name (DeviceSummary.StreamStats, Summary.APIStats, .RangeStats).
 	StreamStats, APIStats, RangeStats bool
+	// Scopes asks for each device's GPU time by host op and by code
+	// region (DeviceSummary.Ops, .Regions): the trace must hold its
+	// cpu_ops, which a lean read leaves out.
+	Scopes bool
 }
 
 // Summarize computes the per-device metrics of t.
@@ -214,6 +221,9 @@ func Summarize(t *trace.Trace, o Options) Summary {
 				}
 				if o.StreamStats {
 					s.Devices[i].StreamStats = StreamStats(v, devs[i].ID)
+				}
+				if o.Scopes {
+					s.Devices[i].Ops, s.Devices[i].Regions = Scopes(v, devs[i].ID)
 				}
 			}
 		})

@@ -121,6 +121,8 @@ var exportSpecs = map[string]string{
 	"memcpy":       "file:t device stream kind:t src:t dst:t bytes start_ns end_ns dur_ns gbps:f correlation",
 	"host-ops":     "file:t name:t count total_ns self_ns",
 	"streams":      "file:t device stream kernels copies span_ns busy_ns idle_ns util:f",
+	"ops":          "file:t device op:t calls kernels gpu_ns cpu_ns share:f",
+	"regions":      "file:t device region:t calls kernels gpu_ns cpu_ns share:f",
 	"api":          "file:t name:t count total_ns mean_ns:f median_ns:f min_ns max_ns stddev_ns:f share:f",
 	"ranges":       "file:t name:t count total_ns mean_ns:f median_ns:f min_ns max_ns stddev_ns:f share:f",
 }
@@ -141,7 +143,7 @@ func cols(spec string) []Column {
 
 // ExportTables lists the table names ExportColumns and Export accept.
 func ExportTables() []string {
-	return []string{"summary", "kernels", "kernel-stats", "steps", "gaps", "memcpy", "host", "host-ops", "streams", "api", "ranges"}
+	return []string{"summary", "kernels", "kernel-stats", "steps", "gaps", "memcpy", "host", "host-ops", "streams", "api", "ranges", "ops", "regions"}
 }
 
 // ExportColumns returns the columns of an export table.
@@ -188,6 +190,18 @@ func Export(rw *RowWriter, table string, t *trace.Trace) error {
 		for dev, v := range metrics.DeviceViews(t) {
 			for _, st := range metrics.StreamStats(v, dev) {
 				if err := rw.Write(file, dev, st.Stream, st.Kernels, st.Copies, st.SpanNS, st.BusyNS, st.IdleNS, st.Util); err != nil {
+					return err
+				}
+			}
+		}
+	case "ops", "regions":
+		for dev, v := range metrics.DeviceViews(t) {
+			ops, regions := metrics.Scopes(v, dev)
+			if table == "regions" {
+				ops = regions
+			}
+			for _, o := range ops {
+				if err := rw.Write(file, dev, o.Name, o.Calls, o.Kernels, o.GPUNS, o.CPUNS, o.Share); err != nil {
 					return err
 				}
 			}

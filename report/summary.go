@@ -313,6 +313,31 @@ func drillTables(s metrics.Summary, l Layout) []*Table {
 		t.Notes = []string{"a stream's span runs from its first activity to its last; busy is the union of its activity"}
 		out = append(out, t)
 	}
+	for _, d := range s.Devices {
+		for _, x := range []struct {
+			title, noun string
+			stats       []metrics.ScopeStat
+		}{{"GPU time by host op", "op", d.Ops}, {"GPU time by code region (record_function, NVTX)", "region", d.Regions}} {
+			if x.stats == nil {
+				continue
+			}
+			t := &Table{Title: fmt.Sprintf("%s (GPU %d)", x.title, d.Device), Columns: []Column{
+				{Name: "share", Unit: metrics.Ratio}, {Name: "GPU time", Unit: metrics.NS}, {Name: "launched", Unit: metrics.Count},
+				{Name: "calls", Unit: metrics.Count}, {Name: "GPU per call", Unit: metrics.NS}, {Name: "CPU time", Unit: metrics.NS},
+				{Name: x.noun, Unit: metrics.Text}}}
+			names := shortNames(x.stats, func(o metrics.ScopeStat) string { return o.Name }, max(l.NameWidth-20, 0))
+			for i, o := range x.stats {
+				var per any = "–"
+				if o.Calls > 0 {
+					per = float64(o.GPUNS) / float64(o.Calls)
+				}
+				t.Rows = append(t.Rows, []any{o.Share, o.GPUNS, o.Kernels, o.Calls, Cell{per, metrics.NS}, o.CPUNS, names[i]})
+			}
+			t.Notes = []string{"launched: kernels, copies and memsets whose launch call the " + x.noun + " encloses on its thread (graph replays count each kernel); " +
+				metrics.NoScope + ": enclosed by none, or no launch call in the trace"}
+			out = append(out, t)
+		}
+	}
 	for _, x := range []struct {
 		title, noun string
 		stats       []metrics.NameDist

@@ -331,7 +331,7 @@
 //
 //	Flags:
 //	      --all                 text: after the headline and top kernels, every metric, copies by kind, steps and idle gaps
-//	      --by strings          drill down, comma-separated: kernel (every kernel name with nsys stats' columns: instances, total, mean, median, min, max, stddev), stream (each stream's kernels, busy, idle, utilization), api (host API calls by name), range (record_function and NVTX ranges by name)
+//	      --by strings          drill down, comma-separated: kernel (every kernel name with nsys stats' columns: instances, total, mean, median, min, max, stddev), stream (each stream's kernels, busy, idle, utilization), api (host API calls by name), range (record_function and NVTX ranges by name), op and region (GPU time by the innermost cpu_op, and record_function or NVTX range, enclosing each launch)
 //	      --device ints         measure only this device (repeat or comma-separate for several)
 //	  -f, --format string       output format: text, csv, json or markdown (default "text")
 //	  -h, --help                help for summarize
@@ -563,6 +563,10 @@
 //	  api           one row per (file, host API call name): count, total, mean, median, min,
 //	                max, stddev, share (nsys stats' cuda_api_sum)
 //	  ranges        one row per (file, record_function or NVTX range name): the same (nvtx_sum)
+//	  ops           one row per (file, device, host op): the GPU work launched from inside it
+//	                (the innermost cpu_op open on the launching thread; graph replays are the
+//	                graph launch's): calls, kernels, gpu_ns, cpu_ns, share; "(none)" for the rest
+//	  regions       the same by the innermost record_function annotation or NVTX range
 //
 //	Load it in pandas with pd.read_csv("out.csv"), pd.read_json("out.jsonl", lines=True)
 //	for --format json, or pd.read_parquet("out.parquet") for --format parquet (zstd;
@@ -624,7 +628,7 @@
 //	      --steps string        measure only these ProfilerStep#N: 3:, 3:5, :5 or 4
 //	      --stream int64Slice   measure only this stream, on every device (repeat or comma-separate for several) (default [])
 //	      --strict              treat skipped or malformed events and truncation as errors
-//	  -t, --table string        table: summary, kernels, kernel-stats, steps, gaps, memcpy, host, host-ops, streams, api, ranges (default "summary")
+//	  -t, --table string        table: summary, kernels, kernel-stats, steps, gaps, memcpy, host, host-ops, streams, api, ranges, ops, regions (default "summary")
 //	      --window string       measure only START:END after the first GPU activity, e.g. 100ms:500ms
 //
 //	# traceql pprof

@@ -55,6 +55,10 @@ Tables:
   api           one row per (file, host API call name): count, total, mean, median, min,
                 max, stddev, share (nsys stats' cuda_api_sum)
   ranges        one row per (file, record_function or NVTX range name): the same (nvtx_sum)
+  ops           one row per (file, device, host op): the GPU work launched from inside it
+                (the innermost cpu_op open on the launching thread; graph replays are the
+                graph launch's): calls, kernels, gpu_ns, cpu_ns, share; "(none)" for the rest
+  regions       the same by the innermost record_function annotation or NVTX range
 
 Load it in pandas with pd.read_csv("out.csv"), pd.read_json("out.jsonl", lines=True)
 for --format json, or pd.read_parquet("out.parquet") for --format parquet (zstd;
@@ -80,6 +84,9 @@ worker's --shard part has the same columns: out/*.parquet reads as one table.` +
 				if err := binaryToTerminal(opts.Out, "--format parquet"); err != nil {
 					return err
 				}
+			}
+			if opts.Table == "ops" || opts.Table == "regions" {
+				opts.Read.hostOps = true // the cpu_ops, which a lean read leaves out
 			}
 			if err := opts.Read.prepare(cmd); err != nil {
 				return err

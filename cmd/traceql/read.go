@@ -40,6 +40,7 @@ type readOptions struct {
 
 	memory     int64     // what the files read at once may take (readEach); 0: memoryBudget()
 	hostStacks bool      // keep every host op: cpu_ops and python_function events (pprof)
+	hostOps    bool      // keep the cpu_ops (summarize --by op, export --table ops)
 	stderr     io.Writer // for the progress bar and warnings
 	stdin      io.Reader // the trace of the argument "-"
 	progress   *progress // nil: none
@@ -461,7 +462,7 @@ func readTrace(ctx context.Context, path string, r *readOptions) (*trace.Trace, 
 		budget = memoryBudget()
 	}
 	o := trace.Options{Strict: r.Strict, PythonStacks: r.hostStacks,
-		LeanHost: !r.Strict, KeepOp: r.Range, MaxEventBytes: eventBound(budget)}
+		LeanHost: !r.Strict && !r.hostOps, KeepOp: r.Range, MaxEventBytes: eventBound(budget)}
 	if r.progress != nil {
 		o.Progress = r.progress.add
 	}

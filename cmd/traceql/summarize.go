@@ -76,9 +76,12 @@ back: the text is their overview, --format csv their rows.` + windowHelp + shard
 				return err
 			}
 			for _, b := range opts.By {
-				if !slices.Contains([]string{"kernel", "stream", "api", "range"}, b) {
-					return usageError{fmt.Errorf("--by %q: want kernel, stream, api or range", b)}
+				if !slices.Contains([]string{"kernel", "stream", "api", "range", "op", "region"}, b) {
+					return usageError{fmt.Errorf("--by %q: want kernel, stream, api, range, op or region", b)}
 				}
+			}
+			if slices.Contains(opts.By, "op") || slices.Contains(opts.By, "region") {
+				opts.Read.hostOps = true // the cpu_ops, which a lean read leaves out
 			}
 			if err := opts.Read.prepare(cmd); err != nil {
 				return err
@@ -93,7 +96,7 @@ back: the text is their overview, --format csv their rows.` + windowHelp + shard
 	f.StringVarP(&opts.Format, "format", "f", "text", "output format: text, csv, json or markdown")
 	f.IntVar(&opts.Top, "top", 10, "kernels (and host ops) listed per device")
 	f.BoolVar(&opts.Overview, "overview", false, "print only the overview of several traces, not each trace's tables")
-	f.StringSliceVar(&opts.By, "by", nil, "drill down, comma-separated: kernel (every kernel name with nsys stats' columns: instances, total, mean, median, min, max, stddev), stream (each stream's kernels, busy, idle, utilization), api (host API calls by name), range (record_function and NVTX ranges by name)")
+	f.StringSliceVar(&opts.By, "by", nil, "drill down, comma-separated: kernel (every kernel name with nsys stats' columns: instances, total, mean, median, min, max, stddev), stream (each stream's kernels, busy, idle, utilization), api (host API calls by name), range (record_function and NVTX ranges by name), op and region (GPU time by the innermost cpu_op, and record_function or NVTX range, enclosing each launch)")
 	f.BoolVar(&opts.All, "all", false, "text: after the headline and top kernels, every metric, copies by kind, steps and idle gaps")
 	namesFlag(f, &opts.Names)
 	opts.Read.addFlags(f)
@@ -125,7 +128,8 @@ func runSummarize(ctx context.Context, opts *summarizeOptions) error {
 	}
 	done := opts.Read.startProgress(files)
 	sums, failed := summarizeFiles(ctx, files, opts, metrics.Options{TopN: opts.Top, KernelDists: slices.Contains(opts.By, "kernel"),
-		StreamStats: slices.Contains(opts.By, "stream"), APIStats: slices.Contains(opts.By, "api"), RangeStats: slices.Contains(opts.By, "range")})
+		StreamStats: slices.Contains(opts.By, "stream"), APIStats: slices.Contains(opts.By, "api"), RangeStats: slices.Contains(opts.By, "range"),
+		Scopes: slices.Contains(opts.By, "op") || slices.Contains(opts.By, "region")})
 	failed += missing
 	done()
 	if err := ctx.Err(); err != nil { // interrupted: no partial report

@@ -1,0 +1,108 @@
+package metrics
+
+import (
+	"cmp"
+	"slices"
+	"strings"
+
+	"github.com/traceql/traceql/trace"
+)
+
+// A ScopeStat is the GPU work launched from inside one host op or code
+// region, on one device: TensorBoard's operator view, HTA's op-to-kernel
+// map.
+type ScopeStat struct {
+	Name string
+	// Calls counts the instances of the op or region that launched GPU
+	// work on the device; CPUNS is their duration, summed.
+	Calls int
+	CPUNS int64
+	// Kernels counts the kernels, copies and memsets launched from inside
+	// (graph replays count each kernel), GPUNS their durations, summed.
+	Kernels int
+	GPUNS   int64
+	Share   float64 // GPUNS / the GPU time of all work on the device
+}
+
+// NoScope names the GPU work whose launch call no op or region encloses,
+// or that has no launch call in the trace.
+const NoScope = "(none)"
+
+// Scopes attributes each kernel, copy and memset of device dev to the
+// innermost cpu_op, and to the innermost record_function annotation or
+// NVTX range (steps, ProfilerStep#N, are not regions), open on the
+// launching thread when its launch call began; graph-replayed kernels
+// belong to the scopes of the graph launch. It returns the stats by op and
+// by region, the most GPU time first, ties by name, NoScope among them.
+func Scopes(t *trace.Trace, dev int) (ops, regions []ScopeStat) {
+	ix := newLaunchIndex(t)
+	var acts []*trace.Activity
+	need := make([]bool, len(t.APICalls))
+	t.EachGPUActivity(func(a *trace.Activity) {
+		if a.Device != dev {
+			return
+		}
+		acts = append(acts, a)
+		if ci := ix.call(a); ci >= 0 {
+			need[ci] = true
+		}
+	})
+	opOf := make([]*trace.Op, len(t.APICalls))     // innermost cpu_op of a needed call
+	regionOf := make([]*trace.Op, len(t.APICalls)) // innermost region
+	eachCallScope(t, need, func(ci int, open []*trace.Op) {
+		for _, o := range slices.Backward(open) {
+			switch {
+			case o.Kind == trace.CPUOp && opOf[ci] == nil:
+				opOf[ci] = o
+			case (o.Kind == trace.UserAnnotation || o.Kind == trace.NVTXRange) && regionOf[ci] == nil &&
+				!strings.HasPrefix(o.Name, trace.StepPrefix):
+				regionOf[ci] = o
+			}
+		}
+	})
+	type agg struct {
+		stat      ScopeStat
+		instances map[*trace.Op]bool
+	}
+	tally := func(m map[string]*agg, o *trace.Op, a *trace.Activity) {
+		name := NoScope
+		if o != nil {
+			name = o.Name
+		}
+		g := m[name]
+		if g == nil {
+			g = &agg{stat: ScopeStat{Name: name}, instances: map[*trace.Op]bool{}}
+			m[name] = g
+		}
+		g.stat.Kernels++
+		g.stat.GPUNS += a.Dur()
+		if o != nil && !g.instances[o] {
+			g.instances[o] = true
+			g.stat.Calls++
+			g.stat.CPUNS += o.End - o.Start
+		}
+	}
+	byOp, byRegion := map[string]*agg{}, map[string]*agg{}
+	var total int64
+	for _, a := range acts {
+		var op, region *trace.Op
+		if ci := ix.call(a); ci >= 0 {
+			op, region = opOf[ci], regionOf[ci]
+		}
+		tally(byOp, op, a)
+		tally(byRegion, region, a)
+		total += a.Dur()
+	}
+	done := func(m map[string]*agg) []ScopeStat {
+		out := make([]ScopeStat, 0, len(m))
+		for _, g := range m {
+			if total > 0 {
+				g.stat.Share = float64(g.stat.GPUNS) / float64(total)
+			}
+			out = append(out, g.stat)
+		}
+		slices.SortFunc(out, func(a, b ScopeStat) int { return cmp.Or(cmp.Compare(b.GPUNS, a.GPUNS), cmp.Compare(a.Name, b.Name)) })
+		return out
+	}
+	return done(byOp), done(byRegion)
+}
