@@ -135,3 +135,56 @@ func nameDists(names []string, durs []int64) []NameDist {
 	slices.SortFunc(out, func(a, b NameDist) int { return cmp.Or(cmp.Compare(b.TotalNS, a.TotalNS), cmp.Compare(a.Name, b.Name)) })
 	return out
 }
+
+// A CopyDist summarizes the copies of one kind between two memory kinds,
+// or the memsets of one memory kind, on one device: nsys stats'
+// cuda_gpu_mem_size_sum and cuda_gpu_mem_time_sum in one row.
+type CopyDist struct {
+	Kind     string // HtoD, DtoH, …, or "memset"
+	Src, Dst string // memory kinds; a memset's is Dst
+	Count    int
+	Bytes    int64 // in all
+	// MinBytes, MedianBytes and MaxBytes describe one operation's size;
+	// the median is the mean of the two middle sizes for an even count.
+	MinBytes, MaxBytes int64
+	MedianBytes        float64
+	NS                 int64   // durations, summed
+	GBps               float64 // Bytes / NS, GB = 1e9 B; 0 for no time
+}
+
+// CopyDists summarizes device dev's copies and memsets by kind and memory
+// kinds, sorted by kind, then source and destination.
+func CopyDists(t *trace.Trace, dev int) []CopyDist {
+	type key struct{ kind, src, dst string }
+	sizes := map[key][]int64{}
+	ns := map[key]int64{}
+	for i := range t.Memcpys {
+		if m := &t.Memcpys[i]; m.Device == dev {
+			k := key{m.Kind.String(), m.Src.String(), m.Dst.String()}
+			sizes[k] = append(sizes[k], m.Bytes)
+			ns[k] += m.Dur()
+		}
+	}
+	for i := range t.Memsets {
+		if m := &t.Memsets[i]; m.Device == dev {
+			k := key{"memset", "", m.Mem.String()}
+			sizes[k] = append(sizes[k], m.Bytes)
+			ns[k] += m.Dur()
+		}
+	}
+	out := make([]CopyDist, 0, len(sizes))
+	for k, xs := range sizes {
+		slices.Sort(xs)
+		d := CopyDist{Kind: k.kind, Src: k.src, Dst: k.dst, Count: len(xs), MinBytes: xs[0], MaxBytes: xs[len(xs)-1],
+			MedianBytes: Median(xs), NS: ns[k]}
+		for _, x := range xs {
+			d.Bytes += x
+		}
+		d.GBps = gbps(d.Bytes, d.NS)
+		out = append(out, d)
+	}
+	slices.SortFunc(out, func(a, b CopyDist) int {
+		return cmp.Or(cmp.Compare(a.Kind, b.Kind), cmp.Compare(a.Src, b.Src), cmp.Compare(a.Dst, b.Dst))
+	})
+	return out
+}

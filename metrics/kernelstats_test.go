@@ -1,9 +1,13 @@
 package metrics_test
 
 import (
+	"compress/gzip"
 	"context"
 	"database/sql"
+	"encoding/json"
+	"fmt"
 	"math"
+	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -214,5 +218,74 @@ func TestStreamStats(t *testing.T) {
 		if st.Kernels != kernels || st.SpanNS != hi-lo || st.BusyNS != n || st.IdleNS != hi-lo-n {
 			t.Errorf("stream %d: %+v; want %d kernels, span %d, busy %d", st.Stream, st, kernels, hi-lo, n)
 		}
+	}
+}
+
+// TestCopyDists: copies by kind and memory kinds on the README's sample
+// equal its generator's truth (count, bytes, time), and the sizes equal a
+// decode of its events with encoding/json (min, median, max).
+func TestCopyDists(t *testing.T) {
+	const path = "../testdata/sample.pt.trace.json.gz"
+	var truth synth.Truth
+	if b, err := os.ReadFile("../testdata/sample.truth.json"); err != nil {
+		t.Fatal(err)
+	} else if err := json.Unmarshal(b, &truth); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	zr, err := gzip.NewReader(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		TraceEvents []struct {
+			Cat  string `json:"cat"`
+			Name string `json:"name"`
+			Args struct {
+				Device int   `json:"device"`
+				Bytes  int64 `json:"bytes"`
+			} `json:"args"`
+		} `json:"traceEvents"`
+	}
+	if err := json.NewDecoder(zr).Decode(&doc); err != nil {
+		t.Fatal(err)
+	}
+	sizes := map[string][]int64{} // "device name" → sizes
+	for _, e := range doc.TraceEvents {
+		if e.Cat == "gpu_memcpy" {
+			k := fmt.Sprint(e.Args.Device, " ", e.Name)
+			sizes[k] = append(sizes[k], e.Args.Bytes)
+		}
+	}
+	tr, err := trace.Open(context.Background(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checked := 0
+	for _, dt := range truth.Devices {
+		got := map[string]metrics.CopyDist{}
+		for _, c := range metrics.CopyDists(tr, dt.Device) {
+			got[c.Kind+" "+c.Src+" "+c.Dst] = c
+		}
+		for _, w := range dt.Copies {
+			g := got[w.Kind+" "+w.Src+" "+w.Dst]
+			xs := sizes[fmt.Sprint(dt.Device, " ", w.Name)]
+			slices.Sort(xs)
+			med := float64(xs[len(xs)/2])
+			if len(xs)%2 == 0 {
+				med = float64(xs[len(xs)/2-1]+xs[len(xs)/2]) / 2
+			}
+			if g.Count != w.Copies || g.Bytes != w.Bytes || g.NS != w.NS || g.MinBytes != xs[0] || g.MaxBytes != xs[len(xs)-1] || g.MedianBytes != med {
+				t.Errorf("GPU %d %s: %+v; want %d copies, %d B, %d ns, sizes %d/%v/%d", dt.Device, w.Name, g, w.Copies, w.Bytes, w.NS, xs[0], med, xs[len(xs)-1])
+			}
+			checked++
+		}
+	}
+	if checked < 5 {
+		t.Errorf("%d copy kinds checked", checked)
 	}
 }

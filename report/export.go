@@ -122,6 +122,7 @@ var exportSpecs = map[string]string{
 	"host-ops":     "file:t name:t count total_ns self_ns",
 	"streams":      "file:t device stream kernels copies span_ns busy_ns idle_ns util:f",
 	"ops":          "file:t device op:t calls kernels gpu_ns cpu_ns share:f",
+	"copy-stats":   "file:t device kind:t src:t dst:t count bytes min_bytes median_bytes:f max_bytes ns gbps:f",
 	"regions":      "file:t device region:t calls kernels gpu_ns cpu_ns share:f",
 	"api":          "file:t name:t count total_ns mean_ns:f median_ns:f min_ns max_ns stddev_ns:f share:f",
 	"ranges":       "file:t name:t count total_ns mean_ns:f median_ns:f min_ns max_ns stddev_ns:f share:f",
@@ -143,7 +144,7 @@ func cols(spec string) []Column {
 
 // ExportTables lists the table names ExportColumns and Export accept.
 func ExportTables() []string {
-	return []string{"summary", "kernels", "kernel-stats", "steps", "gaps", "memcpy", "host", "host-ops", "streams", "api", "ranges", "ops", "regions"}
+	return []string{"summary", "kernels", "kernel-stats", "steps", "gaps", "memcpy", "host", "host-ops", "streams", "api", "ranges", "ops", "regions", "copy-stats"}
 }
 
 // ExportColumns returns the columns of an export table.
@@ -190,6 +191,14 @@ func Export(rw *RowWriter, table string, t *trace.Trace) error {
 		for dev, v := range metrics.DeviceViews(t) {
 			for _, st := range metrics.StreamStats(v, dev) {
 				if err := rw.Write(file, dev, st.Stream, st.Kernels, st.Copies, st.SpanNS, st.BusyNS, st.IdleNS, st.Util); err != nil {
+					return err
+				}
+			}
+		}
+	case "copy-stats":
+		for dev, v := range metrics.DeviceViews(t) {
+			for _, c := range metrics.CopyDists(v, dev) {
+				if err := rw.Write(file, dev, c.Kind, c.Src, c.Dst, c.Count, c.Bytes, c.MinBytes, c.MedianBytes, c.MaxBytes, c.NS, c.GBps); err != nil {
 					return err
 				}
 			}

@@ -567,6 +567,9 @@
 //	                (the innermost cpu_op open on the launching thread; graph replays are the
 //	                graph launch's): calls, kernels, gpu_ns, cpu_ns, share; "(none)" for the rest
 //	  regions       the same by the innermost record_function annotation or NVTX range
+//	  copy-stats    one row per (file, device, copy kind and memory kinds; memsets as kind
+//	                memset): count, bytes, min/median/max bytes of one, time, GB/s (nsys stats'
+//	                cuda_gpu_mem_size_sum and cuda_gpu_mem_time_sum)
 //
 //	Load it in pandas with pd.read_csv("out.csv"), pd.read_json("out.jsonl", lines=True)
 //	for --format json, or pd.read_parquet("out.parquet") for --format parquet (zstd;
@@ -628,7 +631,7 @@
 //	      --steps string        measure only these ProfilerStep#N: 3:, 3:5, :5 or 4
 //	      --stream int64Slice   measure only this stream, on every device (repeat or comma-separate for several) (default [])
 //	      --strict              treat skipped or malformed events and truncation as errors
-//	  -t, --table string        table: summary, kernels, kernel-stats, steps, gaps, memcpy, host, host-ops, streams, api, ranges, ops, regions (default "summary")
+//	  -t, --table string        table: summary, kernels, kernel-stats, steps, gaps, memcpy, host, host-ops, streams, api, ranges, ops, regions, copy-stats (default "summary")
 //	      --window string       measure only START:END after the first GPU activity, e.g. 100ms:500ms
 //
 //	# traceql pprof

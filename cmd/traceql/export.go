@@ -59,6 +59,9 @@ Tables:
                 (the innermost cpu_op open on the launching thread; graph replays are the
                 graph launch's): calls, kernels, gpu_ns, cpu_ns, share; "(none)" for the rest
   regions       the same by the innermost record_function annotation or NVTX range
+  copy-stats    one row per (file, device, copy kind and memory kinds; memsets as kind
+                memset): count, bytes, min/median/max bytes of one, time, GB/s (nsys stats'
+                cuda_gpu_mem_size_sum and cuda_gpu_mem_time_sum)
 
 Load it in pandas with pd.read_csv("out.csv"), pd.read_json("out.jsonl", lines=True)
 for --format json, or pd.read_parquet("out.parquet") for --format parquet (zstd;
