@@ -229,6 +229,9 @@ func abs(x int64) int64 {
 type DiffOptions struct {
 	Family bool    // match kernels by Family instead of by exact name
 	Alpha  float64 // significance level of step comparisons; 0 means 0.05
+	// Ops asks for each device's GPU time by host op (DeviceSummary.Ops)
+	// in both summaries, to compare by op.
+	Ops bool
 }
 
 // A Diff compares two traces device by device.
@@ -266,7 +269,7 @@ func DiffTraces(a, b *trace.Trace, o DiffOptions) Diff {
 	if o.Family {
 		key = Family
 	}
-	d := Diff{Old: Summarize(a, Options{}), New: Summarize(b, Options{})}
+	d := Diff{Old: Summarize(a, Options{Scopes: o.Ops}), New: Summarize(b, Options{Scopes: o.Ops})}
 	// Unsorted: DiffKernels sorts.
 	ka, kb := devicesKernelStats(a, key), devicesKernelStats(b, key)
 	for i := range max(len(d.Old.Devices), len(d.New.Devices)) {

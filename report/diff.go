@@ -1,8 +1,10 @@
 package report
 
 import (
+	"cmp"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -100,6 +102,9 @@ func DiffTables(d metrics.Diff, top int, l Layout) []*Table {
 			out = append(out, stepTable(dd.Steps))
 		}
 		out = append(out, kernelDiffTable(dd.Kernels, top, l))
+		if dd.Old.Ops != nil && dd.New.Ops != nil {
+			out = append(out, opDiffTable(dd.Old.Ops, dd.New.Ops, top, l))
+		}
 	}
 	return out
 }
@@ -180,6 +185,51 @@ func kernelDiffTable(ks []metrics.KernelDelta, top int, l Layout) *Table {
 		t.Rows = append(t.Rows, row)
 	}
 	t.Notes = append(t.Notes, fmt.Sprintf("%d kernel names in both runs, %d only in new, %d only in old", len(ks)-newN-gone, newN, gone))
+	return t
+}
+
+// opDiffTable compares the GPU time launched from each host op, the
+// largest change first, ties by name.
+func opDiffTable(old, new []metrics.ScopeStat, top int, l Layout) *Table {
+	type pair struct {
+		name string
+		o, n metrics.ScopeStat
+	}
+	by := map[string]*pair{}
+	var all []*pair
+	for i, side := range [][]metrics.ScopeStat{old, new} {
+		for _, s := range side {
+			p := by[s.Name]
+			if p == nil {
+				p = &pair{name: s.Name}
+				by[s.Name] = p
+				all = append(all, p)
+			}
+			if i == 0 {
+				p.o = s
+			} else {
+				p.n = s
+			}
+		}
+	}
+	delta := func(p *pair) int64 { return p.n.GPUNS - p.o.GPUNS }
+	abs := func(x int64) int64 { return max(x, -x) }
+	slices.SortFunc(all, func(a, b *pair) int {
+		return cmp.Or(cmp.Compare(abs(delta(b)), abs(delta(a))), cmp.Compare(a.name, b.name))
+	})
+	t := &Table{Title: "GPU time by host op, by |Δ|", Columns: []Column{
+		{Name: "GPU old", Unit: metrics.NS}, {Name: "GPU new", Unit: metrics.NS}, {Name: "Δ", Unit: metrics.Text},
+		{Name: "launched old", Unit: metrics.Count}, {Name: "launched new", Unit: metrics.Count},
+		{Name: "calls old", Unit: metrics.Count}, {Name: "calls new", Unit: metrics.Count}, {Name: "op", Unit: metrics.Text}}}
+	shown := all[:min(top, len(all))]
+	names := shortNames(shown, func(p *pair) string { return p.name }, max(l.NameWidth-40, 0))
+	for i, p := range shown {
+		t.Rows = append(t.Rows, []any{p.o.GPUNS, p.n.GPUNS, Signed(float64(delta(p)), metrics.NS), p.o.Kernels, p.n.Kernels,
+			p.o.Calls, p.n.Calls, names[i]})
+	}
+	if len(all) > top {
+		t.Notes = append(t.Notes, fmt.Sprintf("%d more ops (--top to show more)", len(all)-top))
+	}
 	return t
 }
 

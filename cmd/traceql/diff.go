@@ -13,6 +13,7 @@ import (
 )
 
 type diffOptions struct {
+	By       string // "op": compare GPU time by host op too
 	Names    string // kernel name style: full, short or family
 	Read     readOptions
 	Old, New string
@@ -70,6 +71,13 @@ out; export --table kernel-stats gives each run's kernels.` + windowHelp,
 			if err := checkNames(opts.Names); err != nil {
 				return err
 			}
+			switch opts.By {
+			case "":
+			case "op":
+				opts.Read.hostOps = true // the cpu_ops, which a lean read leaves out
+			default:
+				return usageError{fmt.Errorf("--by %q: want op", opts.By)}
+			}
 			if err := opts.Read.prepare(cmd); err != nil {
 				return err
 			}
@@ -81,6 +89,7 @@ out; export --table kernel-stats gives each run's kernels.` + windowHelp,
 	}
 	f := cmd.Flags()
 	f.StringVar(&opts.Group, "group", "name", "match kernels by exact name or by family")
+	f.StringVar(&opts.By, "by", "", "op: also compare the GPU time launched from each host op (reads the cpu_ops)")
 	f.StringVarP(&opts.Format, "format", "f", "text", "output format: text, csv or markdown")
 	f.IntVar(&opts.Top, "top", 20, "kernel rows shown")
 	namesFlag(f, &opts.Names)
@@ -106,7 +115,7 @@ func runDiff(ctx context.Context, opts *diffOptions) error {
 	if err != nil {
 		return err
 	}
-	d := metrics.DiffTraces(ts[0], ts[1], metrics.DiffOptions{Family: opts.Group == "family"})
+	d := metrics.DiffTraces(ts[0], ts[1], metrics.DiffOptions{Family: opts.Group == "family", Ops: opts.By == "op"})
 	if len(d.Devices) == 0 {
 		// Host-only runs (CPU, MPS): their host sides and ops, side by side.
 		sums := []metrics.Summary{metrics.Summarize(ts[0], metrics.Options{}), metrics.Summarize(ts[1], metrics.Options{})}

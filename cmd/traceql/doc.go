@@ -399,6 +399,7 @@
 //	  traceql diff a.json b.sqlite --format csv > diff.csv
 //
 //	Flags:
+//	      --by string           op: also compare the GPU time launched from each host op (reads the cpu_ops)
 //	      --device ints         measure only this device (repeat or comma-separate for several)
 //	  -f, --format string       output format: text, csv or markdown (default "text")
 //	      --group string        match kernels by exact name or by family (default "name")

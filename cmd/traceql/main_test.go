@@ -299,6 +299,10 @@ func TestDiffCompareGolden(t *testing.T) {
 		{"diff_hta.csv", func(d string) []string {
 			return []string{"diff", d + "/hta/trace_diff/control/control.json.gz", d + "/hta/trace_diff/test/test.json.gz", "--format", "csv"}
 		}},
+		{"diff_resnet_by_op", func(d string) []string {
+			return []string{"diff", d + "/kineto/resnet50_v100_workers0.pt.trace.json.gz", d + "/kineto/resnet50_v100_workers4.pt.trace.json.gz",
+				"--by", "op", "--top", "5", "--names", "short"}
+		}},
 		{"compare_resnet_metrics.md", func(d string) []string {
 			return []string{"compare", d + "/kineto/resnet50_v100_workers0.pt.trace.json.gz", d + "/kineto/resnet50_v100_workers4.pt.trace.json.gz",
 				"--label", "workers0,workers4", "--metrics", "span_ns,idle_launch_ns,launch_mean_ns,queue_delay_median_ns", "-f", "markdown"}
