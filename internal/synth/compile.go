@@ -1,7 +1,6 @@
 package synth
 
 import (
-	"bufio"
 	"cmp"
 	"fmt"
 	"io"
@@ -171,17 +170,8 @@ func WriteCompile(w io.Writer, cfg CompileConfig) (CompileTrace, error) {
 // writeCompile writes tr as a Kineto trace, times as µs with a 3-digit ns
 // fraction.
 func writeCompile(w io.Writer, tr CompileTrace) error {
-	bw := bufio.NewWriter(w)
-	us := func(ns int64) string { return fmt.Sprintf("%d.%03d", ns/1000, ns%1000) }
-	first := true
-	event := func(format string, a ...any) {
-		if !first {
-			bw.WriteString(",\n")
-		}
-		first = false
-		fmt.Fprintf(bw, format, a...)
-	}
-	bw.WriteString(`{"schemaVersion": 1, "deviceProperties": [{"id": 0, "name": "Compile Test GPU"}], "traceEvents": [` + "\n")
+	ew := newEventWriter(w, "Compile Test GPU")
+	us, event := eventTime, ew.event
 	for _, o := range tr.Ops {
 		cat := "cpu_op"
 		if strings.HasPrefix(o.Name, "ProfilerStep#") {
@@ -198,6 +188,5 @@ func writeCompile(w io.Writer, tr CompileTrace) error {
 		event(`{"ph": "X", "cat": "kernel", "name": %q, "pid": 0, "tid": 7, "ts": %s, "dur": %s, "args": {"device": 0, "stream": 7, "correlation": %d}}`,
 			k.Name, us(k.Start), us(k.End-k.Start), k.Corr)
 	}
-	bw.WriteString("\n]}\n")
-	return bw.Flush()
+	return ew.close()
 }

@@ -327,17 +327,8 @@ func (tr IdleTrace) Write(w io.Writer) error { return writeIdle(w, tr) }
 // writeIdle writes tr as a Kineto trace, times as µs with a 3-digit ns
 // fraction.
 func writeIdle(w io.Writer, tr IdleTrace) error {
-	bw := bufio.NewWriter(w)
-	us := func(ns int64) string { return fmt.Sprintf("%d.%03d", ns/1000, ns%1000) }
-	first := true
-	event := func(format string, a ...any) {
-		if !first {
-			bw.WriteString(",\n")
-		}
-		first = false
-		fmt.Fprintf(bw, format, a...)
-	}
-	bw.WriteString(`{"schemaVersion": 1, "deviceProperties": [{"id": 0, "name": "Idle Test GPU"}], "traceEvents": [` + "\n")
+	ew := newEventWriter(w, "Idle Test GPU")
+	us, event := eventTime, ew.event
 	for _, st := range tr.Steps {
 		event(`{"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#%d", "pid": 100, "tid": 100, "ts": %s, "dur": %s}`,
 			st.Number, us(st.Start), us(st.End-st.Start))
@@ -363,6 +354,36 @@ func writeIdle(w io.Writer, tr IdleTrace) error {
 		event(`{"ph": "X", "cat": "cuda_sync", "name": %q, "pid": 0, "tid": 7, "ts": %s, "dur": %s, "args": {"cuda_sync_kind": %q, "device": 0, "stream": 7}}`,
 			s.Kind, us(s.Start), us(s.End-s.Start), s.Kind)
 	}
-	bw.WriteString("\n]}\n")
-	return bw.Flush()
+	return ew.close()
 }
+
+// An eventWriter writes a small Kineto trace an event at a time: the
+// scenario writers' (WriteIdle, WriteCompile) common frame.
+type eventWriter struct {
+	bw    *bufio.Writer
+	first bool
+}
+
+func newEventWriter(w io.Writer, gpu string) *eventWriter {
+	ew := &eventWriter{bw: bufio.NewWriter(w), first: true}
+	fmt.Fprintf(ew.bw, `{"schemaVersion": 1, "deviceProperties": [{"id": 0, "name": %q}], "traceEvents": [`+"\n", gpu)
+	return ew
+}
+
+// event writes one event, formatted.
+func (ew *eventWriter) event(format string, a ...any) {
+	if !ew.first {
+		ew.bw.WriteString(",\n")
+	}
+	ew.first = false
+	fmt.Fprintf(ew.bw, format, a...)
+}
+
+// close ends the event array and the object, and flushes.
+func (ew *eventWriter) close() error {
+	ew.bw.WriteString("\n]}\n")
+	return ew.bw.Flush()
+}
+
+// eventTime writes ns as Kineto's µs with a 3-digit ns fraction.
+func eventTime(ns int64) string { return fmt.Sprintf("%d.%03d", ns/1000, ns%1000) }
