@@ -32,6 +32,7 @@ between them, utilization, copy bandwidth.`,
 		newExportCmd(nil),
 		newPlotCmd(nil),
 		newPprofCmd(nil),
+		newReportCmd(nil),
 		newVersionCmd(),
 	)
 	registerCompletions(root)
