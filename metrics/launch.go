@@ -77,33 +77,33 @@ func SyncCalls() []string {
 // done (see syncCalls). A version suffix (_v2, _v3020, _ptsz, _ptds) is
 // ignored.
 func IsSync(name string) bool {
-	// Summaries ask this of every API call: a look at the name's ends
-	// turns away all but copies, memsets and synchronizations before any
+	// Summaries ask this of every API call, most of them launches: a
+	// name's length and last byte turn away nearly all others before any
 	// hashing.
-	if !maybeSync(name) {
+	if !syncShape(name) {
 		if strings.IndexByte(name, '_') < 0 {
 			return false
 		}
-		if name = apiBase(name); !maybeSync(name) {
+		if name = apiBase(name); !syncShape(name) {
 			return false
 		}
 	}
 	return syncCalls[name] || syncCalls[apiBase(name)]
 }
 
-// maybeSync reports whether name, without suffix, could be in syncCalls:
-// a synchronization, or a copy or memset that is not *Async.
-func maybeSync(name string) bool {
-	if strings.HasSuffix(name, "Synchronize") {
-		return true
+// syncShapes marks the (length, last byte) of each of syncCalls.
+var syncShapes = func() (t [64][256]bool) {
+	for n := range syncCalls {
+		t[len(n)][n[len(n)-1]] = true
 	}
-	rest, ok := strings.CutPrefix(name, "cuda")
-	if !ok {
-		if rest, ok = strings.CutPrefix(name, "hip"); !ok {
-			rest, ok = strings.CutPrefix(name, "cu")
-		}
-	}
-	return ok && (strings.HasPrefix(rest, "Memcpy") || strings.HasPrefix(rest, "Memset")) && !strings.HasSuffix(name, "Async")
+	return t
+}()
+
+// syncShape reports whether name could be one of syncCalls by its length
+// and last byte (a name of 64 bytes or more could: it is looked up).
+func syncShape(name string) bool {
+	n := len(name)
+	return n >= len(syncShapes) || n > 0 && syncShapes[n][name[n-1]]
 }
 
 // apiBase strips the suffixes that name a variant of the same call:

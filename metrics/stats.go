@@ -130,7 +130,7 @@ func exactU(n1, n2, u int) float64 {
 // return for values sorted, without sorting them: each value is found by
 // selection, in expected linear time. Sorting the kernel durations and
 // launch latencies was about half the CPU time of a summary of the
-// generated trace (BenchmarkSummarize). values is reordered.
+// generated trace (BenchmarkSummarize). values may be reordered.
 func quantiles(values []int64, ps ...float64) (median float64, pct []int64) {
 	n := len(values)
 	pct = make([]int64, len(ps))
@@ -142,21 +142,80 @@ func quantiles(values []int64, ps ...float64) (median float64, pct []int64) {
 	for _, p := range ps {
 		ranks = append(ranks, percentileRank(n, p))
 	}
-	ranked := slices.Clone(ranks)
-	slices.Sort(ranked)
-	lo := 0
-	for _, k := range slices.Compact(ranked) {
-		// None of values[:lo] is greater than any of the rest, and
-		// the ranks found there stay in place: the next is sought in
-		// the rest.
-		selectNth(values[lo:], k-lo)
-		lo = k + 1
-	}
-	median = Median([]int64{values[ranks[0]], values[ranks[1]]}) // the middle one or two
-	for i := range ps {
-		pct[i] = values[ranks[2+i]]
-	}
+	at := rankValues(values, ranks)
+	median = Median([]int64{at[0], at[1]}) // the middle one or two
+	copy(pct, at[2:])
 	return median, pct
+}
+
+// rankValues returns the values of the given ranks (0-based, as in a sort
+// of values), reordering values. Large inputs are counted into buckets by
+// their leading bits first, in three passes that move nothing, and only
+// the buckets holding a rank are selected in; small ones go straight to
+// selection.
+func rankValues(values []int64, ranks []int) []int64 {
+	out := make([]int64, len(ranks))
+	const buckets = 1 << 12
+	if len(values) < 8*buckets {
+		ranked := slices.Clone(ranks)
+		slices.Sort(ranked)
+		lo := 0
+		for _, k := range slices.Compact(ranked) {
+			// None of values[:lo] is greater than any of the rest, and
+			// the ranks found there stay in place: the next is sought
+			// in the rest.
+			selectNth(values[lo:], k-lo)
+			lo = k + 1
+		}
+		for i, k := range ranks {
+			out[i] = values[k]
+		}
+		return out
+	}
+	// As unsigned numbers of the same order: the sign bit flipped.
+	key := func(v int64) uint64 { return uint64(v) ^ 1<<63 }
+	lo, hi := key(values[0]), key(values[0])
+	for _, v := range values {
+		lo, hi = min(lo, key(v)), max(hi, key(v))
+	}
+	shift := max(bits.Len64(hi-lo)-12, 0)
+	var count [buckets]int
+	for _, v := range values {
+		count[(key(v)-lo)>>shift]++
+	}
+	// The bucket of each rank, and how many values come before it.
+	bucketOf, before := make([]int, len(ranks)), make([]int, len(ranks))
+	for i, k := range ranks {
+		n := 0
+		for b, c := range count {
+			if n+c > k {
+				bucketOf[i], before[i] = b, n
+				break
+			}
+			n += c
+		}
+	}
+	// The values of those buckets, each bucket's once: slot[b] is 1 + the
+	// index of bucket b's values in sel, or 0.
+	var slot [buckets]int8
+	var sel [][]int64
+	for _, b := range bucketOf {
+		if slot[b] == 0 {
+			sel = append(sel, make([]int64, 0, count[b]))
+			slot[b] = int8(len(sel))
+		}
+	}
+	for _, v := range values {
+		if j := slot[(key(v)-lo)>>shift]; j != 0 {
+			sel[j-1] = append(sel[j-1], v)
+		}
+	}
+	for i, k := range ranks {
+		vs := sel[slot[bucketOf[i]]-1]
+		selectNth(vs, k-before[i])
+		out[i] = vs[k-before[i]]
+	}
+	return out
 }
 
 // selectNth reorders s so that s[k] holds what a sort would put there,

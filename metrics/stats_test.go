@@ -112,3 +112,33 @@ func TestQuantiles(t *testing.T) {
 		}
 	}
 }
+
+// TestRankValues: the bucketed selection of large inputs gives what a sort
+// gives, for values of every sign and spread, with repeats and extremes.
+func TestRankValues(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	gens := map[string]func() int64{
+		"spread":   func() int64 { return r.Int64N(1 << 40) },
+		"signed":   func() int64 { return r.Int64N(2e6) - 1e6 },
+		"repeats":  func() int64 { return r.Int64N(5) },
+		"one":      func() int64 { return 7 },
+		"extremes": func() int64 { return []int64{math.MinInt64, math.MaxInt64, 0, -1, 1}[r.IntN(5)] },
+		"skewed":   func() int64 { return int64(math.Exp(r.Float64() * 30)) },
+	}
+	for name, gen := range gens {
+		for _, n := range []int{1, 2, 100, 40000, 100001} {
+			vs := make([]int64, n)
+			for i := range vs {
+				vs[i] = gen()
+			}
+			sorted := slices.Sorted(slices.Values(vs))
+			ranks := []int{(n - 1) / 2, n / 2, n - 1, 0, n * 9 / 10}
+			got := rankValues(slices.Clone(vs), ranks)
+			for i, k := range ranks {
+				if got[i] != sorted[k] {
+					t.Errorf("%s n=%d rank %d: %d, want %d", name, n, k, got[i], sorted[k])
+				}
+			}
+		}
+	}
+}
