@@ -108,7 +108,9 @@ func TestBrokenBinaryInputs(t *testing.T) {
 		{"corrupt gzip stream", corrupt, "FAILURE of the gunzipped content"},
 		// Valid JSON, but the trailer's CRC-32 does not match it.
 		{"gzip checksum wrong", badCRC, "FAILURE gzip: invalid checksum"},
-		{"gzip cut short", zipped[:len(zipped)*2/3], "OK kernels=0 warning=truncated at byte"},
+		// How many kernels survive depends on where the cut falls, so this
+		// row asks for some kernels, not a count.
+		{"gzip cut short", zipped[:len(zipped)*2/3], "OK kernels=some warning=truncated at byte"},
 		// Complete JSON, with the trailer (CRC-32 and size) cut off.
 		{"gzip trailer cut", zipped[:len(zipped)-3], "OK kernels=2001 warning=gzip stream is cut short after the JSON text"},
 		{"gzip trailer missing", zipped[:len(zipped)-8], "OK kernels=2001 warning=gzip stream is cut short after the JSON text"},
@@ -123,9 +125,8 @@ func TestBrokenBinaryInputs(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if tt.name == "gzip cut short" {
-				// How many kernels survive depends on where the cut falls:
-				// only require a warning and no error.
+			if tt.expect == "OK kernels=some warning=truncated at byte" {
+				// No error, a truncation warning, and at least one kernel.
 				tr, err := Options{}.read(context.Background(), "in.json.gz", bytes.NewReader(tt.input), int64(len(tt.input)))
 				if err != nil || len(tr.Warnings) == 0 || !strings.Contains(tr.Warnings[0], "truncated at byte") || len(tr.Kernels) == 0 {
 					t.Fatalf("err %v, warnings %v", err, tr)
