@@ -2,205 +2,445 @@ package report
 
 import (
 	"bytes"
+	"fmt"
 	"html/template"
 	"io"
+	"regexp"
 	"strings"
 
 	"github.com/traceql/traceql/metrics"
 )
 
-// An HTMLRun is one run of a report: its label, its summary, and the
-// lengths of its first GPU's idle gaps (for the gap histogram).
-type HTMLRun struct {
-	Label   string
-	Summary metrics.Summary
-	Gaps    []int64
+// An HTMLReport is what WriteHTML lays out: the runs' summaries and what
+// the plots draw, all computed by metrics beforehand.
+type HTMLReport struct {
+	Labels    []string          // one per run
+	Summaries []metrics.Summary // one per run, with TopKernels cut to the top N
+	Names     string            // kernel name style (StyleName); "" is NamesFull
+	Kernels   []Series          // kernel durations, per run and device
+	Gaps      []Series          // idle-gap lengths, per run and device
+	Timeline  []Line            // binned utilization, per run and device
+	Steps     []StepRun         // step times, per run and device
 }
 
-// WriteHTML writes one self-contained page: the comparison of the runs
-// (with ratios to the first) and its plot when there are several, then per
-// run and device the headline, the verdict and the top kernels, the step
-// times and the idle time by gap length as inline SVG. No script, font or
-// style is fetched: the page opens from disk anywhere. The tables read
-// without JavaScript; a few lines sort a table by a column when its header
-// is clicked. Light and dark by the reader's setting; printable.
-func WriteHTML(w io.Writer, title string, runs []HTMLRun) error {
-	var sections []htmlSection
-	var sums []metrics.Summary
-	var labels []string
-	for _, r := range runs {
-		sums, labels = append(sums, r.Summary), append(labels, r.Label)
+// WriteHTML writes the report as one self-contained HTML page: inline CSS,
+// inline SVG from the plot functions and a few lines of JavaScript that
+// sort the kernel tables, nothing fetched. The tables are those of the
+// text outputs (SummaryTables' parts, CompareTable), so the page and the
+// terminal say the same. Its size is bounded by the tables' top N and the
+// plots' bins, not by the traces' size.
+func WriteHTML(w io.Writer, r HTMLReport) error {
+	page := htmlPage{Title: "traceql report: " + strings.Join(r.Labels, ", ")}
+	for i, s := range r.Summaries {
+		page.Runs = append(page.Runs, htmlRunOf(r.Labels[i], s, r.Names))
 	}
-	if len(runs) > 1 && len(sums[0].Devices) > 0 {
-		sec := htmlSection{Title: "Comparison"}
-		sec.Tables = append(sec.Tables, htmlTable(CompareTable(labels, sums, 0, CompareHeadline, false)))
-		if svg, err := svgOf(func(w io.Writer) error {
-			return PlotCompare(w, "svg", HeadlineBars(labels, sums, 0), "headline metrics, ratio to "+labels[0], [2]float64{})
-		}); err == nil {
-			sec.SVGs = append(sec.SVGs, svg)
-		}
-		sections = append(sections, sec)
+	positions := 0
+	for _, s := range r.Summaries {
+		positions = max(positions, len(s.Devices))
 	}
-	var steps []StepRun
-	var gaps []Series
-	for _, r := range runs {
-		sec := htmlSection{Title: r.Label}
-		for _, t := range SummaryTables(r.Summary, Layout{}) {
-			if t.Notes != nil && len(t.Columns) == 0 && strings.HasPrefix(t.Notes[0], "every metric") {
-				continue // the text output's hint at --all
+	if len(r.Summaries) > 1 {
+		for pos := range positions {
+			t := CompareTable(r.Labels, r.Summaries, pos, CompareHeadline, false)
+			c := htmlCompare{Table: htmlTableOf(t, "compare", nil, nil)}
+			title := "headline metrics, ratio to " + r.Labels[0]
+			if positions > 1 {
+				title += fmt.Sprintf(" (each run's GPU #%d)", pos)
 			}
-			sec.Tables = append(sec.Tables, htmlTable(t))
-		}
-		sections = append(sections, sec)
-		if len(r.Summary.Devices) > 0 {
-			d := r.Summary.Devices[0]
-			steps = append(steps, StepRun{Label: r.Label, Steps: d.Steps, Warmup: metrics.WarmupSteps(d.Steps)})
-		}
-		if len(r.Gaps) > 0 {
-			gaps = append(gaps, Series{Label: r.Label, Values: r.Gaps})
-		}
-	}
-	plots := htmlSection{Title: "Plots"}
-	if svg, err := svgOf(func(w io.Writer) error {
-		return PlotSteps(w, "svg", steps, "step time per step (first GPU of each run)")
-	}); err == nil {
-		plots.SVGs = append(plots.SVGs, svg)
-	}
-	if len(gaps) > 0 {
-		if svg, err := svgOf(func(w io.Writer) error {
-			return PlotGapHist(w, "svg", gaps, "idle time by gap length (first GPU of each run)", true)
-		}); err == nil {
-			plots.SVGs = append(plots.SVGs, svg)
+			svg, err := inlineSVG(func(w io.Writer) error {
+				return PlotCompare(w, "svg", HeadlineBars(r.Labels, r.Summaries, pos), title, [2]float64{})
+			})
+			if err != nil {
+				return err
+			}
+			c.Plot = svg
+			page.Compare = append(page.Compare, c)
 		}
 	}
-	if len(plots.SVGs) > 0 {
-		sections = append(sections, plots)
+	plots := []struct {
+		name string
+		draw func(io.Writer) error
+		ok   bool
+	}{
+		{"GPU utilization over time", func(w io.Writer) error {
+			return PlotTimeline(w, "svg", r.Timeline, "GPU utilization over time")
+		}, len(r.Timeline) > 0},
+		{"kernel time by kernel duration", func(w io.Writer) error {
+			return PlotKernelHist(w, "svg", r.Kernels, "kernel time by kernel duration", true)
+		}, hasValues(r.Kernels)},
+		{"idle time by gap length", func(w io.Writer) error {
+			return PlotGapHist(w, "svg", r.Gaps, "idle time by gap length", true)
+		}, hasValues(r.Gaps)},
+		{"step time per step", func(w io.Writer) error {
+			return PlotSteps(w, "svg", r.Steps, "step time per step")
+		}, hasSteps(r.Steps)},
 	}
-	return htmlPage.Execute(w, struct {
-		Title    string
-		Sections []htmlSection
-	}{title, sections})
+	for _, p := range plots {
+		if !p.ok {
+			continue
+		}
+		svg, err := inlineSVG(p.draw)
+		if err != nil {
+			return fmt.Errorf("plot %s: %w", p.name, err)
+		}
+		page.Plots = append(page.Plots, htmlPlot{Name: p.name, SVG: svg})
+	}
+	page.Records = htmlTableOf(SummaryRecords(r.Summaries), "records", nil, nil)
+	page.Records.raw = true
+	for i := range page.Records.Rows {
+		for j := range page.Records.Rows[i].Cells {
+			c := &page.Records.Rows[i].Cells[j]
+			c.Text = c.Raw
+		}
+	}
+	return htmlTemplate.Execute(w, page)
 }
 
-// svgOf draws a plot into a string; plots that have nothing to draw give
-// an error, and the page leaves them out.
-func svgOf(draw func(io.Writer) error) (template.HTML, error) {
+func hasValues(s []Series) bool {
+	for _, x := range s {
+		if len(x.Values) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+func hasSteps(runs []StepRun) bool {
+	for _, r := range runs {
+		if len(r.Steps) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// svgProlog is what an SVG file has before its <svg> element and an HTML
+// page must not: the XML declaration and the generator's comment.
+var svgProlog = regexp.MustCompile(`(?s)\A.*?(<svg[\s>])`)
+
+// inlineSVG renders a plot as SVG for inclusion in a page. The SVG is the
+// plot package's own output, whose text it escapes, so it is trusted.
+func inlineSVG(draw func(io.Writer) error) (template.HTML, error) {
 	var b bytes.Buffer
 	if err := draw(&b); err != nil {
 		return "", err
 	}
-	s := b.String()
-	if i := strings.Index(s, "<svg"); i >= 0 { // the XML prolog has no place in HTML
-		s = s[i:]
-	}
-	// The plot library writes SVG, not text from traces, and labels it
-	// escapes itself: it goes in as it is.
-	return template.HTML(s), nil
+	s := svgProlog.ReplaceAllString(b.String(), "$1")
+	return template.HTML(s), nil // #nosec: generated by report's plots, text escaped there
 }
 
-type htmlSection struct {
-	Title  string
-	Tables []htmlTab
-	SVGs   []template.HTML
+type htmlPage struct {
+	Title   string
+	Runs    []htmlRun
+	Compare []htmlCompare
+	Plots   []htmlPlot
+	Records htmlTable
 }
 
-type htmlTab struct {
-	Title   []string // the title's lines
-	Head    []htmlCell
-	Rows    [][]htmlCell
+type htmlCompare struct {
+	Table htmlTable
+	Plot  template.HTML
+}
+
+type htmlPlot struct {
+	Name string
+	SVG  template.HTML
+}
+
+type htmlRun struct {
+	Label   string
+	Heading string // SummaryTables' title: file, format, GPU model, window, warm-up notes
+	Devices []htmlDevice
+	Host    []htmlTable // a trace without GPU activity: its host side
+}
+
+type htmlDevice struct {
+	Name     string // "GPU 0"
+	Bound    string // metrics.Verdict's name, or why it names none
+	Verdict  string
+	Headline htmlTable
+	Idle     htmlTable   // idle time by class
+	Tables   []htmlTable // top kernels, steps, copies, idle gaps by length
+}
+
+// An htmlTable is a Table with its cells formatted, and each cell's raw
+// value kept for sorting.
+type htmlTable struct {
+	Title   string
+	Class   string
+	Columns []htmlColumn
+	Rows    []htmlRow
 	Notes   []string
-	Numbers bool // a table of numbers: sortable
+	raw     bool
+}
+
+type htmlColumn struct {
+	Name string
+	Num  bool
+}
+
+type htmlRow struct {
+	Class string
+	Cells []htmlCell
 }
 
 type htmlCell struct {
 	Text  string
-	Title string // the whole value, where Text is cut
+	Raw   string // for sorting
+	Title string // the whole text, where Text is styled or cut
 	Num   bool
-	Key   string // the raw value, for sorting
 }
 
-// htmlTable turns a Table into cells: values formatted as in text, raw
-// values as sort keys, long names cut with the whole name on hover.
-func htmlTable(t *Table) htmlTab {
-	h := htmlTab{Notes: t.Notes}
-	for _, line := range strings.Split(t.Title, "\n") {
-		if line = strings.TrimSpace(line); line != "" {
-			h.Title = append(h.Title, line)
-		}
-	}
+// htmlTableOf formats t; rowClass and cellTitle, when not nil, give a
+// row's class and a cell's hover text.
+func htmlTableOf(t *Table, class string, rowClass func(i int) string, cellTitle func(i, j int) string) htmlTable {
+	h := htmlTable{Title: t.Title, Class: class, Notes: t.Notes}
 	for _, c := range t.Columns {
-		h.Head = append(h.Head, htmlCell{Text: c.Name, Num: c.Unit != metrics.Text})
-		h.Numbers = h.Numbers || c.Unit != metrics.Text
+		h.Columns = append(h.Columns, htmlColumn{Name: c.Name, Num: c.Unit != metrics.Text})
 	}
-	for _, r := range t.Rows {
-		var row []htmlCell
+	for i, r := range t.Rows {
+		row := htmlRow{}
+		if rowClass != nil {
+			row.Class = rowClass(i)
+		}
 		for j, c := range t.Columns {
-			text := cell(r[j], c.Unit, true)
-			hc := htmlCell{Text: text, Num: c.Unit != metrics.Text, Key: Raw(r[j])}
-			if cc, ok := r[j].(Cell); ok {
-				hc.Key = Raw(cc.V)
+			cl := htmlCell{Text: cell(r[j], c.Unit, true), Raw: cell(r[j], c.Unit, false), Num: c.Unit != metrics.Text}
+			if cellTitle != nil {
+				cl.Title = cellTitle(i, j)
 			}
-			if runes := []rune(text); len(runes) > 90 {
-				hc.Text, hc.Title = string(runes[:89])+"…", text
-			}
-			row = append(row, hc)
+			row.Cells = append(row.Cells, cl)
 		}
 		h.Rows = append(h.Rows, row)
 	}
 	return h
 }
 
-var htmlPage = template.Must(template.New("report").Parse(`<!DOCTYPE html>
+// htmlRunOf lays out one run: per device the headline and its verdict,
+// idle time by class, the top kernels (sortable, full names on hover),
+// the steps with warm-up marked, the copies and the idle gaps by length.
+func htmlRunOf(label string, s metrics.Summary, names string) htmlRun {
+	l := Layout{Names: names}
+	tables := SummaryTables(s, l)
+	run := htmlRun{Label: label, Heading: tables[0].Title}
+	if len(s.Devices) == 0 {
+		for _, t := range tables[1:] {
+			run.Host = append(run.Host, htmlTableOf(t, "", nil, nil))
+		}
+		return run
+	}
+	model := s.Devices[0].Name
+	for _, d := range s.Devices {
+		if d.Name != model {
+			model = ""
+		}
+	}
+	many := len(s.Devices) > 1
+	for i := range s.Devices {
+		d := &s.Devices[i]
+		hd := htmlDevice{Name: fmt.Sprintf("GPU %d", d.Device)}
+		if b := metrics.Verdict(d); b != metrics.Unbound {
+			hd.Bound = b.String() + "-bound"
+		} else {
+			hd.Bound, _, _ = strings.Cut(noVerdict(d), ":")
+		}
+		head := headlineTable(d, model == "")
+		hd.Verdict = strings.Join(head.Notes, " ")
+		head.Notes = nil
+		hd.Headline = htmlTableOf(head, "headline", nil, nil)
+		hd.Idle = htmlTableOf(idleClassTable(d), "idle", nil, nil)
+		if t := topKernelsTable(d, many, l); t != nil {
+			full := func(i, j int) string {
+				if j == len(t.Columns)-1 {
+					return d.TopKernels[i].Name
+				}
+				return ""
+			}
+			hd.Tables = append(hd.Tables, htmlTableOf(t, "sortable kernels", nil, full))
+		}
+		suffix := ""
+		if many {
+			suffix = fmt.Sprintf(" (GPU %d)", d.Device)
+		}
+		if len(d.Steps) >= 2 {
+			warm := metrics.WarmupSteps(d.Steps)
+			t := stepStatsTable(d.Steps, suffix)
+			hd.Tables = append(hd.Tables, htmlTableOf(t, "steps", func(i int) string {
+				if i < warm && i < stepRows/2 {
+					return "warmup"
+				}
+				return ""
+			}, nil))
+		}
+		noSteps := *d
+		noSteps.Steps = nil // listed above, with warm-up marked
+		for _, t := range deviceTables(&noSteps, many) {
+			hd.Tables = append(hd.Tables, htmlTableOf(t, "", nil, nil))
+		}
+		run.Devices = append(run.Devices, hd)
+	}
+	return run
+}
+
+// idleClassTable splits a device's idle time by cause (metrics.ClassifyGaps).
+func idleClassTable(d *metrics.DeviceSummary) *Table {
+	t := &Table{Title: "idle time by class", Columns: []Column{{Name: "class", Unit: metrics.Text},
+		{Name: "idle", Unit: metrics.NS}, {Name: "share of idle", Unit: metrics.Ratio}}}
+	for _, c := range []struct {
+		name string
+		ns   int64
+	}{{metrics.GapSync, d.IdleSyncNS}, {metrics.GapLaunch, d.IdleLaunchNS}, {metrics.GapOther, d.IdleOtherNS}} {
+		share := 0.0
+		if d.IdleNS > 0 {
+			share = float64(c.ns) / float64(d.IdleNS)
+		}
+		t.Rows = append(t.Rows, []any{c.name, c.ns, share})
+	}
+	if d.ShortLaunchGaps > 0 {
+		t.Notes = append(t.Notes, fmt.Sprintf("%s launch time in %s gaps under 1 ms: what CUDA graphs could remove",
+			Format(d.ShortLaunchNS, metrics.NS), Format(d.ShortLaunchGaps, metrics.Count)))
+	}
+	return t
+}
+
+var htmlTemplate = template.Must(template.New("report").Parse(`<!DOCTYPE html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="generator" content="traceql">
+<meta name="color-scheme" content="light dark">
 <title>{{.Title}}</title>
 <style>
-:root { color-scheme: light dark; --fg: #1b1b1b; --bg: #fff; --line: #d0d0d0; --head: #f3f3f3; --note: #555; }
-@media (prefers-color-scheme: dark) { :root { --fg: #e6e6e6; --bg: #161616; --line: #444; --head: #242424; --note: #aaa; } svg { background: #fff; } }
-body { font: 14px/1.4 system-ui, sans-serif; color: var(--fg); background: var(--bg); margin: 2em; max-width: 80em; }
-h1 { font-size: 1.5em; } h2 { font-size: 1.2em; margin-top: 2em; border-bottom: 1px solid var(--line); }
-table { border-collapse: collapse; margin: 0.6em 0 1.2em; }
-th, td { padding: 0.15em 0.6em; border-bottom: 1px solid var(--line); text-align: left; white-space: nowrap; }
-th { background: var(--head); cursor: pointer; } td.n, th.n { text-align: right; font-variant-numeric: tabular-nums; }
-caption { text-align: left; font-weight: 600; padding: 0.3em 0; } caption span { display: block; font-weight: normal; color: var(--note); }
-p.note { color: var(--note); margin: 0.2em 0; max-width: 60em; }
-svg { max-width: 100%; height: auto; display: block; margin: 1em 0; }
-@media print { th { cursor: auto; } h2 { break-before: auto; } }
+:root { --fg: #1b1f24; --bg: #ffffff; --muted: #57606a; --line: #d0d7de; --head: #f6f8fa; --warn: #fff4d6; --accent: #0969da; }
+@media (prefers-color-scheme: dark) {
+  :root { --fg: #e6edf3; --bg: #0d1117; --muted: #8d96a0; --line: #30363d; --head: #161b22; --warn: #3b2e00; --accent: #4493f8; }
+}
+body { font: 14px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, "Liberation Sans", sans-serif; color: var(--fg); background: var(--bg); margin: 1.5em auto; max-width: 1100px; padding: 0 1em; }
+h1 { font-size: 1.5em; margin: 0 0 .3em; }
+h2 { font-size: 1.25em; border-bottom: 1px solid var(--line); padding-bottom: .2em; margin-top: 1.8em; }
+h3 { font-size: 1.05em; margin: 1.2em 0 .4em; }
+pre.heading { white-space: pre-wrap; color: var(--muted); margin: .3em 0; font: inherit; }
+table { border-collapse: collapse; margin: .4em 0 .2em; }
+caption { text-align: left; font-weight: 600; padding: .3em 0; white-space: pre-line; }
+th, td { border: 1px solid var(--line); padding: .2em .55em; vertical-align: top; }
+th { background: var(--head); text-align: left; font-weight: 600; }
+td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
+table.kernels td:last-child { max-width: 46em; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; font-family: ui-monospace, "Liberation Mono", monospace; font-size: .92em; }
+tr.warmup td { background: var(--warn); }
+tr.warmup td:first-child::after { content: " warm-up"; font-size: .8em; color: var(--muted); }
+p.note { color: var(--muted); margin: .2em 0; max-width: 60em; }
+p.verdict { border-left: 4px solid var(--accent); padding: .3em .7em; background: var(--head); max-width: 60em; }
+.bound { font-weight: 600; }
+.grid { display: flex; flex-wrap: wrap; gap: 0 2em; align-items: flex-start; }
+figure { margin: 1em 0; break-inside: avoid; }
+figure svg { max-width: 100%; height: auto; background: #fff; border-radius: 4px; }
+.records { overflow-x: auto; }
+.js table.sortable th { cursor: pointer; user-select: none; }
+.js table.sortable th[aria-sort=ascending]::after { content: " ▲"; }
+.js table.sortable th[aria-sort=descending]::after { content: " ▼"; }
+@media print {
+  body { max-width: none; margin: 0; font-size: 11px; }
+  section, table, figure { break-inside: avoid; }
+  h2 { break-before: auto; }
+  details > * { display: block; }
+}
 </style>
 </head>
 <body>
+<header>
 <h1>{{.Title}}</h1>
-{{range .Sections}}<section>
-<h2>{{.Title}}</h2>
-{{range .Tables}}{{if .Head}}<table{{if .Numbers}} class="sortable"{{end}}>
-{{with .Title}}<caption>{{index . 0}}{{range $i, $l := .}}{{if $i}}<span>{{$l}}</span>{{end}}{{end}}</caption>{{end}}
-<thead><tr>{{range .Head}}<th{{if .Num}} class="n"{{end}}>{{.Text}}</th>{{end}}</tr></thead>
+<p class="note">Made by traceql: numbers exact, from the traces alone. Tables sort by a click on their header.</p>
+</header>
+<section id="runs">
+<h2>Runs</h2>
+<table class="runs"><thead><tr><th>run</th><th>device</th><th>verdict</th></tr></thead><tbody>
+{{- range $r := .Runs}}{{range .Devices}}
+<tr><td>{{$r.Label}}</td><td>{{.Name}}</td><td class="bound">{{.Bound}}</td></tr>
+{{- else}}
+<tr><td>{{$r.Label}}</td><td>no GPU activity</td><td></td></tr>
+{{- end}}{{end}}
+</tbody></table>
+</section>
+{{- if .Compare}}
+<section id="compare">
+<h2>Comparison</h2>
+{{- range .Compare}}
+{{template "table" .Table}}
+<figure>{{.Plot}}</figure>
+{{- end}}
+</section>
+{{- end}}
+{{- if .Plots}}
+<section id="plots">
+<h2>Plots</h2>
+{{- range .Plots}}
+<figure class="plot" aria-label="{{.Name}}">{{.SVG}}</figure>
+{{- end}}
+</section>
+{{- end}}
+{{- range $i, $r := .Runs}}
+<section class="run" id="run{{$i}}" data-label="{{.Label}}">
+<h2>{{.Label}}</h2>
+<pre class="heading">{{.Heading}}</pre>
+{{- range .Host}}{{template "table" .}}{{end}}
+{{- range .Devices}}
+<section class="device" data-device="{{.Name}}">
+<h3>{{.Name}}</h3>
+<p class="verdict">{{.Verdict}}</p>
+<div class="grid">
+{{template "table" .Headline}}
+{{template "table" .Idle}}
+</div>
+{{- range .Tables}}
+{{template "table" .}}
+{{- end}}
+</section>
+{{- end}}
+</section>
+{{- end}}
+<section id="records">
+<h2>Every metric</h2>
+<details><summary>raw values, as <code>traceql summarize -f csv</code> writes them (times in ns)</summary>
+<div class="records">{{template "table" .Records}}</div>
+</details>
+</section>
+{{define "table"}}<table{{if .Class}} class="{{.Class}}"{{end}}>{{if .Title}}<caption>{{.Title}}</caption>{{end}}
+<thead><tr>{{range .Columns}}<th{{if .Num}} class="num"{{end}}>{{.Name}}</th>{{end}}</tr></thead>
 <tbody>
-{{range .Rows}}<tr>{{range .}}<td{{if .Num}} class="n"{{end}} data-key="{{.Key}}"{{with .Title}} title="{{.}}"{{end}}>{{.Text}}</td>{{end}}</tr>
-{{end}}</tbody>
-</table>
-{{else}}{{range .Title}}<p class="note">{{.}}</p>{{end}}{{end}}{{range .Notes}}<p class="note">{{.}}</p>
-{{end}}{{end}}{{range .SVGs}}{{.}}
-{{end}}</section>
-{{end}}<script>
-// Click a column's header to sort its table; again to reverse.
-document.querySelectorAll("table.sortable th").forEach((th, _) => th.addEventListener("click", () => {
-  const table = th.closest("table"), col = [...th.parentNode.children].indexOf(th), body = table.tBodies[0];
-  const num = th.classList.contains("n"), dir = th.dataset.dir === "asc" ? -1 : 1;
-  th.dataset.dir = dir === 1 ? "asc" : "desc";
-  const key = tr => tr.children[col].dataset.key;
-  [...body.rows].sort((a, b) => num ? dir * (parseFloat(key(a)) - parseFloat(key(b))) : dir * key(a).localeCompare(key(b)))
-    .forEach(tr => body.appendChild(tr));
-}));
+{{- range .Rows}}
+<tr{{if .Class}} class="{{.Class}}"{{end}}>{{range .Cells}}<td{{if .Num}} class="num"{{end}} data-v="{{.Raw}}"{{if .Title}} title="{{.Title}}"{{end}}>{{.Text}}</td>{{end}}</tr>
+{{- end}}
+</tbody></table>
+{{- range .Notes}}
+<p class="note">{{.}}</p>
+{{- end}}
+{{end}}
+<script>
+// Sorting only: the page reads the same without it.
+document.documentElement.classList.add("js");
+for (const table of document.querySelectorAll("table.sortable")) {
+  const heads = table.tHead.rows[0].cells;
+  for (let col = 0; col < heads.length; col++) {
+    const th = heads[col];
+    th.tabIndex = 0;
+    const sort = () => {
+      const desc = th.getAttribute("aria-sort") !== "descending";
+      for (const h of heads) h.removeAttribute("aria-sort");
+      th.setAttribute("aria-sort", desc ? "descending" : "ascending");
+      const body = table.tBodies[0];
+      const rows = Array.from(body.rows);
+      const key = r => r.cells[col].dataset.v;
+      const num = th.classList.contains("num");
+      rows.sort((a, b) => {
+        const x = key(a), y = key(b);
+        const c = num ? Number(x) - Number(y) : x.localeCompare(y);
+        return desc ? -c : c;
+      });
+      for (const r of rows) body.appendChild(r);
+    };
+    th.addEventListener("click", sort);
+    th.addEventListener("keydown", e => { if (e.key === "Enter") sort(); });
+  }
+}
 </script>
 </body>
 </html>
 `))
-
-// HTMLTitle names the report of runs labelled so.
-func HTMLTitle(labels []string) string {
-	return "traceql report: " + strings.Join(labels, " vs ")
-}

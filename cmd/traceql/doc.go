@@ -19,7 +19,7 @@
 //	  help        Help about any command
 //	  plot        Draw kernel durations, idle gaps, utilization over time or top kernels
 //	  pprof       GPU time by the host stack that launched each kernel, as a pprof profile
-//	  report      One self-contained HTML page of one run or several: headlines, verdicts, comparison, plots
+//	  report      One self-contained HTML page of one run or several: verdicts, comparison, plots, tables
 //	  summarize   Per-device kernel, idle, utilization and copy numbers of each trace
 //	  version     Print traceql's version
 //

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -14,37 +15,57 @@ import (
 )
 
 type reportOptions struct {
+	Names  string // kernel name style: full, short or family
 	Read   readOptions
-	Files  []string
+	Args   []string
 	Labels []string
 	Output string
+	Top    int
+	Bins   int
 	Err    io.Writer
 }
 
 func newReportCmd(runF func(context.Context, *reportOptions) error) *cobra.Command {
 	opts := &reportOptions{}
 	cmd := &cobra.Command{
-		Use:   "report FILE... -o report.html",
-		Short: "One self-contained HTML page of one run or several: headlines, verdicts, comparison, plots",
-		Long: `Report writes one HTML file to send: for several runs the comparison table
-with ratios to the first and its plot; for each run and device the headline,
-the verdict and the top kernels (click a column's header to sort); the step
-times with warm-up marked and the idle time by gap length, as SVG. The page
-fetches nothing (no script, font or style from the network), reads without
-JavaScript, prints, and follows the reader's light or dark setting. Labels
-default to the file names.` + windowHelp,
-		Example: `  traceql report eager.json.gz compiled.json.gz --label eager,compiled --steady -o modes.html`,
-		Args:    minArgs(1, "FILE"),
+		Use:   "report FILE|DIR... -o REPORT.html",
+		Short: "One self-contained HTML page of one run or several: verdicts, comparison, plots, tables",
+		Long: `Report writes one HTML file to send or keep: for each run and GPU the
+headline and its verdict, idle time by class, the top kernels (sortable,
+whole names on hover), the steps with warm-up marked, copies and idle gaps
+by length; for several runs the comparison table with ratios to the first
+and its bars; and the plots (utilization over time, kernel durations,
+idle-gap lengths, step times) as inline SVG.
+
+The page opens from disk and fetches nothing: CSS, SVG and the few lines
+of script that sort tables are inline. It reads without script, prints,
+and follows the system's light or dark scheme. Its size does not grow
+with the traces': tables keep the --top kernels and at most 20 steps, the
+timeline --bins bins, the histograms their bins. A DIR argument is searched
+as summarize does.` + windowHelp,
+		Example: `  traceql report run.pt.trace.json.gz -o report.html
+  traceql report eager.json default.json reduce.json --label eager,default,reduce-overhead --steady -o modes.html`,
+		Args: minArgs(1, "FILE or DIR"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.Files, opts.Err = args, cmd.ErrOrStderr()
-			if len(opts.Labels) == 0 {
-				opts.Labels = runLabels(args)
+			opts.Args = args
+			opts.Err = cmd.ErrOrStderr()
+			if opts.Output == "" {
+				return usageError{fmt.Errorf("report needs -o REPORT.html")}
 			}
-			if len(opts.Labels) != len(args) {
-				return usageError{fmt.Errorf("--label has %d labels for %d files", len(opts.Labels), len(args))}
+			if ext := strings.ToLower(filepath.Ext(opts.Output)); ext != ".html" && ext != ".htm" {
+				return usageError{fmt.Errorf("-o %s: the report is HTML; name it .html", opts.Output)}
 			}
-			if opts.Output == "" || !strings.HasSuffix(strings.ToLower(opts.Output), ".html") {
-				return usageError{fmt.Errorf("report needs -o FILE.html")}
+			if err := positive("top", opts.Top); err != nil {
+				return err
+			}
+			if err := positive("bins", opts.Bins); err != nil {
+				return err
+			}
+			if opts.Bins > maxTimelineBins {
+				return usageError{fmt.Errorf("--bins %d: at most %d", opts.Bins, maxTimelineBins)}
+			}
+			if err := checkNames(opts.Names); err != nil {
+				return err
 			}
 			if err := opts.Read.prepare(cmd); err != nil {
 				return err
@@ -56,43 +77,116 @@ default to the file names.` + windowHelp,
 		},
 	}
 	f := cmd.Flags()
-	f.StringSliceVar(&opts.Labels, "label", nil, "comma-separated run labels, one per file")
-	f.StringVarP(&opts.Output, "output", "o", "", "the HTML file to write")
+	f.StringVarP(&opts.Output, "output", "o", "", "the HTML file written")
+	f.StringSliceVar(&opts.Labels, "label", nil, "comma-separated run labels, one per file (default: the file names)")
+	f.IntVar(&opts.Top, "top", 20, "kernels listed per device")
+	f.IntVar(&opts.Bins, "bins", 200, "time bins of the utilization timeline")
+	namesFlag(f, &opts.Names)
 	opts.Read.addFlags(f)
 	opts.Read.addJobsFlag(f)
 	return cmd
 }
 
+// reportRun is what the report keeps of one trace: its summary and the
+// series its plots draw, computed where the trace was read, so that the
+// trace itself is not kept.
+type reportRun struct {
+	sum      metrics.Summary
+	kernels  []report.Series
+	gaps     []report.Series
+	timeline []report.Line
+	steps    []report.StepRun
+}
+
 func runReport(ctx context.Context, opts *reportOptions) error {
-	if err := checkOutput(opts.Output, opts.Files); err != nil {
+	files, missing, err := inputFiles(opts.Args, opts.Err)
+	if err != nil {
 		return err
 	}
-	done := opts.Read.startProgress(opts.Files)
-	var runs []report.HTMLRun
-	summarize := func(t *trace.Trace) report.HTMLRun {
-		r := report.HTMLRun{Summary: metrics.Summarize(t, metrics.Options{})}
-		for dev, v := range metrics.DeviceViews(t) { // the first GPU's gaps
-			for _, g := range metrics.IdleGaps(v, dev) {
-				r.Gaps = append(r.Gaps, g.Len())
-			}
-			break
-		}
-		return r
+	if missing > 0 { // one page of every run asked for, or none
+		return errReported{missing}
 	}
-	err := readEach(ctx, opts.Files, &opts.Read, summarize, func(file string, r report.HTMLRun, err error) error {
+	labels := opts.Labels
+	if len(labels) == 0 {
+		labels = runLabels(files)
+	}
+	if len(labels) != len(files) {
+		return usageError{fmt.Errorf("--label has %d labels for %d files", len(labels), len(files))}
+	}
+	if err := checkOutput(opts.Output, files); err != nil {
+		return err
+	}
+	r := report.HTMLReport{Labels: labels, Names: opts.Names}
+	done := opts.Read.startProgress(files)
+	i := 0
+	err = readEach(ctx, files, &opts.Read, func(t *trace.Trace) reportRun {
+		return reportSeries(t, opts)
+	}, func(file string, run reportRun, err error) error {
 		if err != nil {
 			return err
 		}
-		opts.Read.warn(file, r.Summary.Warnings)
-		r.Label = opts.Labels[len(runs)]
-		runs = append(runs, r)
+		opts.Read.warn(file, run.sum.Warnings)
+		r.Summaries = append(r.Summaries, run.sum)
+		label := labels[i]
+		name := func(s string) string {
+			if len(run.kernels) > 1 || len(run.timeline) > 1 {
+				return label + " " + s
+			}
+			return label
+		}
+		for _, s := range run.kernels {
+			r.Kernels = append(r.Kernels, report.Series{Label: name(s.Label), Values: s.Values})
+		}
+		for _, s := range run.gaps {
+			r.Gaps = append(r.Gaps, report.Series{Label: name(s.Label), Values: s.Values})
+		}
+		for _, l := range run.timeline {
+			l.Label, l.Run = name(l.Label), i
+			r.Timeline = append(r.Timeline, l)
+		}
+		for _, s := range run.steps {
+			s.Label = name(s.Label)
+			r.Steps = append(r.Steps, s)
+		}
+		i++
 		return nil
 	})
 	done()
 	if err != nil {
 		return err
 	}
-	return writeOutput(opts.Output, func(w io.Writer) error {
-		return report.WriteHTML(w, report.HTMLTitle(opts.Labels), runs)
-	})
+	return writeOutput(opts.Output, func(w io.Writer) error { return report.WriteHTML(w, r) })
+}
+
+// reportSeries summarizes t and computes its plots' series, per device
+// labelled "GPU N".
+func reportSeries(t *trace.Trace, opts *reportOptions) reportRun {
+	run := reportRun{sum: metrics.Summarize(t, metrics.Options{TopN: opts.Top})}
+	for dev, v := range metrics.DeviceViews(t) {
+		l := fmt.Sprintf("GPU %d", dev)
+		run.kernels = append(run.kernels, report.Series{Label: l, Values: metrics.KernelDurations(v, dev)})
+		var lens []int64
+		for _, g := range metrics.IdleGaps(v, dev) {
+			lens = append(lens, g.Len())
+		}
+		run.gaps = append(run.gaps, report.Series{Label: l, Values: lens})
+		if pts := metrics.Timeline(v, dev, opts.Bins); len(pts) > 0 {
+			run.timeline = append(run.timeline, report.Line{Label: l, Points: pts})
+		}
+		st := metrics.StepStats(v, dev)
+		if len(st) > 0 {
+			run.steps = append(run.steps, report.StepRun{Label: l, Steps: st, Warmup: metrics.WarmupSteps(st)})
+		}
+	}
+	// One time origin for the run's devices: its first GPU activity.
+	if len(run.timeline) > 0 {
+		origin := run.timeline[0].Points[0].StartNS
+		for _, l := range run.timeline {
+			origin = min(origin, l.Points[0].StartNS)
+		}
+		for i := range run.timeline {
+			run.timeline[i].Origin = origin
+		}
+	}
+	return run
 }
