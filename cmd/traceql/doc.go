@@ -681,4 +681,64 @@
 //	      --stream int64Slice   measure only this stream, on every device (repeat or comma-separate for several) (default [])
 //	      --strict              treat skipped or malformed events and truncation as errors
 //	      --window string       measure only START:END after the first GPU activity, e.g. 100ms:500ms
+//
+//	# traceql report
+//
+//	Report writes one HTML file to send or keep: for each run and GPU the
+//	headline and its verdict, idle time by class, the top kernels (sortable,
+//	whole names on hover), the steps with warm-up marked, copies and idle gaps
+//	by length; for several runs the comparison table with ratios to the first
+//	and its bars; and the plots (utilization over time, kernel durations,
+//	idle-gap lengths, step times) as inline SVG.
+//
+//	The page opens from disk and fetches nothing: CSS, SVG and the few lines
+//	of script that sort tables are inline. It reads without script, prints,
+//	and follows the system's light or dark scheme. Its size does not grow
+//	with the traces': tables keep the --top kernels and at most 20 steps, the
+//	timeline --bins bins, the histograms their bins. A DIR argument is searched
+//	as summarize does.
+//
+//	Windows (GPU activity is clipped to the window; the launch calls of its
+//	kernels count wherever they were made, and the steps are those selected,
+//	or those inside the window):
+//	  --steps 3:        ProfilerStep#3 to the last (3:5, :5, 4 also work); each
+//	                    GPU's gpu_user_annotation copy when present, else the CPU
+//	                    range (from the step before's end when later) to the end
+//	                    of the GPU work launched in it when later, as TensorBoard
+//	  --skip-steps N    drop the first N recorded steps (warm-up, compilation)
+//	  --window A:B      from A to B after the first GPU activity, with units:
+//	                    ns, us (µs), ms, s; either side may be empty
+//	  --range NAME      from the first start to the last end of the ranges named
+//	                    NAME (record_function annotation, op or NVTX range)
+//	  --steady          the steps after the warm-up: leading steps that each
+//	                    took over twice the median step are left out of each
+//	                    trace (the rule summarize flags them by); all steps when
+//	                    none is; the whole trace, with a warning, without steps
+//	The window measured is named in text titles and in the window column.
+//
+//	Usage:
+//	  traceql report FILE|DIR... -o REPORT.html [flags]
+//
+//	Examples:
+//	  traceql report run.pt.trace.json.gz -o report.html
+//	  traceql report eager.json default.json reduce.json --label eager,default,reduce-overhead --steady -o modes.html
+//
+//	Flags:
+//	      --bins int            time bins of the utilization timeline (default 200)
+//	      --device ints         measure only this device (repeat or comma-separate for several)
+//	  -h, --help                help for report
+//	  -j, --jobs int            files read at once (default 0: one per CPU, as memory allows)
+//	      --kernel string       measure only the kernels whose names match this regular expression (copies and memsets stay)
+//	      --label strings       comma-separated run labels, one per file (default: the file names)
+//	      --names string        kernel names: full (as recorded), short (demangled; templates, arguments and namespaces folded) or family (base name across instantiations) (default "full")
+//	  -o, --output string       the HTML file written
+//	  -q, --quiet               no progress bar on stderr
+//	      --range string        measure only the span of the annotation, op or NVTX range with this name
+//	      --skip-steps int      drop the first N recorded ProfilerStep#N
+//	      --steady              measure only the steps after the warm-up (leading steps over twice the median)
+//	      --steps string        measure only these ProfilerStep#N: 3:, 3:5, :5 or 4
+//	      --stream int64Slice   measure only this stream, on every device (repeat or comma-separate for several) (default [])
+//	      --strict              treat skipped or malformed events and truncation as errors
+//	      --top int             kernels listed per device (default 20)
+//	      --window string       measure only START:END after the first GPU activity, e.g. 100ms:500ms
 package main

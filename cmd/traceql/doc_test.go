@@ -14,7 +14,8 @@ import (
 func TestDoc(t *testing.T) {
 	var b strings.Builder
 	for _, args := range [][]string{{"--help"}, {"summarize", "--help"}, {"diff", "--help"}, {"compare", "--help"},
-		{"plot", "--help"}, {"export", "--help"}, {"pprof", "--help"}} {
+		{"plot", "--help"}, {"export", "--help"}, {"pprof", "--help"},
+		{"report", "--help"}} {
 		out, _, code := traceql(args...)
 		if code != 0 {
 			t.Fatalf("%v: exit %d", args, code)

@@ -1,0 +1,407 @@
+package main
+
+import (
+	"context"
+	"encoding/csv"
+	"flag"
+	"fmt"
+	"html"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/emulation"
+	cdplog "github.com/chromedp/cdproto/log"
+	"github.com/chromedp/cdproto/network"
+	"github.com/chromedp/cdproto/runtime"
+	"github.com/chromedp/chromedp"
+
+	"github.com/traceql/traceql/internal/golden"
+	"github.com/traceql/traceql/internal/synth"
+	"github.com/traceql/traceql/metrics"
+	"github.com/traceql/traceql/report"
+)
+
+var screenshots = flag.String("screenshots", "", "write the browser test's screenshots (PNG) to this directory")
+
+// modeRuns writes the three runs of synth.IdleModes (tracegen -mode) to
+// dir and returns their paths: eager, default, reduce-overhead.
+func modeRuns(t *testing.T, dir string) []string {
+	t.Helper()
+	var paths []string
+	for _, m := range []string{"eager", "default", "reduce-overhead"} {
+		p := filepath.Join(dir, m+".json")
+		f, err := os.Create(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := synth.WriteIdle(f, synth.IdleModes[m]); err != nil {
+			t.Fatal(err)
+		}
+		if err := f.Close(); err != nil {
+			t.Fatal(err)
+		}
+		paths = append(paths, p)
+	}
+	return paths
+}
+
+// reportCases are the reports the tests open: the shipped sample, and a
+// three-run comparison.
+func reportCases(t *testing.T) []struct {
+	name string
+	args []string
+} {
+	runs := modeRuns(t, t.TempDir())
+	return []struct {
+		name string
+		args []string
+	}{
+		{"sample", []string{sample}},
+		{"modes", append(runs, "--label", "eager,default,reduce-overhead")},
+	}
+}
+
+// writeReport runs traceql report and returns the HTML file's path.
+func writeReport(t *testing.T, args []string) string {
+	t.Helper()
+	out := filepath.Join(t.TempDir(), "report.html")
+	_, errOut, code := traceql(append([]string{"report", "-o", out}, args...)...)
+	if code != 0 {
+		t.Fatalf("report: exit %d: %s", code, errOut)
+	}
+	return out
+}
+
+// files leaves the flags out of a report's arguments.
+func files(args []string) []string {
+	var out []string
+	for i := 0; i < len(args); i++ {
+		if strings.HasPrefix(args[i], "-") {
+			i++
+			continue
+		}
+		out = append(out, args[i])
+	}
+	return out
+}
+
+// chromium finds a Chromium or Chrome binary, or skips the test.
+func chromium(t *testing.T) string {
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome", "google-chrome-stable"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	t.Skip("no Chromium on PATH (Debian: apt-get install chromium): the report's browser test needs one")
+	return ""
+}
+
+// domView is what the browser test reads back from the page.
+type domView struct {
+	Headlines []struct {
+		Run, Device string
+		Rows        map[string]string
+	}
+	Records   [][]string
+	SVGs      int
+	Tables    int
+	Sortable  int
+	Titles    []string // the hover text of the first kernel table's names
+	Warmup    int      // step rows marked warm-up
+	SortedBy  []string // the first kernel table's total column after a click on its header
+	Compare   int      // comparison tables
+	Scheme    string   // the background colour in use
+	ExtSheets int      // <link>, <img>, <iframe> and scripts with src: none may be
+}
+
+const domScript = `(() => {
+  const v = {Headlines: [], Records: [], SVGs: document.querySelectorAll("svg").length,
+    Tables: document.querySelectorAll("table").length, Sortable: document.querySelectorAll("table.sortable").length,
+    Titles: [], Warmup: document.querySelectorAll("tr.warmup").length, SortedBy: [],
+    Compare: document.querySelectorAll("#compare table").length,
+    Scheme: getComputedStyle(document.body).backgroundColor,
+    ExtSheets: document.querySelectorAll("link, img, iframe, script[src], object, embed").length};
+  for (const dev of document.querySelectorAll("section.device")) {
+    const rows = {};
+    for (const tr of dev.querySelector("table.headline").tBodies[0].rows) rows[tr.cells[0].textContent] = tr.cells[1].textContent;
+    v.Headlines.push({Run: dev.closest("section.run").dataset.label, Device: dev.dataset.device, Rows: rows});
+  }
+  const rec = document.querySelector("#records table");
+  v.Records.push(Array.from(rec.tHead.rows[0].cells, c => c.textContent));
+  for (const tr of rec.tBodies[0].rows) v.Records.push(Array.from(tr.cells, c => c.textContent));
+  const k = document.querySelector("table.kernels");
+  if (k) {
+    for (const tr of k.tBodies[0].rows) v.Titles.push(tr.cells[tr.cells.length - 1].title);
+    const total = Array.from(k.tHead.rows[0].cells).findIndex(c => c.textContent === "count");
+    k.tHead.rows[0].cells[total].click();
+    k.tHead.rows[0].cells[total].click(); // descending, then ascending
+    for (const tr of k.tBodies[0].rows) v.SortedBy.push(tr.cells[total].dataset.v);
+  }
+  return v;
+})()`
+
+// TestReportInBrowser opens reports from disk in headless Chromium and
+// checks what a reader sees: the headline values are the CSV's, every
+// table and plot is there, kernel tables sort, and the page logs no error
+// and requests nothing from the network.
+func TestReportInBrowser(t *testing.T) {
+	exe := chromium(t)
+	for _, tc := range reportCases(t) {
+		t.Run(tc.name, func(t *testing.T) {
+			page := writeReport(t, tc.args)
+			csvOut, errOut, code := traceql(append([]string{"summarize", "-f", "csv"}, files(tc.args)...)...)
+			if code != 0 {
+				t.Fatalf("summarize: %s", errOut)
+			}
+			records, err := csv.NewReader(strings.NewReader(csvOut)).ReadAll()
+			if err != nil {
+				t.Fatal(err)
+			}
+
+			opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(exe), chromedp.NoSandbox,
+				chromedp.WindowSize(1200, 900))
+			actx, cancel := chromedp.NewExecAllocator(context.Background(), opts...)
+			defer cancel()
+			ctx, cancel := chromedp.NewContext(actx)
+			defer cancel()
+			if err := chromedp.Do(ctx); err != nil { // starts the browser, with no timeout
+				t.Fatal(err)
+			}
+			ctx, cancel = context.WithTimeout(ctx, 60*time.Second)
+			defer cancel()
+			var mu sync.Mutex
+			var problems, requests []string
+			err = chromedp.Listen(ctx, func(ev any) {
+				mu.Lock()
+				defer mu.Unlock()
+				switch e := ev.(type) {
+				case *runtime.EventConsoleAPICalled:
+					if e.Type == "error" || e.Type == "warning" || e.Type == "assert" {
+						problems = append(problems, fmt.Sprintf("console.%s: %d args", e.Type, len(e.Args)))
+					}
+				case *runtime.EventExceptionThrown:
+					problems = append(problems, "exception: "+(&chromedp.ExceptionError{ExceptionDetails: e.ExceptionDetails}).Error())
+				case *cdplog.EventEntryAdded:
+					if e.Entry.Level == cdplog.EntryLevelError || e.Entry.Level == cdplog.EntryLevelWarning {
+						problems = append(problems, fmt.Sprintf("log %s: %s (%s)", e.Entry.Level, e.Entry.Text, e.Entry.URL))
+					}
+				case *network.EventRequestWillBeSent:
+					requests = append(requests, e.Request.URL)
+				}
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := chromedp.Do(ctx, chromedp.Navigate("file://"+page)); err != nil {
+				t.Fatal(err)
+			}
+			v, err := chromedp.Run(ctx, chromedp.Evaluate[domView](domScript))
+			if err != nil {
+				t.Fatal(err)
+			}
+			png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
+			if err != nil {
+				t.Fatal(err)
+			}
+			// The same page for a reader who prefers dark: another background.
+			dark, err := chromedp.Run(ctx, func(ctx context.Context, tg *chromedp.Target) (string, error) {
+				_, err := cdp.Call(ctx, tg, emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{
+					Features: []*emulation.MediaFeature{{Name: "prefers-color-scheme", Value: "dark"}}})
+				if err != nil {
+					return "", err
+				}
+				return chromedp.Evaluate[string]("getComputedStyle(document.body).backgroundColor")(ctx, tg)
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if dark == v.Scheme {
+				t.Errorf("background %s in the dark scheme as in the light one", dark)
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			if len(problems) > 0 {
+				t.Errorf("the page logged problems:\n%s", strings.Join(problems, "\n"))
+			}
+			if len(requests) != 1 || requests[0] != "file://"+page {
+				t.Errorf("requests: %q, want the page alone", requests)
+			}
+			if v.ExtSheets != 0 {
+				t.Errorf("%d elements load something from elsewhere", v.ExtSheets)
+			}
+
+			// Every metric, raw: the CSV's header and rows.
+			if !slices.EqualFunc(v.Records, records, slices.Equal) {
+				t.Errorf("every-metric table differs from summarize -f csv:\n got %q\nwant %q", v.Records, records)
+			}
+			// The headline values, formatted: from the CSV's.
+			col := map[string]int{}
+			for j, name := range records[0] {
+				col[name] = j
+			}
+			get := func(row []string, name string) string { return row[col[name]] }
+			num := func(s string) int64 {
+				n, err := strconv.ParseInt(s, 10, 64)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return n
+			}
+			flt := func(s string) float64 {
+				f, err := strconv.ParseFloat(s, 64)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return f
+			}
+			if len(v.Headlines) != len(records)-1 {
+				t.Fatalf("%d headline tables for %d CSV rows", len(v.Headlines), len(records)-1)
+			}
+			checked := 0
+			for i, h := range v.Headlines {
+				row := records[i+1]
+				if h.Device != "GPU "+get(row, "device") {
+					t.Errorf("headline %d is of %s, CSV row of device %s", i, h.Device, get(row, "device"))
+				}
+				want := map[string]string{
+					"span": report.Format(num(get(row, "span_ns")), metrics.NS),
+					"GPU busy": report.Format(flt(get(row, "gpu_util")), metrics.Ratio) + " (" +
+						report.Format(num(get(row, "busy_ns")), metrics.NS) + ")",
+				}
+				idle := report.Format(num(get(row, "idle_ns")), metrics.NS) + " in " + get(row, "idle_gaps") + " gaps"
+				kernels := report.Format(num(get(row, "kernels")), metrics.Count) + ", mean " +
+					report.Format(flt(get(row, "kernel_mean_ns")), metrics.NS)
+				if steps := get(row, "steps"); steps != "0" {
+					want["step time"] = report.Format(flt(get(row, "step_median_ns")), metrics.NS) + " median of " + steps + " steps"
+				}
+				for k, w := range want {
+					if h.Rows[k] != w {
+						t.Errorf("%s %s: headline %s = %q, CSV says %q", h.Run, h.Device, k, h.Rows[k], w)
+					}
+					checked++
+				}
+				if !strings.HasPrefix(h.Rows["idle"], idle) {
+					t.Errorf("%s %s: headline idle = %q, CSV says %q…", h.Run, h.Device, h.Rows["idle"], idle)
+				}
+				if !strings.HasPrefix(h.Rows["kernels"], kernels) {
+					t.Errorf("%s %s: headline kernels = %q, CSV says %q…", h.Run, h.Device, h.Rows["kernels"], kernels)
+				}
+				checked += 2
+			}
+			if checked == 0 {
+				t.Fatal("no headline value checked")
+			}
+
+			devices := len(records) - 1
+			wantSVGs := 4 // timeline, kernels, gaps, steps
+			if len(files(tc.args)) > 1 {
+				wantSVGs++ // the comparison's bars
+				if v.Compare != 1 {
+					t.Errorf("%d comparison tables, want 1", v.Compare)
+				}
+			}
+			if v.SVGs != wantSVGs {
+				t.Errorf("%d SVGs, want %d", v.SVGs, wantSVGs)
+			}
+			if v.Sortable != devices {
+				t.Errorf("%d sortable kernel tables, want one per device: %d", v.Sortable, devices)
+			}
+			if len(v.Titles) == 0 || slices.Contains(v.Titles, "") {
+				t.Errorf("kernel names without hover text: %q", v.Titles)
+			}
+			if !slices.IsSortedFunc(v.SortedBy, func(a, b string) int { return int(num(a) - num(b)) }) {
+				t.Errorf("after two clicks on count, the counts are %v, not ascending", v.SortedBy)
+			}
+			if tc.name == "modes" && v.Warmup != 4 {
+				t.Errorf("%d step rows marked warm-up, want 2 in default and 2 in reduce-overhead", v.Warmup)
+			}
+			t.Logf("%d tables, %d SVGs, %d headline values checked, background %s (dark: %s)", v.Tables, v.SVGs, checked, v.Scheme, dark)
+			if *screenshots != "" {
+				p := filepath.Join(*screenshots, "report-"+tc.name+".png")
+				if err := os.WriteFile(p, png, 0o644); err != nil {
+					t.Fatal(err)
+				}
+				t.Logf("screenshot: %s", p)
+			}
+		})
+	}
+}
+
+// TestReportText pins what a reader of the report reads: its text, tags,
+// styles, scripts and plots left out (the plots have goldens of their own).
+func TestReportText(t *testing.T) {
+	for _, tc := range reportCases(t) {
+		t.Run(tc.name, func(t *testing.T) {
+			b, err := os.ReadFile(writeReport(t, tc.args))
+			if err != nil {
+				t.Fatal(err)
+			}
+			text := pageText(string(b))
+			// The runs' paths are temporary.
+			for _, f := range files(tc.args) {
+				text = strings.ReplaceAll(text, f, filepath.Base(f))
+			}
+			golden.Check(t, filepath.Join("testdata", "report_"+tc.name+".txt.golden"), []byte(text))
+		})
+	}
+}
+
+var (
+	hidden = regexp.MustCompile(`(?s)<(style|script|svg)\b.*?</(style|script|svg)>`)
+	block  = regexp.MustCompile(`(?i)</?(p|h[1-6]|tr|table|caption|section|pre|details|summary|header|figure)\b[^>]*>`)
+	tag    = regexp.MustCompile(`<[^>]*>`)
+	blank  = regexp.MustCompile(`[ \t]+`)
+)
+
+// pageText is the text of an HTML page, a line per block or table row,
+// cells apart by " | ".
+func pageText(page string) string {
+	s := hidden.ReplaceAllString(page, "")
+	s = regexp.MustCompile(`</t[dh]>\s*<t[dh]`).ReplaceAllString(s, "</td> | <td")
+	s = block.ReplaceAllString(s, "\n")
+	s = html.UnescapeString(tag.ReplaceAllString(s, ""))
+	var lines []string
+	for _, l := range strings.Split(s, "\n") {
+		if l = strings.TrimSpace(blank.ReplaceAllString(l, " ")); l != "" {
+			lines = append(lines, l)
+		}
+	}
+	return strings.Join(lines, "\n") + "\n"
+}
+
+// TestReportSize checks that the report does not grow with its trace: a
+// trace of many thousand kernels and steps makes a page under 2 MB.
+func TestReportSize(t *testing.T) {
+	if testing.Short() {
+		t.Skip("writes a large trace")
+	}
+	dir := t.TempDir()
+	big := filepath.Join(dir, "big.json")
+	f, err := os.Create(big)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := synth.WriteIdle(f, synth.IdleConfig{Seed: 5, Launches: 200000, Steps: 400, Scale: 1000}); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	st, _ := os.Stat(big)
+	page := writeReport(t, []string{big})
+	ps, err := os.Stat(page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("trace %d MB, report %d KB", st.Size()>>20, ps.Size()>>10)
+	if ps.Size() > 2<<20 {
+		t.Errorf("report of a %d MB trace is %d KB, over 2 MB", st.Size()>>20, ps.Size()>>10)
+	}
+}
