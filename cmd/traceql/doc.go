@@ -12,6 +12,7 @@
 //	  traceql [command]
 //
 //	Available Commands:
+//	  annotate    Add traceql's idle gaps, utilization, steps and verdicts to a Kineto trace, for Perfetto
 //	  compare     Several runs side by side: metrics as rows, runs as columns, ratio to the first
 //	  completion  Generate the autocompletion script for the specified shell
 //	  diff        What changed between two runs: every metric old/new/delta, per step and per kernel
@@ -741,4 +742,38 @@
 //	      --strict              treat skipped or malformed events and truncation as errors
 //	      --top int             kernels listed per device (default 20)
 //	      --window string       measure only START:END after the first GPU activity, e.g. 100ms:500ms
+//
+//	# traceql annotate
+//
+//	Annotate writes a copy of a Kineto trace, every event unchanged, with tracks
+//	added for a timeline viewer (Perfetto UI, chrome://tracing): per GPU a
+//	process "traceql GPU N", labelled with the verdict, that holds
+//
+//	  idle gaps (by class)  a slice over each idle gap, named by what held it:
+//	                        sync, launch or other (see summarize --help),
+//	                        its time by cause in the slice's args
+//	  steps                 a slice over each ProfilerStep#N: its time,
+//	                        kernels, busy and idle time, utilization
+//	  GPU utilization       a counter, the busy share of --bins bins
+//
+//	and a top-level "traceql" member with each GPU's verdict. The events are
+//	copied as read, not parsed again: the output is the input's bytes with
+//	the additions at the start of traceEvents. traceql skips what it added,
+//	so the annotated trace summarizes as the original does. The output is
+//	gzipped when its name ends in .gz. Nsight Systems exports are not
+//	annotated yet.
+//
+//	Usage:
+//	  traceql annotate FILE -o ANNOTATED.json[.gz] [flags]
+//
+//	Examples:
+//	  traceql annotate run.pt.trace.json.gz -o run.annotated.json.gz
+//	  # then open run.annotated.json.gz in https://ui.perfetto.dev
+//
+//	Flags:
+//	      --bins int        time bins of the utilization counter (default 1000)
+//	  -h, --help            help for annotate
+//	  -o, --output string   the annotated trace written (.json, or .json.gz to gzip it)
+//	  -q, --quiet           no progress bar on stderr
+//	      --strict          treat skipped or malformed events and truncation as errors
 package main

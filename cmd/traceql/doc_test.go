@@ -15,7 +15,7 @@ func TestDoc(t *testing.T) {
 	var b strings.Builder
 	for _, args := range [][]string{{"--help"}, {"summarize", "--help"}, {"diff", "--help"}, {"compare", "--help"},
 		{"plot", "--help"}, {"export", "--help"}, {"pprof", "--help"},
-		{"report", "--help"}} {
+		{"report", "--help"}, {"annotate", "--help"}} {
 		out, _, code := traceql(args...)
 		if code != 0 {
 			t.Fatalf("%v: exit %d", args, code)

@@ -33,6 +33,7 @@ between them, utilization, copy bandwidth.`,
 		newPlotCmd(nil),
 		newPprofCmd(nil),
 		newReportCmd(nil),
+		newAnnotateCmd(nil),
 		newVersionCmd(),
 	)
 	registerCompletions(root)

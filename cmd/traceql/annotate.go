@@ -1,0 +1,147 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/klauspost/compress/gzip"
+	"github.com/spf13/cobra"
+
+	"github.com/traceql/traceql/metrics"
+	"github.com/traceql/traceql/report"
+	"github.com/traceql/traceql/trace"
+)
+
+type annotateOptions struct {
+	Read   readOptions
+	File   string
+	Output string
+	Bins   int
+}
+
+func newAnnotateCmd(runF func(context.Context, *annotateOptions) error) *cobra.Command {
+	opts := &annotateOptions{}
+	cmd := &cobra.Command{
+		Use:   "annotate FILE -o ANNOTATED.json[.gz]",
+		Short: "Add traceql's idle gaps, utilization, steps and verdicts to a Kineto trace, for Perfetto",
+		Long: `Annotate writes a copy of a Kineto trace, every event unchanged, with tracks
+added for a timeline viewer (Perfetto UI, chrome://tracing): per GPU a
+process "traceql GPU N", labelled with the verdict, that holds
+
+  idle gaps (by class)  a slice over each idle gap, named by what held it:
+                        sync, launch or other (see summarize --help),
+                        its time by cause in the slice's args
+  steps                 a slice over each ProfilerStep#N: its time,
+                        kernels, busy and idle time, utilization
+  GPU utilization       a counter, the busy share of --bins bins
+
+and a top-level "traceql" member with each GPU's verdict. The events are
+copied as read, not parsed again: the output is the input's bytes with
+the additions at the start of traceEvents. traceql skips what it added,
+so the annotated trace summarizes as the original does. The output is
+gzipped when its name ends in .gz. Nsight Systems exports are not
+annotated yet.`,
+		Example: `  traceql annotate run.pt.trace.json.gz -o run.annotated.json.gz
+  # then open run.annotated.json.gz in https://ui.perfetto.dev`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) != 1 {
+				return usageError{fmt.Errorf("annotate takes one FILE, not %d; see %s --help", len(args), cmd.CommandPath())}
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.File = args[0]
+			if opts.File == stdinName {
+				return usageError{fmt.Errorf("annotate reads its FILE twice (to measure, then to copy): give a file, not %s", stdinName)}
+			}
+			if opts.Output == "" {
+				return usageError{fmt.Errorf("annotate needs -o ANNOTATED.json or ANNOTATED.json.gz")}
+			}
+			if err := positive("bins", opts.Bins); err != nil {
+				return err
+			}
+			if opts.Bins > maxTimelineBins*10 {
+				return usageError{fmt.Errorf("--bins %d: at most %d", opts.Bins, maxTimelineBins*10)}
+			}
+			if err := opts.Read.prepare(cmd); err != nil {
+				return err
+			}
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return runAnnotate(cmd.Context(), opts)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVarP(&opts.Output, "output", "o", "", "the annotated trace written (.json, or .json.gz to gzip it)")
+	f.IntVar(&opts.Bins, "bins", 1000, "time bins of the utilization counter")
+	f.BoolVar(&opts.Read.Strict, "strict", false, "treat skipped or malformed events and truncation as errors")
+	f.BoolVarP(&opts.Read.Quiet, "quiet", "q", false, "no progress bar on stderr")
+	return cmd
+}
+
+func runAnnotate(ctx context.Context, opts *annotateOptions) error {
+	if err := checkOutput(opts.Output, []string{opts.File}); err != nil {
+		return err
+	}
+	done := opts.Read.startProgress([]string{opts.File})
+	t, err := openTrace(ctx, opts.File, &opts.Read)
+	done()
+	if err != nil {
+		return err
+	}
+	if t.Meta.Format != trace.Kineto {
+		return fmt.Errorf("%s: annotate reads Kineto (Chrome trace JSON) traces; an Nsight Systems export is not annotated yet", opts.File)
+	}
+	a := annotations(t, opts.Bins)
+	in, err := os.Open(opts.File)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	var src io.Reader = bufio.NewReaderSize(in, 1<<20)
+	if head, _ := src.(*bufio.Reader).Peek(2); len(head) == 2 && head[0] == 0x1f && head[1] == 0x8b {
+		zr, err := gzip.NewReader(src)
+		if err != nil {
+			return fmt.Errorf("%s: %w", opts.File, err)
+		}
+		defer zr.Close()
+		src = zr
+	}
+	return writeOutput(opts.Output, func(w io.Writer) error {
+		if !strings.HasSuffix(strings.ToLower(opts.Output), ".gz") {
+			return report.Annotate(w, src, a)
+		}
+		// The fastest level: the output is as large as the input, and
+		// compressing it is most of the time annotate takes.
+		zw, err := gzip.NewWriterLevel(w, gzip.BestSpeed)
+		if err != nil {
+			return err
+		}
+		if err := report.Annotate(zw, src, a); err != nil {
+			return err
+		}
+		return zw.Close()
+	})
+}
+
+// annotations computes what annotate adds to t.
+func annotations(t *trace.Trace, bins int) report.Annotations {
+	a := report.Annotations{
+		Summary:  metrics.Summarize(t, metrics.Options{}),
+		Gaps:     metrics.ClassifyGaps(t),
+		Timeline: map[int][]metrics.Point{},
+		Steps:    map[int][]metrics.StepStat{},
+	}
+	for _, d := range a.Summary.Devices {
+		a.Steps[d.Device] = d.Steps
+	}
+	for dev, v := range metrics.DeviceViews(t) {
+		a.Timeline[dev] = metrics.Timeline(v, dev, bins)
+	}
+	return a
+}

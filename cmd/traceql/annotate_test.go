@@ -1,0 +1,258 @@
+package main
+
+import (
+	"bytes"
+	"compress/gzip"
+	"encoding/csv"
+	"encoding/json"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/traceql/traceql/report"
+)
+
+// annotateCases are traces annotate is tested on: the sample (two GPUs,
+// steps, copies) and the eager and default runs of tracegen -mode (warm-up
+// steps, launch-bound gaps).
+func annotateCases(t *testing.T) map[string]string {
+	runs := modeRuns(t, t.TempDir())
+	return map[string]string{"sample": sample, "eager": runs[0], "default": runs[1]}
+}
+
+// readJSON reads a JSON file, gunzipping it when it is gzipped.
+func readJSON(t *testing.T, path string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(b) > 2 && b[0] == 0x1f && b[1] == 0x8b {
+		zr, err := gzip.NewReader(bytes.NewReader(b))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if b, err = io.ReadAll(zr); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return b
+}
+
+// usToNS converts a Kineto time (decimal µs) to ns exactly.
+func usToNS(t *testing.T, n json.Number) int64 {
+	t.Helper()
+	s := string(n)
+	whole, frac, _ := strings.Cut(s, ".")
+	if len(frac) > 3 {
+		t.Fatalf("time %s: finer than 1 ns", s)
+	}
+	frac += strings.Repeat("0", 3-len(frac))
+	w, err1 := strconv.ParseInt(whole, 10, 64)
+	f, err2 := strconv.ParseInt(frac, 10, 64)
+	if err1 != nil || err2 != nil || f < 0 {
+		t.Fatalf("time %s: not a decimal", s)
+	}
+	if strings.HasPrefix(whole, "-") {
+		return w*1000 - f
+	}
+	return w*1000 + f
+}
+
+type addedEvent struct {
+	Ph   string                     `json:"ph"`
+	Cat  string                     `json:"cat"`
+	Name string                     `json:"name"`
+	PID  json.Number                `json:"pid"`
+	TID  json.Number                `json:"tid"`
+	TS   *json.Number               `json:"ts"`
+	Dur  *json.Number               `json:"dur"`
+	Args map[string]json.RawMessage `json:"args"`
+}
+
+// TestAnnotate checks annotate's output: the original events unchanged and
+// in order, each added event valid Trace Event Format, the gaps track equal
+// to export --table gaps, a slice per step, and the annotated trace read
+// back by traceql summarizing byte for byte as the original.
+func TestAnnotate(t *testing.T) {
+	for name, in := range annotateCases(t) {
+		t.Run(name, func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "annotated.json.gz")
+			if _, errOut, code := traceql("annotate", in, "-o", out, "--bins", "100"); code != 0 {
+				t.Fatalf("annotate: exit %d: %s", code, errOut)
+			}
+
+			// Round trip: the same summary, the same gaps, the same steps.
+			for _, args := range [][]string{{"summarize", "-f", "csv"}, {"export", "--table", "gaps"}, {"export", "--table", "steps"}} {
+				a, _, c1 := traceql(append(args, in)...)
+				b, _, c2 := traceql(append(args, out)...)
+				if c1 != 0 || c2 != 0 {
+					t.Fatalf("%v: exit %d and %d", args, c1, c2)
+				}
+				if b = strings.ReplaceAll(b, out, in); a != b || len(a) < 100 {
+					t.Errorf("%v of the annotated trace differs from the original's:\n%s\nwant\n%s", args, b, a)
+				}
+			}
+
+			var orig, ann struct {
+				TraceEvents []json.RawMessage `json:"traceEvents"`
+				Traceql     struct {
+					Devices []struct {
+						Device  int
+						PID     int
+						Bound   string
+						Verdict string
+					}
+				} `json:"traceql"`
+			}
+			if err := json.Unmarshal(readJSON(t, in), &orig); err != nil {
+				t.Fatal(err)
+			}
+			if err := json.Unmarshal(readJSON(t, out), &ann); err != nil {
+				t.Fatalf("the annotated trace is not JSON: %v", err)
+			}
+			var kept []json.RawMessage
+			var added []addedEvent
+			for _, raw := range ann.TraceEvents {
+				var c struct{ Cat any }
+				if err := json.Unmarshal(raw, &c); err != nil {
+					t.Fatal(err)
+				}
+				if c.Cat != report.AnnotationCategory {
+					kept = append(kept, raw)
+					continue
+				}
+				var e addedEvent
+				d := json.NewDecoder(bytes.NewReader(raw))
+				d.UseNumber()
+				d.DisallowUnknownFields()
+				if err := d.Decode(&e); err != nil {
+					t.Fatalf("added event %s: %v", raw, err)
+				}
+				added = append(added, e)
+			}
+			if !slices.EqualFunc(kept, orig.TraceEvents, func(a, b json.RawMessage) bool { return bytes.Equal(a, b) }) {
+				t.Fatalf("the original events changed: %d kept of %d", len(kept), len(orig.TraceEvents))
+			}
+			if len(ann.Traceql.Devices) == 0 || ann.Traceql.Devices[0].Verdict == "" || ann.Traceql.Devices[0].PID != report.AnnotationPID {
+				t.Errorf("traceql metadata: %+v", ann.Traceql)
+			}
+
+			// Every added event per the Trace Event Format.
+			named := map[int64]bool{} // pids with a process_name
+			var gaps [][]string
+			steps := 0
+			for _, e := range added {
+				pid, err1 := e.PID.Int64()
+				_, err2 := e.TID.Int64()
+				if err1 != nil || err2 != nil || e.Name == "" {
+					t.Fatalf("event %+v: pid and tid are integers, and the name is set", e)
+				}
+				switch e.Ph {
+				case "M":
+					want := map[string]string{"process_name": "name", "process_labels": "labels", "process_sort_index": "sort_index", "thread_name": "name"}[e.Name]
+					if want == "" || e.Args[want] == nil {
+						t.Errorf("metadata event %+v: unknown, or its args lack %q", e, want)
+					}
+					if e.Name == "process_name" {
+						named[pid] = true
+					}
+				case "X":
+					if e.TS == nil || e.Dur == nil || usToNS(t, *e.Dur) < 0 {
+						t.Fatalf("complete event %+v: needs ts and a dur of 0 or more", e)
+					}
+					if tid, _ := e.TID.Int64(); tid == 1 {
+						var a map[string]int64
+						if err := json.Unmarshal(mustJSON(t, e.Args), &a); err != nil {
+							t.Fatal(err)
+						}
+						start := usToNS(t, *e.TS)
+						gaps = append(gaps, []string{strconv.FormatInt(pid-report.AnnotationPID, 10), strconv.FormatInt(start, 10),
+							strconv.FormatInt(start+usToNS(t, *e.Dur), 10), strconv.FormatInt(a["dur_ns"], 10), strconv.FormatInt(a["sync_ns"], 10),
+							strconv.FormatInt(a["launch_ns"], 10), strconv.FormatInt(a["other_ns"], 10), e.Name})
+					} else {
+						steps++
+					}
+				case "C":
+					if e.TS == nil || len(e.Args) == 0 {
+						t.Fatalf("counter event %+v: needs ts and args", e)
+					}
+					for k, v := range e.Args {
+						if _, err := strconv.ParseFloat(string(v), 64); err != nil {
+							t.Errorf("counter %s = %s: not a number", k, v)
+						}
+					}
+				default:
+					t.Errorf("event %+v: phase %q", e, e.Ph)
+				}
+			}
+			for _, e := range added {
+				if pid, _ := e.PID.Int64(); !named[pid] {
+					t.Fatalf("event %+v: its process has no process_name", e)
+				}
+			}
+
+			// The gaps track: export --table gaps, row for row.
+			exp, _, _ := traceql("export", "--table", "gaps", in)
+			rows, err := csv.NewReader(strings.NewReader(exp)).ReadAll()
+			if err != nil {
+				t.Fatal(err)
+			}
+			var want [][]string
+			for _, r := range rows[1:] {
+				want = append(want, r[1:]) // without the file
+			}
+			if len(want) == 0 {
+				t.Fatal("no gaps to compare")
+			}
+			if !slices.EqualFunc(gaps, want, slices.Equal) {
+				t.Errorf("gaps track differs from export --table gaps:\n got %q\nwant %q", gaps, want)
+			}
+			stepRows := strings.Count(mustRun(t, "export", "--table", "steps", in), "\n") - 1
+			if steps != stepRows {
+				t.Errorf("%d step slices, export --table steps has %d rows", steps, stepRows)
+			}
+			t.Logf("%d events kept, %d added (%d gaps, %d steps)", len(kept), len(added), len(gaps), steps)
+		})
+	}
+}
+
+func mustJSON(t *testing.T, v any) []byte {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func mustRun(t *testing.T, args ...string) string {
+	t.Helper()
+	out, errOut, code := traceql(args...)
+	if code != 0 {
+		t.Fatalf("%v: exit %d: %s", args, code, errOut)
+	}
+	return out
+}
+
+// TestAnnotateRefuses: what annotate cannot add to fails, and leaves no file.
+func TestAnnotateRefuses(t *testing.T) {
+	dir := t.TempDir()
+	noEvents := writeTrace(t, "plain.json", `{"schemaVersion": 1, "other": [1, 2]}`)
+	out := filepath.Join(dir, "out.json")
+	_, errOut, code := traceql("annotate", noEvents, "-o", out)
+	if code == 0 {
+		t.Fatalf("annotate of a trace without traceEvents: exit 0")
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Errorf("a failed annotate left %s", out)
+	}
+	t.Logf("stderr: %s", errOut)
+	if _, _, code := traceql("annotate", sample); code != 2 {
+		t.Errorf("annotate without -o: exit %d, want 2", code)
+	}
+}

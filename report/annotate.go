@@ -1,0 +1,266 @@
+package report
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+
+	"github.com/traceql/traceql/metrics"
+)
+
+// Annotations are what traceql adds to a trace for a timeline viewer
+// (Perfetto, chrome://tracing), computed by metrics: per device the idle
+// gaps by class, the utilization timeline and the steps, and the summary
+// whose verdicts go in the metadata.
+type Annotations struct {
+	Summary  metrics.Summary
+	Gaps     []metrics.ClassifiedGap    // all devices', by device, then time
+	Timeline map[int][]metrics.Point    // by device
+	Steps    map[int][]metrics.StepStat // by device
+}
+
+// AnnotationPID is the process ID of the first device's traceql track;
+// device N's is AnnotationPID+N. Far above real process IDs (at most
+// 2^22 on Linux) and Kineto's device pids, it collides with neither.
+const AnnotationPID = 1 << 30
+
+// The threads of each device's traceql process.
+const (
+	annotateGapsTID  = 1
+	annotateStepsTID = 2
+)
+
+// AnnotationCategory is the cat of every event Annotate adds: traceql's
+// own reader skips it, so that an annotated trace summarizes as the
+// original does.
+const AnnotationCategory = "traceql"
+
+// Annotate copies a Kineto trace (Chrome Trace Event Format JSON, object
+// or array form) from src to dst unchanged but for what it adds: a
+// top-level "traceql" member with each device's verdict, and at the start
+// of traceEvents one process per device named "traceql GPU N", its
+// process_labels the verdict, with a thread of idle gaps (slices named by
+// class: sync, launch, other), a thread of steps (a slice over each step
+// with its time, kernels, busy and idle time and utilization) and a
+// "GPU utilization" counter. It reads src once, in order, holding only a
+// buffer: the events it passes are neither parsed nor kept.
+func Annotate(dst io.Writer, src io.Reader, a Annotations) error {
+	in := bufio.NewReaderSize(src, 1<<20)
+	out := bufio.NewWriterSize(dst, 1<<20)
+	if err := splice(out, in, a); err != nil {
+		return err
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		return err
+	}
+	return out.Flush()
+}
+
+// errNoEvents says that the input has no traceEvents array to add to.
+var errNoEvents = errors.New(`not a Chrome trace: no top-level "traceEvents" array`)
+
+// splice copies src up to the start of its events, writing the metadata
+// member after the top-level object's "{" and the added events after the
+// events array's "[". It scans only that far: strings and nesting, to
+// find "traceEvents" among the top-level members.
+func splice(out *bufio.Writer, in *bufio.Reader, a Annotations) error {
+	first, err := skipSpace(out, in)
+	if err != nil {
+		return errNoEvents
+	}
+	in.ReadByte()
+	out.WriteByte(first)
+	switch first {
+	case '[': // the array form: events alone
+		return addEvents(out, in, a)
+	case '{':
+	default:
+		return errNoEvents
+	}
+	out.WriteString(`"traceql":`)
+	writeMeta(out, a)
+	out.WriteByte(',')
+	depth := 1
+	var key []byte // the last string closed at depth 1
+	afterKey := false
+	for {
+		c, err := in.ReadByte()
+		if err != nil {
+			return errNoEvents
+		}
+		out.WriteByte(c)
+		switch c {
+		case '"':
+			s, err := copyString(out, in)
+			if err != nil {
+				return errNoEvents
+			}
+			if depth == 1 {
+				key, afterKey = s, false
+			}
+			continue
+		case ':':
+			if depth == 1 {
+				afterKey = true
+				continue
+			}
+		case ' ', '\t', '\n', '\r':
+			continue
+		case '[':
+			if depth == 1 && afterKey && string(key) == "traceEvents" {
+				return addEvents(out, in, a)
+			}
+			depth++
+		case '{':
+			depth++
+		case ']', '}':
+			depth--
+			if depth == 0 {
+				return errNoEvents
+			}
+		}
+		afterKey = false
+	}
+}
+
+// copyString copies the rest of a JSON string, its closing quote
+// included, and returns its content when short (a key), else nil.
+func copyString(out *bufio.Writer, in *bufio.Reader) ([]byte, error) {
+	var s []byte
+	for {
+		c, err := in.ReadByte()
+		if err != nil {
+			return nil, err
+		}
+		out.WriteByte(c)
+		switch c {
+		case '"':
+			return s, nil
+		case '\\':
+			c, err = in.ReadByte()
+			if err != nil {
+				return nil, err
+			}
+			out.WriteByte(c)
+			s = nil // an escaped key is not one looked for
+			continue
+		}
+		if len(s) < 32 {
+			s = append(s, c)
+		}
+	}
+}
+
+// skipSpace copies whitespace and returns the next byte, unread.
+func skipSpace(out *bufio.Writer, in *bufio.Reader) (byte, error) {
+	for {
+		b, err := in.Peek(1)
+		if err != nil {
+			return 0, err
+		}
+		switch b[0] {
+		case ' ', '\t', '\n', '\r':
+			in.ReadByte()
+			out.WriteByte(b[0])
+			continue
+		}
+		return b[0], nil
+	}
+}
+
+// addEvents writes the added events just after the events array's "[",
+// and a comma after them when the array has events of its own.
+func addEvents(out *bufio.Writer, in *bufio.Reader, a Annotations) error {
+	n := writeEvents(out, a)
+	next, err := skipSpace(out, in)
+	if err != nil {
+		return errNoEvents
+	}
+	if next != ']' && n > 0 {
+		out.WriteByte(',')
+	}
+	return nil
+}
+
+// writeMeta writes the "traceql" member's value: each device's verdict.
+func writeMeta(out *bufio.Writer, a Annotations) {
+	out.WriteString(`{"devices":[`)
+	for i := range a.Summary.Devices {
+		d := &a.Summary.Devices[i]
+		if i > 0 {
+			out.WriteByte(',')
+		}
+		fmt.Fprintf(out, `{"device":%d,"pid":%d,"bound":%s,"verdict":%s}`, d.Device, AnnotationPID+d.Device,
+			strconv.Quote(metrics.Verdict(d).String()), jsonString(deviceVerdict(d)))
+	}
+	out.WriteString(`]}`)
+}
+
+// deviceVerdict is the headline's verdict note: the cause, or why none.
+func deviceVerdict(d *metrics.DeviceSummary) string {
+	if v := verdict(d); v != "" {
+		return v
+	}
+	return noVerdict(d)
+}
+
+// jsonString quotes s as a JSON string.
+func jsonString(s string) string { return string(appendJSONString(nil, s)) }
+
+// usTime writes ns as Kineto writes times: decimal microseconds, to the
+// nanosecond.
+func usTime(ns int64) string {
+	sign := ""
+	if ns < 0 {
+		sign, ns = "-", -ns
+	}
+	return fmt.Sprintf("%s%d.%03d", sign, ns/1000, ns%1000)
+}
+
+// writeEvents writes the added events, comma-separated, and returns how
+// many.
+func writeEvents(out *bufio.Writer, a Annotations) int {
+	n := 0
+	ev := func(format string, args ...any) {
+		if n > 0 {
+			out.WriteByte(',')
+		}
+		out.WriteByte('\n')
+		fmt.Fprintf(out, format, args...)
+		n++
+	}
+	const cat = `"cat":"` + AnnotationCategory + `"`
+	for i := range a.Summary.Devices {
+		d := &a.Summary.Devices[i]
+		pid := AnnotationPID + d.Device
+		ev(`{"ph":"M",%s,"name":"process_name","pid":%d,"tid":0,"args":{"name":"traceql GPU %d"}}`, cat, pid, d.Device)
+		ev(`{"ph":"M",%s,"name":"process_labels","pid":%d,"tid":0,"args":{"labels":%s}}`, cat, pid, jsonString(deviceVerdict(d)))
+		ev(`{"ph":"M",%s,"name":"process_sort_index","pid":%d,"tid":0,"args":{"sort_index":%d}}`, cat, pid, pid)
+		ev(`{"ph":"M",%s,"name":"thread_name","pid":%d,"tid":%d,"args":{"name":"idle gaps (by class)"}}`, cat, pid, annotateGapsTID)
+		ev(`{"ph":"M",%s,"name":"thread_name","pid":%d,"tid":%d,"args":{"name":"steps"}}`, cat, pid, annotateStepsTID)
+	}
+	for _, g := range a.Gaps {
+		ev(`{"ph":"X",%s,"name":"%s","pid":%d,"tid":%d,"ts":%s,"dur":%s,"args":{"dur_ns":%d,"sync_ns":%d,"launch_ns":%d,"other_ns":%d}}`,
+			cat, g.Class(), AnnotationPID+g.Device, annotateGapsTID, usTime(g.Start), usTime(g.Len()), g.Len(), g.SyncNS, g.LaunchNS, g.OtherNS)
+	}
+	for _, d := range a.Summary.Devices {
+		pid := AnnotationPID + d.Device
+		for _, s := range a.Steps[d.Device] {
+			ev(`{"ph":"X",%s,"name":"step %d","pid":%d,"tid":%d,"ts":%s,"dur":%s,"args":{"time_ns":%d,"kernels":%d,"busy_ns":%d,"idle_ns":%d,"gpu_util":%s}}`,
+				cat, s.Number, pid, annotateStepsTID, usTime(s.Start), usTime(s.DurNS()), s.DurNS(), s.Kernels, s.BusyNS, s.IdleNS,
+				strconv.FormatFloat(s.Util, 'g', -1, 64))
+		}
+		pts := a.Timeline[d.Device]
+		for _, p := range pts {
+			ev(`{"ph":"C",%s,"name":"GPU utilization","pid":%d,"tid":0,"ts":%s,"args":{"util %%":%s}}`,
+				cat, pid, usTime(p.StartNS), strconv.FormatFloat(100*p.Util, 'f', 2, 64))
+		}
+		if len(pts) > 0 { // the last bin ends: the counter drops to 0
+			ev(`{"ph":"C",%s,"name":"GPU utilization","pid":%d,"tid":0,"ts":%s,"args":{"util %%":0}}`,
+				cat, pid, usTime(pts[len(pts)-1].EndNS))
+		}
+	}
+	return n
+}
