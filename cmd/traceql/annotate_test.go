@@ -256,3 +256,28 @@ func TestAnnotateRefuses(t *testing.T) {
 		t.Errorf("annotate without -o: exit %d, want 2", code)
 	}
 }
+
+// TestAnnotateRealTraces: each real Kineto trace, annotated, summarizes
+// byte for byte as the original.
+func TestAnnotateRealTraces(t *testing.T) {
+	dir := filepath.Join(realTraces(t), "kineto")
+	paths, _ := filepath.Glob(filepath.Join(dir, "*.json.gz"))
+	checked := 0
+	for _, in := range paths {
+		out := filepath.Join(t.TempDir(), filepath.Base(in))
+		if _, errOut, code := traceql("annotate", "-q", in, "-o", out); code != 0 {
+			t.Errorf("annotate %s: exit %d: %s", in, code, errOut)
+			continue
+		}
+		a := mustRun(t, "summarize", "-q", "-f", "csv", in)
+		b := strings.ReplaceAll(mustRun(t, "summarize", "-q", "-f", "csv", out), out, in)
+		if a != b {
+			t.Errorf("%s: the annotated trace summarizes differently:\n%s\nwant\n%s", in, b, a)
+		}
+		checked++
+	}
+	if checked == 0 {
+		t.Fatalf("no Kineto trace in %s", dir)
+	}
+	t.Logf("%d real traces annotated", checked)
+}
