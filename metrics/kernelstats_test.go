@@ -289,3 +289,68 @@ func TestCopyDists(t *testing.T) {
 		t.Errorf("%d copy kinds checked", checked)
 	}
 }
+
+// TestRangeStatsNsight: the range summary of the shared Nsight exports
+// equals the NVTX push/pop and start/end ranges SQL returns, named
+// coalesce(text, StringIds[textId]) and grouped by name as nvtx_sum does.
+// Two of the four exports record NVTX; the test fails if neither is read.
+func TestRangeStatsNsight(t *testing.T) {
+	dir := shared.Traces(t)
+	files, _ := filepath.Glob(filepath.Join(dir, "nsys", "*.sqlite"))
+	checked := 0
+	for _, f := range files {
+		db, err := sql.Open("sqlite", "file:"+f+"?mode=ro&immutable=1")
+		if err != nil {
+			t.Fatal(err)
+		}
+		rows, err := db.Query(`SELECT coalesce(n.text, s.value), n."end" - n.start FROM NVTX_EVENTS n
+			LEFT JOIN StringIds s ON s.id = n.textId WHERE n.eventType IN (59, 60) AND n."end" IS NOT NULL`)
+		if err != nil {
+			db.Close()
+			continue // an export without NVTX
+		}
+		want := map[string][]int64{}
+		for rows.Next() {
+			var name string
+			var d int64
+			if err := rows.Scan(&name, &d); err != nil {
+				t.Fatal(err)
+			}
+			want[name] = append(want[name], d)
+		}
+		rows.Close()
+		db.Close()
+		tr, err := trace.Open(context.Background(), f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := metrics.RangeStats(tr)
+		if len(got) != len(want) {
+			t.Errorf("%s: %d range names, SQL has %d", filepath.Base(f), len(got), len(want))
+		}
+		for _, g := range got {
+			ds := want[g.Name]
+			if len(ds) == 0 {
+				t.Errorf("%s: range %q not in SQL", filepath.Base(f), g.Name)
+				continue
+			}
+			slices.Sort(ds)
+			var total int64
+			for _, d := range ds {
+				total += d
+			}
+			median := float64(ds[len(ds)/2])
+			if len(ds)%2 == 0 {
+				median = (float64(ds[len(ds)/2-1]) + float64(ds[len(ds)/2])) / 2
+			}
+			if g.Count != len(ds) || g.TotalNS != total || g.MinNS != ds[0] || g.MaxNS != ds[len(ds)-1] || g.MedianNS != median {
+				t.Errorf("%s %q: %d ranges, %d ns, %d–%d, median %g; SQL %d, %d ns, %d–%d, median %g", filepath.Base(f), g.Name,
+					g.Count, g.TotalNS, g.MinNS, g.MaxNS, g.MedianNS, len(ds), total, ds[0], ds[len(ds)-1], median)
+			}
+			checked++
+		}
+	}
+	if checked == 0 {
+		t.Error("no NVTX range name checked")
+	}
+}
