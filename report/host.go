@@ -46,33 +46,59 @@ const hostOpsShown = 20
 
 // HostCompareTables puts the host sides of several runs side by side, for
 // runs without GPU activity (an eager and a compiled CPU or MPS run): the
-// host metrics as rows, then the ops by name, each run's total time in
-// the op and its ratio to the first run's. Ops are listed by their longest
-// total in any run, ties by name; the first top (hostOpsShown when 0).
+// host metrics that are not zero in every run as rows (HostMetricTable),
+// then the top ops by name (HostOpTable; top is hostOpsShown when 0).
 func HostCompareTables(labels []string, sums []metrics.Summary, top int) []*Table {
-	if top <= 0 {
-		top = hostOpsShown
+	m := HostMetricTable(labels, sums, nil, false)
+	if ops := HostOpTable(labels, sums, top); ops != nil {
+		return []*Table{m, ops}
 	}
-	head := func(first string) *Table {
-		t := &Table{Columns: []Column{{Name: first, Unit: metrics.Text}}}
-		for i := range sums {
-			t.Columns = append(t.Columns, Column{Name: labels[i], Unit: metrics.Count})
-			if i > 0 {
-				t.Columns = append(t.Columns, Column{Name: "×", Unit: metrics.Text})
+	return []*Table{m}
+}
+
+// hostCompareHead is the header of a host comparison: first, then each
+// run's value and, after the first, its ratio to the first run's.
+func hostCompareHead(first string, labels []string) *Table {
+	t := &Table{Columns: []Column{{Name: first, Unit: metrics.Text}}}
+	for i, l := range labels {
+		t.Columns = append(t.Columns, Column{Name: l, Unit: metrics.Count})
+		if i > 0 {
+			t.Columns = append(t.Columns, Column{Name: "×", Unit: metrics.Text})
+		}
+	}
+	return t
+}
+
+// hostRatioCell is v's ratio to base, "×1.23", or "" when base is 0.
+func hostRatioCell(v, base any) string {
+	b := toFloat(base)
+	if b == 0 {
+		return ""
+	}
+	return "×" + ratio(toFloat(v)/b)
+}
+
+// HostMetricTable has the host metrics of several runs as rows, each
+// run's value and its ratio to the first run's: the metrics named in rows
+// (metrics.HostColumns names) in that order, or without rows all of them
+// (all) or those not zero in every run, host_span_ns always.
+func HostMetricTable(labels []string, sums []metrics.Summary, rows []string, all bool) *Table {
+	m := hostCompareHead("metric", labels)
+	m.Title = "host side (no GPU activity)"
+	cols := metrics.HostColumns()
+	if rows != nil {
+		byName := map[string]metrics.HostColumn{}
+		for _, c := range cols {
+			byName[c.Name] = c
+		}
+		cols = cols[:0:0]
+		for _, n := range rows {
+			if c, ok := byName[n]; ok {
+				cols = append(cols, c)
 			}
 		}
-		return t
 	}
-	ratioCell := func(v, base any) string {
-		b := toFloat(base)
-		if b == 0 {
-			return ""
-		}
-		return "×" + ratio(toFloat(v)/b)
-	}
-	m := head("metric")
-	m.Title = "host side (no GPU activity)"
-	for _, c := range metrics.HostColumns() {
+	for _, c := range cols {
 		row := []any{c.Label}
 		zero := true
 		for i := range sums {
@@ -80,29 +106,30 @@ func HostCompareTables(labels []string, sums []metrics.Summary, top int) []*Tabl
 			zero = zero && isZero(v)
 			row = append(row, Cell{v, c.Unit})
 			if i > 0 {
-				row = append(row, ratioCell(v, c.Value(&sums[0])))
+				row = append(row, hostRatioCell(v, c.Value(&sums[0])))
 			}
 		}
-		if !zero || c.Name == "host_span_ns" {
+		if !zero || all || rows != nil || c.Name == "host_span_ns" {
 			m.Rows = append(m.Rows, row)
 		}
 	}
-	ops := head("op")
+	return m
+}
+
+// HostOpTable lists the ops of several runs by name, each run's total
+// time in the op and its ratio to the first run's, by their longest total
+// in any run, ties by name; the first top (hostOpsShown when 0). Nil when
+// no run has ops.
+func HostOpTable(labels []string, sums []metrics.Summary, top int) *Table {
+	if top <= 0 {
+		top = hostOpsShown
+	}
+	ops := hostCompareHead("op", labels)
 	ops.Title = "host ops: total time per run"
-	byName := make([]map[string]metrics.OpStat, len(sums))
-	longest := map[string]int64{}
-	for i := range sums {
-		byName[i] = map[string]metrics.OpStat{}
-		for _, op := range sums[i].Host.AllOps {
-			byName[i][op.Name] = op
-			longest[op.Name] = max(longest[op.Name], op.TotalNS)
-		}
+	names, byName := opsByLongest(sums)
+	if len(names) == 0 {
+		return nil
 	}
-	names := make([]string, 0, len(longest))
-	for n := range longest {
-		names = append(names, n)
-	}
-	slices.SortFunc(names, func(a, b string) int { return cmp.Or(cmp.Compare(longest[b], longest[a]), cmp.Compare(a, b)) })
 	if len(names) > top {
 		ops.Notes = append(ops.Notes, fmt.Sprintf("%d more ops not shown", len(names)-top))
 		names = names[:top]
@@ -120,17 +147,61 @@ func HostCompareTables(labels []string, sums []metrics.Summary, top int) []*Tabl
 			if i > 0 {
 				r := ""
 				if _, ok0 := byName[0][n]; ok && ok0 {
-					r = ratioCell(op.TotalNS, byName[0][n].TotalNS)
+					r = hostRatioCell(op.TotalNS, byName[0][n].TotalNS)
 				}
 				row = append(row, r)
 			}
 		}
 		ops.Rows = append(ops.Rows, row)
 	}
-	if len(names) == 0 {
-		return []*Table{m}
+	return ops
+}
+
+// opsByLongest lists the op names of several runs by their longest total
+// in any run, ties by name, with each run's ops by name: the order in
+// which compare and plot --kind ops pair runs' ops.
+func opsByLongest(sums []metrics.Summary) (names []string, byName []map[string]metrics.OpStat) {
+	byName = make([]map[string]metrics.OpStat, len(sums))
+	longest := map[string]int64{}
+	for i := range sums {
+		byName[i] = map[string]metrics.OpStat{}
+		for _, op := range sums[i].Host.AllOps {
+			byName[i][op.Name] = op
+			longest[op.Name] = max(longest[op.Name], op.TotalNS)
+		}
 	}
-	return []*Table{m, ops}
+	names = make([]string, 0, len(longest))
+	for n := range longest {
+		names = append(names, n)
+	}
+	slices.SortFunc(names, func(a, b string) int { return cmp.Or(cmp.Compare(longest[b], longest[a]), cmp.Compare(a, b)) })
+	return names, byName
+}
+
+// OpBars gathers the total time of the top ops (opsByLongest) of each
+// run for PlotCompare: an op a run did not run is 0 there.
+func OpBars(labels []string, sums []metrics.Summary, top int) Bars {
+	b := Bars{Runs: labels}
+	names, byName := opsByLongest(sums)
+	for _, n := range names[:min(len(names), top)] {
+		m := BarMetric{Name: n, Unit: metrics.NS}
+		for i := range sums {
+			m.Values = append(m.Values, float64(byName[i][n].TotalNS))
+		}
+		b.Metrics = append(b.Metrics, m)
+	}
+	return b
+}
+
+// HostSteps is the host steps of a summary (ProfilerStep#N on the CPU),
+// for PlotSteps: what a run without GPU activity has in place of device
+// steps.
+func HostSteps(label string, s *metrics.Summary) StepRun {
+	r := StepRun{Label: label, Warmup: s.Host.WarmupSteps}
+	for _, st := range s.Host.Steps {
+		r.Steps = append(r.Steps, metrics.StepStat{Step: st})
+	}
+	return r
 }
 
 // HostCompareRecords is the CSV shape of HostCompareTables: one row per

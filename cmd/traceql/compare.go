@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -41,7 +42,8 @@ bandwidth, one column per run and the ratio of each run to the first.
 When no run has GPU activity (CPU or Apple MPS runs, eager vs compiled),
 their host sides are compared instead: span, steps, time in and outside
 ops, torch.compile's regions, then each op's total time per run and its
-ratio to the first (see summarize --help).
+ratio to the first (see summarize --help); --metrics picks host metrics
+then, shown alone.
 Labels default to the file names. Files are read --jobs at a time, one
 per CPU by default, and fewer when their tables would take more than half
 the memory available (see summarize --help).` + windowHelp,
@@ -128,12 +130,19 @@ func parseSize(s string) ([2]float64, error) {
 	return [2]float64{w, h}, nil
 }
 
-// checkMetrics refuses names that are not metrics, listing those that are.
+// checkMetrics refuses names that are neither device nor host metrics,
+// listing those that are. Which of the two a comparison has is known
+// only once the runs are read (checkRunMetrics).
 func checkMetrics(names []string) error {
 	var known []string
 	ok := map[string]bool{}
-	for _, c := range metrics.Columns() {
-		known, ok[c.Name] = append(known, c.Name), true
+	for _, n := range deviceMetricNames() {
+		known, ok[n] = append(known, n), true
+	}
+	for _, n := range hostMetricNames() {
+		if !ok[n] {
+			known, ok[n] = append(known, n), true
+		}
 	}
 	for _, n := range names {
 		if !ok[n] {
@@ -141,6 +150,40 @@ func checkMetrics(names []string) error {
 		}
 	}
 	return nil
+}
+
+// checkRunMetrics refuses the names of --metrics that the runs compared
+// do not have: device metrics of runs without GPU activity, host-only
+// metrics of runs with it.
+func checkRunMetrics(names []string, hostOnly bool) error {
+	have, what := deviceMetricNames(), "runs with GPU activity"
+	if hostOnly {
+		have, what = hostMetricNames(), "runs without GPU activity (their host sides)"
+	}
+	for _, n := range names {
+		if !slices.Contains(have, n) {
+			return usageError{fmt.Errorf("--metrics: %s is not a metric of %s; theirs are %s", n, what, strings.Join(have, ", "))}
+		}
+	}
+	return nil
+}
+
+// deviceMetricNames are the names of metrics.Columns.
+func deviceMetricNames() []string {
+	var out []string
+	for _, c := range metrics.Columns() {
+		out = append(out, c.Name)
+	}
+	return out
+}
+
+// hostMetricNames are the names of metrics.HostColumns.
+func hostMetricNames() []string {
+	var out []string
+	for _, c := range metrics.HostColumns() {
+		out = append(out, c.Name)
+	}
+	return out
 }
 
 // runLabel shortens a trace path to a label: the file name without the
@@ -221,6 +264,9 @@ func runCompare(ctx context.Context, opts *compareOptions) error {
 	for _, s := range sums {
 		positions = max(positions, len(s.Devices))
 	}
+	if err := checkRunMetrics(opts.Metrics, positions == 0); err != nil {
+		return err
+	}
 	if positions == 0 {
 		return writeHostCompare(opts, sums)
 	}
@@ -259,8 +305,16 @@ func writeHostCompare(opts *compareOptions, sums []metrics.Summary) error {
 	switch opts.Format {
 	case "csv":
 		return report.WriteCSV(opts.Out, report.HostCompareRecords(opts.Labels, sums))
-	case "markdown":
-		return report.WriteMarkdown(opts.Out, report.HostCompareTables(opts.Labels, sums, 0)...)
 	}
-	return report.WriteText(opts.Out, report.HostCompareTables(opts.Labels, sums, 0)...)
+	// As for devices: --metrics names the rows and shows them alone.
+	tables := []*report.Table{report.HostMetricTable(opts.Labels, sums, opts.Metrics, opts.All)}
+	if opts.Metrics == nil {
+		if ops := report.HostOpTable(opts.Labels, sums, 0); ops != nil {
+			tables = append(tables, ops)
+		}
+	}
+	if opts.Format == "markdown" {
+		return report.WriteMarkdown(opts.Out, tables...)
+	}
+	return report.WriteText(opts.Out, tables...)
 }

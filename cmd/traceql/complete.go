@@ -1,9 +1,10 @@
 package main
 
 import (
+	"slices"
+
 	"github.com/spf13/cobra"
 
-	"github.com/traceql/traceql/metrics"
 	"github.com/traceql/traceql/report"
 )
 
@@ -12,15 +13,17 @@ import (
 // values when they run.
 func flagValues() map[string]map[string][]string {
 	names := []string{report.NamesFull, report.NamesShort, report.NamesFamily}
-	var cols []string
-	for _, c := range metrics.Columns() {
-		cols = append(cols, c.Name)
+	cols := deviceMetricNames()
+	for _, n := range hostMetricNames() {
+		if !slices.Contains(cols, n) {
+			cols = append(cols, n)
+		}
 	}
 	return map[string]map[string][]string{
 		"summarize": {"format": {"text", "csv", "json", "markdown"}, "names": names},
 		"diff":      {"format": {"text", "csv", "markdown"}, "group": {"name", "family"}, "names": names},
 		"compare":   {"format": {"text", "csv", "markdown"}, "metrics": cols},
-		"plot":      {"kind": {"kernels", "gaps", "timeline", "top", "steps"}, "weight": {"time", "count"}, "names": names},
+		"plot":      {"kind": {"kernels", "gaps", "timeline", "top", "steps", "ops"}, "weight": {"time", "count"}, "names": names},
 		"export":    {"table": report.ExportTables(), "format": {"csv", "json", "parquet"}},
 	}
 }

@@ -426,7 +426,8 @@
 //	When no run has GPU activity (CPU or Apple MPS runs, eager vs compiled),
 //	their host sides are compared instead: span, steps, time in and outside
 //	ops, torch.compile's regions, then each op's total time per run and its
-//	ratio to the first (see summarize --help).
+//	ratio to the first (see summarize --help); --metrics picks host metrics
+//	then, shown alone.
 //	Labels default to the file names. Files are read --jobs at a time, one
 //	per CPU by default, and fewer when their tables would take more than half
 //	the memory available (see summarize --help).
@@ -489,6 +490,11 @@
 //	  --kind steps     step time per ProfilerStep#N, one line per run and device, the
 //	                   warm-up steps (over twice the median, which --steady leaves out)
 //	                   drawn as rings: warm-up against the steady state
+//	  --kind ops       the --top host ops by total time, one bar per run, as ratios to
+//	                   the first run: eager against compiled, CPU or MPS runs included
+//
+//	Runs without GPU activity (CPU, Apple MPS) have host steps and ops only:
+//	plot them with --kind steps or ops.
 //
 //	The histograms weigh each bin by time (--weight time: the kernel or idle time
 //	of its kernels or gaps, so that where the time goes shows) or count them
@@ -525,7 +531,7 @@
 //	      --device ints         measure only this device (repeat or comma-separate for several)
 //	  -h, --help                help for plot
 //	      --kernel string       measure only the kernels whose names match this regular expression (copies and memsets stay)
-//	  -k, --kind string         kernels, gaps, timeline, top or steps (default "kernels")
+//	  -k, --kind string         kernels, gaps, timeline, top, steps or ops (default "kernels")
 //	      --label strings       comma-separated run labels, one per file
 //	      --names string        kernel names: full (as recorded), short (demangled; templates, arguments and namespaces folded) or family (base name across instantiations) (default "full")
 //	  -o, --output string       output file, .png or .svg
@@ -536,7 +542,7 @@
 //	      --steps string        measure only these ProfilerStep#N: 3:, 3:5, :5 or 4
 //	      --stream int64Slice   measure only this stream, on every device (repeat or comma-separate for several) (default [])
 //	      --strict              treat skipped or malformed events and truncation as errors
-//	      --top int             kernels drawn by --kind top (default 15)
+//	      --top int             kernels drawn by --kind top, ops by --kind ops (default 15)
 //	      --weight string       histogram bins by time or count (default "time")
 //	      --window string       measure only START:END after the first GPU activity, e.g. 100ms:500ms
 //

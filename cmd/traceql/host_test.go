@@ -1,16 +1,23 @@
 package main
 
 import (
+	"cmp"
 	"encoding/csv"
 	"fmt"
+	"html"
+
 	"os"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/traceql/traceql/internal/golden"
 	"github.com/traceql/traceql/internal/synth"
+	"github.com/traceql/traceql/metrics"
+	"github.com/traceql/traceql/report"
 )
 
 // writeHostRuns writes an eager and a compiled host-only run of the same
@@ -173,5 +180,111 @@ func TestHostExport(t *testing.T) {
 	out, errOut, code = traceql("export", "--table", "host", paths[0], sample)
 	if code != 0 || strings.Count(out, "\n") != 2 || !strings.Contains(errOut, sample+": GPU activity; the host table has rows for traces without") {
 		t.Errorf("exit %d, stderr %q, want a header and one row:\n%s", code, errOut, out)
+	}
+}
+
+// TestHostPlot: runs without GPU activity plot their host steps and ops;
+// the ops' bars carry each run's total time of the op as the generator
+// wrote it, the top --top ops by their longest total in either run; a GPU
+// kind says what such a run can plot instead.
+func TestHostPlot(t *testing.T) {
+	paths, runs := writeHostRuns(t)
+	dir := t.TempDir()
+	totals := make([]map[string]int64, len(runs))
+	longest := map[string]int64{}
+	for i, r := range runs {
+		totals[i] = map[string]int64{}
+		for _, op := range r.Ops {
+			if !strings.HasPrefix(op.Name, "ProfilerStep#") {
+				totals[i][op.Name] += op.End - op.Start
+			}
+		}
+		for n, v := range totals[i] {
+			longest[n] = max(longest[n], v)
+		}
+	}
+	var names []string
+	for n := range longest {
+		names = append(names, n)
+	}
+	slices.SortFunc(names, func(a, b string) int { return cmp.Or(cmp.Compare(longest[b], longest[a]), cmp.Compare(a, b)) })
+	const top = 4
+	svg := filepath.Join(dir, "ops.svg")
+	if out, errOut, code := traceql(append([]string{"plot", "--kind", "ops", "--top", strconv.Itoa(top), "-o", svg}, paths...)...); code != 0 {
+		t.Fatalf("exit %d: %s%s", code, out, errOut)
+	}
+	b, err := os.ReadFile(svg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Long names wrap over several text elements: compare without spaces.
+	var drawnText strings.Builder
+	for _, m := range regexp.MustCompile(`>([^<]*)<`).FindAllStringSubmatch(string(b), -1) {
+		drawnText.WriteString(strings.Join(strings.Fields(html.UnescapeString(m[1])), ""))
+	}
+	for k, n := range names {
+		drawn := strings.Contains(drawnText.String(), strings.ReplaceAll(n, " ", ""))
+		if drawn != (k < top) {
+			t.Errorf("op %q (longest %d ns, rank %d): drawn %v, want the top %d only", n, longest[n], k, drawn, top)
+		}
+		if k >= top {
+			continue
+		}
+		for i := range runs {
+			if label := report.Format(float64(totals[i][n]), metrics.NS); !strings.Contains(string(b), ">"+label+"<") {
+				t.Errorf("op %q: no bar labelled %s, the total of run %d", n, label, i)
+			}
+		}
+	}
+
+	png := filepath.Join(dir, "steps.png")
+	if out, errOut, code := traceql(append([]string{"plot", "--kind", "steps", "-o", png}, paths...)...); code != 0 {
+		t.Fatalf("steps: exit %d: %s%s", code, out, errOut)
+	}
+	if fi, err := os.Stat(png); err != nil || fi.Size() == 0 {
+		t.Errorf("steps: no image (%v)", err)
+	}
+
+	_, errOut, code := traceql("plot", "--kind", "kernels", "-o", filepath.Join(dir, "k.png"), paths[0])
+	if code != 1 || !strings.Contains(errOut, paths[0]+": no GPU activity to plot; of a run without it, plot --kind steps or ops") {
+		t.Errorf("kernels of a host-only run: exit %d, %q", code, errOut)
+	}
+}
+
+// TestHostCompareMetrics: --metrics picks host metrics of runs without
+// GPU activity, in the order given, shown alone; device metrics are
+// refused for them, and host-only metrics for GPU runs.
+func TestHostCompareMetrics(t *testing.T) {
+	paths, runs := writeHostRuns(t)
+	out, errOut, code := traceql(append([]string{"compare", "--metrics", "host_steps,host_span_ns"}, paths...)...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if len(lines) != 4 || !strings.HasPrefix(strings.TrimSpace(lines[2]), "steps ") || !strings.HasPrefix(strings.TrimSpace(lines[3]), "host span ") {
+		t.Fatalf("want a title, a header, steps then host span:\n%s", out)
+	}
+	for i, r := range runs {
+		lo, hi := r.Ops[0].Start, r.Ops[0].End
+		for _, op := range r.Ops {
+			lo, hi = min(lo, op.Start), max(hi, op.End)
+		}
+		if span := report.Format(hi-lo, metrics.NS); !strings.Contains(lines[3], span) {
+			t.Errorf("run %d: host span %s not in %q", i, span, lines[3])
+		}
+	}
+	for _, tt := range []struct {
+		files []string
+		flag  string
+		want  string
+	}{
+		{paths, "kernels", "--metrics: kernels is not a metric of runs without GPU activity"},
+		{[]string{sample, sample}, "host_span_ns", "--metrics: host_span_ns is not a metric of runs with GPU activity"},
+		{paths, "nonesuch", `--metrics: no metric "nonesuch"`},
+	} {
+		_, errOut, code := traceql(append([]string{"compare", "--metrics", tt.flag}, tt.files...)...)
+		if code != 2 || !strings.Contains(errOut, tt.want) {
+			t.Errorf("--metrics %s: exit %d, %q, want exit 2 and %q", tt.flag, code, errOut, tt.want)
+		}
 	}
 }

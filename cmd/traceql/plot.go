@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -44,6 +45,11 @@ func newPlotCmd(runF func(context.Context, *plotOptions) error) *cobra.Command {
   --kind steps     step time per ProfilerStep#N, one line per run and device, the
                    warm-up steps (over twice the median, which --steady leaves out)
                    drawn as rings: warm-up against the steady state
+  --kind ops       the --top host ops by total time, one bar per run, as ratios to
+                   the first run: eager against compiled, CPU or MPS runs included
+
+Runs without GPU activity (CPU, Apple MPS) have host steps and ops only:
+plot them with --kind steps or ops.
 
 The histograms weigh each bin by time (--weight time: the kernel or idle time
 of its kernels or gaps, so that where the time goes shows) or count them
@@ -56,8 +62,10 @@ on each run's share of its span, so that all show whole.` + windowHelp,
 			opts.Files = args
 			switch opts.Kind {
 			case "kernels", "gaps", "timeline", "top", "steps":
+			case "ops":
+				opts.Read.hostOps = true // the cpu_ops, which a lean read leaves out
 			default:
-				return usageError{fmt.Errorf("--kind %q: want kernels, gaps, timeline, top or steps", opts.Kind)}
+				return usageError{fmt.Errorf("--kind %q: want kernels, gaps, timeline, top, steps or ops", opts.Kind)}
 			}
 			if opts.Weight != "time" && opts.Weight != "count" {
 				return usageError{fmt.Errorf("--weight %q: want time or count", opts.Weight)}
@@ -92,12 +100,12 @@ on each run's share of its span, so that all show whole.` + windowHelp,
 		},
 	}
 	f := cmd.Flags()
-	f.StringVarP(&opts.Kind, "kind", "k", "kernels", "kernels, gaps, timeline, top or steps")
+	f.StringVarP(&opts.Kind, "kind", "k", "kernels", "kernels, gaps, timeline, top, steps or ops")
 	f.StringVar(&opts.Weight, "weight", "time", "histogram bins by time or count")
 	f.StringVarP(&opts.Output, "output", "o", "", "output file, .png or .svg")
 	f.StringSliceVar(&opts.Labels, "label", nil, "comma-separated run labels, one per file")
 	f.IntVar(&opts.Bins, "bins", 100, "time bins of --kind timeline")
-	f.IntVar(&opts.Top, "top", 15, "kernels drawn by --kind top")
+	f.IntVar(&opts.Top, "top", 15, "kernels drawn by --kind top, ops by --kind ops")
 	namesFlag(f, &opts.Names)
 	opts.Read.addFlags(f)
 	return cmd
@@ -113,6 +121,7 @@ func runPlot(ctx context.Context, opts *plotOptions) error {
 	var top []metrics.KernelStat
 	var topLabel string
 	var steps []report.StepRun
+	var hostSums []metrics.Summary // --kind ops
 	labels := opts.Labels
 	if len(labels) == 0 {
 		labels = runLabels(opts.Files)
@@ -125,8 +134,17 @@ func runPlot(ctx context.Context, opts *plotOptions) error {
 		opts.Read.noteWarmup(f, t)
 		label := labels[i]
 		devs := metrics.ActiveDevices(t)
+		if opts.Kind == "ops" {
+			hostSums = append(hostSums, metrics.Summarize(t, metrics.Options{}))
+			continue
+		}
 		if len(devs) == 0 {
-			return fmt.Errorf("%s: no GPU activity to plot", f)
+			if opts.Kind != "steps" {
+				return fmt.Errorf("%s: no GPU activity to plot; of a run without it, plot --kind steps or ops", f)
+			}
+			s := metrics.Summarize(t, metrics.Options{})
+			steps = append(steps, report.HostSteps(label+", host", &s))
+			continue
 		}
 		runLines := len(lines)
 		for dev, v := range metrics.DeviceViews(t) {
@@ -181,6 +199,16 @@ func runPlot(ctx context.Context, opts *plotOptions) error {
 			return report.PlotTimeline(w, format, lines, "GPU utilization over time")
 		case "steps":
 			return report.PlotSteps(w, format, steps, "step time per step")
+		case "ops":
+			b := report.OpBars(labels, hostSums, opts.Top)
+			if len(b.Metrics) == 0 {
+				return fmt.Errorf("nothing to plot: no host ops (cpu_op events) in %s", strings.Join(opts.Files, ", "))
+			}
+			title := "host ops by total time"
+			if len(labels) > 1 {
+				title += ", ratio to " + labels[0]
+			}
+			return report.PlotCompare(w, format, b, title, [2]float64{max(8, 1+0.6*float64(len(b.Metrics)*len(labels))), 5})
 		}
 		return report.PlotTopKernels(w, format, top, "top kernels by total time: "+topLabel)
 	})
