@@ -63,6 +63,13 @@ type DeviceCompile struct {
 	// time, when the trace has compiled ranges; their Share is of the
 	// device's kernel_ns.
 	TopEager []KernelStat
+	// TopEagerOps are the host ops that launched those kernels: each
+	// kernel not launched from compiled code goes to the innermost cpu_op
+	// open on its launch call's thread when the call began (NoScope when
+	// none, or no launch call), by GPU time, the most first, ties by name;
+	// Share is of the device's kernel_ns. Only when Options.Scopes says
+	// the trace holds its cpu_ops (a lean read leaves them out).
+	TopEagerOps []ScopeStat
 }
 
 // A thread is a host thread.
@@ -211,6 +218,78 @@ func deviceCompile(t *trace.Trace, dev int, ix launchIndex, w *compileWide, kern
 	eager.total = kernelNS // shares of the device's kernel time
 	d.TopEager = top(eager.done(), topN, longestFirst)
 	return d
+}
+
+// eagerOps attributes the kernels of device dev not launched from
+// compiled code (as deviceCompile tells them) to the innermost cpu_op on
+// the launching thread, as Scopes does for all GPU work; the topN by GPU
+// time. Nil when the trace has no compiled ranges or no such kernels.
+func eagerOps(t *trace.Trace, dev int, ix launchIndex, w *compileWide, kernelNS int64, topN int) []ScopeStat {
+	if len(w.ranges) == 0 {
+		return nil
+	}
+	var eager []*trace.Kernel
+	need := make([]bool, len(t.APICalls))
+	for i := range t.Kernels {
+		k := &t.Kernels[i]
+		if k.Device != dev {
+			continue
+		}
+		ci := ix.call(&k.Activity)
+		if ci >= 0 {
+			c := &t.APICalls[ci]
+			if inRanges(w.ranges[thread{c.PID, c.TID}], c.Start, c.End) {
+				continue
+			}
+			need[ci] = true
+		}
+		eager = append(eager, k)
+	}
+	if len(eager) == 0 {
+		return nil
+	}
+	opOf := make(map[int]*trace.Op)
+	eachCallScope(t, need, func(ci int, open []*trace.Op) {
+		for _, o := range slices.Backward(open) {
+			if o.Kind == trace.CPUOp {
+				opOf[ci] = o
+				return
+			}
+		}
+	})
+	byName := map[string]*ScopeStat{}
+	seen := map[*trace.Op]bool{}
+	for _, k := range eager {
+		var op *trace.Op
+		if ci := ix.call(&k.Activity); ci >= 0 {
+			op = opOf[ci]
+		}
+		name := NoScope
+		if op != nil {
+			name = op.Name
+		}
+		st := byName[name]
+		if st == nil {
+			st = &ScopeStat{Name: name}
+			byName[name] = st
+		}
+		st.Kernels++
+		st.GPUNS += k.Dur()
+		if op != nil && !seen[op] {
+			seen[op] = true
+			st.Calls++
+			st.CPUNS += op.End - op.Start
+		}
+	}
+	out := make([]ScopeStat, 0, len(byName))
+	for _, st := range byName {
+		if kernelNS > 0 {
+			st.Share = float64(st.GPUNS) / float64(kernelNS)
+		}
+		out = append(out, *st)
+	}
+	slices.SortFunc(out, func(a, b ScopeStat) int { return cmp.Or(cmp.Compare(b.GPUNS, a.GPUNS), cmp.Compare(a.Name, b.Name)) })
+	return out[:min(len(out), topN)]
 }
 
 // EagerNote says what share of d's kernel time was launched outside

@@ -413,3 +413,149 @@ func TestHostTimelineSynth(t *testing.T) {
 		}
 	}
 }
+
+// eagerOpsTruth attributes each kernel launched outside compiled code to
+// the innermost cpu_op on its launch call's thread open when the call
+// began, one op at a time (no stacks): the op with the latest start that
+// began at or before the call and ends after its start (or is of zero
+// length at it), ties to the shorter, and between equal intervals to the
+// one written later (Kineto writes an op before the ops it encloses, and
+// an op and its only child may have the same ends). Kernels without a launch call, or
+// with no such op, go to metrics.NoScope. By device, then op name: GPU
+// time and kernels.
+func eagerOpsTruth(t *testing.T, evs []event) (ns map[int]map[string]int64, kernels map[int]map[string]int) {
+	t.Helper()
+	var regions, ops []*event
+	calls := map[int64]*event{}
+	for i := range evs {
+		e := &evs[i]
+		switch e.cat {
+		case "cpu_op":
+			ops = append(ops, e)
+			if strings.HasPrefix(e.name, "Torch-Compiled Region") || e.name == "CompiledFunction" || e.name == "CompiledFunctionBackward" {
+				regions = append(regions, e)
+			}
+		case "cuda_runtime", "cuda_driver":
+			if e.corr != 0 {
+				calls[e.corr] = e
+			}
+		}
+	}
+	ns, kernels = map[int]map[string]int64{}, map[int]map[string]int{}
+	for i := range evs {
+		k := &evs[i]
+		if k.cat != "kernel" {
+			continue
+		}
+		c := calls[k.corr]
+		if c != nil && !strings.Contains(c.name, "Launch") {
+			c = nil
+		}
+		name := metrics.NoScope
+		if c != nil {
+			in := false
+			for _, r := range regions {
+				if r.pid == c.pid && r.tid == c.tid && r.start <= c.start && c.end <= r.end {
+					in = true
+				}
+			}
+			if in {
+				continue
+			}
+			var best *event
+			for _, o := range ops {
+				if o.pid != c.pid || o.tid != c.tid || o.start > c.start || !(o.end > c.start || o.end == c.start && o.start == c.start) {
+					continue
+				}
+				if best == nil || o.start > best.start || o.start == best.start && o.end <= best.end {
+					best = o
+				}
+			}
+			if best != nil {
+				name = best.name
+			}
+		}
+		if ns[k.device] == nil {
+			ns[k.device], kernels[k.device] = map[string]int64{}, map[string]int{}
+		}
+		ns[k.device][name] += k.end - k.start
+		kernels[k.device][name]++
+	}
+	return ns, kernels
+}
+
+// checkEagerOps compares the eager ops of the trace at path, read with
+// its cpu_ops, with eagerOpsTruth; it returns how many (device, op) it
+// compared.
+func checkEagerOps(t *testing.T, path string) int {
+	t.Helper()
+	wantNS, wantKernels := eagerOpsTruth(t, decodeEvents(t, path))
+	tr, err := trace.Options{}.Open(context.Background(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := metrics.Summarize(tr, metrics.Options{Scopes: true, TopN: 1 << 20})
+	checked := 0
+	for _, d := range s.Devices {
+		got := d.Compile.TopEagerOps
+		if len(got) != len(wantNS[d.Device]) {
+			t.Errorf("%s GPU %d: %d eager ops, want %d", path, d.Device, len(got), len(wantNS[d.Device]))
+		}
+		var sum int64
+		for j, op := range got {
+			sum += op.GPUNS
+			if op.GPUNS != wantNS[d.Device][op.Name] || op.Kernels != wantKernels[d.Device][op.Name] {
+				t.Errorf("%s GPU %d: eager op %q: %d kernels, %d ns; want %d, %d", path, d.Device, op.Name,
+					op.Kernels, op.GPUNS, wantKernels[d.Device][op.Name], wantNS[d.Device][op.Name])
+			}
+			if j > 0 && (got[j-1].GPUNS < op.GPUNS || got[j-1].GPUNS == op.GPUNS && got[j-1].Name > op.Name) {
+				t.Errorf("%s GPU %d: eager ops out of order at %q", path, d.Device, op.Name)
+			}
+			checked++
+		}
+		// The ops share out the eager kernel time the note speaks of.
+		if eager := d.KernelNS - d.Compile.KernelNS; len(got) > 0 && sum != eager {
+			t.Errorf("%s GPU %d: eager ops hold %d ns, the note's eager kernel time is %d", path, d.Device, sum, eager)
+		}
+	}
+	return checked
+}
+
+// TestEagerOps checks the ops launching kernels outside compiled code on
+// generated and real traces.
+func TestEagerOps(t *testing.T) {
+	checked := 0
+	for seed := range int64(4) {
+		path := filepath.Join(t.TempDir(), "c.json")
+		f, err := os.Create(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = synth.WriteCompile(f, synth.CompileConfig{Seed: seed, Recompiles: []int{0, 3, 1}})
+		if err2 := f.Close(); err == nil {
+			err = err2
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		checked += checkEagerOps(t, path)
+	}
+	if checked == 0 {
+		t.Fatal("the generated traces have no eager ops: nothing checked")
+	}
+	dir := shared.Traces(t)
+	checked = 0
+	for _, p := range []string{
+		"hta/triton_example/triton_example.json.gz",
+		"hta/negative_queue_length_values_check/rank0.json.gz",
+		"hta/trace_diff/test/test.json.gz",
+		"more/tracelens__inference__xdit_flux.1__split_iteration_1.json.gz",
+	} {
+		n := checkEagerOps(t, filepath.Join(dir, p))
+		t.Logf("%s: %d (device, eager op) pairs", p, n)
+		checked += n
+	}
+	if checked == 0 {
+		t.Fatal("the real traces have no eager ops: nothing checked")
+	}
+}

@@ -162,8 +162,9 @@ type Options struct {
 	// name (DeviceSummary.StreamStats, Summary.APIStats, .RangeStats).
 	StreamStats, APIStats, RangeStats bool
 	// Scopes asks for each device's GPU time by host op and by code
-	// region (DeviceSummary.Ops, .Regions): the trace must hold its
-	// cpu_ops, which a lean read leaves out.
+	// region (DeviceSummary.Ops, .Regions) and for the ops launching the
+	// kernels outside compiled code (DeviceCompile.TopEagerOps): the trace
+	// must hold its cpu_ops, which a lean read leaves out.
 	Scopes bool
 }
 
@@ -224,6 +225,8 @@ func Summarize(t *trace.Trace, o Options) Summary {
 				}
 				if o.Scopes {
 					s.Devices[i].Ops, s.Devices[i].Regions = Scopes(v, devs[i].ID)
+					d := &s.Devices[i]
+					d.Compile.TopEagerOps = eagerOps(v, devs[i].ID, w.ix, &w.compile, d.KernelNS, o.TopN)
 				}
 			}
 		})

@@ -19,8 +19,9 @@ const eagerShown = 5
 // compileTables lays out what a trace says of torch.compile: a title line
 // with the host side (regions, frames, recompiles, Dynamo's lookups,
 // host time in compiled code), the devices' kernel time from compiled
-// code, the notes metrics.EagerNote and RecompileNotes make, and the top
-// kernels launched outside compiled code. Nothing for a trace without
+// code, the notes metrics.EagerNote and RecompileNotes make, the top
+// kernels launched outside compiled code and, when the trace was read
+// with its cpu_ops (summarize --by op), the ops that launched them. Nothing for a trace without
 // compile ops. (Kernel time from graphs is among the device metrics, as
 // graphs are not torch.compile's alone.)
 func compileTables(s metrics.Summary, l Layout) []*Table {
@@ -92,7 +93,26 @@ func compileTables(s metrics.Summary, l Layout) []*Table {
 				e.Rows = append(e.Rows, []any{k.Count, k.TotalNS, k.Share, names[j]})
 			}
 			out = append(out, e)
+			if ops := d.Compile.TopEagerOps; len(ops) > 0 {
+				out = append(out, eagerOpTable(ops, suffix, l))
+			} else if metrics.EagerNote(d) != "" {
+				e.Notes = append(e.Notes, "the host ops launching them: summarize --by op")
+			}
 		}
 	}
 	return out
+}
+
+// eagerOpTable lists the host ops that launched the most kernel time
+// outside compiled code: where the graph breaks are, by op.
+func eagerOpTable(ops []metrics.ScopeStat, suffix string, l Layout) *Table {
+	t := &Table{Title: "top ops launching kernels outside compiled code" + suffix, Columns: []Column{
+		{Name: "calls", Unit: metrics.Count}, {Name: "kernels", Unit: metrics.Count}, {Name: "GPU time", Unit: metrics.NS},
+		{Name: "share of kernel time", Unit: metrics.Ratio}, {Name: "op", Unit: metrics.Text}}}
+	ops = ops[:min(len(ops), eagerShown)]
+	names := shortNames(ops, func(o metrics.ScopeStat) string { return o.Name }, l.NameWidth)
+	for j, o := range ops {
+		t.Rows = append(t.Rows, []any{o.Calls, o.Kernels, o.GPUNS, o.Share, names[j]})
+	}
+	return t
 }

@@ -55,6 +55,10 @@ func TestSummarizeGolden(t *testing.T) {
 		{"compile.text", func(t *testing.T) []string {
 			return []string{filepath.Join(realTraces(t), "more/tracelens__inference__xdit_flux.1__split_iteration_1.json.gz")}
 		}, []string{"--top", "3"}},
+		// Read with its cpu_ops, the ops launching the eager kernels too.
+		{"compile.by-op.text", func(t *testing.T) []string {
+			return []string{filepath.Join(realTraces(t), "more/tracelens__inference__xdit_flux.1__split_iteration_1.json.gz")}
+		}, []string{"--top", "3", "--by", "op"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
