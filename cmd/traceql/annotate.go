@@ -27,7 +27,7 @@ func newAnnotateCmd(runF func(context.Context, *annotateOptions) error) *cobra.C
 	opts := &annotateOptions{}
 	cmd := &cobra.Command{
 		Use:   "annotate FILE -o ANNOTATED.json[.gz]",
-		Short: "Add traceql's idle gaps, utilization, steps and verdicts to a Kineto trace, for Perfetto",
+		Short: "Add traceql's idle gaps, utilization, steps and verdicts to a Kineto trace or Nsight export, for Perfetto",
 		Long: `Annotate writes a copy of a Kineto trace, every event unchanged, with tracks
 added for a timeline viewer (Perfetto UI, chrome://tracing): per GPU a
 process "traceql GPU N", labelled with the verdict, that holds
@@ -43,8 +43,13 @@ and a top-level "traceql" member with each GPU's verdict. The events are
 copied as read, not parsed again: the output is the input's bytes with
 the additions at the start of traceEvents. traceql skips what it added,
 so the annotated trace summarizes as the original does. The output is
-gzipped when its name ends in .gz. Nsight Systems exports are not
-annotated yet.`,
+gzipped when its name ends in .gz.
+
+An Nsight Systems export (.sqlite) is written as a Chrome trace in
+Kineto's form, with the same tracks: kernels, copies, memsets and syncs
+on "GPU N" (a thread a stream), runtime and driver calls and NVTX ranges
+on their host process and thread; traceql reads it back to the same
+summary.`,
 		Example: `  traceql annotate run.pt.trace.json.gz -o run.annotated.json.gz
   # then open run.annotated.json.gz in https://ui.perfetto.dev`,
 		Args: func(cmd *cobra.Command, args []string) error {
@@ -94,10 +99,13 @@ func runAnnotate(ctx context.Context, opts *annotateOptions) error {
 	if err != nil {
 		return err
 	}
-	if t.Meta.Format != trace.Kineto {
-		return fmt.Errorf("%s: annotate reads Kineto (Chrome trace JSON) traces; an Nsight Systems export is not annotated yet", opts.File)
-	}
 	a := annotations(t, opts.Bins)
+	if t.Meta.Format != trace.Kineto {
+		// Not JSON: the trace is written from what was read.
+		return writeOutput(opts.Output, func(w io.Writer) error {
+			return writeMaybeGzip(w, opts.Output, func(w io.Writer) error { return report.WriteChromeTrace(w, t, a) })
+		})
+	}
 	in, err := os.Open(opts.File)
 	if err != nil {
 		return err
@@ -113,20 +121,26 @@ func runAnnotate(ctx context.Context, opts *annotateOptions) error {
 		src = zr
 	}
 	return writeOutput(opts.Output, func(w io.Writer) error {
-		if !strings.HasSuffix(strings.ToLower(opts.Output), ".gz") {
-			return report.Annotate(w, src, a)
-		}
-		// The fastest level: the output is as large as the input, and
-		// compressing it is most of the time annotate takes.
-		zw, err := gzip.NewWriterLevel(w, gzip.BestSpeed)
-		if err != nil {
-			return err
-		}
-		if err := report.Annotate(zw, src, a); err != nil {
-			return err
-		}
-		return zw.Close()
+		return writeMaybeGzip(w, opts.Output, func(w io.Writer) error { return report.Annotate(w, src, a) })
 	})
+}
+
+// writeMaybeGzip calls write with w, or with a gzip writer on w when the
+// output's name ends in .gz.
+func writeMaybeGzip(w io.Writer, name string, write func(io.Writer) error) error {
+	if !strings.HasSuffix(strings.ToLower(name), ".gz") {
+		return write(w)
+	}
+	// The fastest level: the output is as large as the input, and
+	// compressing it is most of the time annotate takes.
+	zw, err := gzip.NewWriterLevel(w, gzip.BestSpeed)
+	if err != nil {
+		return err
+	}
+	if err := write(zw); err != nil {
+		return err
+	}
+	return zw.Close()
 }
 
 // annotations computes what annotate adds to t.

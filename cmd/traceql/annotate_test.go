@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"compress/gzip"
+	"context"
 	"encoding/csv"
 	"encoding/json"
 	"io"
@@ -14,6 +15,7 @@ import (
 	"testing"
 
 	"github.com/traceql/traceql/report"
+	"github.com/traceql/traceql/trace"
 )
 
 // annotateCases are traces annotate is tested on: the sample (two GPUs,
@@ -280,4 +282,114 @@ func TestAnnotateRealTraces(t *testing.T) {
 		t.Fatalf("no Kineto trace in %s", dir)
 	}
 	t.Logf("%d real traces annotated", checked)
+}
+
+// TestAnnotateNsys: each shared Nsight export, annotated, is a Chrome
+// trace that holds every record of the export — kernels, copies,
+// memsets, syncs, runtime and driver calls, NVTX ranges, each an event of
+// the Trace Event Format on a process and thread that metadata events
+// name — plus traceql's tracks, and that traceql reads back to the same
+// summary and tables as the export.
+func TestAnnotateNsys(t *testing.T) {
+	paths, _ := filepath.Glob(filepath.Join(realTraces(t), "nsys", "*.sqlite"))
+	checked := 0
+	for i, in := range paths {
+		name := "annotated.json.gz"
+		if i == 0 {
+			name = "annotated.json" // one written plain
+		}
+		out := filepath.Join(t.TempDir(), name)
+		if _, errOut, code := traceql("annotate", "-q", in, "-o", out); code != 0 {
+			t.Errorf("annotate %s: exit %d: %s", in, code, errOut)
+			continue
+		}
+		for _, args := range [][]string{{"summarize", "-f", "csv"}, {"export", "--table", "gaps"}, {"export", "--table", "steps"},
+			{"export", "--table", "kernels"}, {"export", "--table", "memcpy"}, {"export", "--table", "streams"},
+			{"export", "--table", "api"}, {"export", "--table", "ranges"}} {
+			a := mustRun(t, append(append([]string{}, args...), "-q", in)...)
+			b := strings.ReplaceAll(mustRun(t, append(append([]string{}, args...), "-q", out)...), out, in)
+			if a != b {
+				t.Errorf("%s: %v of the annotated trace differs:\n%s\nwant\n%s", in, args, b, a)
+			}
+		}
+
+		tr, err := trace.Options{}.Open(context.Background(), in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var doc struct {
+			TraceEvents []addedEvent `json:"traceEvents"`
+		}
+		d := json.NewDecoder(bytes.NewReader(readJSON(t, out)))
+		d.UseNumber()
+		if err := d.Decode(&doc); err != nil {
+			t.Fatalf("%s: the annotated trace is not JSON: %v", in, err)
+		}
+		type thread struct{ pid, tid string }
+		procs, threads := map[string]bool{}, map[thread]bool{}
+		count := map[string]int{}
+		var used []thread
+		for _, e := range doc.TraceEvents {
+			if _, err := e.PID.Int64(); err != nil || e.Name == "" {
+				t.Fatalf("%s: event %+v: pid an integer, the name set", in, e)
+			}
+			if _, err := e.TID.Int64(); err != nil {
+				t.Fatalf("%s: event %+v: tid an integer", in, e)
+			}
+			switch e.Ph {
+			case "M":
+				key := map[string]string{"process_name": "name", "process_labels": "labels", "process_sort_index": "sort_index", "thread_name": "name"}[e.Name]
+				if key == "" || e.Args[key] == nil {
+					t.Fatalf("%s: metadata event %+v: unknown, or its args lack %q", in, e, key)
+				}
+				switch e.Name {
+				case "process_name":
+					procs[e.PID.String()] = true
+				case "thread_name":
+					threads[thread{e.PID.String(), e.TID.String()}] = true
+				}
+			case "X":
+				if e.TS == nil || e.Dur == nil || usToNS(t, *e.Dur) < 0 {
+					t.Fatalf("%s: complete event %+v: needs ts and a dur of 0 or more", in, e)
+				}
+				usToNS(t, *e.TS)
+				used = append(used, thread{e.PID.String(), e.TID.String()})
+				count[e.Cat]++
+			case "C":
+				if e.TS == nil || len(e.Args) == 0 {
+					t.Fatalf("%s: counter event %+v: needs ts and args", in, e)
+				}
+				used = append(used, thread{e.PID.String(), ""})
+			default:
+				t.Fatalf("%s: event %+v: phase %q", in, e, e.Ph)
+			}
+		}
+		for _, th := range used {
+			if !procs[th.pid] || th.tid != "" && !threads[th] {
+				t.Fatalf("%s: events on pid %s tid %s, which no metadata event names", in, th.pid, th.tid)
+			}
+		}
+		want := map[string]int{"kernel": len(tr.Kernels), "gpu_memcpy": len(tr.Memcpys), "gpu_memset": len(tr.Memsets),
+			"cuda_sync": len(tr.Syncs), "user_annotation": 0, "cpu_op": 0, "cuda_runtime": 0, "cuda_driver": 0}
+		for _, c := range tr.APICalls {
+			want[map[trace.APIKind]string{trace.Runtime: "cuda_runtime", trace.Driver: "cuda_driver"}[c.Kind]]++
+		}
+		for _, o := range tr.Ops {
+			want[map[trace.OpKind]string{trace.CPUOp: "cpu_op", trace.NVTXRange: "user_annotation", trace.UserAnnotation: "user_annotation"}[o.Kind]]++
+		}
+		for cat, n := range want {
+			if count[cat] != n {
+				t.Errorf("%s: %d %s events, the export has %d", in, count[cat], cat, n)
+			}
+		}
+		gaps := strings.Count(mustRun(t, "export", "-q", "--table", "gaps", in), "\n") - 1
+		if count[report.AnnotationCategory] < gaps || gaps == 0 {
+			t.Errorf("%s: %d traceql slices for %d gaps", in, count[report.AnnotationCategory], gaps)
+		}
+		t.Logf("%s: %v", filepath.Base(in), count)
+		checked++
+	}
+	if checked == 0 {
+		t.Fatal("no Nsight export in ../shared/traces/nsys")
+	}
 }

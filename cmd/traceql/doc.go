@@ -12,7 +12,7 @@
 //	  traceql [command]
 //
 //	Available Commands:
-//	  annotate    Add traceql's idle gaps, utilization, steps and verdicts to a Kineto trace, for Perfetto
+//	  annotate    Add traceql's idle gaps, utilization, steps and verdicts to a Kineto trace or Nsight export, for Perfetto
 //	  compare     Several runs side by side: metrics as rows, runs as columns, ratio to the first
 //	  completion  Generate the autocompletion script for the specified shell
 //	  diff        What changed between two runs: every metric old/new/delta, per step and per kernel
@@ -766,8 +766,13 @@
 //	copied as read, not parsed again: the output is the input's bytes with
 //	the additions at the start of traceEvents. traceql skips what it added,
 //	so the annotated trace summarizes as the original does. The output is
-//	gzipped when its name ends in .gz. Nsight Systems exports are not
-//	annotated yet.
+//	gzipped when its name ends in .gz.
+//
+//	An Nsight Systems export (.sqlite) is written as a Chrome trace in
+//	Kineto's form, with the same tracks: kernels, copies, memsets and syncs
+//	on "GPU N" (a thread a stream), runtime and driver calls and NVTX ranges
+//	on their host process and thread; traceql reads it back to the same
+//	summary.
 //
 //	Usage:
 //	  traceql annotate FILE -o ANNOTATED.json[.gz] [flags]
