@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"cmp"
 	"fmt"
 	"html/template"
 	"io"
@@ -21,6 +22,10 @@ type HTMLReport struct {
 	Gaps      []Series          // idle-gap lengths, per run and device
 	Timeline  []Line            // binned utilization, per run and device
 	Steps     []StepRun         // step times, per run and device
+	// DrillRows is how many rows each drill-down table (streams, host
+	// API calls, ranges, GPU time by op and region, those the summaries
+	// hold) shows, the largest first; 0 is 20.
+	DrillRows int
 }
 
 // WriteHTML writes the report as one self-contained HTML page: inline CSS,
@@ -32,7 +37,7 @@ type HTMLReport struct {
 func WriteHTML(w io.Writer, r HTMLReport) error {
 	page := htmlPage{Title: "traceql report: " + strings.Join(r.Labels, ", ")}
 	for i, s := range r.Summaries {
-		page.Runs = append(page.Runs, htmlRunOf(r.Labels[i], s, r.Names))
+		page.Runs = append(page.Runs, htmlRunOf(r.Labels[i], s, r.Names, cmp.Or(r.DrillRows, 20)))
 	}
 	positions := 0
 	for _, s := range r.Summaries {
@@ -151,6 +156,7 @@ type htmlRun struct {
 	Heading string // SummaryTables' title: file, format, GPU model, window, warm-up notes
 	Devices []htmlDevice
 	Host    []htmlTable // a trace without GPU activity: its host side
+	Drill   []htmlTable // torch.compile, streams, API calls, ranges, ops and regions
 }
 
 type htmlDevice struct {
@@ -217,7 +223,7 @@ func htmlTableOf(t *Table, class string, rowClass func(i int) string, cellTitle 
 // htmlRunOf lays out one run: per device the headline and its verdict,
 // idle time by class, the top kernels (sortable, full names on hover),
 // the steps with warm-up marked, the copies and the idle gaps by length.
-func htmlRunOf(label string, s metrics.Summary, names string) htmlRun {
+func htmlRunOf(label string, s metrics.Summary, names string, drillRows int) htmlRun {
 	l := Layout{Names: names}
 	tables := SummaryTables(s, l)
 	run := htmlRun{Label: label, Heading: tables[0].Title}
@@ -276,6 +282,19 @@ func htmlRunOf(label string, s metrics.Summary, names string) htmlRun {
 			hd.Tables = append(hd.Tables, htmlTableOf(t, "", nil, nil))
 		}
 		run.Devices = append(run.Devices, hd)
+	}
+	for _, t := range compileTables(s, l) {
+		run.Drill = append(run.Drill, htmlTableOf(t, "", nil, nil))
+	}
+	for _, t := range drillTables(s, l) {
+		// Each table is sorted by what it measures, the largest first
+		// (streams by id, few): its top rows keep the page's size
+		// bounded whatever the trace's.
+		if n := len(t.Rows) - drillRows; n > 0 {
+			t.Rows = t.Rows[:drillRows]
+			t.Notes = append(t.Notes, fmt.Sprintf("%s more not shown: traceql summarize --by lists them all", Format(n, metrics.Count)))
+		}
+		run.Drill = append(run.Drill, htmlTableOf(t, "sortable drill", nil, nil))
 	}
 	return run
 }
@@ -390,6 +409,14 @@ figure svg { max-width: 100%; height: auto; background: #fff; border-radius: 4px
 {{template "table" .Idle}}
 </div>
 {{- range .Tables}}
+{{template "table" .}}
+{{- end}}
+</section>
+{{- end}}
+{{- if .Drill}}
+<section class="drill">
+<h3>Drill-down</h3>
+{{- range .Drill}}
 {{template "table" .}}
 {{- end}}
 </section>

@@ -694,14 +694,18 @@
 //	Report writes one HTML file to send or keep: for each run and GPU the
 //	headline and its verdict, idle time by class, the top kernels (sortable,
 //	whole names on hover), the steps with warm-up marked, copies and idle gaps
-//	by length; for several runs the comparison table with ratios to the first
-//	and its bars; and the plots (utilization over time, kernel durations,
-//	idle-gap lengths, step times) as inline SVG.
+//	by length; per run the torch.compile block and the drill-down tables of
+//	summarize --by (each stream's busy and idle time, host API calls and
+//	record_function/NVTX ranges by total time; with --ops, GPU time by host
+//	op and code region, which reads the trace's cpu_ops and takes longer);
+//	for several runs the comparison table with ratios to the first and its
+//	bars; and the plots (utilization over time, kernel durations, idle-gap
+//	lengths, step times) as inline SVG.
 //
 //	The page opens from disk and fetches nothing: CSS, SVG and the few lines
 //	of script that sort tables are inline. It reads without script, prints,
 //	and follows the system's light or dark scheme. Its size does not grow
-//	with the traces': tables keep the --top kernels and at most 20 steps, the
+//	with the traces': tables keep the --top kernels or rows and at most 20 steps, the
 //	timeline --bins bins, the histograms their bins. A DIR argument is searched
 //	as summarize does.
 //
@@ -738,6 +742,7 @@
 //	      --kernel string       measure only the kernels whose names match this regular expression (copies and memsets stay)
 //	      --label strings       comma-separated run labels, one per file (default: the file names)
 //	      --names string        kernel names: full (as recorded), short (demangled; templates, arguments and namespaces folded) or family (base name across instantiations) (default "full")
+//	      --ops                 also GPU time by host op and code region (reads the cpu_ops: slower)
 //	  -o, --output string       the HTML file written
 //	  -q, --quiet               no progress bar on stderr
 //	      --range string        measure only the span of the annotation, op or NVTX range with this name
@@ -746,7 +751,7 @@
 //	      --steps string        measure only these ProfilerStep#N: 3:, 3:5, :5 or 4
 //	      --stream int64Slice   measure only this stream, on every device (repeat or comma-separate for several) (default [])
 //	      --strict              treat skipped or malformed events and truncation as errors
-//	      --top int             kernels listed per device (default 20)
+//	      --top int             kernels listed per device, rows per drill-down table (default 20)
 //	      --window string       measure only START:END after the first GPU activity, e.g. 100ms:500ms
 //
 //	# traceql annotate

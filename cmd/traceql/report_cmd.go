@@ -22,6 +22,7 @@ type reportOptions struct {
 	Output string
 	Top    int
 	Bins   int
+	Ops    bool // GPU time by host op and code region: reads the cpu_ops
 	Err    io.Writer
 }
 
@@ -33,14 +34,18 @@ func newReportCmd(runF func(context.Context, *reportOptions) error) *cobra.Comma
 		Long: `Report writes one HTML file to send or keep: for each run and GPU the
 headline and its verdict, idle time by class, the top kernels (sortable,
 whole names on hover), the steps with warm-up marked, copies and idle gaps
-by length; for several runs the comparison table with ratios to the first
-and its bars; and the plots (utilization over time, kernel durations,
-idle-gap lengths, step times) as inline SVG.
+by length; per run the torch.compile block and the drill-down tables of
+summarize --by (each stream's busy and idle time, host API calls and
+record_function/NVTX ranges by total time; with --ops, GPU time by host
+op and code region, which reads the trace's cpu_ops and takes longer);
+for several runs the comparison table with ratios to the first and its
+bars; and the plots (utilization over time, kernel durations, idle-gap
+lengths, step times) as inline SVG.
 
 The page opens from disk and fetches nothing: CSS, SVG and the few lines
 of script that sort tables are inline. It reads without script, prints,
 and follows the system's light or dark scheme. Its size does not grow
-with the traces': tables keep the --top kernels and at most 20 steps, the
+with the traces': tables keep the --top kernels or rows and at most 20 steps, the
 timeline --bins bins, the histograms their bins. A DIR argument is searched
 as summarize does.` + windowHelp,
 		Example: `  traceql report run.pt.trace.json.gz -o report.html
@@ -67,6 +72,7 @@ as summarize does.` + windowHelp,
 			if err := checkNames(opts.Names); err != nil {
 				return err
 			}
+			opts.Read.hostOps = opts.Ops // the cpu_ops, which a lean read leaves out
 			if err := opts.Read.prepare(cmd); err != nil {
 				return err
 			}
@@ -79,7 +85,8 @@ as summarize does.` + windowHelp,
 	f := cmd.Flags()
 	f.StringVarP(&opts.Output, "output", "o", "", "the HTML file written")
 	f.StringSliceVar(&opts.Labels, "label", nil, "comma-separated run labels, one per file (default: the file names)")
-	f.IntVar(&opts.Top, "top", 20, "kernels listed per device")
+	f.IntVar(&opts.Top, "top", 20, "kernels listed per device, rows per drill-down table")
+	f.BoolVar(&opts.Ops, "ops", false, "also GPU time by host op and code region (reads the cpu_ops: slower)")
 	f.IntVar(&opts.Bins, "bins", 200, "time bins of the utilization timeline")
 	namesFlag(f, &opts.Names)
 	opts.Read.addFlags(f)
@@ -116,7 +123,7 @@ func runReport(ctx context.Context, opts *reportOptions) error {
 	if err := checkOutput(opts.Output, files); err != nil {
 		return err
 	}
-	r := report.HTMLReport{Labels: labels, Names: opts.Names}
+	r := report.HTMLReport{Labels: labels, Names: opts.Names, DrillRows: opts.Top}
 	done := opts.Read.startProgress(files)
 	i := 0
 	err = readEach(ctx, files, &opts.Read, func(t *trace.Trace) reportRun {
@@ -161,7 +168,7 @@ func runReport(ctx context.Context, opts *reportOptions) error {
 // reportSeries summarizes t and computes its plots' series, per device
 // labelled "GPU N".
 func reportSeries(t *trace.Trace, opts *reportOptions) reportRun {
-	run := reportRun{sum: metrics.Summarize(t, metrics.Options{TopN: opts.Top})}
+	run := reportRun{sum: metrics.Summarize(t, metrics.Options{TopN: opts.Top, StreamStats: true, APIStats: true, RangeStats: true, Scopes: opts.Ops})}
 	for dev, v := range metrics.DeviceViews(t) {
 		l := fmt.Sprintf("GPU %d", dev)
 		run.kernels = append(run.kernels, report.Series{Label: l, Values: metrics.KernelDurations(v, dev)})

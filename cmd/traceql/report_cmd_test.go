@@ -115,21 +115,30 @@ type domView struct {
 	SVGs      int
 	Tables    int
 	Sortable  int
-	Titles    []string // the hover text of the first kernel table's names
-	Warmup    int      // step rows marked warm-up
-	SortedBy  []string // the first kernel table's total column after a click on its header
-	Compare   int      // comparison tables
-	Scheme    string   // the background colour in use
-	ExtSheets int      // <link>, <img>, <iframe> and scripts with src: none may be
+	Titles    []string   // the hover text of the first kernel table's names
+	Warmup    int        // step rows marked warm-up
+	SortedBy  []string   // the first kernel table's total column after a click on its header
+	Compare   int        // comparison tables
+	Scheme    string     // the background colour in use
+	ExtSheets int        // <link>, <img>, <iframe> and scripts with src: none may be
+	Drill     []string   // the captions of the drill-down tables
+	Streams   [][]string // the streams tables' rows: device, stream, kernels, copies
 }
 
 const domScript = `(() => {
   const v = {Headlines: [], Records: [], SVGs: document.querySelectorAll("svg").length,
-    Tables: document.querySelectorAll("table").length, Sortable: document.querySelectorAll("table.sortable").length,
+    Tables: document.querySelectorAll("table").length, Sortable: document.querySelectorAll("table.sortable.kernels").length,
     Titles: [], Warmup: document.querySelectorAll("tr.warmup").length, SortedBy: [],
     Compare: document.querySelectorAll("#compare table").length,
     Scheme: getComputedStyle(document.body).backgroundColor,
-    ExtSheets: document.querySelectorAll("link, img, iframe, script[src], object, embed").length};
+    ExtSheets: document.querySelectorAll("link, img, iframe, script[src], object, embed").length,
+    Drill: [], Streams: []};
+  for (const t of document.querySelectorAll("section.drill table.drill")) {
+    const title = t.caption ? t.caption.textContent : "";
+    v.Drill.push(title);
+    const m = title.match(/^streams \(GPU (\d+)\)$/);
+    if (m) for (const tr of t.tBodies[0].rows) v.Streams.push([m[1], tr.cells[0].textContent, tr.cells[1].textContent, tr.cells[2].textContent]);
+  }
   for (const dev of document.querySelectorAll("section.device")) {
     const rows = {};
     for (const tr of dev.querySelector("table.headline").tBodies[0].rows) rows[tr.cells[0].textContent] = tr.cells[1].textContent;
@@ -317,6 +326,26 @@ func TestReportInBrowser(t *testing.T) {
 			}
 			if len(v.Titles) == 0 || slices.Contains(v.Titles, "") {
 				t.Errorf("kernel names without hover text: %q", v.Titles)
+			}
+			// The drill-down tables: each run's streams (export --table
+			// streams, row for row), API calls and ranges.
+			var streams [][]string
+			for _, f := range files(tc.args) {
+				rows, err := csv.NewReader(strings.NewReader(mustRun(t, "export", "--table", "streams", f))).ReadAll()
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, r := range rows[1:] {
+					streams = append(streams, []string{r[1], report.Format(num(r[2]), metrics.Count), report.Format(num(r[3]), metrics.Count), report.Format(num(r[4]), metrics.Count)})
+				}
+			}
+			if len(streams) == 0 || !slices.EqualFunc(v.Streams, streams, slices.Equal) {
+				t.Errorf("streams tables %q, want export --table streams' %q", v.Streams, streams)
+			}
+			for _, title := range []string{"host API calls by total time", "ranges (record_function, NVTX) by total time"} {
+				if n := len(slices.DeleteFunc(slices.Clone(v.Drill), func(s string) bool { return s != title })); n != len(files(tc.args)) {
+					t.Errorf("%d tables %q, want one a run", n, title)
+				}
 			}
 			if !slices.IsSortedFunc(v.SortedBy, func(a, b string) int { return int(num(a) - num(b)) }) {
 				t.Errorf("after two clicks on count, the counts are %v, not ascending", v.SortedBy)
