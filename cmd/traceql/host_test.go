@@ -1,8 +1,10 @@
 package main
 
 import (
+	"bytes"
 	"cmp"
 	"encoding/csv"
+	"encoding/json"
 	"fmt"
 	"html"
 
@@ -286,5 +288,66 @@ func TestHostCompareMetrics(t *testing.T) {
 		if code != 2 || !strings.Contains(errOut, tt.want) {
 			t.Errorf("--metrics %s: exit %d, %q, want exit 2 and %q", tt.flag, code, errOut, tt.want)
 		}
+	}
+}
+
+// TestHostPlotReal: the real CPU-only trace plots its ops, each bar
+// labelled with the op's total time summed from its cpu_op events here,
+// and compares by host metrics.
+func TestHostPlotReal(t *testing.T) {
+	paths, _ := filepath.Glob(filepath.Join(realTraces(t), "hta/cpu_only/*.json.gz"))
+	if len(paths) != 1 {
+		t.Fatalf("want one trace in hta/cpu_only, found %d", len(paths))
+	}
+	in := paths[0]
+	var doc struct {
+		TraceEvents []struct {
+			Ph, Cat, Name string
+			Ts, Dur       json.Number
+		} `json:"traceEvents"`
+	}
+	d := json.NewDecoder(bytes.NewReader(readJSON(t, in)))
+	d.UseNumber()
+	if err := d.Decode(&doc); err != nil {
+		t.Fatal(err)
+	}
+	totals := map[string]int64{}
+	var ivs [][2]int64
+	for _, e := range doc.TraceEvents {
+		if e.Ph == "X" && e.Cat == "cpu_op" {
+			totals[e.Name] += usToNS(t, e.Dur)
+			start := usToNS(t, e.Ts)
+			ivs = append(ivs, [2]int64{start, start + usToNS(t, e.Dur)})
+		}
+	}
+	// Time in ops: the union of the ops' intervals.
+	slices.SortFunc(ivs, func(a, b [2]int64) int { return cmp.Compare(a[0], b[0]) })
+	var busy, reach int64
+	for i, iv := range ivs {
+		if i == 0 || iv[0] > reach {
+			busy, reach = busy+iv[1]-iv[0], iv[1]
+		} else if iv[1] > reach {
+			busy, reach = busy+iv[1]-reach, iv[1]
+		}
+	}
+	if len(totals) == 0 {
+		t.Fatal("no cpu_op in the CPU-only trace: nothing to check")
+	}
+	svg := filepath.Join(t.TempDir(), "ops.svg")
+	mustRun(t, "plot", "-q", "--kind", "ops", "-o", svg, in, in)
+	b, err := os.ReadFile(svg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, ns := range totals {
+		label := ">" + report.Format(float64(ns), metrics.NS) + "<"
+		if strings.Count(string(b), label) < 2 || !strings.Contains(string(b), html.EscapeString(name)) {
+			t.Errorf("%s: no bar pair labelled %s", name, label)
+		}
+	}
+	mustRun(t, "plot", "-q", "--kind", "steps", "-o", filepath.Join(t.TempDir(), "steps.png"), in)
+	out := mustRun(t, "compare", "-q", "--metrics", "op_busy_ns", in, in)
+	if want := "time in ops " + report.Format(busy, metrics.NS); !strings.Contains(blank.ReplaceAllString(out, " "), want) || !strings.Contains(out, "×1.00") {
+		t.Errorf("compare --metrics op_busy_ns of the trace with itself:\n%s", out)
 	}
 }
