@@ -28,6 +28,10 @@ type HTMLReport struct {
 	DrillRows int
 }
 
+// hostOpBars is how many ops the comparison of runs without GPU activity
+// draws as bars: as many as an 8-inch plot labels legibly.
+const hostOpBars = 8
+
 // WriteHTML writes the report as one self-contained HTML page: inline CSS,
 // inline SVG from the plot functions and a few lines of JavaScript that
 // sort the kernel tables, nothing fetched. The tables are those of the
@@ -42,6 +46,22 @@ func WriteHTML(w io.Writer, r HTMLReport) error {
 	positions := 0
 	for _, s := range r.Summaries {
 		positions = max(positions, len(s.Devices))
+	}
+	if len(r.Summaries) > 1 && HostOnly(r.Summaries) {
+		// Runs without GPU activity (eager and compiled on CPU or MPS):
+		// their host sides, then each op's time per run, as compare.
+		page.Compare = append(page.Compare, htmlCompare{Table: htmlTableOf(HostMetricTable(r.Labels, r.Summaries, nil, false), "compare", nil, nil)})
+		if ops := HostOpTable(r.Labels, r.Summaries, 0); ops != nil {
+			c := htmlCompare{Table: htmlTableOf(ops, "compare", nil, nil)}
+			svg, err := inlineSVG(func(w io.Writer) error {
+				return PlotCompare(w, "svg", OpBars(r.Labels, r.Summaries, hostOpBars), "host ops by total time, ratio to "+r.Labels[0], [2]float64{})
+			})
+			if err != nil {
+				return err
+			}
+			c.Plot = svg
+			page.Compare = append(page.Compare, c)
+		}
 	}
 	if len(r.Summaries) > 1 {
 		for pos := range positions {
@@ -228,6 +248,13 @@ func htmlRunOf(label string, s metrics.Summary, names string, drillRows int) htm
 	tables := SummaryTables(s, l)
 	run := htmlRun{Label: label, Heading: tables[0].Title}
 	if len(s.Devices) == 0 {
+		// The first table's title is the heading; its rows, the host
+		// side's metrics, are the run's first table.
+		host := *tables[0]
+		host.Title = ""
+		if len(host.Rows) > 0 {
+			run.Host = append(run.Host, htmlTableOf(&host, "", nil, nil))
+		}
 		for _, t := range tables[1:] {
 			run.Host = append(run.Host, htmlTableOf(t, "", nil, nil))
 		}
@@ -383,7 +410,9 @@ figure svg { max-width: 100%; height: auto; background: #fff; border-radius: 4px
 <h2>Comparison</h2>
 {{- range .Compare}}
 {{template "table" .Table}}
+{{- if .Plot}}
 <figure>{{.Plot}}</figure>
+{{- end}}
 {{- end}}
 </section>
 {{- end}}

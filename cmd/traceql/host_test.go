@@ -3,18 +3,21 @@ package main
 import (
 	"bytes"
 	"cmp"
+	"context"
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
 	"html"
 
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/traceql/traceql/internal/golden"
 	"github.com/traceql/traceql/internal/synth"
@@ -349,5 +352,58 @@ func TestHostPlotReal(t *testing.T) {
 	out := mustRun(t, "compare", "-q", "--metrics", "op_busy_ns", in, in)
 	if want := "time in ops " + report.Format(busy, metrics.NS); !strings.Contains(blank.ReplaceAllString(out, " "), want) || !strings.Contains(out, "×1.00") {
 		t.Errorf("compare --metrics op_busy_ns of the trace with itself:\n%s", out)
+	}
+}
+
+// TestReportHost: the report of an eager and a compiled run without GPU
+// activity compares their host sides and ops, as compare does, draws the
+// ops' bars and the CPU steps, and Chromium, when there, renders it.
+func TestReportHost(t *testing.T) {
+	paths, _ := writeHostRuns(t)
+	page := writeReport(t, append(paths, "--label", "eager,compiled"))
+	b, err := os.ReadFile(page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(string(b), "<svg"); n != 2 {
+		t.Errorf("%d plots, want the ops' bars and the steps", n)
+	}
+	// The comparison says what compare says, table for table.
+	cmpText := mustRun(t, append([]string{"compare"}, paths...)...)
+	text := pageText(string(b))
+	for _, f := range paths {
+		text = strings.ReplaceAll(text, f, filepath.Base(f))
+		cmpText = strings.ReplaceAll(cmpText, f, filepath.Base(f))
+	}
+	flat := blank.ReplaceAllString(strings.ReplaceAll(text, " | ", " "), " ")
+	rows := 0
+	for _, line := range strings.Split(strings.TrimSpace(cmpText), "\n") {
+		if line = strings.TrimSpace(blank.ReplaceAllString(line, " ")); line == "" {
+			continue
+		}
+		if !strings.Contains(flat, line) {
+			t.Errorf("the page lacks compare's line %q", line)
+		}
+		rows++
+	}
+	if rows < 10 {
+		t.Errorf("compare wrote %d lines: nothing to check", rows)
+	}
+	golden.Check(t, filepath.Join("testdata", "report_host.txt.golden"), []byte(text))
+
+	exe, err := exec.LookPath("chromium")
+	if err != nil {
+		t.Skip("no chromium here: the page was checked as text only")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	dom, err := exec.CommandContext(ctx, exe, "--headless", "--no-sandbox", "--disable-gpu", "--dump-dom", "file://"+page).Output()
+	if err != nil {
+		t.Fatalf("chromium: %v", err)
+	}
+	for _, want := range []string{"<h2>Comparison</h2>", "<caption>host ops: total time per run</caption>", "<svg"} {
+		if !strings.Contains(string(dom), want) {
+			t.Errorf("Chromium's DOM of the page lacks %q", want)
+		}
 	}
 }

@@ -185,6 +185,9 @@ func reportSeries(t *trace.Trace, opts *reportOptions) reportRun {
 			run.steps = append(run.steps, report.StepRun{Label: l, Steps: st, Warmup: metrics.WarmupSteps(st)})
 		}
 	}
+	if len(run.sum.Devices) == 0 && len(run.sum.Host.Steps) > 0 {
+		run.steps = append(run.steps, report.HostSteps("host", &run.sum))
+	}
 	// One time origin for the run's devices: its first GPU activity.
 	if len(run.timeline) > 0 {
 		origin := run.timeline[0].Points[0].StartNS
