@@ -100,6 +100,25 @@ func plainTicks(lo, hi float64) []plot.Tick {
 	return linearTicks(lo, hi, 10, func(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) })
 }
 
+// stepTicks marks an axis of step numbers: a label on each whole step of a
+// short run, else on the whole numbers among plainTicks' marks — never
+// "2.5" for a step.
+func stepTicks(lo, hi float64) []plot.Tick {
+	if hi-lo <= 12 {
+		var ticks []plot.Tick
+		for v := math.Ceil(lo); v <= hi; v++ {
+			ticks = append(ticks, plot.Tick{Value: v, Label: strconv.FormatFloat(v, 'f', -1, 64)})
+		}
+		return ticks
+	}
+	return linearTicks(lo, hi, 10, func(v float64) string {
+		if v != math.Trunc(v) {
+			return ""
+		}
+		return strconv.FormatFloat(v, 'f', -1, 64)
+	})
+}
+
 // percentTicks marks 0–100 % every 20, with minor ticks every 10.
 func percentTicks(lo, hi float64) []plot.Tick {
 	var ticks []plot.Tick

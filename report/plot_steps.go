@@ -40,7 +40,7 @@ func PlotSteps(w io.Writer, format string, runs []StepRun, title string) error {
 	p := newPlot()
 	p.X.Label.Text = "step (ProfilerStep#N)"
 	p.Y.Label.Text = "step time"
-	p.X.Tick.Marker = plot.TickerFunc(plainTicks)
+	p.X.Tick.Marker = plot.TickerFunc(stepTicks)
 	y := func(ns int64) float64 { return float64(ns) }
 	logY := hi/lo > 20
 	if logY {

@@ -435,3 +435,23 @@ func TestRunStyles(t *testing.T) {
 		}
 	}
 }
+
+// TestStepTicks: a step axis is labelled with whole steps only, and
+// labelled at all, however many steps a run has.
+func TestStepTicks(t *testing.T) {
+	for _, r := range [][2]float64{{2, 4}, {1, 1}, {0, 12}, {1, 20}, {3, 26}, {1, 1000}} {
+		labels := 0
+		for _, tk := range stepTicks(r[0], r[1]) {
+			if tk.Label == "" {
+				continue
+			}
+			labels++
+			if tk.Value != math.Trunc(tk.Value) || tk.Value < r[0] || tk.Value > r[1] {
+				t.Errorf("%v: label %q at %v", r, tk.Label, tk.Value)
+			}
+		}
+		if labels == 0 {
+			t.Errorf("%v: no labelled tick", r)
+		}
+	}
+}
