@@ -10,6 +10,8 @@ import (
 	"strconv"
 
 	"github.com/tidwall/gjson"
+
+	"github.com/traceql/traceql/trace/internal/jsonlex"
 )
 
 // kinetoFormat reads PyTorch-profiler (Kineto) and plain Chrome trace JSON:
@@ -27,11 +29,11 @@ func (kinetoFormat) decode(ctx context.Context, in *input) (*Trace, error) {
 	d := &kinetoDecoder{
 		ctx:         ctx,
 		in:          in,
-		sc:          newJSONScanner(in.r, min(in.size, 64<<10, blockBytes), cmp.Or(in.opts.MaxEventBytes, defaultMaxEventBytes)),
+		sc:          jsonlex.NewScanner(in.r, min(in.size, 64<<10, blockBytes), cmp.Or(in.opts.MaxEventBytes, defaultMaxEventBytes)),
 		t:           &Trace{Source: in.path, Meta: Meta{Format: Kineto, Rank: -1}},
 		truncatedAt: -1,
 	}
-	d.sc.base = in.lead
+	d.sc.SetBase(in.lead)
 	if err := d.run(); err != nil {
 		var se *SyntaxError
 		if errors.As(err, &se) && in.gzipped {
@@ -52,12 +54,12 @@ func (kinetoFormat) decode(ctx context.Context, in *input) (*Trace, error) {
 	return finish(d.t, d.devices, in.opts.Strict)
 }
 
-// kinetoDecoder reads the top level of a Kineto file with a jsonScanner and
+// kinetoDecoder reads the top level of a Kineto file with a jsonlex.Scanner and
 // the events array, most of the file, in parallel blocks (kineto_blocks.go).
 type kinetoDecoder struct {
 	ctx     context.Context
 	in      *input
-	sc      *jsonScanner
+	sc      *jsonlex.Scanner
 	t       *Trace
 	devices []Device
 	warn    counter // the events' warnings
@@ -75,16 +77,16 @@ func (d *kinetoDecoder) syntax(off int64, format string, args ...any) error {
 // traceEvents member is that array and whose other members are metadata.
 func (d *kinetoDecoder) run() error {
 	sc := d.sc
-	sc.peek() // skip whitespace (a BOM was allowed by sniff)
-	if sc.pos+3 <= sc.end && bytes.Equal(sc.buf[sc.pos:sc.pos+3], []byte("\xef\xbb\xbf")) {
-		sc.pos += 3
+	sc.Peek() // skip whitespace (a BOM was allowed by sniff)
+	if bytes.HasPrefix(sc.Buffered(), []byte("\xef\xbb\xbf")) {
+		sc.Skip(3)
 	}
-	c, _, err := sc.peek()
+	c, _, err := sc.Peek()
 	if err != nil {
 		return d.readErr(err)
 	}
 	if c == '[' {
-		sc.pos++
+		sc.Skip(1)
 		if err := d.events(true); err != nil || d.truncatedAt >= 0 {
 			return err
 		}
@@ -97,31 +99,31 @@ func (d *kinetoDecoder) run() error {
 		}
 		return d.end()
 	}
-	sc.pos++ // '{'
+	sc.Skip(1) // '{'
 	sawEvents := false
 	for first := true; ; first = false {
-		c, ok, err := sc.peek()
+		c, ok, err := sc.Peek()
 		if err != nil {
 			return d.readErr(err)
 		}
 		if !ok {
 			if sawEvents {
-				return d.truncated(d.sc.offset())
+				return d.truncated(d.sc.Offset())
 			}
-			return d.syntax(sc.offset(), "unexpected end of input in the top-level object")
+			return d.syntax(sc.Offset(), "unexpected end of input in the top-level object")
 		}
 		if c == '}' {
-			sc.pos++
+			sc.Skip(1)
 			break
 		}
 		if !first {
 			if c != ',' {
-				return d.syntax(sc.offset(), "expected ',' or '}' in the top-level object, found %q", c)
+				return d.syntax(sc.Offset(), "expected ',' or '}' in the top-level object, found %q", c)
 			}
-			sc.pos++
+			sc.Skip(1)
 		}
-		keyOff := sc.offset()
-		kv, err := sc.value()
+		keyOff := sc.Offset()
+		kv, err := sc.Value()
 		if err != nil {
 			return d.scanErr(err, sawEvents)
 		}
@@ -129,15 +131,15 @@ func (d *kinetoDecoder) run() error {
 		if err := json.Unmarshal(kv, &key); err != nil {
 			return d.syntax(keyOff, "expected a member name in the top-level object")
 		}
-		if !sc.expect(':') {
-			return d.syntax(sc.offset(), "expected ':' after %q", key)
+		if !sc.Expect(':') {
+			return d.syntax(sc.Offset(), "expected ':' after %q", key)
 		}
 		if key == "traceEvents" {
-			c, _, _ := sc.peek()
+			c, _, _ := sc.Peek()
 			if c != '[' {
-				return d.syntax(sc.offset(), "traceEvents is not an array")
+				return d.syntax(sc.Offset(), "traceEvents is not an array")
 			}
-			sc.pos++
+			sc.Skip(1)
 			sawEvents = true
 			if err := d.events(false); err != nil {
 				return err
@@ -147,15 +149,15 @@ func (d *kinetoDecoder) run() error {
 			}
 			continue
 		}
-		valOff := sc.offset()
-		v, err := sc.value()
+		valOff := sc.Offset()
+		v, err := sc.Value()
 		if err != nil {
 			return d.scanErr(err, sawEvents)
 		}
 		// The scanner cut the value out without checking it. A space
 		// after it ends a number, which could go on at the end of v.
-		var lx lexer
-		if end, err := lx.skipValue(append(v[:len(v):len(v)], ' '), 0); err != nil || end != len(v) {
+		var lx jsonlex.Lexer
+		if end, err := lx.SkipValue(append(v[:len(v):len(v)], ' '), 0); err != nil || end != len(v) {
 			return d.syntax(valOff+int64(end), "invalid JSON in top-level member %q", key)
 		}
 		d.meta(key, v)
@@ -171,28 +173,28 @@ func (d *kinetoDecoder) run() error {
 // input to its end, where a gzip stream's checksum is verified: a corrupt
 // stream can decompress to valid JSON with wrong numbers.
 func (d *kinetoDecoder) end() error {
-	c, ok, err := d.sc.peek()
+	c, ok, err := d.sc.Peek()
 	if err != nil {
 		return d.readErr(err)
 	}
 	if ok {
-		return d.syntax(d.sc.offset(), "unexpected %q after the end of the JSON text", c)
+		return d.syntax(d.sc.Offset(), "unexpected %q after the end of the JSON text", c)
 	}
 	return nil
 }
 
 func (d *kinetoDecoder) readErr(err error) error {
-	return &SyntaxError{File: d.in.path, Offset: d.sc.offset(), Msg: "read", Err: err}
+	return &SyntaxError{File: d.in.path, Offset: d.sc.Offset(), Msg: "read", Err: err}
 }
 
 // scanErr turns a scanner error into a user-facing one. Running out of input
 // after the events were read counts as truncation.
 func (d *kinetoDecoder) scanErr(err error, sawEvents bool) error {
-	if errors.Is(err, errTruncated) {
+	if errors.Is(err, jsonlex.ErrTruncated) {
 		if sawEvents {
-			return d.truncated(d.sc.offset())
+			return d.truncated(d.sc.Offset())
 		}
-		return d.syntax(d.sc.offset(), "unexpected end of input")
+		return d.syntax(d.sc.Offset(), "unexpected end of input")
 	}
 	return d.readErr(err)
 }

@@ -12,6 +12,7 @@ import (
 	"unsafe"
 
 	"github.com/traceql/traceql/internal/pages"
+	"github.com/traceql/traceql/trace/internal/jsonlex"
 )
 
 // The events array, nearly all of a Kineto file, is read in blocks of a megabyte
@@ -55,10 +56,10 @@ func guessEventStart(b []byte) int {
 		}
 		c := j + k
 		l := c - 1
-		for l >= 0 && isSpace[b[l]] {
+		for l >= 0 && jsonlex.IsSpace(b[l]) {
 			l--
 		}
-		if r := skipSpace(b, c+1); l >= 0 && b[l] == '}' && r < len(b) && b[r] == '{' {
+		if r := jsonlex.SkipSpace(b, c+1); l >= 0 && b[l] == '}' && r < len(b) && b[r] == '{' {
 			return r
 		}
 		j = c + 1
@@ -537,20 +538,20 @@ func (s *stitcher) block(b *block) error {
 // Afterwards the scanner holds the bytes after the closing ']'.
 func (d *kinetoDecoder) events(bare bool) error {
 	sc := d.sc
-	s := &stitcher{d: d, dec: newEventDecoder(d.in), carryOff: sc.offset(), st: stFirst}
-	if err := s.decode(sc.buf[sc.pos:sc.end]); err != nil {
+	s := &stitcher{d: d, dec: newEventDecoder(d.in), carryOff: sc.Offset(), st: stFirst}
+	if err := s.decode(sc.Buffered()); err != nil {
 		return err
 	}
 	var readErr error
 	var readErrAt int64
-	if sc.err == nil && s.st != stEnd {
+	if sc.Err() == nil && s.st != stEnd {
 		// Blocks are read past the buffer of the scanner's reader, which
 		// would copy every byte once more.
 		r := io.MultiReader(io.LimitReader(d.in.r, int64(d.in.r.Buffered())), d.in.src)
 		if ra, ok := d.in.file.r.(io.ReaderAt); ok && !d.in.gzipped {
-			s.reserve(ra, sc.base+int64(sc.end), d.in.size)
+			s.reserve(ra, sc.BufferedEnd(), d.in.size)
 		}
-		br := d.startBlocks(r, sc.base+int64(sc.end))
+		br := d.startBlocks(r, sc.BufferedEnd())
 		var rest []*block
 		defer func() { br.release(rest) }()
 		for b := range br.order {
@@ -571,8 +572,8 @@ func (d *kinetoDecoder) events(bare bool) error {
 		}
 		br.wg.Wait()
 		readErr, readErrAt = br.err, br.errAt
-	} else if sc.err != io.EOF {
-		readErr, readErrAt = sc.err, sc.base+int64(sc.end)
+	} else if sc.Err() != io.EOF {
+		readErr, readErrAt = sc.Err(), sc.BufferedEnd()
 	}
 	if s.st != stEnd {
 		if err := s.flush(); err != nil {
@@ -580,7 +581,7 @@ func (d *kinetoDecoder) events(bare bool) error {
 		}
 	}
 	if s.st == stEnd {
-		sc.resume(s.carry, s.carryOff, readErr)
+		sc.Resume(s.carry, s.carryOff, readErr)
 		return nil
 	}
 	if readErr != nil {
@@ -593,7 +594,7 @@ func (d *kinetoDecoder) events(bare bool) error {
 	if bare && len(rest) == 0 {
 		// The Chrome array format may omit the closing ']'. Nothing is
 		// left to read.
-		sc.resume(nil, s.carryOff+int64(len(s.carry)), io.EOF)
+		sc.Resume(nil, s.carryOff+int64(len(s.carry)), io.EOF)
 		return nil
 	}
 	return d.truncated(s.carryOff + int64(len(s.carry)-len(rest)))

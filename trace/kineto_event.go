@@ -7,6 +7,8 @@ import (
 	"strings"
 	"sync"
 	"unicode/utf8"
+
+	"github.com/traceql/traceql/trace/internal/jsonlex"
 )
 
 // An eventDecoder turns event objects into model records. Each worker of a
@@ -16,10 +18,10 @@ type eventDecoder struct {
 	leanHost     bool
 	keepOp       string            // Options.KeepOp
 	names        map[string]string // interned event names
-	lx           lexer
-	eventMemo    memberMemo
-	argsMemo     [clsPython + 1]memberMemo // by class: args differ by class
-	drops        *dropMemo                 // nil: none (a test's reference)
+	lx           jsonlex.Lexer
+	eventMemo    jsonlex.MemberMemo
+	argsMemo     [clsPython + 1]jsonlex.MemberMemo // by class: args differ by class
+	drops        *dropMemo                         // nil: none (a test's reference)
 }
 
 func newEventDecoder(in *input) *eventDecoder {
@@ -94,7 +96,7 @@ func (d *eventDecoder) events(b []byte, base int64, st arrState) (stop int, _ ar
 	defer func() { p.size, p.end = stop, base+int64(stop) }()
 	i := 0
 	for {
-		if i = skipSpace(b, i); i >= len(b) {
+		if i = jsonlex.SkipSpace(b, i); i >= len(b) {
 			return i, st, p
 		}
 		c := b[i]
@@ -121,13 +123,13 @@ func (d *eventDecoder) events(b []byte, base int64, st arrState) (stop int, _ ar
 			return i, st, p
 		}
 		end, err := d.event(b, i, p)
-		if err == errMore {
+		if err == jsonlex.ErrMore {
 			return i, st, p
 		}
 		if err != nil {
 			at := i
-			if je, ok := err.(*jsonError); ok {
-				at = je.at
+			if je, ok := err.(*jsonlex.Error); ok {
+				at = je.At
 			}
 			p.fail(base+int64(at), p.n, func(n int) string { return fmt.Sprintf("event #%d: invalid JSON: %v", n, err) })
 			return i, st, p
@@ -183,8 +185,8 @@ func classify(cat string) eventClass {
 type rawEvent struct {
 	cls               eventClass
 	catOK             bool // "cat" was a JSON string
-	ph, name          jsonValue
-	pid, tid, ts, dur jsonValue
+	ph, name          jsonlex.Value
+	pid, tid, ts, dur jsonlex.Value
 	hasTS, hasDur     bool
 	args              eventArgs
 	argsLater         []byte // "args" seen before "cat": read once the event is kept
@@ -198,7 +200,7 @@ type rawEvent struct {
 func (d *eventDecoder) event(b []byte, i int, p *part) (int, error) {
 	if h := d.drops.match(b[i:]); h != nil {
 		if j := i + len(h.text); !h.byName || d.leanName(b, &j) {
-			end, err := skipNested(b, j, 1)
+			end, err := jsonlex.SkipNested(b, j, 1)
 			if err == nil && h.lean {
 				p.leanSkipped++
 			}
@@ -211,24 +213,24 @@ func (d *eventDecoder) event(b []byte, i int, p *part) (int, error) {
 	leaned := false // the drop is Options.LeanHost's
 	var e rawEvent
 	lx := &d.lx
-	lx.lenient = false
+	lx.Lenient = false
 	seenCat := false
-	i, err := lx.members(b, i, &d.eventMemo, func(key string, i int) (int, error) {
+	i, err := lx.Members(b, i, &d.eventMemo, func(key string, i int) (int, error) {
 		var err error
 		switch key {
 		case "cat":
-			var v jsonValue
-			i, err = lx.value(b, i, &v)
+			var v jsonlex.Value
+			i, err = lx.Value(b, i, &v)
 			seenCat = true
-			e.catOK = v.kind == 's'
+			e.catOK = v.Kind == 's'
 			e.cls = clsSkip
 			if e.catOK {
-				e.cls = classify(v.text())
+				e.cls = classify(v.Text())
 			}
 			if e.cls == clsPython && !d.pythonStacks {
 				e.cls = clsSkip
 			}
-			if d.leanHost && e.name.kind != 0 {
+			if d.leanHost && e.name.Kind != 0 {
 				leaned = d.lean(&e)
 			}
 			if err == nil && e.cls == clsSkip && e.catOK {
@@ -236,17 +238,17 @@ func (d *eventDecoder) event(b []byte, i int, p *part) (int, error) {
 				i, err = drop(b, i)
 			}
 		case "ph":
-			i, err = lx.value(b, i, &e.ph)
+			i, err = lx.Value(b, i, &e.ph)
 			// Flow events link other events and are never kept. Kineto
 			// writes ph first and cat last in them: a third of a real
 			// trace's events, read in full before this.
-			if err == nil && e.ph.kind == 's' && isFlowPhase(e.ph.raw) {
+			if err == nil && e.ph.Kind == 's' && isFlowPhase(e.ph.Raw) {
 				decided = i
 				i, err = drop(b, i)
 			}
 		case "name":
 			cls, at := e.cls, i
-			i, err = lx.value(b, i, &e.name)
+			i, err = lx.Value(b, i, &e.name)
 			// Kineto writes cat before name.
 			if err == nil && d.leanHost && seenCat && d.lean(&e) {
 				leaned = true
@@ -255,38 +257,38 @@ func (d *eventDecoder) event(b []byte, i int, p *part) (int, error) {
 					// cpu_ops have names of many kinds: the head ends
 					// before the name, which leanName judges.
 					decided, byName = at, true
-				case e.name.kind == 's':
+				case e.name.Kind == 's':
 					decided = i
 				}
 				i, err = drop(b, i)
 			}
 		case "pid":
-			i, err = lx.value(b, i, &e.pid)
+			i, err = lx.Value(b, i, &e.pid)
 		case "tid":
-			i, err = lx.value(b, i, &e.tid)
+			i, err = lx.Value(b, i, &e.tid)
 		case "ts":
-			i, err = lx.value(b, i, &e.ts)
+			i, err = lx.Value(b, i, &e.ts)
 			e.hasTS = true
 		case "dur":
-			i, err = lx.value(b, i, &e.dur)
+			i, err = lx.Value(b, i, &e.dur)
 			e.hasDur = true
 		case "args":
 			switch {
 			case b[i] != '{':
-				i, err = lx.value(b, i, nil)
+				i, err = lx.Value(b, i, nil)
 			case seenCat:
 				i, err = d.args(b, i, e.cls, &e.args)
 			default:
 				start := i
-				i, err = lx.skipValue(b, i)
+				i, err = lx.SkipValue(b, i)
 				e.argsLater = b[start:i]
 			}
 		default:
-			i, err = lx.value(b, i, nil)
+			i, err = lx.Value(b, i, nil)
 		}
 		return i, err
 	})
-	if err == errDropped {
+	if err == jsonlex.ErrDropped {
 		if leaned {
 			p.leanSkipped++
 		}
@@ -298,7 +300,7 @@ func (d *eventDecoder) event(b []byte, i int, p *part) (int, error) {
 	if err != nil {
 		return i, err
 	}
-	if lx.lenient && (e.cls != clsSkip || !e.catOK) {
+	if lx.Lenient && (e.cls != clsSkip || !e.catOK) {
 		p.warn.add("events with control characters or bare N/A, NaN or Infinity tokens read leniently (known Kineto bugs)")
 	}
 	if e.cls == clsSkip {
@@ -316,19 +318,19 @@ func (d *eventDecoder) event(b []byte, i int, p *part) (int, error) {
 // profiler step or one named Options.KeepOp, unless Options.PythonStacks
 // keeps stacks. It reports whether it did.
 func (d *eventDecoder) lean(e *rawEvent) bool {
-	named := e.name.kind == 's'
+	named := e.name.Kind == 's'
 	switch e.cls {
 	case clsCPUOp:
 		if d.pythonStacks {
 			return false
 		}
 		if named {
-			if name := e.name.text(); strings.HasPrefix(name, StepPrefix) || d.keepOp != "" && name == d.keepOp || IsCompileOp(name) {
+			if name := e.name.Text(); strings.HasPrefix(name, StepPrefix) || d.keepOp != "" && name == d.keepOp || IsCompileOp(name) {
 				return false
 			}
 		}
 	case clsRuntime, clsDriver:
-		if !named || !isPoll(e.name.text()) {
+		if !named || !isPoll(e.name.Text()) {
 			return false
 		}
 	default:
@@ -345,11 +347,11 @@ func (d *eventDecoder) leanName(b []byte, j *int) bool {
 	if *j >= len(b) || b[*j] != '"' {
 		return false
 	}
-	end, esc, ctl, err := scanString(b, *j)
+	end, esc, ctl, err := jsonlex.ScanString(b, *j)
 	if err != nil || esc || ctl {
 		return false
 	}
-	e := rawEvent{cls: clsCPUOp, name: jsonValue{kind: 's', raw: b[*j+1 : end-1]}}
+	e := rawEvent{cls: clsCPUOp, name: jsonlex.Value{Kind: 's', Raw: b[*j+1 : end-1]}}
 	if !d.lean(&e) {
 		return false
 	}
@@ -368,11 +370,11 @@ func isPoll(name string) bool {
 }
 
 // drop skips the rest of an event that is not kept, from b[i], after a
-// member's value; the error is errDropped unless the rest is malformed.
+// member's value; the error is jsonlex.ErrDropped unless the rest is malformed.
 func drop(b []byte, i int) (int, error) {
-	i, err := skipNested(b, i, 1)
+	i, err := jsonlex.SkipNested(b, i, 1)
 	if err == nil {
-		err = errDropped
+		err = jsonlex.ErrDropped
 	}
 	return i, err
 }
@@ -384,7 +386,7 @@ func isFlowPhase(ph []byte) bool {
 
 // keep turns a kept event into a model record, or counts why it cannot.
 func (d *eventDecoder) keep(e *rawEvent, p *part) {
-	if ph := e.ph.text(); e.ph.kind != 's' || ph != "X" {
+	if ph := e.ph.Text(); e.ph.Kind != 's' || ph != "X" {
 		p.warn.add(fmt.Sprintf("%s events with ph %q (not a complete event) skipped", e.catName(), ph))
 		return
 	}
@@ -412,14 +414,14 @@ func (d *eventDecoder) keep(e *rawEvent, p *part) {
 	}
 	end := start + dur
 	a := &e.args
-	name := d.intern(e.name.text(), p)
+	name := d.intern(e.name.Text(), p)
 	t := &p.t
 	switch e.cls {
 	case clsKernel, clsMemcpy, clsMemset, clsSync:
 		act := Activity{Start: start, End: end, Correlation: a.correlation}
 		act.Device = int(a.device)
 		if !a.hasDevice {
-			id, ok := intOf(e.pid)
+			id, ok := jsonlex.IntOf(e.pid)
 			if !ok {
 				p.warn.add(e.catName() + " events without a numeric device skipped")
 				return
@@ -444,8 +446,8 @@ func (d *eventDecoder) keep(e *rawEvent, p *part) {
 			t.Syncs = append(t.Syncs, Sync{Activity: act, Kind: name})
 		}
 	case clsRuntime, clsDriver:
-		pid, _ := intOf(e.pid)
-		tid, _ := intOf(e.tid)
+		pid, _ := jsonlex.IntOf(e.pid)
+		tid, _ := jsonlex.IntOf(e.tid)
 		kind := Runtime
 		if e.cls == clsDriver {
 			kind = Driver
@@ -454,8 +456,8 @@ func (d *eventDecoder) keep(e *rawEvent, p *part) {
 			Start: start, End: end, Correlation: a.correlation, ExternalID: a.external})
 	case clsCPUOp, clsUserAnnotation, clsGPUAnnotation, clsPython:
 		op := Op{Name: name, Start: start, End: end, ExternalID: a.external}
-		op.PID, _ = intOf(e.pid)
-		op.TID, _ = intOf(e.tid)
+		op.PID, _ = jsonlex.IntOf(e.pid)
+		op.TID, _ = jsonlex.IntOf(e.tid)
 		switch e.cls {
 		case clsCPUOp:
 			op.Kind = CPUOp
@@ -483,14 +485,14 @@ func (e *rawEvent) catName() string {
 }
 
 // micros converts a ts or dur member to ns.
-func (d *eventDecoder) micros(v jsonValue) (int64, error) {
-	switch v.kind {
+func (d *eventDecoder) micros(v jsonlex.Value) (int64, error) {
+	switch v.Kind {
 	case 'n':
-		return MicrosToNanos(str(v.raw))
+		return jsonlex.MicrosToNanos(jsonlex.Str(v.Raw))
 	case 's':
-		return MicrosToNanos(strings.TrimSpace(v.text()))
+		return jsonlex.MicrosToNanos(strings.TrimSpace(v.Text()))
 	}
-	return 0, errNotNumber
+	return 0, jsonlex.ErrNotNumber
 }
 
 // intern returns a copy of s that outlives the input, one per name, with
@@ -529,36 +531,36 @@ type eventArgs struct {
 
 // args reads the "args" object at b[i].
 func (d *eventDecoder) args(b []byte, i int, cls eventClass, a *eventArgs) (int, error) {
-	return d.lx.members(b, i, &d.argsMemo[cls], func(key string, i int) (int, error) {
+	return d.lx.Members(b, i, &d.argsMemo[cls], func(key string, i int) (int, error) {
 		var err error
-		var v jsonValue
+		var v jsonlex.Value
 		switch key {
 		case "grid":
 			a.grid, i, err = d.dim3(b, i)
 		case "block":
 			a.block, i, err = d.dim3(b, i)
 		default:
-			i, err = d.lx.value(b, i, &v)
+			i, err = d.lx.Value(b, i, &v)
 			switch key {
 			case "device":
-				a.device, a.hasDevice = intOf(v)
+				a.device, a.hasDevice = jsonlex.IntOf(v)
 			case "stream":
-				a.stream, a.hasStream = intOf(v)
+				a.stream, a.hasStream = jsonlex.IntOf(v)
 			case "correlation":
-				a.correlation, _ = intOf(v)
+				a.correlation, _ = jsonlex.IntOf(v)
 			case "External id", "external id":
-				a.external, _ = intOf(v)
+				a.external, _ = jsonlex.IntOf(v)
 			case "bytes":
-				a.bytes, _ = intOf(v)
+				a.bytes, _ = jsonlex.IntOf(v)
 			case "registers per thread":
-				r, _ := intOf(v)
+				r, _ := jsonlex.IntOf(v)
 				a.registers = int32(r)
 			case "shared memory":
-				a.sharedMem, _ = intOf(v)
+				a.sharedMem, _ = jsonlex.IntOf(v)
 			case "graph id":
-				a.graphID, _ = intOf(v)
+				a.graphID, _ = jsonlex.IntOf(v)
 			case "graph node id":
-				a.graphNode, _ = intOf(v)
+				a.graphNode, _ = jsonlex.IntOf(v)
 			}
 		}
 		return i, err
@@ -569,44 +571,44 @@ func (d *eventDecoder) args(b []byte, i int, cls eventClass, a *eventArgs) (int,
 func (d *eventDecoder) dim3(b []byte, i int) ([3]int32, int, error) {
 	var dim [3]int32
 	if b[i] != '[' {
-		i, err := d.lx.value(b, i, nil)
+		i, err := d.lx.Value(b, i, nil)
 		return dim, i, err
 	}
-	if i = skipSpace(b, i+1); i >= len(b) {
-		return dim, i, errMore
+	if i = jsonlex.SkipSpace(b, i+1); i >= len(b) {
+		return dim, i, jsonlex.ErrMore
 	}
 	if b[i] == ']' {
 		return dim, i + 1, nil
 	}
 	for k := 0; ; k++ {
-		var v jsonValue
-		j, err := d.lx.value(b, i, &v)
+		var v jsonlex.Value
+		j, err := d.lx.Value(b, i, &v)
 		if err != nil {
 			return dim, j, err
 		}
-		if n, ok := intOf(v); ok && k < 3 {
+		if n, ok := jsonlex.IntOf(v); ok && k < 3 {
 			dim[k] = int32(n)
 		}
-		if i = skipSpace(b, j); i >= len(b) {
-			return dim, i, errMore
+		if i = jsonlex.SkipSpace(b, j); i >= len(b) {
+			return dim, i, jsonlex.ErrMore
 		}
 		if b[i] == ']' {
 			return dim, i + 1, nil
 		}
 		if b[i] != ',' {
-			return dim, i, badJSON(b, i, "after array element")
+			return dim, i, jsonlex.Bad(b, i, "after array element")
 		}
-		i = skipSpace(b, i+1)
+		i = jsonlex.SkipSpace(b, i+1)
 	}
 }
 
 // streamOf reads a stream id from a tid: 7, "7", or the 2021 form "stream 7".
-func streamOf(v jsonValue) int64 {
-	if n, ok := intOf(v); ok {
+func streamOf(v jsonlex.Value) int64 {
+	if n, ok := jsonlex.IntOf(v); ok {
 		return n
 	}
-	if v.kind == 's' {
-		if rest, ok := strings.CutPrefix(strings.TrimSpace(v.text()), "stream "); ok {
+	if v.Kind == 's' {
+		if rest, ok := strings.CutPrefix(strings.TrimSpace(v.Text()), "stream "); ok {
 			if n, err := strconv.ParseInt(strings.TrimSpace(rest), 10, 64); err == nil {
 				return n
 			}
@@ -671,7 +673,7 @@ func (m *dropMemo) match(b []byte) *dropHead {
 	for k := range m.n {
 		h := &m.heads[k]
 		n := len(h.text)
-		if len(b) > n && binary.LittleEndian.Uint64(b[n-8:]) == h.tail && str(b[:n-8]) == str(h.text[:n-8]) {
+		if len(b) > n && binary.LittleEndian.Uint64(b[n-8:]) == h.tail && jsonlex.Str(b[:n-8]) == jsonlex.Str(h.text[:n-8]) {
 			if k > 0 {
 				m.heads[0], m.heads[k] = m.heads[k], m.heads[0]
 				h = &m.heads[0]
@@ -690,7 +692,7 @@ func (m *dropMemo) learn(head []byte, lean, byName bool) {
 		return
 	}
 	for _, h := range m.heads[:m.n] {
-		if str(h.text) == str(head) {
+		if jsonlex.Str(h.text) == jsonlex.Str(head) {
 			return
 		}
 	}

@@ -1,4 +1,4 @@
-package trace
+package jsonlex
 
 import (
 	"encoding/json"
@@ -9,29 +9,21 @@ import (
 	"unsafe"
 )
 
-// The Kineto reader parses JSON by hand, on byte slices that may end in the
-// middle of a value: every function here returns errMore when it needs
-// bytes past the end of its slice, so that a caller holding a block of a
-// larger file can retry with more. Positions are indices into the slice.
-//
-// Two kinds of skipping exist. skipValue checks the full JSON grammar
-// (and accepts the malformed tokens known Kineto versions wrote, setting
-// lenient); skipNested only follows strings and brackets, for the rest of
-// an event that is dropped anyway.
+// ErrMore says a value continues past the end of the slice.
+var ErrMore = errors.New("more input needed")
 
-// errMore says a value continues past the end of the slice.
-var errMore = errors.New("more input needed")
-
-// A jsonError is malformed JSON at a position in the slice.
-type jsonError struct {
-	at  int
+// An Error is malformed JSON at a position in the slice.
+type Error struct {
+	At  int // the index of the offending byte
 	msg string
 }
 
-func (e *jsonError) Error() string { return e.msg }
+func (e *Error) Error() string { return e.msg }
 
-func badJSON(b []byte, i int, context string) error {
-	return &jsonError{at: i, msg: fmt.Sprintf("invalid character %s %s", quoteByte(b[i]), context)}
+// Bad returns the Error for the unexpected byte b[i], found in context
+// ("after array element").
+func Bad(b []byte, i int, context string) error {
+	return &Error{At: i, msg: fmt.Sprintf("invalid character %s %s", quoteByte(b[i]), context)}
 }
 
 func quoteByte(c byte) string {
@@ -41,53 +33,52 @@ func quoteByte(c byte) string {
 	return strconv.QuoteRune(rune(c))
 }
 
-// Byte classes, indexed by byte.
+// Byte classes, indexed by byte; read-only once built.
 var (
-	isSpace    [256]bool // JSON whitespace
-	plainStr   [256]bool // bytes a string scan steps over: not '"', '\\' or a control character
-	structural [256]bool // bytes that matter to skipNested outside strings
-	plainQuick [256]bool // bytes skipNested steps over inside strings: not '"' or '\\'
+	isSpace    = byteClass(func(c byte) bool { return c == ' ' || c == '\t' || c == '\r' || c == '\n' }) // JSON whitespace
+	plainStr   = byteClass(func(c byte) bool { return c >= 0x20 && c != '"' && c != '\\' })              // bytes a string scan steps over: not '"', '\\' or a control character
+	structural = byteClass(func(c byte) bool { return strings.IndexByte(`"{}[]`, c) >= 0 })              // bytes that matter to SkipNested outside strings
+	plainQuick = byteClass(func(c byte) bool { return c != '"' && c != '\\' })                           // bytes SkipNested steps over inside strings: not '"' or '\\'
 )
 
-func init() {
-	for _, c := range " \t\r\n" {
-		isSpace[c] = true
-	}
+func byteClass(in func(c byte) bool) (t [256]bool) {
 	for c := range 256 {
-		plainStr[c] = c >= 0x20 && c != '"' && c != '\\'
-		plainQuick[c] = c != '"' && c != '\\'
+		t[c] = in(byte(c))
 	}
-	for _, c := range `"{}[]` {
-		structural[c] = true
-	}
+	return t
 }
 
-func skipSpace(b []byte, i int) int {
+// IsSpace reports whether c is JSON whitespace.
+func IsSpace(c byte) bool { return isSpace[c] }
+
+// SkipSpace returns the index of the first byte from b[i] that is not
+// whitespace, or len(b).
+func SkipSpace(b []byte, i int) int {
 	for i < len(b) && isSpace[b[i]] {
 		i++
 	}
 	return i
 }
 
-// A jsonValue is a scalar read from the input. raw aliases the input.
-type jsonValue struct {
-	kind byte   // 'n' number, 's' string, 'z' null, 'o' anything else
-	raw  []byte // a number's text, or a string's content without quotes
-	esc  bool   // the string has escapes
+// A Value is a scalar read from the input. raw aliases the input.
+type Value struct {
+	Kind byte   // 'n' number, 's' string, 'z' null, 'o' anything else
+	Raw  []byte // a number's text, or a string's content without quotes
+	Esc  bool   // the string has escapes
 }
 
 // text is a string value's content, unescaped when it has escapes. It
 // aliases the input unless it had escapes.
-func (v jsonValue) text() string {
-	if !v.esc {
-		return str(v.raw)
+func (v Value) Text() string {
+	if !v.Esc {
+		return Str(v.Raw)
 	}
-	// The content was checked by scanString; the quotes are put back for
+	// The content was checked by ScanString; the quotes are put back for
 	// encoding/json, which also replaces bad surrogates with U+FFFD, and
 	// raw control characters, which it refuses, are escaped.
-	q := make([]byte, 0, len(v.raw)+2)
+	q := make([]byte, 0, len(v.Raw)+2)
 	q = append(q, '"')
-	for _, c := range v.raw {
+	for _, c := range v.Raw {
 		if c < 0x20 {
 			q = append(q, '\\', 'u', '0', '0', "0123456789abcdef"[c>>4], "0123456789abcdef"[c&15])
 			continue
@@ -96,25 +87,25 @@ func (v jsonValue) text() string {
 	}
 	var s string
 	if json.Unmarshal(append(q, '"'), &s) != nil {
-		return str(v.raw)
+		return Str(v.Raw)
 	}
 	return s
 }
 
 // str views b as a string without copying. The string aliases the input:
 // anything kept past the current block must be copied (intern).
-func str(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }
+func Str(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }
 
-// scanString reads the string starting at b[i] == '"' and returns the index
+// ScanString reads the string starting at b[i] == '"' and returns the index
 // after its closing quote. Raw control characters, which JSON forbids but
 // some Kineto versions wrote in names, are accepted and reported by ctl.
-func scanString(b []byte, i int) (end int, esc, ctl bool, err error) {
+func ScanString(b []byte, i int) (end int, esc, ctl bool, err error) {
 	for i++; ; {
 		for i < len(b) && plainStr[b[i]] {
 			i++
 		}
 		if i >= len(b) {
-			return i, esc, ctl, errMore
+			return i, esc, ctl, ErrMore
 		}
 		switch c := b[i]; {
 		case c == '"':
@@ -122,7 +113,7 @@ func scanString(b []byte, i int) (end int, esc, ctl bool, err error) {
 		case c == '\\':
 			esc = true
 			if i+1 >= len(b) {
-				return i, esc, ctl, errMore
+				return i, esc, ctl, ErrMore
 			}
 			switch b[i+1] {
 			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
@@ -130,15 +121,15 @@ func scanString(b []byte, i int) (end int, esc, ctl bool, err error) {
 			case 'u':
 				for k := i + 2; k < i+6; k++ {
 					if k >= len(b) {
-						return k, esc, ctl, errMore
+						return k, esc, ctl, ErrMore
 					}
 					if !isHex(b[k]) {
-						return k, esc, ctl, badJSON(b, k, "in \\u escape")
+						return k, esc, ctl, Bad(b, k, "in \\u escape")
 					}
 				}
 				i += 6
 			default:
-				return i + 1, esc, ctl, badJSON(b, i+1, "in string escape code")
+				return i + 1, esc, ctl, Bad(b, i+1, "in string escape code")
 			}
 		default:
 			ctl = true
@@ -152,7 +143,7 @@ func isHex(c byte) bool {
 }
 
 // scanNumber reads the number starting at b[i] and returns the index after
-// it. A number that reaches the end of b may continue: errMore.
+// it. A number that reaches the end of b may continue: ErrMore.
 func scanNumber(b []byte, i int) (int, error) {
 	// The digit runs are written out: a closure capturing i kept it in
 	// memory, a load and a store a digit (BenchmarkEventDecoder/real 4.9 %
@@ -163,11 +154,11 @@ func scanNumber(b []byte, i int) (int, error) {
 	}
 	switch {
 	case i >= len(b):
-		return i, errMore
+		return i, ErrMore
 	case b[i] == '0':
 		i++
 	case b[i] < '1' || b[i] > '9':
-		return i, badJSON(b, i, "in numeric literal")
+		return i, Bad(b, i, "in numeric literal")
 	default:
 		i = skipDigits(b, i+1)
 	}
@@ -175,9 +166,9 @@ func scanNumber(b []byte, i int) (int, error) {
 		i++
 		switch {
 		case i >= len(b):
-			return i, errMore
+			return i, ErrMore
 		case b[i] < '0' || b[i] > '9':
-			return i, badJSON(b, i, "after decimal point in numeric literal")
+			return i, Bad(b, i, "after decimal point in numeric literal")
 		}
 		i = skipDigits(b, i+1)
 	}
@@ -188,14 +179,14 @@ func scanNumber(b []byte, i int) (int, error) {
 		}
 		switch {
 		case i >= len(b):
-			return i, errMore
+			return i, ErrMore
 		case b[i] < '0' || b[i] > '9':
-			return i, badJSON(b, i, "in exponent of numeric literal")
+			return i, Bad(b, i, "in exponent of numeric literal")
 		}
 		i = skipDigits(b, i+1)
 	}
 	if i >= len(b) {
-		return i, errMore
+		return i, ErrMore
 	}
 	return i, nil
 }
@@ -211,8 +202,8 @@ func skipDigits(b []byte, i int) int {
 // N/A reads as the string "N/A", NaN and ±Infinity as null.
 var literals = []struct {
 	text    string
-	kind    byte
-	lenient bool
+	Kind    byte
+	Lenient bool
 }{
 	{"true", 'o', false}, {"false", 'o', false}, {"null", 'z', false},
 	{"N/A", 's', true}, {"NaN", 'z', true}, {"Infinity", 'z', true}, {"-Infinity", 'z', true},
@@ -226,16 +217,16 @@ func scanLiteral(b []byte, i int) (end int, kind byte, lenient bool, err error) 
 			continue
 		}
 		if n < len(l.text) {
-			return i, 0, false, errMore
+			return i, 0, false, ErrMore
 		}
-		return i + n, l.kind, l.lenient, nil
+		return i + n, l.Kind, l.Lenient, nil
 	}
-	return i, 0, false, badJSON(b, i, "looking for beginning of value")
+	return i, 0, false, Bad(b, i, "looking for beginning of value")
 }
 
-// A lexer holds what parsing an event noticed along the way.
-type lexer struct {
-	lenient bool     // malformed tokens were accepted
+// A Lexer holds what parsing an event noticed along the way.
+type Lexer struct {
+	Lenient bool     // malformed tokens were accepted
 	stack   []byte   // closers of the open containers in skipValue
 	arr     [64]byte // stack's first backing array
 }
@@ -244,9 +235,9 @@ type lexer struct {
 // are skipped and checked (kind 'o'). v may be nil. (Results go through a
 // pointer: returning the struct made the compiler copy it through the
 // stack with a stalled store on every call.)
-func (lx *lexer) value(b []byte, i int, v *jsonValue) (int, error) {
+func (lx *Lexer) Value(b []byte, i int, v *Value) (int, error) {
 	if i >= len(b) {
-		return i, errMore
+		return i, ErrMore
 	}
 	var kind byte
 	start, end := i, i
@@ -255,10 +246,10 @@ func (lx *lexer) value(b []byte, i int, v *jsonValue) (int, error) {
 	switch c := b[i]; {
 	case c == '"':
 		var ctl bool
-		if end, esc, ctl, err = scanString(b, i); err != nil {
+		if end, esc, ctl, err = ScanString(b, i); err != nil {
 			return end, err
 		}
-		lx.lenient = lx.lenient || ctl
+		lx.Lenient = lx.Lenient || ctl
 		kind, start, end = 's', i+1, end-1
 		i = end + 1
 	case c >= '0' && c <= '9' || c == '-' && !(i+1 < len(b) && b[i+1] == 'I'):
@@ -267,7 +258,7 @@ func (lx *lexer) value(b []byte, i int, v *jsonValue) (int, error) {
 		}
 		kind, i = 'n', end
 	case c == '{' || c == '[':
-		if i, err = lx.skipValue(b, i); err != nil {
+		if i, err = lx.SkipValue(b, i); err != nil {
 			return i, err
 		}
 		kind, start, end = 'o', i, i
@@ -276,14 +267,14 @@ func (lx *lexer) value(b []byte, i int, v *jsonValue) (int, error) {
 		if end, kind, lenient, err = scanLiteral(b, i); err != nil {
 			return end, err
 		}
-		lx.lenient = lx.lenient || lenient
+		lx.Lenient = lx.Lenient || lenient
 		if kind != 's' {
 			start = end
 		}
 		i = end
 	}
 	if v != nil {
-		v.kind, v.raw, v.esc = kind, b[start:end], esc
+		v.Kind, v.Raw, v.Esc = kind, b[start:end], esc
 	}
 	return i, nil
 }
@@ -291,7 +282,7 @@ func (lx *lexer) value(b []byte, i int, v *jsonValue) (int, error) {
 // skipValue checks the value at b[i] and returns the index after it.
 // Nesting is tracked on a stack, not by recursion, so any depth is read:
 // the bound on an event's size (Options.MaxEventBytes) bounds it.
-func (lx *lexer) skipValue(b []byte, i int) (int, error) {
+func (lx *Lexer) SkipValue(b []byte, i int) (int, error) {
 	if lx.stack == nil {
 		lx.stack = lx.arr[:0]
 	}
@@ -300,14 +291,14 @@ func (lx *lexer) skipValue(b []byte, i int) (int, error) {
 	var err error
 	for {
 		// A value starts at b[i].
-		i = skipSpace(b, i)
+		i = SkipSpace(b, i)
 		if i >= len(b) {
-			return i, errMore
+			return i, ErrMore
 		}
 		switch b[i] {
 		case '{':
-			if i = skipSpace(b, i+1); i >= len(b) {
-				return i, errMore
+			if i = SkipSpace(b, i+1); i >= len(b) {
+				return i, ErrMore
 			}
 			if b[i] != '}' {
 				stack = append(stack, '}')
@@ -318,8 +309,8 @@ func (lx *lexer) skipValue(b []byte, i int) (int, error) {
 			}
 			i++
 		case '[':
-			if i = skipSpace(b, i+1); i >= len(b) {
-				return i, errMore
+			if i = SkipSpace(b, i+1); i >= len(b) {
+				return i, ErrMore
 			}
 			if b[i] != ']' {
 				stack = append(stack, ']')
@@ -327,7 +318,7 @@ func (lx *lexer) skipValue(b []byte, i int) (int, error) {
 			}
 			i++
 		default:
-			if i, err = lx.value(b, i, nil); err != nil {
+			if i, err = lx.Value(b, i, nil); err != nil {
 				return i, err
 			}
 		}
@@ -336,8 +327,8 @@ func (lx *lexer) skipValue(b []byte, i int) (int, error) {
 			if len(stack) == 0 {
 				return i, nil
 			}
-			if i = skipSpace(b, i); i >= len(b) {
-				return i, errMore
+			if i = SkipSpace(b, i); i >= len(b) {
+				return i, ErrMore
 			}
 			closer := stack[len(stack)-1]
 			if b[i] == closer {
@@ -346,9 +337,9 @@ func (lx *lexer) skipValue(b []byte, i int) (int, error) {
 				continue
 			}
 			if b[i] != ',' {
-				return i, badJSON(b, i, "after "+map[byte]string{'}': "object key:value pair", ']': "array element"}[closer])
+				return i, Bad(b, i, "after "+map[byte]string{'}': "object key:value pair", ']': "array element"}[closer])
 			}
-			if i = skipSpace(b, i+1); closer == '}' {
+			if i = SkipSpace(b, i+1); closer == '}' {
 				if _, _, _, i, err = objectKey(b, i, lx); err != nil {
 					return i, err
 				}
@@ -361,37 +352,37 @@ func (lx *lexer) skipValue(b []byte, i int) (int, error) {
 // objectKey reads `"key" :` at b[i] and returns the key's content, whether
 // it has escapes (see keyText) or control characters, and the index after
 // the colon.
-func objectKey(b []byte, i int, lx *lexer) (key []byte, esc, ctl bool, next int, err error) {
+func objectKey(b []byte, i int, lx *Lexer) (key []byte, esc, ctl bool, next int, err error) {
 	if i >= len(b) {
-		return nil, false, false, i, errMore
+		return nil, false, false, i, ErrMore
 	}
 	if b[i] != '"' {
-		return nil, false, false, i, badJSON(b, i, "looking for beginning of object key string")
+		return nil, false, false, i, Bad(b, i, "looking for beginning of object key string")
 	}
-	end, esc, ctl, err := scanString(b, i)
+	end, esc, ctl, err := ScanString(b, i)
 	if err != nil {
 		return nil, false, false, end, err
 	}
-	lx.lenient = lx.lenient || ctl
+	lx.Lenient = lx.Lenient || ctl
 	key = b[i+1 : end-1]
-	if i = skipSpace(b, end); i >= len(b) {
-		return key, esc, ctl, i, errMore
+	if i = SkipSpace(b, end); i >= len(b) {
+		return key, esc, ctl, i, ErrMore
 	}
 	if b[i] != ':' {
-		return key, esc, ctl, i, badJSON(b, i, "after object key")
+		return key, esc, ctl, i, Bad(b, i, "after object key")
 	}
 	return key, esc, ctl, i + 1, nil
 }
 
-// errDropped, returned by a members callback, ends the walk early: the
+// ErrDropped, returned by a members callback, ends the walk early: the
 // callback has skipped the rest of the object.
-var errDropped = errors.New("object dropped")
+var ErrDropped = errors.New("object dropped")
 
 // members reads the object at b[i] == '{', handing each member's key and
 // the index of its value to member, which reads the value and returns the
 // index after it. It returns the index after the object. memo, which may
 // be nil, remembers how objects read before began their members.
-func (lx *lexer) members(b []byte, i int, memo *memberMemo, member func(key string, i int) (int, error)) (int, error) {
+func (lx *Lexer) Members(b []byte, i int, memo *MemberMemo, member func(key string, i int) (int, error)) (int, error) {
 	i++ // '{'
 	for k := 0; ; k++ {
 		var key string
@@ -399,24 +390,24 @@ func (lx *lexer) members(b []byte, i int, memo *memberMemo, member func(key stri
 			key, i = lead.key, i+len(lead.text)
 		} else {
 			start := i
-			if i = skipSpace(b, i); i >= len(b) {
-				return i, errMore
+			if i = SkipSpace(b, i); i >= len(b) {
+				return i, ErrMore
 			}
 			if b[i] == '}' {
 				return i + 1, nil
 			}
 			if k > 0 {
 				if b[i] != ',' {
-					return i, badJSON(b, i, "after object key:value pair")
+					return i, Bad(b, i, "after object key:value pair")
 				}
-				i = skipSpace(b, i+1)
+				i = SkipSpace(b, i+1)
 			}
 			kb, esc, ctl, j, err := objectKey(b, i, lx)
 			if err != nil {
 				return j, err
 			}
-			if i = skipSpace(b, j); i >= len(b) {
-				return i, errMore
+			if i = SkipSpace(b, j); i >= len(b) {
+				return i, ErrMore
 			}
 			key = keyText(kb, esc)
 			if !esc && !ctl {
@@ -430,13 +421,13 @@ func (lx *lexer) members(b []byte, i int, memo *memberMemo, member func(key stri
 	}
 }
 
-// A memberMemo remembers, for each member position of the objects that
+// A MemberMemo remembers, for each member position of the objects that
 // members reads, the bytes that came before the last value read there:
 // whitespace, the comma, the key, the colon. One writer lays out the
 // members of like objects alike, so the next object's bytes usually match,
 // and bytes that match were read before: they need no reading again. Keys
 // with escapes or control characters are not remembered.
-type memberMemo struct {
+type MemberMemo struct {
 	leads []memberLead          // by member position
 	known map[string]memberLead // the leads learned, by text, so that alternating layouts allocate once
 }
@@ -455,17 +446,17 @@ const (
 // match returns the lead of member position k when b[i:] begins with it
 // and the value follows at once: a lead ends with all the whitespace
 // before its value. (A position not learned yet has an empty lead.)
-func (m *memberMemo) match(b []byte, i, k int) (memberLead, bool) {
+func (m *MemberMemo) match(b []byte, i, k int) (memberLead, bool) {
 	if m == nil || k >= len(m.leads) {
 		return memberLead{}, false
 	}
 	l := m.leads[k]
 	n := len(l.text)
-	return l, n > 0 && len(b)-i > n && str(b[i:i+n]) == l.text && !isSpace[b[i+n]]
+	return l, n > 0 && len(b)-i > n && Str(b[i:i+n]) == l.text && !isSpace[b[i+n]]
 }
 
 // learn makes text, which led to key's value, the lead of member position k.
-func (m *memberMemo) learn(k int, text []byte, key string) {
+func (m *MemberMemo) learn(k int, text []byte, key string) {
 	if m == nil || k >= memoPositions {
 		return
 	}
@@ -486,14 +477,14 @@ func (m *memberMemo) learn(k int, text []byte, key string) {
 // keyText is a key as a string, unescaped if it has escapes.
 func keyText(key []byte, esc bool) string {
 	if !esc {
-		return str(key)
+		return Str(key)
 	}
-	return jsonValue{kind: 's', raw: key, esc: true}.text()
+	return Value{Kind: 's', Raw: key, Esc: true}.Text()
 }
 
 // skipNested skips to just past the bracket that closes the depth open
 // containers b[i] is inside, following only strings and brackets.
-func skipNested(b []byte, i, depth int) (int, error) {
+func SkipNested(b []byte, i, depth int) (int, error) {
 	if haveSkip64 {
 		return skipNestedWide(b, i, depth)
 	}
@@ -507,7 +498,7 @@ func skipNestedBytes(b []byte, i, depth int) (int, error) {
 			i++
 		}
 		if i >= len(b) {
-			return i, errMore
+			return i, ErrMore
 		}
 		switch b[i] {
 		case '"':
@@ -516,7 +507,7 @@ func skipNestedBytes(b []byte, i, depth int) (int, error) {
 					i++
 				}
 				if i >= len(b) {
-					return i, errMore
+					return i, ErrMore
 				}
 				if b[i] == '"' {
 					break
@@ -533,16 +524,16 @@ func skipNestedBytes(b []byte, i, depth int) (int, error) {
 	}
 }
 
-// intOf reads an integer written as a number or as a numeric string
+// IntOf reads an integer written as a number or as a numeric string
 // ("25738"), as pids and tids are in some traces. A non-integral number is
 // truncated, as gjson did.
-func intOf(v jsonValue) (int64, bool) {
-	switch v.kind {
+func IntOf(v Value) (int64, bool) {
+	switch v.Kind {
 	case 'n':
-		if n, ok := atoi(v.raw); ok {
+		if n, ok := atoi(v.Raw); ok {
 			return n, true
 		}
-		f, err := strconv.ParseFloat(str(v.raw), 64)
+		f, err := strconv.ParseFloat(Str(v.Raw), 64)
 		if err != nil && !errors.Is(err, strconv.ErrRange) {
 			return 0, false
 		}
@@ -554,7 +545,7 @@ func intOf(v jsonValue) (int64, bool) {
 		}
 		return int64(f), true
 	case 's':
-		n, err := strconv.ParseInt(strings.TrimSpace(v.text()), 10, 64)
+		n, err := strconv.ParseInt(strings.TrimSpace(v.Text()), 10, 64)
 		return n, err == nil
 	}
 	return 0, false
@@ -567,7 +558,7 @@ func atoi(b []byte) (int64, bool) {
 		b = b[1:]
 	}
 	if len(b) == 0 || len(b) > 18 {
-		n, err := strconv.ParseInt(str(b), 10, 64)
+		n, err := strconv.ParseInt(Str(b), 10, 64)
 		if neg {
 			n = -n
 		}

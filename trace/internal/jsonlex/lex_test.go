@@ -1,4 +1,4 @@
-package trace
+package jsonlex
 
 import (
 	"fmt"
@@ -18,7 +18,7 @@ func FuzzMemberMemo(f *testing.F) {
 	f.Add([]byte(`{"ph": "X", "a rather long key name": 1,  "b": [2]}{"ph": "X", "a rather long key name": 1, "b": [2]}{"ph": "X", "a rather long key name!": 1}`))
 	f.Add([]byte("{\"a\x01\":1}{\"a\x01\":1}{\"a\":1,,\"b\":2}{}{ }"))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		if a, b := walkObjects(data, nil), walkObjects(data, &memberMemo{}); !slices.Equal(a, b) {
+		if a, b := walkObjects(data, nil), walkObjects(data, &MemberMemo{}); !slices.Equal(a, b) {
 			t.Fatalf("without a memo:\n%q\nwith one:\n%q", a, b)
 		}
 	})
@@ -26,21 +26,21 @@ func FuzzMemberMemo(f *testing.F) {
 
 // walkObjects reads each object of data with members, twice, and says what
 // it read.
-func walkObjects(data []byte, memo *memberMemo) []string {
+func walkObjects(data []byte, memo *MemberMemo) []string {
 	var out []string
 	for range 2 {
 		for i := 0; i < len(data); i++ {
 			if data[i] != '{' {
 				continue
 			}
-			var lx lexer
-			end, err := lx.members(data, i, memo, func(key string, j int) (int, error) {
-				var v jsonValue
-				k, err := lx.value(data, j, &v)
-				out = append(out, fmt.Sprintf("%q at %d: %c %q, %v", key, j, v.kind, v.raw, err))
+			var lx Lexer
+			end, err := lx.Members(data, i, memo, func(key string, j int) (int, error) {
+				var v Value
+				k, err := lx.Value(data, j, &v)
+				out = append(out, fmt.Sprintf("%q at %d: %c %q, %v", key, j, v.Kind, v.Raw, err))
 				return k, err
 			})
-			out = append(out, fmt.Sprintf("object at %d: end %d, %v, lenient %v", i, end, err, lx.lenient))
+			out = append(out, fmt.Sprintf("object at %d: end %d, %v, lenient %v", i, end, err, lx.Lenient))
 			if err == nil {
 				i = end - 1
 			}
@@ -58,8 +58,8 @@ func TestValueText(t *testing.T) {
 		{"a\\\"b\tc\x01", "a\"b\tc\x01"},
 		{`\ud800x`, "\uFFFDx"}, // a lone surrogate
 	} {
-		v := jsonValue{kind: 's', raw: []byte(tt.raw), esc: strings.Contains(tt.raw, `\`)}
-		if got := v.text(); got != tt.want {
+		v := Value{Kind: 's', Raw: []byte(tt.raw), Esc: strings.Contains(tt.raw, `\`)}
+		if got := v.Text(); got != tt.want {
 			t.Errorf("text of %q = %q, want %q", tt.raw, got, tt.want)
 		}
 	}

@@ -1,4 +1,4 @@
-package trace
+package jsonlex
 
 import (
 	"bytes"
@@ -7,11 +7,11 @@ import (
 	"io"
 )
 
-// A jsonScanner cuts a JSON text read from a stream into complete values
+// A Scanner cuts a JSON text read from a stream into complete values
 // without decoding them, so that a multi-gigabyte trace is read with memory
 // bounded by its largest single event. Values it returns alias its buffer
 // and are valid until the next call.
-type jsonScanner struct {
+type Scanner struct {
 	r    io.Reader
 	buf  []byte
 	pos  int   // next unread byte in buf
@@ -21,20 +21,20 @@ type jsonScanner struct {
 	max  int   // largest value accepted, bytes
 }
 
-var errTruncated = errors.New("unexpected end of input")
+var ErrTruncated = errors.New("unexpected end of input")
 
-// newJSONScanner reads r, whose size is expected to be about size bytes,
+// NewScanner reads r, whose size is expected to be about size bytes,
 // and refuses a value of more than most bytes.
-func newJSONScanner(r io.Reader, size int64, most int) *jsonScanner {
-	return &jsonScanner{r: r, buf: make([]byte, min(max(size, 16), 4<<20)), max: most}
+func NewScanner(r io.Reader, size int64, most int) *Scanner {
+	return &Scanner{r: r, buf: make([]byte, min(max(size, 16), 4<<20)), max: most}
 }
 
 // offset is the stream offset of the next unread byte.
-func (s *jsonScanner) offset() int64 { return s.base + int64(s.pos) }
+func (s *Scanner) Offset() int64 { return s.base + int64(s.pos) }
 
 // fill reads more input, first moving buf[s.pos:] to the front. It reports
 // whether any new bytes arrived.
-func (s *jsonScanner) fill() (bool, error) {
+func (s *Scanner) fill() (bool, error) {
 	if s.pos > 0 {
 		n := copy(s.buf, s.buf[s.pos:s.end])
 		s.base += int64(s.pos)
@@ -67,7 +67,7 @@ func (s *jsonScanner) fill() (bool, error) {
 
 // peek skips whitespace and returns the next byte without consuming it;
 // ok is false at the end of the input.
-func (s *jsonScanner) peek() (c byte, ok bool, err error) {
+func (s *Scanner) Peek() (c byte, ok bool, err error) {
 	for {
 		for s.pos < s.end {
 			switch c := s.buf[s.pos]; c {
@@ -86,13 +86,13 @@ func (s *jsonScanner) peek() (c byte, ok bool, err error) {
 // value returns the complete JSON value that starts at the next non-space
 // byte and consumes it. Strings and nesting are tracked; the contents are
 // not validated here.
-func (s *jsonScanner) value() ([]byte, error) {
-	c, ok, err := s.peek()
+func (s *Scanner) Value() ([]byte, error) {
+	c, ok, err := s.Peek()
 	if err != nil {
 		return nil, err
 	}
 	if !ok {
-		return nil, errTruncated
+		return nil, ErrTruncated
 	}
 	i := s.pos // scan position; s.pos stays at the value's start
 	switch c {
@@ -156,7 +156,7 @@ func (s *jsonScanner) value() ([]byte, error) {
 				return nil, err
 			}
 			if !more {
-				return nil, errTruncated
+				return nil, ErrTruncated
 			}
 			i = s.pos + rel
 		}
@@ -181,7 +181,7 @@ func (s *jsonScanner) value() ([]byte, error) {
 	}
 }
 
-func (s *jsonScanner) take(stop int) []byte {
+func (s *Scanner) take(stop int) []byte {
 	v := s.buf[s.pos:stop]
 	s.pos = stop
 	return v
@@ -190,18 +190,44 @@ func (s *jsonScanner) take(stop int) []byte {
 // resume makes the scanner return pending, whose first byte is at stream
 // offset off, before the rest of its reader; err is a read error met
 // after pending, if any.
-func (s *jsonScanner) resume(pending []byte, off int64, err error) {
+func (s *Scanner) Resume(pending []byte, off int64, err error) {
 	s.buf = make([]byte, max(2*len(pending), 64<<10))
 	s.end = copy(s.buf, pending)
 	s.pos, s.base, s.err = 0, off, err
 }
 
 // expect consumes the byte c after optional whitespace.
-func (s *jsonScanner) expect(c byte) bool {
-	got, ok, _ := s.peek()
+func (s *Scanner) Expect(c byte) bool {
+	got, ok, _ := s.Peek()
 	if ok && got == c {
 		s.pos++
 		return true
 	}
 	return false
 }
+
+// mib writes n bytes in MiB, or KiB below one.
+func mib(n int) string {
+	if n < 1<<20 {
+		return fmt.Sprintf("%d KiB", n>>10)
+	}
+	return fmt.Sprintf("%d MiB", n>>20)
+}
+
+// SetBase says that the reader's first byte is at stream offset off: the
+// bytes before it were consumed by the caller.
+func (s *Scanner) SetBase(off int64) { s.base = off }
+
+// Buffered returns the bytes read but not consumed yet. They alias the
+// scanner's buffer.
+func (s *Scanner) Buffered() []byte { return s.buf[s.pos:s.end] }
+
+// Skip consumes n bytes of Buffered.
+func (s *Scanner) Skip(n int) { s.pos += n }
+
+// BufferedEnd is the stream offset after the bytes read so far.
+func (s *Scanner) BufferedEnd() int64 { return s.base + int64(s.end) }
+
+// Err is the read error that ended the input, io.EOF at its end, or nil
+// while there is more.
+func (s *Scanner) Err() error { return s.err }

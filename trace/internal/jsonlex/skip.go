@@ -1,4 +1,4 @@
-package trace
+package jsonlex
 
 // Skipping a dropped event 64 bytes at a time, the way simdjson finds
 // structure (skip64, in vector instructions): compares give one bit per
@@ -33,7 +33,7 @@ func skipNestedWide(b []byte, i, depth int) (int, error) {
 			inStr = ^uint64(0)
 		}
 	}
-	return len(b), errMore
+	return len(b), ErrMore
 }
 
 // nestedBytes follows strings and brackets through b from a state: inside

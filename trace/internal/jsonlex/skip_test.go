@@ -1,4 +1,4 @@
-package trace
+package jsonlex
 
 import (
 	"math/rand/v2"
