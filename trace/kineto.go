@@ -29,7 +29,7 @@ func (kinetoFormat) decode(ctx context.Context, in *input) (*Trace, error) {
 	d := &kinetoDecoder{
 		ctx:         ctx,
 		in:          in,
-		sc:          jsonlex.NewScanner(in.r, min(in.size, 64<<10, blockBytes), cmp.Or(in.opts.MaxEventBytes, defaultMaxEventBytes)),
+		sc:          jsonlex.NewScanner(in.r, min(in.size, 64<<10, in.opts.blockBytes()), cmp.Or(in.opts.MaxEventBytes, defaultMaxEventBytes)),
 		t:           &Trace{Source: in.path, Meta: Meta{Format: Kineto, Rank: -1}},
 		truncatedAt: -1,
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/traceql/traceql/internal/shared"
 	"github.com/traceql/traceql/internal/synth"
+	"github.com/traceql/traceql/trace/internal/blocks"
 )
 
 // benchTrace returns a generated Kineto trace of at least size bytes and
@@ -111,9 +112,9 @@ func benchDecoder(b *testing.B, data []byte, kernels, events int) {
 	dec := newEventDecoder(&input{})
 	b.SetBytes(int64(len(array)))
 	for b.Loop() {
-		got, st := 0, stFirst
-		for off := 0; st != stEnd; {
-			n, next, p := dec.events(array[off:min(off+int(blockBytes), len(array))], int64(off), st)
+		got, st := 0, blocks.First
+		for off := 0; st != blocks.End; {
+			n, next, p := dec.Decode(array[off:min(off+defaultBlockBytes, len(array))], int64(off), st)
 			if p.err != nil || n == 0 {
 				b.Fatalf("at %d: error %v, read %d bytes", off, p.err, n)
 			}

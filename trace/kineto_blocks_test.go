@@ -22,15 +22,18 @@ import (
 
 	"github.com/traceql/traceql/internal/shared"
 	"github.com/traceql/traceql/internal/synth"
+	"github.com/traceql/traceql/trace/internal/blocks"
 )
 
 // readBlocks reads data as a Kineto file cut into blocks of the given size.
 func readBlocks(t testing.TB, data []byte, size int64) (*Trace, error) {
 	t.Helper()
-	old := blockBytes
-	blockBytes = size
-	defer func() { blockBytes = old }()
-	return Options{}.read(context.Background(), "in.json", bytes.NewReader(data), int64(len(data)))
+	return readWith(Options{blockBytesOpt: size}, data)
+}
+
+// readWith reads data as a Kineto file with options o.
+func readWith(o Options, data []byte) (*Trace, error) {
+	return o.read(context.Background(), "in.json", bytes.NewReader(data), int64(len(data)))
 }
 
 // sameTrace reports the first part in which two reads differ.
@@ -152,11 +155,8 @@ func TestBlockSplitsGenerated(t *testing.T) {
 // TestEventBound: one event larger than the limit is an error, not
 // unbounded memory.
 func TestEventBound(t *testing.T) {
-	old := blockBytes
-	blockBytes = 4096
-	defer func() { blockBytes = old }()
 	in := []byte(`{"traceEvents":[{"name":"` + strings.Repeat("x", 3<<20) + `"}]}`)
-	_, err := Options{MaxEventBytes: 1 << 20}.read(context.Background(), "in.json", bytes.NewReader(in), int64(len(in)))
+	_, err := Options{MaxEventBytes: 1 << 20, blockBytesOpt: 4096}.read(context.Background(), "in.json", bytes.NewReader(in), int64(len(in)))
 	if err == nil || !strings.Contains(err.Error(), "larger than 1 MiB") {
 		t.Errorf("err = %v", err)
 	}
@@ -175,10 +175,7 @@ func FuzzBlockSplits(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte, size uint8) {
 		whole, werr := readBlocks(t, data, 1<<40)
 		bs := 8 + int64(size)%120
-		old := reserveFrom
-		reserveFrom = 0 // and the tables sized from samples
-		got, err := readBlocks(t, data, bs)
-		reserveFrom = old
+		got, err := readWith(Options{blockBytesOpt: bs, reserveFrom: 1}, data) // and the tables sized from samples
 		if (werr == nil) != (err == nil) {
 			t.Fatalf("one block: %v; blocks of %d: %v", werr, bs, err)
 		}
@@ -292,26 +289,14 @@ func TestGzipContentSize(t *testing.T) {
 	}
 }
 
-// TestWorkersShared: files read at once share GOMAXPROCS block workers (a
-// file takes those free, at least one, and more as they are given back),
-// and every read gives its workers back, whether it succeeds, fails or is
-// cancelled.
+// TestWorkersShared: files read at once with one Workers share its
+// workers (a file takes those free, at least one, and more as they are
+// given back), and every read gives its workers back, whether it succeeds,
+// fails or is cancelled.
 func TestWorkersShared(t *testing.T) {
 	p := runtime.GOMAXPROCS(0)
-	if n := workersBusy.Load(); n != 0 {
-		t.Fatalf("%d workers busy before any read", n)
-	}
-	if n := takeWorkers(p, 1); n != p {
-		t.Errorf("first file: %d workers, want GOMAXPROCS = %d", n, p)
-	}
-	if n := takeWorkers(p, 1); n != 1 {
-		t.Errorf("with none free: %d workers, want 1", n)
-	}
-	if n := takeWorkers(p, 0); n != 0 {
-		t.Errorf("with none free, more: %d workers, want 0", n)
-	}
-	workersBusy.Add(-int64(p + 1))
-
+	workers := NewWorkers(p)
+	budget := workers.b
 	var buf bytes.Buffer
 	if _, err := synth.Write(&buf, synth.Config{Seed: 5, Devices: 1, Streams: 2, Steps: 2, KernelsPerStep: 200}); err != nil {
 		t.Fatal(err)
@@ -321,37 +306,34 @@ func TestWorkersShared(t *testing.T) {
 	bad[len(bad)/2] = '\x00'
 	cancelled, cancel := context.WithCancel(context.Background())
 	cancel()
-	old := blockBytes
-	blockBytes = 4096
-	defer func() { blockBytes = old }()
-	want, err := Options{}.read(context.Background(), "good.json", bytes.NewReader(good), int64(len(good)))
+	want, err := Options{blockBytesOpt: 4096}.read(context.Background(), "good.json", bytes.NewReader(good), int64(len(good)))
 	if err != nil {
 		t.Fatal(err)
 	}
 
 	// A file started while every worker is busy gets one, and the others
 	// once they are given back (here, after its first blocks are read).
-	workersBusy.Add(int64(p))
+	budget.Take(p, p)
 	held, calls := true, 0
-	var most int64
-	grow := Options{Progress: func(int) {
+	var most int
+	grow := Options{Workers: workers, blockBytesOpt: 4096, Progress: func(int) {
 		if calls++; calls == 4 && held {
-			workersBusy.Add(-int64(p))
+			budget.Give(p)
 			held = false
 		} else if !held {
-			most = max(most, workersBusy.Load())
+			most = max(most, budget.Busy())
 		}
 	}}
 	got, err := grow.read(context.Background(), "grow.json", chunks{bytes.NewReader(good)}, int64(len(good)))
 	if held {
-		workersBusy.Add(-int64(p))
+		budget.Give(p)
 		t.Fatalf("%d reads of %d bytes: too few to give the workers back", calls, len(good))
 	}
 	if err != nil {
 		t.Fatal(err)
 	}
 	sameTrace(t, "growing workers", want, got, true)
-	if most != int64(p) {
+	if most != p {
 		t.Errorf("a file started with every worker busy had at most %d, want GOMAXPROCS = %d once they were free", most, p)
 	}
 	reads := []struct {
@@ -368,8 +350,9 @@ func TestWorkersShared(t *testing.T) {
 	for i := range copies * len(reads) {
 		r := reads[i%len(reads)]
 		wg.Go(func() {
-			peak.Store(max(peak.Load(), workersBusy.Load()))
-			got, err := Options{}.read(r.ctx, "in.json", bytes.NewReader(r.data), int64(len(r.data)))
+			peak.Store(max(peak.Load(), int64(budget.Busy())))
+			o := Options{Workers: workers, blockBytesOpt: 4096}
+			got, err := o.read(r.ctx, "in.json", bytes.NewReader(r.data), int64(len(r.data)))
 			if (err == nil) != r.ok {
 				t.Errorf("read %d: err = %v, want ok = %v", i, err, r.ok)
 			}
@@ -379,7 +362,7 @@ func TestWorkersShared(t *testing.T) {
 		})
 	}
 	wg.Wait()
-	if n := workersBusy.Load(); n != 0 {
+	if n := budget.Busy(); n != 0 {
 		t.Errorf("%d workers still busy after every read ended", n)
 	}
 	if n := peak.Load(); n > int64(p+copies*len(reads)) {
@@ -415,21 +398,18 @@ func TestReserve(t *testing.T) {
 
 func checkReserve(t *testing.T, data []byte) {
 	t.Helper()
-	grown, err := readBlocks(t, data, blockBytes)
+	grown, err := readBlocks(t, data, defaultBlockBytes)
 	if err != nil {
 		t.Fatal(err)
 	}
 	from := int64(bytes.Index(data, []byte(`"traceEvents"`)))
-	est := sampleTables(bytes.NewReader(data), from, int64(len(data)), &input{})
+	est := sampleTables(bytes.NewReader(data), from, int64(len(data)), &input{workers: blocks.NewBudget(runtime.GOMAXPROCS(0))})
 	for i, n := range tableLens(grown) {
 		if n >= reserveMinRecords && math.Abs(est[i]-float64(n)) > 0.1*float64(n) {
 			t.Errorf("table %d: %.0f records estimated, %d read", i, est[i], n)
 		}
 	}
-	old := reserveFrom
-	reserveFrom = 0
-	defer func() { reserveFrom = old }()
-	reserved, err := readBlocks(t, data, blockBytes)
+	reserved, err := readWith(Options{reserveFrom: 1}, data)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -446,10 +426,8 @@ func TestReserveBound(t *testing.T) {
 		fmt.Fprintf(&b, `{"ph":"X","cat":"kernel","name":"k","pid":0,"tid":7,"ts":%d,"dur":2,"args":{"device":0,"stream":7}},`, i)
 	}
 	b.WriteString(`{}]}`)
-	old := reserveFrom
-	reserveFrom = 0
-	defer func() { reserveFrom = old }()
-	s := &stitcher{d: &kinetoDecoder{in: &input{}, t: &Trace{}}}
+	in := &input{opts: Options{reserveFrom: 1}, workers: blocks.NewBudget(runtime.GOMAXPROCS(0))}
+	s := &tableSink{d: &kinetoDecoder{in: in, t: &Trace{}}}
 	s.reserve(bytes.NewReader(b.Bytes()), 0, int64(b.Len()))
 	got := tableBytes(s.d.t)
 	if got == 0 || got > b.Len() {

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"unicode/utf8"
 
+	"github.com/traceql/traceql/trace/internal/blocks"
 	"github.com/traceql/traceql/trace/internal/jsonlex"
 )
 
@@ -71,27 +72,20 @@ type eventError struct {
 	msg   func(index int) string
 }
 
+// Failed reports whether malformed input stopped the part.
+func (p *part) Failed() bool { return p.err != nil }
+
 // fail records the error that stops the part, about its event i.
 func (p *part) fail(off int64, i int, msg func(int) string) {
 	p.err = &eventError{off: off, index: i, msg: msg}
 }
 
-// arrState is where a read of the events array stands.
-type arrState uint8
-
-const (
-	stFirst arrState = iota // after '[': an event or ']' comes next
-	stElem                  // after ',': an event comes next
-	stAfter                 // after an event: ',' or ']' comes next
-	stEnd                   // after ']'
-)
-
-// events decodes the elements of the events array in b, starting in state
+// Decode decodes the elements of the events array in b, starting in state
 // st, into a new part; base is the file offset of b[0]. It stops at the
 // closing ']', at the first error, or at the end of b; an event that b
 // cuts short is left unread, so that stop is where reading resumes when
 // more bytes are at hand.
-func (d *eventDecoder) events(b []byte, base int64, st arrState) (stop int, _ arrState, p *part) {
+func (d *eventDecoder) Decode(b []byte, base int64, st blocks.State) (stop int, _ blocks.State, p *part) {
 	p = newPart()
 	defer func() { p.size, p.end = stop, base+int64(stop) }()
 	i := 0
@@ -100,13 +94,13 @@ func (d *eventDecoder) events(b []byte, base int64, st arrState) (stop int, _ ar
 			return i, st, p
 		}
 		c := b[i]
-		if st == stAfter {
+		if st == blocks.After {
 			switch c {
 			case ',':
-				st = stElem
+				st = blocks.Elem
 				i++
 			case ']':
-				return i + 1, stEnd, p
+				return i + 1, blocks.End, p
 			default:
 				p.fail(base+int64(i), p.n-1, func(n int) string {
 					return fmt.Sprintf("expected ',' or ']' after event #%d, found %q", n, c)
@@ -115,8 +109,8 @@ func (d *eventDecoder) events(b []byte, base int64, st arrState) (stop int, _ ar
 			}
 			continue
 		}
-		if c == ']' && st == stFirst {
-			return i + 1, stEnd, p
+		if c == ']' && st == blocks.First {
+			return i + 1, blocks.End, p
 		}
 		if c != '{' {
 			p.fail(base+int64(i), p.n, func(n int) string { return fmt.Sprintf("event #%d is not a JSON object", n) })
@@ -135,7 +129,7 @@ func (d *eventDecoder) events(b []byte, base int64, st arrState) (stop int, _ ar
 			return i, st, p
 		}
 		p.n++
-		i, st = end, stAfter
+		i, st = end, blocks.After
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/traceql/traceql/internal/shared"
+	"github.com/traceql/traceql/trace/internal/blocks"
 )
 
 // dropMemoOptions are the reads whose drops differ: flows and other
@@ -19,7 +20,7 @@ var dropMemoOptions = []Options{{PythonStacks: true}, {LeanHost: true, PythonSta
 // A decoded pass is what one pass of decodeEvents read.
 type decoded struct {
 	stop         int
-	st           arrState
+	st           blocks.State
 	events, lean int
 	warnings     []string
 	err          string
@@ -38,7 +39,7 @@ func decodeEvents(array []byte, o Options, memo bool) (_ [2]decoded, heads int) 
 	}
 	var out [2]decoded
 	for k := range out {
-		n, st, p := dec.events(array, 0, stFirst)
+		n, st, p := dec.Decode(array, 0, blocks.First)
 		out[k] = decoded{stop: n, st: st, events: p.n, lean: p.leanSkipped, warnings: p.warn.lines(),
 			records: Trace{Kernels: orNil(p.t.Kernels), Memcpys: orNil(p.t.Memcpys), Memsets: orNil(p.t.Memsets),
 				Syncs: orNil(p.t.Syncs), APICalls: orNil(p.t.APICalls), Ops: orNil(p.t.Ops)}}

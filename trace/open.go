@@ -3,6 +3,7 @@ package trace
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/binary"
 	"errors"
@@ -11,10 +12,13 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync/atomic"
 
 	"github.com/klauspost/compress/gzip"
+
+	"github.com/traceql/traceql/trace/internal/blocks"
 )
 
 // A format is one input format: it recognises its files by their first
@@ -42,7 +46,11 @@ type input struct {
 	isize   int64       // a gzip file's last four bytes: its content's size modulo 4 GiB
 	file    *fileReader // the file, counting the bytes read
 	opts    Options
+	workers *blocks.Budget // opts.Workers', or the read's own
 }
+
+// newDecoder returns an event decoder for a block worker.
+func (in *input) newDecoder() blocks.Decoder[*part] { return newEventDecoder(in) }
 
 const headLen = 512
 
@@ -192,12 +200,38 @@ type Options struct {
 	// is refused before reading it takes some five times that in memory.
 	// Callers derive it from the memory available; 0 is 1 GiB.
 	MaxEventBytes int
+	// Workers is the budget of goroutines that decode a Kineto trace in
+	// parallel. Files read at once should share one (NewWorkers), so that
+	// each takes those free instead of a full set; nil gives each read
+	// its own, of GOMAXPROCS.
+	Workers *Workers
 	// Progress, when set, is called with the number of bytes of the file
 	// read since the last call, possibly from several goroutines at once.
 	// SQLite reads an Nsight export itself: for those, the bytes are the
 	// share of the file that the rows read since the last call stand for.
 	Progress func(n int)
+
+	// Sizes that tests lower; 0 is the default.
+	blockBytesOpt int64 // the size of a block of the events array (defaultBlockBytes)
+	reserveFrom   int64 // the smallest events array whose tables are sized from samples
 }
+
+// defaultBlockBytes is the size of the blocks of a Kineto trace's events
+// array that are decoded in parallel; smaller inputs get smaller ones.
+const defaultBlockBytes = 1 << 20
+
+func (o *Options) blockBytes() int64 { return cmp.Or(o.blockBytesOpt, defaultBlockBytes) }
+
+// Workers is a budget of goroutines for decoding, shared by the reads
+// going on at once: each takes those free, at least one, and more as
+// other reads end and give theirs back. Reads that took a full set each
+// would hold blocks in flight and decoders growing as the square of the
+// number of cores.
+type Workers struct{ b *blocks.Budget }
+
+// NewWorkers returns a budget of n workers, at least one: GOMAXPROCS for a
+// process that reads traces and does little else.
+func NewWorkers(n int) *Workers { return &Workers{blocks.NewBudget(n)} }
 
 // A fileReader reads the file, counting the bytes read (atomically: the
 // gzip content size is projected from the count while the file is read)
@@ -258,6 +292,11 @@ var errNotLean = errors.New("a trace without GPU activity needs all its host eve
 // read decodes the content of r, which is the file at path.
 func (o Options) read(ctx context.Context, path string, r io.Reader, size int64) (*Trace, error) {
 	in := &input{path: path, size: size, opts: o}
+	if o.Workers != nil {
+		in.workers = o.Workers.b
+	} else {
+		in.workers = blocks.NewBudget(runtime.GOMAXPROCS(0))
+	}
 	if ra, ok := r.(io.ReaderAt); ok {
 		var tail [4]byte
 		if _, err := ra.ReadAt(tail[:], size-4); err == nil {

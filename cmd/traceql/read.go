@@ -44,6 +44,19 @@ type readOptions struct {
 	stderr     io.Writer // for the progress bar and warnings
 	stdin      io.Reader // the trace of the argument "-"
 	progress   *progress // nil: none
+	// workers are the goroutines that decode traces, shared by the files
+	// read at once; nil until prepare or readEach sets them.
+	workers *trace.Workers
+}
+
+// shareWorkers gives the files this command reads one budget of decoding
+// goroutines, GOMAXPROCS of them: a folder of ranks read at once shares
+// them instead of taking GOMAXPROCS each, whose blocks in flight and
+// decoders would grow as the square of the cores.
+func (w *readOptions) shareWorkers() {
+	if w.workers == nil {
+		w.workers = trace.NewWorkers(runtime.GOMAXPROCS(0))
+	}
 }
 
 // startProgress shows a progress bar while files are read, when stderr is
@@ -96,6 +109,7 @@ func (w *readOptions) addJobsFlag(f *pflag.FlagSet) {
 // the flags.
 func (w *readOptions) prepare(cmd *cobra.Command) error {
 	w.stderr, w.stdin = cmd.ErrOrStderr(), cmd.InOrStdin()
+	w.shareWorkers()
 	return w.check()
 }
 
@@ -380,6 +394,7 @@ func (r *readOptions) warn(path string, warnings []string) {
 func readEach[R any](ctx context.Context, files []string, r *readOptions, do func(*trace.Trace) R, use func(file string, res R, err error) error) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	r.shareWorkers()
 	type result struct {
 		res R
 		err error
@@ -462,7 +477,7 @@ func readTrace(ctx context.Context, path string, r *readOptions) (*trace.Trace, 
 		budget = memoryBudget()
 	}
 	o := trace.Options{Strict: r.Strict, PythonStacks: r.hostStacks,
-		LeanHost: !r.Strict && !r.hostOps, KeepOp: r.Range, MaxEventBytes: eventBound(budget)}
+		LeanHost: !r.Strict && !r.hostOps, KeepOp: r.Range, MaxEventBytes: eventBound(budget), Workers: r.workers}
 	if r.progress != nil {
 		o.Progress = r.progress.add
 	}
