@@ -83,13 +83,13 @@ func (s *tableSink) grow(p *part) {
 		}
 		projected[i] = big && !s.alone[i]
 	}
-	size := s.d.in.contentSize()
-	t.Kernels = growTable(t.Kernels, counts[0], s.since[0], p.end, size, projected[0])
-	t.Memcpys = growTable(t.Memcpys, counts[1], s.since[1], p.end, size, projected[1])
-	t.Memsets = growTable(t.Memsets, counts[2], s.since[2], p.end, size, projected[2])
-	t.Syncs = growTable(t.Syncs, counts[3], s.since[3], p.end, size, projected[3])
-	t.APICalls = growTable(t.APICalls, counts[4], s.since[4], p.end, size, projected[4])
-	t.Ops = growTable(t.Ops, counts[5], s.since[5], p.end, size, projected[5])
+	size, hold := s.d.in.contentSize(), s.d.in.opts.HoldGC
+	t.Kernels = growTable(hold, t.Kernels, counts[0], s.since[0], p.end, size, projected[0])
+	t.Memcpys = growTable(hold, t.Memcpys, counts[1], s.since[1], p.end, size, projected[1])
+	t.Memsets = growTable(hold, t.Memsets, counts[2], s.since[2], p.end, size, projected[2])
+	t.Syncs = growTable(hold, t.Syncs, counts[3], s.since[3], p.end, size, projected[3])
+	t.APICalls = growTable(hold, t.APICalls, counts[4], s.since[4], p.end, size, projected[4])
+	t.Ops = growTable(hold, t.Ops, counts[5], s.since[5], p.end, size, projected[5])
 }
 
 // growTable makes room in table t for n more records, read up to file offset
@@ -97,7 +97,7 @@ func (s *tableSink) grow(p *part) {
 // since. It grows by at least a quarter, so that growth stays geometric
 // when the size was guessed low (gzip), and by at most fourfold unless the
 // projection is to be believed (projected).
-func growTable[T any](t []T, n int, since, end, size int64, projected bool) []T {
+func growTable[T any](hold func() func(), t []T, n int, since, end, size int64, projected bool) []T {
 	need := len(t) + n
 	if need <= cap(t) {
 		return t
@@ -110,7 +110,7 @@ func growTable[T any](t []T, n int, since, end, size int64, projected bool) []T 
 	// The pages are touched before the copy: copying into them first
 	// spent 7 % of all CPU time on the generated 1 GB trace in
 	// copy-on-write faults and TLB flushes (see package pages).
-	return append(pages.Make[T](0, need+int(more)), t...)
+	return append(pages.Make[T](hold, 0, need+int(more)), t...)
 }
 
 // tableLens returns the lengths of t's record tables, in the order of
@@ -150,14 +150,14 @@ func (s *tableSink) reserve(ra io.ReaderAt, from, end int64) {
 		}
 	}
 	// The tables are made at once, their pages written by all cores.
-	t := s.d.t
+	t, hold := s.d.t, s.d.in.opts.HoldGC
 	var wg sync.WaitGroup
-	wg.Go(func() { t.Kernels = reserveTable(t.Kernels, est[0]) })
-	wg.Go(func() { t.Memcpys = reserveTable(t.Memcpys, est[1]) })
-	wg.Go(func() { t.Memsets = reserveTable(t.Memsets, est[2]) })
-	wg.Go(func() { t.Syncs = reserveTable(t.Syncs, est[3]) })
-	wg.Go(func() { t.APICalls = reserveTable(t.APICalls, est[4]) })
-	wg.Go(func() { t.Ops = reserveTable(t.Ops, est[5]) })
+	wg.Go(func() { t.Kernels = reserveTable(hold, t.Kernels, est[0]) })
+	wg.Go(func() { t.Memcpys = reserveTable(hold, t.Memcpys, est[1]) })
+	wg.Go(func() { t.Memsets = reserveTable(hold, t.Memsets, est[2]) })
+	wg.Go(func() { t.Syncs = reserveTable(hold, t.Syncs, est[3]) })
+	wg.Go(func() { t.APICalls = reserveTable(hold, t.APICalls, est[4]) })
+	wg.Go(func() { t.Ops = reserveTable(hold, t.Ops, est[5]) })
 	wg.Wait()
 }
 
@@ -174,12 +174,12 @@ func sampleTables(ra io.ReaderAt, from, end int64, in *input) (est [6]float64) {
 }
 
 // reserveTable gives t room for est records and reserveMargin more.
-func reserveTable[T any](t []T, est float64) []T {
+func reserveTable[T any](hold func() func(), t []T, est float64) []T {
 	c := int(est * reserveMargin)
 	if est < reserveMinRecords || c <= cap(t) {
 		return t
 	}
-	return append(pages.Make[T](0, c), t...)
+	return append(pages.Make[T](hold, 0, c), t...)
 }
 
 // events reads the elements of the traceEvents array; '[' is consumed.

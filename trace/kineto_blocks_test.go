@@ -220,7 +220,7 @@ func TestGrowTable(t *testing.T) {
 					n = perPart
 				}
 				before := cap(tab)
-				tab = growTable(tab, n, 0, int64(k+1)*part, c.size, c.trust)
+				tab = growTable(nil, tab, n, 0, int64(k+1)*part, c.size, c.trust)
 				if cap(tab) != before {
 					allocs++
 					copied += len(tab)

@@ -10,7 +10,6 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -109,6 +108,8 @@ func (nsysFormat) decode(ctx context.Context, in *input) (*Trace, error) {
 		t:      &Trace{Source: in.path, Meta: Meta{Format: Nsys, Rank: -1}},
 
 		progress: in.opts.Progress,
+		holdGC:   in.opts.HoldGC,
+		workers:  in.workers.Size(),
 	}
 	defer r.db.close()
 	return r.read()
@@ -259,6 +260,9 @@ type nsysReader struct {
 	// SQLite reads the file itself, so the bytes cannot be counted.
 	progress    func(n int)
 	bytesPerRow float64
+
+	holdGC  func() func() // Options.HoldGC, for the tables made at once
+	workers int           // the most goroutines that read a table (Options.Workers)
 }
 
 // An nvtxName is a textId to resolve for t.Ops[op].
@@ -411,10 +415,10 @@ func readTable[T, A any](r *nsysReader, table string, cols []string, where strin
 
 	parts := 1
 	if span >= parallelRows {
-		parts = min(runtime.GOMAXPROCS(0), maxParts)
+		parts = min(r.workers, maxParts)
 	}
-	ts := pages.Make[T](int(span), int(span))
-	as := pages.Make[A](int(span), int(span))
+	ts := pages.Make[T](r.holdGC, int(span), int(span))
+	as := pages.Make[A](r.holdGC, int(span), int(span))
 	type part struct {
 		lo, hi int64 // rowids, inclusive
 		n      int   // rows kept, stored from ts[p.lo-lo] on

@@ -205,6 +205,13 @@ type Options struct {
 	// each takes those free instead of a full set; nil gives each read
 	// its own, of GOMAXPROCS.
 	Workers *Workers
+	// HoldGC, when set, is called before a table of many megabytes is
+	// made and its pages written, and the function it returns after. A
+	// program may hold the garbage collector off meanwhile, which would
+	// otherwise scan the fresh table on the other cores while it is
+	// written, doubling its page faults; the setting is process-wide,
+	// so the program decides.
+	HoldGC func() (release func())
 	// Progress, when set, is called with the number of bytes of the file
 	// read since the last call, possibly from several goroutines at once.
 	// SQLite reads an Nsight export itself: for those, the bytes are the

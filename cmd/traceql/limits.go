@@ -5,6 +5,7 @@ import (
 	"math"
 	"runtime"
 	"runtime/debug"
+	"sync"
 )
 
 // supervisedEnv marks the process that a supervisor started, which runs
@@ -90,4 +91,36 @@ func sizeIEC(n int64) string {
 		return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
 	}
 	return fmt.Sprintf("%d MiB", n>>20)
+}
+
+// A gcHold holds the garbage collector off while the readers make and
+// write a table of many megabytes (trace.Options.HoldGC): a collection
+// started by the allocation would scan the fresh table on the other cores
+// while it is written, and its pages would fault twice. The collector's
+// setting is process-wide, so the command decides, with one gcHold for
+// the files it reads at once: the last hold to be released restores the
+// percentage the first one found. Setting the percentage to -1 waits for
+// a collection under way to finish its marking.
+type gcHold struct {
+	mu      sync.Mutex
+	n       int
+	percent int
+}
+
+// hold is trace.Options.HoldGC.
+func (h *gcHold) hold() (release func()) {
+	h.mu.Lock()
+	if h.n == 0 {
+		h.percent = debug.SetGCPercent(-1)
+	}
+	h.n++
+	h.mu.Unlock()
+	return func() {
+		h.mu.Lock()
+		h.n--
+		if h.n == 0 {
+			debug.SetGCPercent(h.percent)
+		}
+		h.mu.Unlock()
+	}
 }

@@ -7,8 +7,10 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime/debug"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/traceql/traceql/internal/nsysgen"
@@ -92,5 +94,29 @@ func TestAddressSpaceLimit(t *testing.T) {
 	want := "traceql: out of memory under the address-space limit of 900 MiB (ulimit -v 921600): read one file at a time (--jobs 1)"
 	if code != 1 || !strings.HasPrefix(errOut, want) || strings.Count(errOut, "\n") != 1 {
 		t.Errorf("1 M kernels under ulimit -v 921600: exit %d, stderr:\n%.2000s\nwant exit 1 and one line starting %q", code, errOut, want)
+	}
+}
+
+// TestGCHoldRestores checks that holds taken at once, as the files read
+// at once take them, leave the collector as they found it.
+func TestGCHoldRestores(t *testing.T) {
+	old := debug.SetGCPercent(123)
+	defer debug.SetGCPercent(old)
+	var h gcHold
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Go(func() {
+			for range 4 {
+				release := h.hold()
+				if p := debug.SetGCPercent(-1); p != -1 {
+					t.Errorf("GC percent while held: %d, want -1", p)
+				}
+				release()
+			}
+		})
+	}
+	wg.Wait()
+	if got := debug.SetGCPercent(old); got != 123 {
+		t.Errorf("GC percent after the holds: %d, want 123", got)
 	}
 }

@@ -47,15 +47,17 @@ type readOptions struct {
 	// workers are the goroutines that decode traces, shared by the files
 	// read at once; nil until prepare or readEach sets them.
 	workers *trace.Workers
+	gc      *gcHold
 }
 
 // shareWorkers gives the files this command reads one budget of decoding
 // goroutines, GOMAXPROCS of them: a folder of ranks read at once shares
 // them instead of taking GOMAXPROCS each, whose blocks in flight and
-// decoders would grow as the square of the cores.
+// decoders would grow as the square of the cores. They share one gcHold
+// too.
 func (w *readOptions) shareWorkers() {
 	if w.workers == nil {
-		w.workers = trace.NewWorkers(runtime.GOMAXPROCS(0))
+		w.workers, w.gc = trace.NewWorkers(runtime.GOMAXPROCS(0)), &gcHold{}
 	}
 }
 
@@ -478,6 +480,9 @@ func readTrace(ctx context.Context, path string, r *readOptions) (*trace.Trace, 
 	}
 	o := trace.Options{Strict: r.Strict, PythonStacks: r.hostStacks,
 		LeanHost: !r.Strict && !r.hostOps, KeepOp: r.Range, MaxEventBytes: eventBound(budget), Workers: r.workers}
+	if r.gc != nil {
+		o.HoldGC = r.gc.hold
+	}
 	if r.progress != nil {
 		o.Progress = r.progress.add
 	}

@@ -7,33 +7,37 @@
 // kernel maps the page to its shared zero page; the write that follows
 // faults again, copies the page, and flushes the TLB of every other CPU the
 // process runs on. A page first touched by a write faults once, cheaply.
-// On the 1 GB traces of the README's Performance section the double faults
-// and flushes took 8 to 10 % of all CPU time.
+// BenchmarkKinetoOpen and whole-process summarize of a 1 GB trace tell
+// whether this still pays: with plain make, the tables' pages fault twice.
 //
 // A large allocation may itself start a collection, whose workers then scan
-// the new slice on the other cores while it is being written. So the
-// collector is held off (debug.SetGCPercent(-1)) while a slice of 16 MiB or
-// more is made and written: with 10 GB traces, tables of hundreds of
-// megabytes were otherwise scanned first, and their writes faulted twice
-// (5.5 % of all CPU time on the real layout of the README).
+// the new slice on the other cores while it is being written. So Make
+// takes a hook, hold, that a program may use to hold the collector off
+// while a slice of HoldBytes or more is made and written: big traces'
+// tables of hundreds of megabytes would otherwise be scanned first, and
+// their writes fault twice. Whether to do so is the program's
+// decision (the collector's setting is process-wide), never this
+// package's: cmd/traceql's gcHold makes it.
 package pages
 
 import (
 	"runtime"
-	"runtime/debug"
 	"sync"
 	"unsafe"
 )
 
-// holdBytes is the size from which Make holds the collector off.
-const holdBytes = 16 << 20
+// HoldBytes is the size from which Make calls its hold hook.
+const HoldBytes = 16 << 20
 
 // Make returns make([]T, n, c) with every page of its memory written to.
-func Make[T any](n, c int) []T {
+// When the slice takes HoldBytes or more and hold is not nil, hold is
+// called before it is made, and the function hold returns once it is
+// written.
+func Make[T any](hold func() (release func()), n, c int) []T {
 	var zero T
 	size := c * int(unsafe.Sizeof(zero))
-	if size >= holdBytes {
-		defer holdGC()()
+	if size >= HoldBytes && hold != nil {
+		defer hold()()
 	}
 	s := make([]T, n, c)
 	if size == 0 {
@@ -68,32 +72,4 @@ func touch(b []byte) {
 		b[i] = 0
 	}
 	b[len(b)-1] = 0
-}
-
-// held counts the Makes holding the collector off, so that the last one
-// to finish restores the percentage the first one found.
-var held struct {
-	sync.Mutex
-	n       int
-	percent int
-}
-
-// holdGC keeps a collection from starting until the returned function is
-// called. Setting the percentage to -1 waits for a collection under way to
-// finish its marking.
-func holdGC() (release func()) {
-	held.Lock()
-	if held.n == 0 {
-		held.percent = debug.SetGCPercent(-1)
-	}
-	held.n++
-	held.Unlock()
-	return func() {
-		held.Lock()
-		held.n--
-		if held.n == 0 {
-			debug.SetGCPercent(held.percent)
-		}
-		held.Unlock()
-	}
 }
