@@ -220,7 +220,7 @@ func nsOf(t *testing.T, s string) int64 {
 func checkCompile(t *testing.T, path string) (compileTruth, metrics.Summary) {
 	t.Helper()
 	want := computeCompileTruth(t, decodeEvents(t, path))
-	tr, err := trace.Options{LeanHost: true}.Open(context.Background(), path)
+	tr, err := trace.Options{Needs: &trace.Needs{}}.Open(context.Background(), path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -357,7 +357,7 @@ func TestHostTimelineSynth(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tr, err := trace.Options{LeanHost: true}.Open(context.Background(), path)
+	tr, err := trace.Options{Needs: &trace.Needs{}}.Open(context.Background(), path)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -63,7 +63,7 @@ type kinetoDecoder struct {
 	t       *Trace
 	devices []Device
 	warn    counter // the events' warnings
-	// leanSkipped counts the events skipped for Options.LeanHost.
+	// leanSkipped counts the events skipped for the read's needs.
 	leanSkipped int
 	// truncatedAt is the offset where the input ended early, or -1.
 	truncatedAt int64

@@ -50,7 +50,7 @@ func benchTrace(b *testing.B, size int64, gz bool) (string, synth.Truth) {
 // of a training trace with python_function stacks), plain and gzipped, and
 // a 1 MB one, as the ranks of a short profile are: what it allocates a read
 // is most of the cost of a folder of such files. lean reads as the summary
-// does (Options.LeanHost).
+// does (Options.Needs).
 func BenchmarkKinetoOpen(b *testing.B) {
 	for _, tc := range []struct {
 		name     string
@@ -63,7 +63,11 @@ func BenchmarkKinetoOpen(b *testing.B) {
 			b.SetBytes(truth.Bytes)
 			b.ReportAllocs()
 			for b.Loop() {
-				t, err := Options{LeanHost: tc.lean}.Open(context.Background(), path)
+				var o Options
+				if tc.lean {
+					o.Needs = &Needs{}
+				}
+				t, err := o.Open(context.Background(), path)
 				if err != nil {
 					b.Fatal(err)
 				}

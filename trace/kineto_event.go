@@ -15,19 +15,24 @@ import (
 // An eventDecoder turns event objects into model records. Each worker of a
 // parallel read has its own, so none of this state is shared.
 type eventDecoder struct {
-	pythonStacks bool
-	leanHost     bool
-	keepOp       string            // Options.KeepOp
-	names        map[string]string // interned event names
-	lx           jsonlex.Lexer
-	eventMemo    jsonlex.MemberMemo
-	argsMemo     [clsPython + 1]jsonlex.MemberMemo // by class: args differ by class
-	drops        *dropMemo                         // nil: none (a test's reference)
+	stacks    bool              // keep python_function events (Needs.Stacks)
+	dropOps   bool              // drop cpu_ops but steps, torch.compile's and keepOp
+	dropPolls bool              // drop runtime and driver calls that poll
+	dropHost  bool              // dropOps || dropPolls
+	keepOp    string            // Needs.Op
+	names     map[string]string // interned event names
+	lx        jsonlex.Lexer
+	eventMemo jsonlex.MemberMemo
+	argsMemo  [clsPython + 1]jsonlex.MemberMemo // by class: args differ by class
+	drops     *dropMemo                         // nil: none (a test's reference)
 }
 
 func newEventDecoder(in *input) *eventDecoder {
-	return &eventDecoder{pythonStacks: in.opts.PythonStacks, leanHost: in.opts.LeanHost, keepOp: in.opts.KeepOp,
+	n, lean := in.opts.needs()
+	d := &eventDecoder{stacks: n.Stacks, dropOps: lean && !n.Ops && !n.Stacks, dropPolls: lean && !n.Polls, keepOp: n.Op,
 		names: map[string]string{}, drops: &dropMemo{}}
+	d.dropHost = d.dropOps || d.dropPolls
+	return d
 }
 
 // A part holds the records decoded from a run of consecutive events.
@@ -38,7 +43,7 @@ type part struct {
 	size int         // bytes read
 	end  int64       // file offset after them
 	err  *eventError // the error that stopped the run
-	// leanSkipped counts the events skipped for Options.LeanHost.
+	// leanSkipped counts the events skipped for the read's needs.
 	leanSkipped int
 }
 
@@ -147,7 +152,7 @@ const (
 	clsUserAnnotation
 	clsGPUAnnotation
 	clsSync
-	clsPython // python_function, kept only with Options.PythonStacks
+	clsPython // python_function, kept only with Needs.Stacks
 )
 
 // categories are the Kineto categories traceql keeps, in both eras'
@@ -187,7 +192,7 @@ type rawEvent struct {
 }
 
 // event decodes the event object at b[i]. It is dropped as soon as its
-// category says so (or its phase, or for Options.LeanHost its name), or
+// category says so (or its phase, or for the read's needs its name), or
 // as soon as it begins as an event dropped before did (dropMemo), and
 // the rest of it is only skipped; what is kept, or has no readable
 // category, is checked as JSON in full.
@@ -204,7 +209,7 @@ func (d *eventDecoder) event(b []byte, i int, p *part) (int, error) {
 	start := i
 	decided := -1   // where the head that decided a drop ends
 	byName := false // the head is a cpu_op's up to its name
-	leaned := false // the drop is Options.LeanHost's
+	leaned := false // the drop is for the read's needs
 	var e rawEvent
 	lx := &d.lx
 	lx.Lenient = false
@@ -221,10 +226,10 @@ func (d *eventDecoder) event(b []byte, i int, p *part) (int, error) {
 			if e.catOK {
 				e.cls = classify(v.Text())
 			}
-			if e.cls == clsPython && !d.pythonStacks {
+			if e.cls == clsPython && !d.stacks {
 				e.cls = clsSkip
 			}
-			if d.leanHost && e.name.Kind != 0 {
+			if d.dropHost && e.name.Kind != 0 {
 				leaned = d.lean(&e)
 			}
 			if err == nil && e.cls == clsSkip && e.catOK {
@@ -244,7 +249,7 @@ func (d *eventDecoder) event(b []byte, i int, p *part) (int, error) {
 			cls, at := e.cls, i
 			i, err = lx.Value(b, i, &e.name)
 			// Kineto writes cat before name.
-			if err == nil && d.leanHost && seenCat && d.lean(&e) {
+			if err == nil && d.dropHost && seenCat && d.lean(&e) {
 				leaned = true
 				switch {
 				case cls == clsCPUOp:
@@ -307,15 +312,15 @@ func (d *eventDecoder) event(b []byte, i int, p *part) (int, error) {
 	return i, nil
 }
 
-// lean skips e, whose category and name are read, if Options.LeanHost
-// skips it: a runtime or driver call that polls, or a cpu_op other than a
-// profiler step or one named Options.KeepOp, unless Options.PythonStacks
-// keeps stacks. It reports whether it did.
+// lean skips e, whose category and name are read, if the read's needs
+// leave it out: a runtime or driver call that polls, or a cpu_op other
+// than a profiler step, one of torch.compile's or one named Needs.Op. It
+// reports whether it did.
 func (d *eventDecoder) lean(e *rawEvent) bool {
 	named := e.name.Kind == 's'
 	switch e.cls {
 	case clsCPUOp:
-		if d.pythonStacks {
+		if !d.dropOps {
 			return false
 		}
 		if named {
@@ -324,7 +329,7 @@ func (d *eventDecoder) lean(e *rawEvent) bool {
 			}
 		}
 	case clsRuntime, clsDriver:
-		if !named || !isPoll(e.name.Text()) {
+		if !d.dropPolls || !named || !isPoll(e.name.Text()) {
 			return false
 		}
 	default:
@@ -334,7 +339,7 @@ func (d *eventDecoder) lean(e *rawEvent) bool {
 	return true
 }
 
-// leanName reports whether Options.LeanHost drops the cpu_op whose name's
+// leanName reports whether the read's needs drop the cpu_op whose name's
 // string starts at b[*j], and if so moves *j past it. A name with escapes
 // or control characters is left to the full read.
 func (d *eventDecoder) leanName(b []byte, j *int) bool {
@@ -655,7 +660,7 @@ const dropHeads = 4
 type dropHead struct {
 	text   []byte
 	tail   uint64 // text's last 8 bytes, which tell most heads apart, compared first
-	lean   bool   // the drop is Options.LeanHost's, counted in part.leanSkipped
+	lean   bool   // the drop is for the read's needs, counted in part.leanSkipped
 	byName bool   // a cpu_op's head, up to its name
 }
 

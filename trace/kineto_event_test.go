@@ -15,7 +15,7 @@ import (
 
 // dropMemoOptions are the reads whose drops differ: flows and other
 // categories only, polls too, and cpu_ops too.
-var dropMemoOptions = []Options{{PythonStacks: true}, {LeanHost: true, PythonStacks: true}, {LeanHost: true}, {LeanHost: true, KeepOp: "aten::mm"}}
+var dropMemoOptions = []Options{{Needs: &Needs{Stacks: true, Ops: true, Polls: true}}, {Needs: &Needs{Stacks: true}}, {Needs: &Needs{}}, {Needs: &Needs{Op: "aten::mm"}}}
 
 // A decoded pass is what one pass of decodeEvents read.
 type decoded struct {

@@ -160,9 +160,9 @@ func TestKinetoWarnings(t *testing.T) {
 	}
 }
 
-// TestLeanHost: Options.LeanHost drops a GPU trace's cpu_ops and polling
+// TestLeanHost: a read for Options.Needs drops a GPU trace's cpu_ops and polling
 // API calls, whether cat or name comes first, but for its profiler steps,
-// however escaped, torch.compile's ops, and the ops named Options.KeepOp;
+// however escaped, torch.compile's ops, and the ops named Needs.Op;
 // a trace without GPU activity keeps them all.
 func TestLeanHost(t *testing.T) {
 	const host = `
@@ -211,7 +211,7 @@ func TestLeanHost(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			for _, data := range [][]byte{[]byte("[" + tt.text + "]"), gz([]byte("[" + tt.text + "]"))} {
-				tr, err := Options{LeanHost: true, PythonStacks: tt.stacks, KeepOp: tt.keep}.Open(context.Background(), writeTemp(t, "t.json", data))
+				tr, err := Options{Needs: &Needs{Stacks: tt.stacks, Op: tt.keep}}.Open(context.Background(), writeTemp(t, "t.json", data))
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -245,18 +245,18 @@ func TestLeanHost(t *testing.T) {
 }
 
 // checkLeanHost reads the trace at path with and without
-// Options.LeanHost, with or without Options.PythonStacks: the records
+// Options.Needs, with or without Needs.Stacks: the records
 // must be the same but for the polling calls, and the cpu_ops unless
 // stacks are kept, skipped in a GPU trace.
 func checkLeanHost(t *testing.T, path string, stacks bool) (full, lean *Trace) {
 	t.Helper()
-	full, err := Options{PythonStacks: stacks}.Open(context.Background(), path)
+	full, err := Options{Needs: &Needs{Stacks: stacks, Ops: true, Polls: true}}.Open(context.Background(), path)
 	if err != nil {
 		t.Fatalf("%s: %v", path, err)
 	}
-	lean, err = Options{LeanHost: true, PythonStacks: stacks}.Open(context.Background(), path)
+	lean, err = Options{Needs: &Needs{Stacks: stacks}}.Open(context.Background(), path)
 	if err != nil {
-		t.Fatalf("%s with LeanHost: %v", path, err)
+		t.Fatalf("%s for Needs: %v", path, err)
 	}
 	want := *full
 	if full.HasGPUActivity() {
@@ -272,7 +272,7 @@ func checkLeanHost(t *testing.T, path string, stacks bool) (full, lean *Trace) {
 			}
 		}
 	}
-	sameTrace(t, path+" with LeanHost", &want, lean, false)
+	sameTrace(t, path+" for Needs", &want, lean, false)
 	return full, lean
 }
 
@@ -311,7 +311,7 @@ func FuzzKineto(f *testing.F) {
 			return o.read(context.Background(), "fuzz.json", bytes.NewReader(data), int64(len(data)))
 		}
 		for _, stacks := range []bool{false, true} {
-			tr, err := read(Options{PythonStacks: stacks})
+			tr, err := read(Options{Needs: &Needs{Stacks: stacks, Ops: true, Polls: true}})
 			if err != nil {
 				continue
 			}
@@ -320,16 +320,58 @@ func FuzzKineto(f *testing.F) {
 			}
 			// A lean read reads less and checks less: it accepts what a
 			// full read accepts.
-			lean, err := read(Options{LeanHost: true, PythonStacks: stacks})
+			lean, err := read(Options{Needs: &Needs{Stacks: stacks}})
 			if err == errNotLean {
 				continue
 			}
 			if err != nil {
-				t.Fatalf("stacks %v: accepted in full, but not with LeanHost: %v", stacks, err)
+				t.Fatalf("stacks %v: accepted in full, but not for Needs: %v", stacks, err)
 			}
 			if err := lean.Validate(); err != nil {
-				t.Fatalf("stacks %v: accepted trace fails Validate with LeanHost: %v", stacks, err)
+				t.Fatalf("stacks %v: accepted trace fails Validate for Needs: %v", stacks, err)
 			}
 		}
 	})
+}
+
+// TestNeedsSelect: a read for Options.Needs leaves a GPU trace's cpu_ops
+// out, unless the part Options.Select selects has no GPU activity: that
+// part is summarized by its host side, so the file is read again with
+// every host event, and selected again.
+func TestNeedsSelect(t *testing.T) {
+	path := writeTemp(t, "t.json", []byte(`{"traceEvents":[
+ {"ph":"X","cat":"kernel","name":"k","pid":0,"tid":7,"ts":100,"dur":10,"args":{"device":0,"stream":7,"correlation":1}},
+ {"ph":"X","cat":"cpu_op","name":"aten::mm","pid":1,"tid":2,"ts":500,"dur":5},
+ {"ph":"X","cat":"cuda_runtime","name":"cudaStreamQuery","pid":1,"tid":2,"ts":520,"dur":1}
+]}`))
+	selects := 0
+	window := func(start, end int64) func(*Trace) (*Trace, error) {
+		return func(tr *Trace) (*Trace, error) {
+			selects++
+			return tr.Clip(Window{Start: start, End: end, Label: "w"}), nil
+		}
+	}
+	for _, tt := range []struct {
+		name          string
+		select_       func(*Trace) (*Trace, error)
+		ops, calls    int
+		wantSelects   int
+		wantGPUActive bool
+	}{
+		{"no selection", nil, 0, 0, 0, true},
+		{"a window with GPU activity", window(0, 200_000), 0, 0, 1, true},
+		{"a window without", window(400_000, 600_000), 1, 1, 2, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			selects = 0
+			tr, err := Options{Needs: &Needs{}, Select: tt.select_}.Open(context.Background(), path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(tr.Ops) != tt.ops || len(tr.APICalls) != tt.calls || selects != tt.wantSelects || tr.HasGPUActivity() != tt.wantGPUActive {
+				t.Errorf("%d ops, %d API calls, %d selections, GPU activity %v; want %d, %d, %d, %v", len(tr.Ops), len(tr.APICalls),
+					selects, tr.HasGPUActivity(), tt.ops, tt.calls, tt.wantSelects, tt.wantGPUActive)
+			}
+		})
+	}
 }

@@ -173,27 +173,16 @@ type Options struct {
 	// Strict turns every recoverable problem (skipped events, a truncated
 	// file) into an error.
 	Strict bool
-	// PythonStacks keeps Kineto python_function events (Ops of kind
-	// PythonFunction), which are skipped by default: they are most of a big
-	// trace and only the pprof export needs them.
-	PythonStacks bool
-	// LeanHost skips the host events of a Kineto trace with GPU activity
-	// that no GPU metric reads: runtime and driver calls that poll
-	// (cudaEventQuery, cudaStreamQuery, and the driver's and HIP's names),
-	// which neither launch nor wait for device work, and, unless
-	// PythonStacks keeps the stacks they are frames of, cpu_op events
-	// (Ops of kind CPUOp) other than the ProfilerStep#N ranges, the ops
-	// torch.compile leaves (IsCompileOp) and those named KeepOp. Only the host summary of a trace or window without
-	// GPU activity reads all of those, and they are a third of the time
-	// or more that a real trace takes to read. A trace that turns out to have
-	// no GPU activity is read again with them; a caller that clips the
-	// trace to a window without GPU activity must read it again itself.
-	// Like python_function events, the events skipped are checked only as
-	// far as their ends are found.
-	LeanHost bool
-	// KeepOp names the cpu_ops that LeanHost keeps too: the range that
-	// --range measures may be one.
-	KeepOp string
+	// Needs declares the host data the caller reads; nil reads every
+	// host event but python_function's. See Needs.
+	Needs *Needs
+	// Select, when set, is the part of the trace the caller measures (a
+	// filter, a window), which Open applies to the trace it read and
+	// returns. When the trace has GPU activity and the part selected has
+	// none, that part is summarized by its host side: if the read left
+	// host events out for Needs, Open reads the file again with all of
+	// them and selects again.
+	Select func(*Trace) (*Trace, error)
 	// MaxEventBytes bounds one event of a Kineto trace, and with it how
 	// deep its values nest: a file with no event boundary for longer, as
 	// a gzip bomb of one huge string or of arrays nested a billion deep,
@@ -265,9 +254,67 @@ func Open(ctx context.Context, path string) (*Trace, error) {
 	return Options{}.Open(ctx, path)
 }
 
-// Open reads the trace at path with these options. The file is opened
-// read-only; its format is told by its first bytes, never by its name.
+// Needs are the host data of a Kineto trace that a caller reads, besides
+// what every GPU metric reads (launches and syncs, the ProfilerStep#N
+// ranges, torch.compile's ops: IsCompileOp), for Options.Needs. A read
+// skips the other host events of a trace with GPU activity: they are a
+// third of the time or more that a real trace takes to read. Only a host
+// summary reads them all: a trace that turns out to have no GPU activity
+// is read again with them, and so is one whose selection (Options.Select)
+// has none. Options.Strict, which checks every event, keeps them all.
+// The events skipped are checked only as far as their ends are found.
+type Needs struct {
+	// Stacks keeps python_function events (Ops of kind PythonFunction),
+	// and every cpu_op, the frames of the host stacks that pprof writes.
+	Stacks bool
+	// Ops keeps every cpu_op (Ops of kind CPUOp).
+	Ops bool
+	// Polls keeps the runtime and driver calls that poll
+	// (cudaEventQuery, cudaStreamQuery, and the driver's and HIP's
+	// names), which neither launch nor wait for device work.
+	Polls bool
+	// Op names the cpu_ops kept when Ops does not keep them all: the
+	// range that --range measures may be one.
+	Op string
+}
+
+// needs returns what a read keeps, and whether it leaves host events out.
+func (o *Options) needs() (n Needs, lean bool) {
+	if o.Needs == nil {
+		return Needs{Ops: true, Polls: true}, false
+	}
+	return *o.Needs, !o.Strict
+}
+
+// readAll returns o reading every host event (and python_function events
+// if o did), with no progress to report: the first read reported it all.
+func (o Options) readAll() Options {
+	n, _ := o.needs()
+	o.Needs = &Needs{Stacks: n.Stacks, Ops: true, Polls: true}
+	o.Progress = nil
+	return o
+}
+
+// Open reads the trace at path with these options, and returns the part
+// of it that Select selects. The file is opened read-only; its format is
+// told by its first bytes, never by its name.
 func (o Options) Open(ctx context.Context, path string) (*Trace, error) {
+	t, err := o.open(ctx, path)
+	if err != nil || o.Select == nil {
+		return t, err
+	}
+	sel, err := o.Select(t)
+	if _, lean := o.needs(); err == nil && lean && t.HasGPUActivity() && !sel.HasGPUActivity() {
+		if t, err = o.readAll().open(ctx, path); err != nil {
+			return nil, err
+		}
+		sel, err = o.Select(t)
+	}
+	return sel, err
+}
+
+// open reads the trace at path.
+func (o Options) open(ctx context.Context, path string) (*Trace, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
@@ -282,17 +329,15 @@ func (o Options) Open(ctx context.Context, path string) (*Trace, error) {
 	}
 	t, err := o.read(ctx, path, f, st.Size())
 	if err == errNotLean {
-		// The progress was all reported by the first read.
-		o.LeanHost, o.Progress = false, nil
 		if _, err := f.Seek(0, io.SeekStart); err != nil {
 			return nil, err
 		}
-		t, err = o.read(ctx, path, f, st.Size())
+		t, err = o.readAll().read(ctx, path, f, st.Size())
 	}
 	return t, err
 }
 
-// errNotLean says that a trace read with Options.LeanHost has no GPU
+// errNotLean says that a trace read for Options.Needs has no GPU
 // activity, and had events that it skips: Open reads it again with them.
 var errNotLean = errors.New("a trace without GPU activity needs all its host events")
 

@@ -201,7 +201,7 @@ const (
 
 // IsCompileOp reports whether a host op is one torch.compile leaves: a
 // compiled region, a CompiledFunction(Backward) or a Dynamo cache lookup.
-// The lean Kineto read keeps these (Options.LeanHost). The first byte
+// A read for Options.Needs keeps these. The first byte
 // turns away nearly every other op.
 func IsCompileOp(name string) bool {
 	if name == "" || name[0] != 'T' && name[0] != 'C' {

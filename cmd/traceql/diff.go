@@ -74,7 +74,7 @@ out; export --table kernel-stats gives each run's kernels.` + windowHelp,
 			switch opts.By {
 			case "":
 			case "op":
-				opts.Read.hostOps = true // the cpu_ops, which a lean read leaves out
+				opts.Read.needs = trace.Needs{Ops: true, Polls: true} // every cpu_op; polls too, as before
 			default:
 				return usageError{fmt.Errorf("--by %q: want op", opts.By)}
 			}

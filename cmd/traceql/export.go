@@ -89,7 +89,7 @@ worker's --shard part has the same columns: out/*.parquet reads as one table.` +
 				}
 			}
 			if opts.Table == "ops" || opts.Table == "regions" {
-				opts.Read.hostOps = true // the cpu_ops, which a lean read leaves out
+				opts.Read.needs = trace.Needs{Ops: true, Polls: true} // every cpu_op; polls too, as before
 			}
 			if err := opts.Read.prepare(cmd); err != nil {
 				return err

@@ -9,6 +9,7 @@ import (
 
 	"github.com/traceql/traceql/metrics"
 	"github.com/traceql/traceql/report"
+	"github.com/traceql/traceql/trace"
 )
 
 type pprofOptions struct {
@@ -68,7 +69,7 @@ func runPprof(ctx context.Context, opts *pprofOptions) error {
 			return err
 		}
 	}
-	opts.Read.hostStacks = true
+	opts.Read.needs = trace.Needs{Stacks: true} // python_function events and cpu_ops: the stacks
 	defer opts.Read.startProgress([]string{opts.File})()
 	t, err := openTrace(ctx, opts.File, &opts.Read)
 	if err != nil {

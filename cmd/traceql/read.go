@@ -38,12 +38,11 @@ type readOptions struct {
 	Streams   []int64
 	Jobs      int // files read at once (readEach); 0: one per CPU
 
-	memory     int64     // what the files read at once may take (readEach); 0: memoryBudget()
-	hostStacks bool      // keep every host op: cpu_ops and python_function events (pprof)
-	hostOps    bool      // keep the cpu_ops (summarize --by op, export --table ops)
-	stderr     io.Writer // for the progress bar and warnings
-	stdin      io.Reader // the trace of the argument "-"
-	progress   *progress // nil: none
+	memory   int64       // what the files read at once may take (readEach); 0: memoryBudget()
+	needs    trace.Needs // the host data the command reads besides the GPU metrics'; Op is --range's
+	stderr   io.Writer   // for the progress bar and warnings
+	stdin    io.Reader   // the trace of the argument "-"
+	progress *progress   // nil: none
 	// workers are the goroutines that decode traces, shared by the files
 	// read at once; nil until prepare or readEach sets them.
 	workers *trace.Workers
@@ -471,15 +470,14 @@ func eventBound(budget int64) int {
 // readTrace is openTrace leaving the warnings to the caller, for files
 // read in parallel whose warnings are written in argument order.
 func readTrace(ctx context.Context, path string, r *readOptions) (*trace.Trace, error) {
-	// Only pprof (whose stacks keep them in a lean read) and --range (the
-	// ops of its name) read a GPU trace's cpu_ops; --strict checks every
-	// event.
 	budget := r.memory
 	if budget == 0 {
 		budget = memoryBudget()
 	}
-	o := trace.Options{Strict: r.Strict, PythonStacks: r.hostStacks,
-		LeanHost: !r.Strict && !r.hostOps, KeepOp: r.Range, MaxEventBytes: eventBound(budget), Workers: r.workers}
+	needs := r.needs
+	needs.Op = r.Range
+	o := trace.Options{Strict: r.Strict, Needs: &needs, MaxEventBytes: eventBound(budget), Workers: r.workers,
+		Select: func(t *trace.Trace) (*trace.Trace, error) { return r.apply(r.filter(t)) }}
 	if r.gc != nil {
 		o.HoldGC = r.gc.hold
 	}
@@ -501,23 +499,7 @@ func readTrace(ctx context.Context, path string, r *readOptions) (*trace.Trace, 
 		t.Source = stdinName
 		return t, nil
 	}
-	t, err := o.Open(ctx, path)
-	if err != nil {
-		return nil, err
-	}
-	t = r.filter(t)
-	w, err := r.apply(t)
-	if err == nil && o.LeanHost && t.HasGPUActivity() && !w.HasGPUActivity() {
-		// A window without GPU activity is summarized by its host side,
-		// which a lean read left out: read the trace again, in full. The
-		// progress was all reported by the first read.
-		o.LeanHost, o.Progress = false, nil
-		if t, err = o.Open(ctx, path); err != nil {
-			return nil, err
-		}
-		w, err = r.apply(r.filter(t))
-	}
-	return w, err
+	return o.Open(ctx, path)
 }
 
 // stdinName is the argument that means standard input, as for cat and tar.

@@ -81,7 +81,7 @@ back: the text is their overview, --format csv their rows.` + windowHelp + shard
 				}
 			}
 			if slices.Contains(opts.By, "op") || slices.Contains(opts.By, "region") {
-				opts.Read.hostOps = true // the cpu_ops, which a lean read leaves out
+				opts.Read.needs = trace.Needs{Ops: true, Polls: true} // every cpu_op; polls too, as before
 			}
 			if err := opts.Read.prepare(cmd); err != nil {
 				return err
