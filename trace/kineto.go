@@ -90,7 +90,7 @@ func (d *kinetoDecoder) run() error {
 		if err := d.events(true); err != nil || d.truncatedAt >= 0 {
 			return err
 		}
-		if t := d.t; d.t.Meta.Events > 0 && len(t.Kernels)+len(t.Memcpys)+len(t.Memsets)+len(t.Syncs)+len(t.APICalls)+len(t.Ops) == 0 &&
+		if d.t.Meta.Events > 0 && records(d.t) == 0 &&
 			len(d.devices) == 0 && d.leanSkipped == 0 {
 			// A harness's list of results ([{"name": …, "time": …}, …])
 			// is JSON in the Array Format's shape, but no trace.

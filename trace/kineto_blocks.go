@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"sync"
-	"unsafe"
 
 	"github.com/traceql/traceql/internal/pages"
 	"github.com/traceql/traceql/trace/internal/blocks"
@@ -21,8 +20,8 @@ const defaultMaxEventBytes = 1 << 30
 // order, to the trace's tables, growing them as it goes.
 type tableSink struct {
 	d     *kinetoDecoder
-	since [6]int64 // per table, the offset where its records began (see grow)
-	alone [6]bool  // per table, whether it had a part to itself
+	since [tableCount]int64 // per table, the offset where its records began (see grow)
+	alone [tableCount]bool  // per table, whether it had a part to itself
 }
 
 // take adds a decoded part's records to the trace, or returns its error,
@@ -36,12 +35,9 @@ func (s *tableSink) take(p *part) error {
 		return nil
 	}
 	s.grow(p)
-	t.Kernels = append(t.Kernels, p.t.Kernels...)
-	t.Memcpys = append(t.Memcpys, p.t.Memcpys...)
-	t.Memsets = append(t.Memsets, p.t.Memsets...)
-	t.Syncs = append(t.Syncs, p.t.Syncs...)
-	t.APICalls = append(t.APICalls, p.t.APICalls...)
-	t.Ops = append(t.Ops, p.t.Ops...)
+	for _, tab := range recordTables {
+		tab.move(t, &p.t)
+	}
 	for _, m := range p.warn.order {
 		s.d.warn.addN(m, p.warn.n[m])
 	}
@@ -73,7 +69,7 @@ func (s *tableSink) grow(p *part) {
 		}
 	}
 	big := p.size >= 64<<10
-	var projected [len(counts)]bool
+	size, hold := s.d.in.contentSize(), s.d.in.opts.HoldGC
 	for i, n := range counts {
 		if n > 0 && held[i] == 0 {
 			s.since[i] = p.end - int64(p.size)
@@ -81,15 +77,8 @@ func (s *tableSink) grow(p *part) {
 		if n > 0 && big && kinds == 1 {
 			s.alone[i] = true
 		}
-		projected[i] = big && !s.alone[i]
+		recordTables[i].grow(t, hold, n, s.since[i], p.end, size, big && !s.alone[i])
 	}
-	size, hold := s.d.in.contentSize(), s.d.in.opts.HoldGC
-	t.Kernels = growTable(hold, t.Kernels, counts[0], s.since[0], p.end, size, projected[0])
-	t.Memcpys = growTable(hold, t.Memcpys, counts[1], s.since[1], p.end, size, projected[1])
-	t.Memsets = growTable(hold, t.Memsets, counts[2], s.since[2], p.end, size, projected[2])
-	t.Syncs = growTable(hold, t.Syncs, counts[3], s.since[3], p.end, size, projected[3])
-	t.APICalls = growTable(hold, t.APICalls, counts[4], s.since[4], p.end, size, projected[4])
-	t.Ops = growTable(hold, t.Ops, counts[5], s.since[5], p.end, size, projected[5])
 }
 
 // growTable makes room in table t for n more records, read up to file offset
@@ -113,12 +102,6 @@ func growTable[T any](hold func() func(), t []T, n int, since, end, size int64, 
 	return append(pages.Make[T](hold, 0, need+int(more)), t...)
 }
 
-// tableLens returns the lengths of t's record tables, in the order of
-// tableSink's since and alone.
-func tableLens(t *Trace) [6]int {
-	return [...]int{len(t.Kernels), len(t.Memcpys), len(t.Memsets), len(t.Syncs), len(t.APICalls), len(t.Ops)}
-}
-
 const (
 	reserveFrom       = 256 << 20 // the smallest events array sampled (Options.reserveFrom)
 	reserveMargin     = 1.1       // room reserved per record estimated
@@ -138,11 +121,9 @@ func (s *tableSink) reserve(ra io.ReaderAt, from, end int64) {
 		return
 	}
 	est := sampleTables(ra, from, end, s.d.in)
-	recordBytes := [len(est)]uintptr{unsafe.Sizeof(Kernel{}), unsafe.Sizeof(Memcpy{}), unsafe.Sizeof(Memset{}),
-		unsafe.Sizeof(Sync{}), unsafe.Sizeof(APICall{}), unsafe.Sizeof(Op{})}
 	var total float64
 	for i, n := range est {
-		total += n * reserveMargin * float64(recordBytes[i])
+		total += n * reserveMargin * float64(recordTables[i].recordBytes())
 	}
 	if over := total / float64(end-from); over > 1 {
 		for i := range est {
@@ -152,18 +133,15 @@ func (s *tableSink) reserve(ra io.ReaderAt, from, end int64) {
 	// The tables are made at once, their pages written by all cores.
 	t, hold := s.d.t, s.d.in.opts.HoldGC
 	var wg sync.WaitGroup
-	wg.Go(func() { t.Kernels = reserveTable(hold, t.Kernels, est[0]) })
-	wg.Go(func() { t.Memcpys = reserveTable(hold, t.Memcpys, est[1]) })
-	wg.Go(func() { t.Memsets = reserveTable(hold, t.Memsets, est[2]) })
-	wg.Go(func() { t.Syncs = reserveTable(hold, t.Syncs, est[3]) })
-	wg.Go(func() { t.APICalls = reserveTable(hold, t.APICalls, est[4]) })
-	wg.Go(func() { t.Ops = reserveTable(hold, t.Ops, est[5]) })
+	for i, tab := range recordTables {
+		wg.Go(func() { tab.reserve(t, hold, est[i]) })
+	}
 	wg.Wait()
 }
 
 // sampleTables estimates how many records each table gets from the events
 // in bytes [from, end) of ra, a file read with in (blocks.Sample).
-func sampleTables(ra io.ReaderAt, from, end int64, in *input) (est [6]float64) {
+func sampleTables(ra io.ReaderAt, from, end int64, in *input) (est [tableCount]float64) {
 	counts := blocks.Sample(ra, from, end, in.workers, in.newDecoder, func(p *part) []int {
 		n := tableLens(&p.t)
 		p.recycle()

@@ -62,9 +62,10 @@ func newPart() *part {
 
 // recycle empties p, whose records were copied, for reuse by newPart.
 func (p *part) recycle() {
-	t := &p.t
-	*p = part{t: Trace{Kernels: t.Kernels[:0], Memcpys: t.Memcpys[:0], Memsets: t.Memsets[:0],
-		Syncs: t.Syncs[:0], APICalls: t.APICalls[:0], Ops: t.Ops[:0]}}
+	for _, tab := range recordTables {
+		tab.empty(&p.t)
+	}
+	*p = part{t: p.t}
 	parts.Put(p)
 }
 
