@@ -198,119 +198,167 @@ type rawEvent struct {
 // the rest of it is only skipped; what is kept, or has no readable
 // category, is checked as JSON in full.
 func (d *eventDecoder) event(b []byte, i int, p *part) (int, error) {
-	if h := d.drops.match(b[i:]); h != nil {
-		if j := i + len(h.text); !h.byName || d.leanName(b, &j) {
-			end, err := jsonlex.SkipNested(b, j, 1)
-			if err == nil && h.lean {
-				p.leanSkipped++
-			}
-			return end, err
-		}
+	if end, ok, err := d.dropKnown(b, i, p); ok {
+		return end, err
 	}
-	start := i
-	decided := -1   // where the head that decided a drop ends
-	byName := false // the head is a cpu_op's up to its name
-	leaned := false // the drop is for the read's needs
-	var e rawEvent
-	lx := &d.lx
-	lx.Lenient = false
-	seenCat := false
-	i, err := lx.Members(b, i, &d.eventMemo, func(key string, i int) (int, error) {
-		var err error
-		switch key {
-		case "cat":
-			var v jsonlex.Value
-			i, err = lx.Value(b, i, &v)
-			seenCat = true
-			e.catOK = v.Kind == 's'
-			e.cls = clsSkip
-			if e.catOK {
-				e.cls = classify(v.Text())
-			}
-			if e.cls == clsPython && !d.stacks {
-				e.cls = clsSkip
-			}
-			if d.dropHost && e.name.Kind != 0 {
-				leaned = d.lean(&e)
-			}
-			if err == nil && e.cls == clsSkip && e.catOK {
-				decided = i
-				i, err = drop(b, i)
-			}
-		case "ph":
-			i, err = lx.Value(b, i, &e.ph)
-			// Flow events link other events and are never kept. Kineto
-			// writes ph first and cat last in them: a third of a real
-			// trace's events, read in full before this.
-			if err == nil && e.ph.Kind == 's' && isFlowPhase(e.ph.Raw) {
-				decided = i
-				i, err = drop(b, i)
-			}
-		case "name":
-			cls, at := e.cls, i
-			i, err = lx.Value(b, i, &e.name)
-			// Kineto writes cat before name.
-			if err == nil && d.dropHost && seenCat && d.lean(&e) {
-				leaned = true
-				switch {
-				case cls == clsCPUOp:
-					// cpu_ops have names of many kinds: the head ends
-					// before the name, which leanName judges.
-					decided, byName = at, true
-				case e.name.Kind == 's':
-					decided = i
-				}
-				i, err = drop(b, i)
-			}
-		case "pid":
-			i, err = lx.Value(b, i, &e.pid)
-		case "tid":
-			i, err = lx.Value(b, i, &e.tid)
-		case "ts":
-			i, err = lx.Value(b, i, &e.ts)
-			e.hasTS = true
-		case "dur":
-			i, err = lx.Value(b, i, &e.dur)
-			e.hasDur = true
-		case "args":
-			switch {
-			case b[i] != '{':
-				i, err = lx.Value(b, i, nil)
-			case seenCat:
-				i, err = d.args(b, i, e.cls, &e.args)
-			default:
-				start := i
-				i, err = lx.SkipValue(b, i)
-				e.argsLater = b[start:i]
-			}
-		default:
-			i, err = lx.Value(b, i, nil)
-		}
-		return i, err
-	})
+	r := eventRead{d: d, b: b, start: i, decided: -1}
+	d.lx.Lenient = false
+	end, err := d.lx.Members(b, i, &d.eventMemo, r.member)
 	if err == jsonlex.ErrDropped {
-		if leaned {
+		if r.leaned {
 			p.leanSkipped++
 		}
-		if decided > start {
-			d.drops.learn(b[start:decided], leaned, byName)
+		if r.decided > r.start {
+			d.drops.learn(b[r.start:r.decided], r.leaned, r.byName)
 		}
-		return i, nil
+		return end, nil
 	}
 	if err != nil {
-		return i, err
+		return end, err
 	}
-	if lx.Lenient && (e.cls != clsSkip || !e.catOK) {
+	e := &r.e
+	if d.lx.Lenient && (e.cls != clsSkip || !e.catOK) {
 		p.warn.add("events with control characters or bare N/A, NaN or Infinity tokens read leniently (known Kineto bugs)")
 	}
 	if e.cls == clsSkip {
-		return i, nil
+		return end, nil
 	}
 	if e.argsLater != nil {
 		d.args(e.argsLater, 0, e.cls, &e.args) // checked already
 	}
-	d.keep(&e, p)
-	return i, nil
+	d.keep(e, p)
+	return end, nil
+}
+
+// dropKnown skips the event at b[i] if it begins as an event dropped
+// before did (dropMemo); ok says whether it did.
+func (d *eventDecoder) dropKnown(b []byte, i int, p *part) (end int, ok bool, err error) {
+	h := d.drops.match(b[i:])
+	if h == nil {
+		return 0, false, nil
+	}
+	j := i + len(h.text)
+	if h.byName && !d.leanName(b, &j) {
+		return 0, false, nil
+	}
+	end, err = jsonlex.SkipNested(b, j, 1)
+	if err == nil && h.lean {
+		p.leanSkipped++
+	}
+	return end, true, err
+}
+
+// An eventRead is the reading of one event object's members.
+type eventRead struct {
+	d       *eventDecoder
+	b       []byte
+	e       rawEvent
+	start   int  // where the event begins
+	decided int  // where the head that decided a drop ends, or -1
+	byName  bool // the head is a cpu_op's up to its name
+	leaned  bool // the drop is for the read's needs
+	seenCat bool
+}
+
+// member reads the value at b[i] of the member key, for Lexer.Members.
+func (r *eventRead) member(key string, i int) (int, error) {
+	lx, e := &r.d.lx, &r.e
+	switch key {
+	case "cat":
+		return r.cat(i)
+	case "ph":
+		return r.phase(i)
+	case "name":
+		return r.name(i)
+	case "pid":
+		return lx.Value(r.b, i, &e.pid)
+	case "tid":
+		return lx.Value(r.b, i, &e.tid)
+	case "ts":
+		e.hasTS = true
+		return lx.Value(r.b, i, &e.ts)
+	case "dur":
+		e.hasDur = true
+		return lx.Value(r.b, i, &e.dur)
+	case "args":
+		return r.args(i)
+	}
+	return lx.Value(r.b, i, nil)
+}
+
+// cat reads the category, which decides what is kept of the event: the
+// rest of one that is not is only skipped.
+func (r *eventRead) cat(i int) (int, error) {
+	d, e := r.d, &r.e
+	var v jsonlex.Value
+	i, err := d.lx.Value(r.b, i, &v)
+	r.seenCat = true
+	e.catOK = v.Kind == 's'
+	e.cls = clsSkip
+	if e.catOK {
+		e.cls = classify(v.Text())
+	}
+	if e.cls == clsPython && !d.stacks {
+		e.cls = clsSkip
+	}
+	if d.dropHost && e.name.Kind != 0 {
+		r.leaned = d.lean(e)
+	}
+	if err == nil && e.cls == clsSkip && e.catOK {
+		r.decided = i
+		i, err = drop(r.b, i)
+	}
+	return i, err
+}
+
+// phase reads ph. Flow events link other events and are never kept.
+// Kineto writes ph first and cat last in them: a third of a real trace's
+// events, read in full before this.
+func (r *eventRead) phase(i int) (int, error) {
+	e := &r.e
+	i, err := r.d.lx.Value(r.b, i, &e.ph)
+	if err == nil && e.ph.Kind == 's' && isFlowPhase(e.ph.Raw) {
+		r.decided = i
+		i, err = drop(r.b, i)
+	}
+	return i, err
+}
+
+// name reads the name, which may drop the event for the read's needs
+// (Kineto writes cat before name).
+func (r *eventRead) name(i int) (int, error) {
+	d, e := r.d, &r.e
+	cls, at := e.cls, i
+	i, err := d.lx.Value(r.b, i, &e.name)
+	if err != nil || !d.dropHost || !r.seenCat || !d.lean(e) {
+		return i, err
+	}
+	r.leaned = true
+	switch {
+	case cls == clsCPUOp:
+		// cpu_ops have names of many kinds: the head ends before the
+		// name, which leanName judges.
+		r.decided, r.byName = at, true
+	case e.name.Kind == 's':
+		r.decided = i
+	}
+	return drop(r.b, i)
+}
+
+// args reads "args" now if the category is known, or else keeps its text
+// for later.
+func (r *eventRead) args(i int) (int, error) {
+	d, e, b := r.d, &r.e, r.b
+	switch {
+	case b[i] != '{':
+		return d.lx.Value(b, i, nil)
+	case r.seenCat:
+		return d.args(b, i, e.cls, &e.args)
+	}
+	start := i
+	i, err := d.lx.SkipValue(b, i)
+	e.argsLater = b[start:i]
+	return i, err
 }
 
 // lean skips e, whose category and name are read, if the read's needs
