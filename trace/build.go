@@ -214,16 +214,16 @@ const (
 	maxStreams = 1 << 20
 )
 
-// counter aggregates repeated warnings so that a million bad events make one
+// warningCounts aggregates repeated warnings so that a million bad events make one
 // line, in the order the kinds were first seen.
-type counter struct {
+type warningCounts struct {
 	order []string
 	n     map[string]int
 }
 
-func (c *counter) add(msg string) { c.addN(msg, 1) }
+func (c *warningCounts) add(msg string) { c.addN(msg, 1) }
 
-func (c *counter) addN(msg string, n int) {
+func (c *warningCounts) addN(msg string, n int) {
 	if c.n == nil {
 		c.n = map[string]int{}
 	}
@@ -234,7 +234,7 @@ func (c *counter) addN(msg string, n int) {
 }
 
 // lines renders the warnings, each with its count: "3 events without dur skipped".
-func (c *counter) lines() []string {
+func (c *warningCounts) lines() []string {
 	var out []string
 	for _, m := range c.order {
 		out = append(out, fmt.Sprintf("%d %s", c.n[m], m))

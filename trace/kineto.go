@@ -33,7 +33,7 @@ func (kinetoFormat) decode(ctx context.Context, in *input) (*Trace, error) {
 		t:           &Trace{Source: in.path, Meta: Meta{Format: Kineto, Rank: -1}},
 		truncatedAt: -1,
 	}
-	d.sc.SetBase(in.lead)
+	d.sc.SetBase(in.leadingSpace)
 	if err := d.run(); err != nil {
 		var se *SyntaxError
 		if errors.As(err, &se) && in.gzipped {
@@ -62,7 +62,7 @@ type kinetoDecoder struct {
 	sc      *jsonlex.Scanner
 	t       *Trace
 	devices []Device
-	warn    counter // the events' warnings
+	warn    warningCounts // the events' warnings
 	// leanSkipped counts the events skipped for the read's needs.
 	leanSkipped int
 	// truncatedAt is the offset where the input ended early, or -1.

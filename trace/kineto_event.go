@@ -38,7 +38,7 @@ func newEventDecoder(in *input) *eventDecoder {
 // A part holds the records decoded from a run of consecutive events.
 type part struct {
 	t    Trace // only the record slices are used
-	warn counter
+	warn warningCounts
 	n    int         // events read
 	size int         // bytes read
 	end  int64       // file offset after them
@@ -254,8 +254,8 @@ type eventRead struct {
 	b       []byte
 	e       rawEvent
 	start   int  // where the event begins
-	decided int  // where the head that decided a drop ends, or -1
-	byName  bool // the head is a cpu_op's up to its name
+	decided int  // where the prefix that decided a drop ends, or -1
+	byName  bool // the prefix is a cpu_op's up to its name
 	leaned  bool // the drop is for the read's needs
 	seenCat bool
 }
@@ -336,7 +336,7 @@ func (r *eventRead) name(i int) (int, error) {
 	r.leaned = true
 	switch {
 	case cls == clsCPUOp:
-		// cpu_ops have names of many kinds: the head ends before the
+		// cpu_ops have names of many kinds: the prefix ends before the
 		// name, which leanName judges.
 		r.decided, r.byName = at, true
 	case e.name.Kind == 's':
@@ -697,34 +697,34 @@ func parseMemsetName(name string) MemKind {
 // category's cat, a poll's name). The decision depends on those bytes
 // alone, so an event that begins with the same bytes is dropped too, and
 // its rest only skipped to its end, as drop does. Writers repeat such
-// heads: a real trace's flows, polls and python_function events. A
-// cpu_op's head ends before its name, which decides (leanName).
+// prefixes: a real trace's flows, polls and python_function events. A
+// cpu_op's prefix ends before its name, which decides (leanName).
 type dropMemo struct {
-	heads [dropHeads]dropHead // heads[0] met last
-	n     int
+	prefixes [dropPrefixes]dropPrefix // prefixes[0] met last
+	n        int
 }
 
-const dropHeads = 4
+const dropPrefixes = 4
 
-type dropHead struct {
+type dropPrefix struct {
 	text   []byte
-	tail   uint64 // text's last 8 bytes, which tell most heads apart, compared first
+	tail   uint64 // text's last 8 bytes, which tell most prefixes apart, compared first
 	lean   bool   // the drop is for the read's needs, counted in part.leanSkipped
-	byName bool   // a cpu_op's head, up to its name
+	byName bool   // a cpu_op's prefix, up to its name
 }
 
-// match returns the head that b begins with, or nil.
-func (m *dropMemo) match(b []byte) *dropHead {
+// match returns the prefix that b begins with, or nil.
+func (m *dropMemo) match(b []byte) *dropPrefix {
 	if m == nil {
 		return nil
 	}
 	for k := range m.n {
-		h := &m.heads[k]
+		h := &m.prefixes[k]
 		n := len(h.text)
 		if len(b) > n && binary.LittleEndian.Uint64(b[n-8:]) == h.tail && jsonlex.Str(b[:n-8]) == jsonlex.Str(h.text[:n-8]) {
 			if k > 0 {
-				m.heads[0], m.heads[k] = m.heads[k], m.heads[0]
-				h = &m.heads[0]
+				m.prefixes[0], m.prefixes[k] = m.prefixes[k], m.prefixes[0]
+				h = &m.prefixes[0]
 			}
 			return h
 		}
@@ -732,25 +732,25 @@ func (m *dropMemo) match(b []byte) *dropHead {
 	return nil
 }
 
-// learn remembers the head of an event just dropped, in place of the last
+// learn remembers the prefix of an event just dropped, in place of the last
 // one, unless it is known (a cpu_op whose name leanName left to the full
 // read).
-func (m *dropMemo) learn(head []byte, lean, byName bool) {
-	if m == nil || len(head) < 8 || len(head) > maxDropHead {
+func (m *dropMemo) learn(prefix []byte, lean, byName bool) {
+	if m == nil || len(prefix) < 8 || len(prefix) > maxDropPrefix {
 		return
 	}
-	for _, h := range m.heads[:m.n] {
-		if jsonlex.Str(h.text) == jsonlex.Str(head) {
+	for _, h := range m.prefixes[:m.n] {
+		if jsonlex.Str(h.text) == jsonlex.Str(prefix) {
 			return
 		}
 	}
-	if m.n < dropHeads {
+	if m.n < dropPrefixes {
 		m.n++
 	}
-	last := m.heads[m.n-1]
-	copy(m.heads[1:m.n], m.heads[:m.n-1])
-	m.heads[0] = dropHead{text: append(last.text[:0], head...), tail: binary.LittleEndian.Uint64(head[len(head)-8:]),
+	last := m.prefixes[m.n-1]
+	copy(m.prefixes[1:m.n], m.prefixes[:m.n-1])
+	m.prefixes[0] = dropPrefix{text: append(last.text[:0], prefix...), tail: binary.LittleEndian.Uint64(prefix[len(prefix)-8:]),
 		lean: lean, byName: byName}
 }
 
-const maxDropHead = 256
+const maxDropPrefix = 256

@@ -29,10 +29,10 @@ type decoded struct {
 
 // decodeEvents decodes the events in array (the events array's content
 // after '[') twice over with one decoder, so that its memos have learned
-// from them, with or without the memo of dropped events' heads. It
-// returns what each pass read, and how many heads the memo holds at the
+// from them, with or without the memo of dropped events' prefixes. It
+// returns what each pass read, and how many prefixes the memo holds at the
 // end.
-func decodeEvents(array []byte, o Options, memo bool) (_ [2]decoded, heads int) {
+func decodeEvents(array []byte, o Options, memo bool) (_ [2]decoded, prefixes int) {
 	dec := newEventDecoder(&input{opts: o})
 	if !memo {
 		dec.drops = nil
@@ -48,9 +48,9 @@ func decodeEvents(array []byte, o Options, memo bool) (_ [2]decoded, heads int) 
 		}
 	}
 	if memo {
-		heads = dec.drops.n
+		prefixes = dec.drops.n
 	}
-	return out, heads
+	return out, prefixes
 }
 
 // orNil is s, or nil when empty: a recycled part's tables are empty, not nil.
@@ -62,7 +62,7 @@ func orNil[T any](s []T) []T {
 }
 
 // FuzzDropMemo holds an events array read the same with the memo of
-// dropped events' heads as without it: the same records, counts, stop
+// dropped events' prefixes as without it: the same records, counts, stop
 // and errors.
 func FuzzDropMemo(f *testing.F) {
 	f.Add([]byte(`{"ph": "s", "id": 1, "ts": 5, "cat": "ac2g"}, {"ph": "f", "id": 1, "ts": 6, "cat": "ac2g", "bp": "e"}, {"ph": "s", "id": 2, "ts": 7}, {"ph": "f", "id": 2, "ts": 8, "bp": "e"}, {"ph": "ff", "id": 3}, {"ph": "f"}, {"ph": "f", "id": [}]`))
@@ -81,7 +81,7 @@ func FuzzDropMemo(f *testing.F) {
 }
 
 // TestDropMemo: every shared Kineto and HTA trace is read the same with
-// the memo of dropped events' heads as without it, and the memo is used.
+// the memo of dropped events' prefixes as without it, and the memo is used.
 func TestDropMemo(t *testing.T) {
 	dir := shared.Traces(t)
 	traces, learned := 0, 0
@@ -98,11 +98,11 @@ func TestDropMemo(t *testing.T) {
 			array := data[k+bytes.IndexByte(data[k:], '[')+1:]
 			for _, o := range dropMemoOptions {
 				without, _ := decodeEvents(array, o, false)
-				with, heads := decodeEvents(array, o, true)
+				with, prefixes := decodeEvents(array, o, true)
 				if !reflect.DeepEqual(without, with) {
-					t.Errorf("%s, %+v: read differently with the memo of dropped heads", p, o)
+					t.Errorf("%s, %+v: read differently with the memo of dropped prefixes", p, o)
 				}
-				if heads > 0 {
+				if prefixes > 0 {
 					learned++
 				}
 			}

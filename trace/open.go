@@ -35,18 +35,18 @@ func formats() []format {
 
 // An input is an opened trace file, decompressed when it was gzipped.
 type input struct {
-	path    string
-	r       *bufio.Reader // positioned at the first byte of the (decompressed) content
-	src     io.Reader     // what r buffers, for reads big enough not to need r's buffer
-	head    []byte        // up to headLen bytes of the content, not consumed from r
-	lead    int64         // bytes of whitespace consumed before head
-	gzipped bool
-	gz      *gzipEnd    // the gzip stream, when gzipped
-	size    int64       // on-disk size
-	isize   int64       // a gzip file's last four bytes: its content's size modulo 4 GiB
-	file    *fileReader // the file, counting the bytes read
-	opts    Options
-	workers *blocks.Budget // opts.Workers', or the read's own
+	path         string
+	r            *bufio.Reader // positioned at the first byte of the (decompressed) content
+	src          io.Reader     // what r buffers, for reads big enough not to need r's buffer
+	head         []byte        // up to headLen bytes of the content, not consumed from r
+	leadingSpace int64         // bytes of whitespace consumed before head
+	gzipped      bool
+	gz           *gzipReader // the gzip stream, when gzipped
+	size         int64       // on-disk size
+	isize        int64       // a gzip file's last four bytes: its content's size modulo 4 GiB
+	file         *fileReader // the file, counting the bytes read
+	opts         Options
+	workers      *blocks.Budget // opts.Workers', or the read's own
 }
 
 // newDecoder returns an event decoder for a block worker.
@@ -123,12 +123,11 @@ func ContentSize(path string) (int64, error) {
 // Footprint estimates, without reading it, the most memory a read of path
 // and its summary take, for deciding how many files to read at once:
 // half the content of a Kineto trace, and three times the size of an
-// Nsight export. Measured as peak RSS of summarize: 0.16 to 0.32 times the
-// content of the 1 GB and 10 GB Kineto traces of PERFORMANCE.md, plain or
-// gzipped, and 2.1 to 2.5 times the size of the 1 M and 10 M kernel
-// exports. A gzip file's content is taken as at least eight times its
+// Nsight export: above the peak RSS of summarize on the generated and
+// real-layout Kineto traces and Nsight exports of PERFORMANCE.md, plain or
+// gzipped. A gzip file's content is taken as at least eight times its
 // size, as traces compress 7 to 30 times and a trailer holds the size
-// modulo 4 GiB only: the 10 GB trace's says 1.4 GB.
+// modulo 4 GiB only.
 func Footprint(path string) (int64, error) {
 	in, sqlite, err := probe(path)
 	switch {
@@ -369,7 +368,7 @@ func (o Options) read(ctx context.Context, path string, r io.Reader, size int64)
 			return nil, fmt.Errorf("%s: bad gzip header: %w", path, err)
 		}
 		defer zr.Close()
-		in.gzipped, in.gz = true, &gzipEnd{r: zr}
+		in.gzipped, in.gz = true, &gzipReader{r: zr}
 		in.r, in.src = bufio.NewReaderSize(in.gz, bufSize(in.contentSize())), in.gz
 		if err := in.peek(); err != nil {
 			return nil, &SyntaxError{File: path, Offset: -1, Msg: "gzip", Err: err}
@@ -398,7 +397,7 @@ func isGzip(head []byte) bool { return bytes.HasPrefix(head, []byte{0x1f, 0x8b})
 
 // peek sets in.head to the first headLen bytes of in.r, after any run of
 // whitespace longer than that (JSON allows any amount before its text),
-// which is consumed and counted in in.lead.
+// which is consumed and counted in in.leadingSpace.
 func (in *input) peek() error {
 	for {
 		head, err := in.r.Peek(headLen)
@@ -410,20 +409,20 @@ func (in *input) peek() error {
 			return nil
 		}
 		in.r.Discard(len(head))
-		in.lead += int64(len(head))
+		in.leadingSpace += int64(len(head))
 	}
 }
 
-// gzipEnd reads a gzip stream and reports one cut short as its end: the
+// gzipReader reads a gzip stream and reports one cut short as its end: the
 // JSON in it ends early too, which the decoder reports as truncation. cut
 // records it, for a stream cut in its trailer, after a complete JSON text.
-type gzipEnd struct {
+type gzipReader struct {
 	r   io.Reader
 	n   atomic.Int64 // bytes inflated so far
 	cut bool
 }
 
-func (g *gzipEnd) Read(p []byte) (int, error) {
+func (g *gzipReader) Read(p []byte) (int, error) {
 	n, err := g.r.Read(p)
 	g.n.Add(int64(n))
 	if err == io.ErrUnexpectedEOF {

@@ -32,8 +32,8 @@ func currentLimits() memoryLimits {
 
 func (l memoryLimits) any() bool { return l.as > 0 || l.cgroup > 0 }
 
-// asRoom is the address space left under the limit; 0 when unlimited.
-func (l memoryLimits) asRoom() int64 {
+// asAvailable is the address space left under the limit; 0 when unlimited.
+func (l memoryLimits) asAvailable() int64 {
 	if l.as == 0 {
 		return 0
 	}
@@ -56,7 +56,7 @@ const threadCost = 128 << 20
 // files are read at once.
 func (l memoryLimits) fit(goLimitSet, procsSet bool) {
 	var heap int64 = math.MaxInt64
-	if room := l.asRoom(); room > 0 {
+	if room := l.asAvailable(); room > 0 {
 		heap = room / 2
 		if !procsSet {
 			runtime.GOMAXPROCS(int(min(max(room/threadCost, 1), int64(runtime.GOMAXPROCS(0)))))

@@ -146,9 +146,8 @@ func isHex(c byte) bool {
 // it. A number that reaches the end of b may continue: ErrMore.
 func scanNumber(b []byte, i int) (int, error) {
 	// The digit runs are written out: a closure capturing i kept it in
-	// memory, a load and a store a digit (BenchmarkEventDecoder/real 4.9 %
-	// slower), and a function of its own was 4.7 % slower on the
-	// generated trace (benchstat, n = 8).
+	// memory, a load and a store a digit, and a function of its own was
+	// slower too (BenchmarkEventDecoder tells).
 	if b[i] == '-' {
 		i++
 	}
@@ -386,8 +385,8 @@ func (lx *Lexer) Members(b []byte, i int, memo *MemberMemo, member func(key stri
 	i++ // '{'
 	for k := 0; ; k++ {
 		var key string
-		if lead, ok := memo.match(b, i, k); ok {
-			key, i = lead.key, i+len(lead.text)
+		if prefix, ok := memo.match(b, i, k); ok {
+			key, i = prefix.key, i+len(prefix.text)
 		} else {
 			start := i
 			if i = SkipSpace(b, i); i >= len(b) {
@@ -428,11 +427,11 @@ func (lx *Lexer) Members(b []byte, i int, memo *MemberMemo, member func(key stri
 // and bytes that match were read before: they need no reading again. Keys
 // with escapes or control characters are not remembered.
 type MemberMemo struct {
-	leads []memberLead          // by member position
-	known map[string]memberLead // the leads learned, by text, so that alternating layouts allocate once
+	prefixes []memberPrefix          // by member position
+	known    map[string]memberPrefix // the prefixes learned, by text, so that alternating layouts allocate once
 }
 
-type memberLead struct {
+type memberPrefix struct {
 	text string // the bytes from after '{' or the previous value to the value
 	key  string
 }
@@ -443,19 +442,19 @@ const (
 	memoLeads     = 256
 )
 
-// match returns the lead of member position k when b[i:] begins with it
-// and the value follows at once: a lead ends with all the whitespace
-// before its value. (A position not learned yet has an empty lead.)
-func (m *MemberMemo) match(b []byte, i, k int) (memberLead, bool) {
-	if m == nil || k >= len(m.leads) {
-		return memberLead{}, false
+// match returns the prefix of member position k when b[i:] begins with it
+// and the value follows at once: a prefix ends with all the whitespace
+// before its value. (A position not learned yet has an empty prefix.)
+func (m *MemberMemo) match(b []byte, i, k int) (memberPrefix, bool) {
+	if m == nil || k >= len(m.prefixes) {
+		return memberPrefix{}, false
 	}
-	l := m.leads[k]
+	l := m.prefixes[k]
 	n := len(l.text)
 	return l, n > 0 && len(b)-i > n && Str(b[i:i+n]) == l.text && !isSpace[b[i+n]]
 }
 
-// learn makes text, which led to key's value, the lead of member position k.
+// learn makes text, which led to key's value, the prefix of member position k.
 func (m *MemberMemo) learn(k int, text []byte, key string) {
 	if m == nil || k >= memoPositions {
 		return
@@ -463,15 +462,15 @@ func (m *MemberMemo) learn(k int, text []byte, key string) {
 	l, ok := m.known[string(text)]
 	if !ok {
 		if m.known == nil || len(m.known) >= memoLeads {
-			m.known = map[string]memberLead{}
+			m.known = map[string]memberPrefix{}
 		}
-		l = memberLead{text: string(text), key: strings.Clone(key)}
+		l = memberPrefix{text: string(text), key: strings.Clone(key)}
 		m.known[l.text] = l
 	}
-	for len(m.leads) <= k {
-		m.leads = append(m.leads, memberLead{})
+	for len(m.prefixes) <= k {
+		m.prefixes = append(m.prefixes, memberPrefix{})
 	}
-	m.leads[k] = l
+	m.prefixes[k] = l
 }
 
 // keyText is a key as a string, unescaped if it has escapes.
