@@ -7,7 +7,6 @@ import (
 	"io"
 	"sync"
 
-	"github.com/traceql/traceql/internal/pages"
 	"github.com/traceql/traceql/trace/internal/blocks"
 )
 
@@ -81,39 +80,16 @@ func (s *tableSink) grow(p *part) {
 	}
 }
 
-// growTable makes room in table t for n more records, read up to file offset
-// end of a file of about size bytes; the table's records began at offset
-// since. It grows by at least a quarter, so that growth stays geometric
-// when the size was guessed low (gzip), and by at most fourfold unless the
-// projection is to be believed (projected).
-func growTable[T any](hold func() func(), t []T, n int, since, end, size int64, projected bool) []T {
-	need := len(t) + n
-	if need <= cap(t) {
-		return t
-	}
-	more := float64(need) / float64(max(end-since, 1)) * float64(max(size-end, 0)) * 1.25
-	more = max(more, float64(need)/4)
-	if !projected {
-		more = min(more, 3*float64(need))
-	}
-	// The pages are touched before the copy, so that each faults once:
-	// copying into them first costs copy-on-write faults and TLB flushes
-	// (see package pages).
-	return append(pages.Make[T](hold, 0, need+int(more)), t...)
-}
-
-const (
-	reserveFrom       = 256 << 20 // the smallest events array sampled (Options.reserveFrom)
-	reserveMargin     = 1.1       // room reserved per record estimated
-	reserveMinRecords = 4096      // the fewest records estimated that are reserved
-)
+// reserveFrom is the smallest events array whose tables are sized from
+// samples (Options.reserveFrom).
+const reserveFrom = 256 << 20
 
 // reserve sizes the trace's tables for the events in bytes [from, end) of
 // a plain file, before they are read. Growing a table as it fills makes a
 // fresh one and copies the records over: each time, the new table's pages
 // are faulted in, and the old one is left to the collector. The sizes are
 // estimated from samples of the events (sampleTables); a table estimated at fewer than
-// reserveMinRecords records is left to grow. All that is reserved takes no
+// blocks.ReserveMinRecords records is left to grow. All that is reserved takes no
 // more memory than the events' bytes, so that a file dense only where it
 // was sampled cannot make the reader take more.
 func (s *tableSink) reserve(ra io.ReaderAt, from, end int64) {
@@ -123,7 +99,7 @@ func (s *tableSink) reserve(ra io.ReaderAt, from, end int64) {
 	est := sampleTables(ra, from, end, s.d.in)
 	var total float64
 	for i, n := range est {
-		total += n * reserveMargin * float64(recordTables[i].recordBytes())
+		total += n * blocks.ReserveMargin * float64(recordTables[i].recordBytes())
 	}
 	if over := total / float64(end-from); over > 1 {
 		for i := range est {
@@ -149,15 +125,6 @@ func sampleTables(ra io.ReaderAt, from, end int64, in *input) (est [tableCount]f
 	})
 	copy(est[:], counts)
 	return est
-}
-
-// reserveTable gives t room for est records and reserveMargin more.
-func reserveTable[T any](hold func() func(), t []T, est float64) []T {
-	c := int(est * reserveMargin)
-	if est < reserveMinRecords || c <= cap(t) {
-		return t
-	}
-	return append(pages.Make[T](hold, 0, c), t...)
 }
 
 // events reads the elements of the traceEvents array; '[' is consumed.

@@ -1,7 +1,6 @@
 package trace
 
 import (
-	"encoding/binary"
 	"fmt"
 	"strconv"
 	"strings"
@@ -24,13 +23,13 @@ type eventDecoder struct {
 	lx        jsonlex.Lexer
 	eventMemo jsonlex.MemberMemo
 	argsMemo  [clsPython + 1]jsonlex.MemberMemo // by class: args differ by class
-	drops     *dropMemo                         // nil: none (a test's reference)
+	drops     *jsonlex.DropMemo[dropTag]        // how dropped events began; nil: none (a test's reference)
 }
 
 func newEventDecoder(in *input) *eventDecoder {
 	n, lean := in.opts.needs()
 	d := &eventDecoder{stacks: n.Stacks, dropOps: lean && !n.Ops && !n.Stacks, dropPolls: lean && !n.Polls, keepOp: n.Op,
-		names: map[string]string{}, drops: &dropMemo{}}
+		names: map[string]string{}, drops: &jsonlex.DropMemo[dropTag]{}}
 	d.dropHost = d.dropOps || d.dropPolls
 	return d
 }
@@ -209,7 +208,7 @@ func (d *eventDecoder) event(b []byte, i int, p *part) (int, error) {
 			p.leanSkipped++
 		}
 		if r.decided > r.start {
-			d.drops.learn(b[r.start:r.decided], r.leaned, r.byName)
+			d.drops.Learn(b[r.start:r.decided], dropTag{lean: r.leaned, byName: r.byName})
 		}
 		return end, nil
 	}
@@ -233,16 +232,16 @@ func (d *eventDecoder) event(b []byte, i int, p *part) (int, error) {
 // dropKnown skips the event at b[i] if it begins as an event dropped
 // before did (dropMemo); ok says whether it did.
 func (d *eventDecoder) dropKnown(b []byte, i int, p *part) (end int, ok bool, err error) {
-	h := d.drops.match(b[i:])
-	if h == nil {
+	n, tag, ok := d.drops.Match(b[i:])
+	if !ok {
 		return 0, false, nil
 	}
-	j := i + len(h.text)
-	if h.byName && !d.leanName(b, &j) {
+	j := i + n
+	if tag.byName && !d.leanName(b, &j) {
 		return 0, false, nil
 	}
 	end, err = jsonlex.SkipNested(b, j, 1)
-	if err == nil && h.lean {
+	if err == nil && tag.lean {
 		p.leanSkipped++
 	}
 	return end, true, err
@@ -692,65 +691,10 @@ func parseMemsetName(name string) MemKind {
 	return ParseMemKind(strings.TrimSuffix(p, ")"))
 }
 
-// A dropMemo remembers how the events dropped last began: their bytes up
-// to the end of the string value that decided the drop (a flow's ph, a
-// category's cat, a poll's name). The decision depends on those bytes
-// alone, so an event that begins with the same bytes is dropped too, and
-// its rest only skipped to its end, as drop does. Writers repeat such
-// prefixes: a real trace's flows, polls and python_function events. A
-// cpu_op's prefix ends before its name, which decides (leanName).
-type dropMemo struct {
-	prefixes [dropPrefixes]dropPrefix // prefixes[0] met last
-	n        int
+// A dropTag is what the memo of dropped events' prefixes (d.drops) says of
+// one: whether the drop was for the read's needs (counted in
+// part.leanSkipped), and whether the prefix is a cpu_op's up to its name,
+// which decides (leanName).
+type dropTag struct {
+	lean, byName bool
 }
-
-const dropPrefixes = 4
-
-type dropPrefix struct {
-	text   []byte
-	tail   uint64 // text's last 8 bytes, which tell most prefixes apart, compared first
-	lean   bool   // the drop is for the read's needs, counted in part.leanSkipped
-	byName bool   // a cpu_op's prefix, up to its name
-}
-
-// match returns the prefix that b begins with, or nil.
-func (m *dropMemo) match(b []byte) *dropPrefix {
-	if m == nil {
-		return nil
-	}
-	for k := range m.n {
-		h := &m.prefixes[k]
-		n := len(h.text)
-		if len(b) > n && binary.LittleEndian.Uint64(b[n-8:]) == h.tail && jsonlex.Str(b[:n-8]) == jsonlex.Str(h.text[:n-8]) {
-			if k > 0 {
-				m.prefixes[0], m.prefixes[k] = m.prefixes[k], m.prefixes[0]
-				h = &m.prefixes[0]
-			}
-			return h
-		}
-	}
-	return nil
-}
-
-// learn remembers the prefix of an event just dropped, in place of the last
-// one, unless it is known (a cpu_op whose name leanName left to the full
-// read).
-func (m *dropMemo) learn(prefix []byte, lean, byName bool) {
-	if m == nil || len(prefix) < 8 || len(prefix) > maxDropPrefix {
-		return
-	}
-	for _, h := range m.prefixes[:m.n] {
-		if jsonlex.Str(h.text) == jsonlex.Str(prefix) {
-			return
-		}
-	}
-	if m.n < dropPrefixes {
-		m.n++
-	}
-	last := m.prefixes[m.n-1]
-	copy(m.prefixes[1:m.n], m.prefixes[:m.n-1])
-	m.prefixes[0] = dropPrefix{text: append(last.text[:0], prefix...), tail: binary.LittleEndian.Uint64(prefix[len(prefix)-8:]),
-		lean: lean, byName: byName}
-}
-
-const maxDropPrefix = 256

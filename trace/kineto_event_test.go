@@ -48,7 +48,7 @@ func decodeEvents(array []byte, o Options, memo bool) (_ [2]decoded, prefixes in
 		}
 	}
 	if memo {
-		prefixes = dec.drops.n
+		prefixes = dec.drops.Len()
 	}
 	return out, prefixes
 }

@@ -1,6 +1,10 @@
 package trace
 
-import "unsafe"
+import (
+	"unsafe"
+
+	"github.com/traceql/traceql/trace/internal/blocks"
+)
 
 // A recordTable is one of a trace's record tables, seen through what the
 // Kineto reader does with all of them alike: count, move, grow and
@@ -12,9 +16,9 @@ type recordTable interface {
 	move(dst, src *Trace)
 	// empty empties t's table, keeping its memory.
 	empty(t *Trace)
-	// grow makes room for n more records (growTable).
+	// grow makes room for n more records (blocks.Grow).
 	grow(t *Trace, hold func() func(), n int, since, end, size int64, projected bool)
-	// reserve makes room for est records (reserveTable).
+	// reserve makes room for est records (blocks.Reserve).
 	reserve(t *Trace, hold func() func(), est float64)
 	recordBytes() uintptr
 }
@@ -37,12 +41,12 @@ func (f table[T]) empty(t *Trace) {
 
 func (f table[T]) grow(t *Trace, hold func() func(), n int, since, end, size int64, projected bool) {
 	s := f(t)
-	*s = growTable(hold, *s, n, since, end, size, projected)
+	*s = blocks.Grow(hold, *s, n, since, end, size, projected)
 }
 
 func (f table[T]) reserve(t *Trace, hold func() func(), est float64) {
 	s := f(t)
-	*s = reserveTable(hold, *s, est)
+	*s = blocks.Reserve(hold, *s, est)
 }
 
 func (table[T]) recordBytes() uintptr {
