@@ -201,8 +201,33 @@ func (d *eventDecoder) event(b []byte, i int, p *part) (int, error) {
 		return end, err
 	}
 	r := eventRead{d: d, b: b, start: i, decided: -1}
-	d.lx.Lenient = false
-	end, err := d.lx.Members(b, i, &d.eventMemo, r.member)
+	lx, e := &d.lx, &r.e
+	lx.Lenient = false
+	// The members are dispatched here, in a closure, rather than through
+	// a method value, which would add a call per member.
+	end, err := lx.Members(b, i, &d.eventMemo, func(key string, i int) (int, error) {
+		switch key {
+		case "cat":
+			return r.cat(i)
+		case "ph":
+			return r.phase(i)
+		case "name":
+			return r.name(i)
+		case "pid":
+			return lx.Value(b, i, &e.pid)
+		case "tid":
+			return lx.Value(b, i, &e.tid)
+		case "ts":
+			e.hasTS = true
+			return lx.Value(b, i, &e.ts)
+		case "dur":
+			e.hasDur = true
+			return lx.Value(b, i, &e.dur)
+		case "args":
+			return r.args(i)
+		}
+		return lx.Value(b, i, nil)
+	})
 	if err == jsonlex.ErrDropped {
 		if r.leaned {
 			p.leanSkipped++
@@ -215,8 +240,7 @@ func (d *eventDecoder) event(b []byte, i int, p *part) (int, error) {
 	if err != nil {
 		return end, err
 	}
-	e := &r.e
-	if d.lx.Lenient && (e.cls != clsSkip || !e.catOK) {
+	if lx.Lenient && (e.cls != clsSkip || !e.catOK) {
 		p.warn.add("events with control characters or bare N/A, NaN or Infinity tokens read leniently (known Kineto bugs)")
 	}
 	if e.cls == clsSkip {
@@ -247,7 +271,8 @@ func (d *eventDecoder) dropKnown(b []byte, i int, p *part) (end int, ok bool, er
 	return end, true, err
 }
 
-// An eventRead is the reading of one event object's members.
+// An eventRead is the reading of one event object's members: the
+// members that can decide a drop are read by its methods.
 type eventRead struct {
 	d       *eventDecoder
 	b       []byte
@@ -257,32 +282,6 @@ type eventRead struct {
 	byName  bool // the prefix is a cpu_op's up to its name
 	leaned  bool // the drop is for the read's needs
 	seenCat bool
-}
-
-// member reads the value at b[i] of the member key, for Lexer.Members.
-func (r *eventRead) member(key string, i int) (int, error) {
-	lx, e := &r.d.lx, &r.e
-	switch key {
-	case "cat":
-		return r.cat(i)
-	case "ph":
-		return r.phase(i)
-	case "name":
-		return r.name(i)
-	case "pid":
-		return lx.Value(r.b, i, &e.pid)
-	case "tid":
-		return lx.Value(r.b, i, &e.tid)
-	case "ts":
-		e.hasTS = true
-		return lx.Value(r.b, i, &e.ts)
-	case "dur":
-		e.hasDur = true
-		return lx.Value(r.b, i, &e.dur)
-	case "args":
-		return r.args(i)
-	}
-	return lx.Value(r.b, i, nil)
 }
 
 // cat reads the category, which decides what is kept of the event: the
