@@ -203,16 +203,26 @@ func (d *eventDecoder) event(b []byte, i int, p *part) (int, error) {
 	r := eventRead{d: d, b: b, start: i, decided: -1}
 	lx, e := &d.lx, &r.e
 	lx.Lenient = false
-	// The members are dispatched here, in a closure, rather than through
-	// a method value, which would add a call per member.
+	// The members are read here, in a closure: the common paths inline,
+	// what decides a drop in eventRead's methods. A method value as the
+	// callback, or a method per member, adds calls to every event.
 	end, err := lx.Members(b, i, &d.eventMemo, func(key string, i int) (int, error) {
 		switch key {
 		case "cat":
 			return r.cat(i)
 		case "ph":
-			return r.phase(i)
+			i, err := lx.Value(b, i, &e.ph)
+			if err == nil && e.ph.Kind == 's' && isFlowPhase(e.ph.Raw) {
+				return r.dropFlow(i)
+			}
+			return i, err
 		case "name":
-			return r.name(i)
+			cls, at := e.cls, i
+			i, err := lx.Value(b, i, &e.name)
+			if err == nil && d.dropHost && r.seenCat && d.lean(e) {
+				return r.dropByName(cls, at, i)
+			}
+			return i, err
 		case "pid":
 			return lx.Value(b, i, &e.pid)
 		case "tid":
@@ -224,7 +234,10 @@ func (d *eventDecoder) event(b []byte, i int, p *part) (int, error) {
 			e.hasDur = true
 			return lx.Value(b, i, &e.dur)
 		case "args":
-			return r.args(i)
+			if b[i] == '{' && r.seenCat {
+				return d.args(b, i, e.cls, &e.args)
+			}
+			return r.argsLater(i)
 		}
 		return lx.Value(b, i, nil)
 	})
@@ -309,53 +322,40 @@ func (r *eventRead) cat(i int) (int, error) {
 	return i, err
 }
 
-// phase reads ph. Flow events link other events and are never kept.
-// Kineto writes ph first and cat last in them: a third of a real trace's
-// events, read in full before this.
-func (r *eventRead) phase(i int) (int, error) {
-	e := &r.e
-	i, err := r.d.lx.Value(r.b, i, &e.ph)
-	if err == nil && e.ph.Kind == 's' && isFlowPhase(e.ph.Raw) {
-		r.decided = i
-		i, err = drop(r.b, i)
-	}
-	return i, err
+// dropFlow drops a flow event, whose ph ends at b[i]. Flow events link
+// other events and are never kept. Kineto writes ph first and cat last in
+// them: a third of a real trace's events, read in full before this.
+func (r *eventRead) dropFlow(i int) (int, error) {
+	r.decided = i
+	return drop(r.b, i)
 }
 
-// name reads the name, which may drop the event for the read's needs
-// (Kineto writes cat before name).
-func (r *eventRead) name(i int) (int, error) {
-	d, e := r.d, &r.e
-	cls, at := e.cls, i
-	i, err := d.lx.Value(r.b, i, &e.name)
-	if err != nil || !d.dropHost || !r.seenCat || !d.lean(e) {
-		return i, err
-	}
+// dropByName drops an event that the read's needs leave out, judged by
+// its name, which starts at b[at] and ends at b[i]; cls is the event's
+// class before the name was read (Kineto writes cat before name).
+func (r *eventRead) dropByName(cls eventClass, at, i int) (int, error) {
 	r.leaned = true
 	switch {
 	case cls == clsCPUOp:
 		// cpu_ops have names of many kinds: the prefix ends before the
 		// name, which leanName judges.
 		r.decided, r.byName = at, true
-	case e.name.Kind == 's':
+	case r.e.name.Kind == 's':
 		r.decided = i
 	}
 	return drop(r.b, i)
 }
 
-// args reads "args" now if the category is known, or else keeps its text
-// for later.
-func (r *eventRead) args(i int) (int, error) {
-	d, e, b := r.d, &r.e, r.b
-	switch {
-	case b[i] != '{':
-		return d.lx.Value(b, i, nil)
-	case r.seenCat:
-		return d.args(b, i, e.cls, &e.args)
+// argsLater reads an "args" member that is no object, or that comes
+// before "cat": its text is kept to be read once the event is.
+func (r *eventRead) argsLater(i int) (int, error) {
+	lx, b := &r.d.lx, r.b
+	if b[i] != '{' {
+		return lx.Value(b, i, nil)
 	}
 	start := i
-	i, err := d.lx.SkipValue(b, i)
-	e.argsLater = b[start:i]
+	i, err := lx.SkipValue(b, i)
+	r.e.argsLater = b[start:i]
 	return i, err
 }
 
