@@ -204,16 +204,34 @@ func (d *eventDecoder) event(b []byte, i int, p *part) (int, error) {
 	lx, e := &d.lx, &r.e
 	lx.Lenient = false
 	// The members are read here, in a closure: the common paths inline,
-	// what decides a drop in eventRead's methods. A method value as the
-	// callback, or a method per member, adds calls to every event.
+	// what follows a decision to drop in eventRead's methods. A method
+	// value as the callback, or a method per member, adds calls to every
+	// event.
 	end, err := lx.Members(b, i, &d.eventMemo, func(key string, i int) (int, error) {
 		switch key {
 		case "cat":
-			return r.cat(i)
+			var v jsonlex.Value
+			i, err := lx.Value(b, i, &v)
+			r.seenCat = true
+			e.catOK = v.Kind == 's'
+			e.cls = clsSkip
+			if e.catOK {
+				e.cls = classify(v.Text())
+			}
+			if e.cls == clsPython && !d.stacks {
+				e.cls = clsSkip
+			}
+			if d.dropHost && e.name.Kind != 0 {
+				r.leaned = d.lean(e)
+			}
+			if err == nil && e.cls == clsSkip && e.catOK {
+				return r.dropAt(i)
+			}
+			return i, err
 		case "ph":
 			i, err := lx.Value(b, i, &e.ph)
 			if err == nil && e.ph.Kind == 's' && isFlowPhase(e.ph.Raw) {
-				return r.dropFlow(i)
+				return r.dropAt(i)
 			}
 			return i, err
 		case "name":
@@ -284,8 +302,8 @@ func (d *eventDecoder) dropKnown(b []byte, i int, p *part) (end int, ok bool, er
 	return end, true, err
 }
 
-// An eventRead is the reading of one event object's members: the
-// members that can decide a drop are read by its methods.
+// An eventRead is the reading of one event object's members; its
+// methods finish the reading of those that decide a drop.
 type eventRead struct {
 	d       *eventDecoder
 	b       []byte
@@ -297,35 +315,11 @@ type eventRead struct {
 	seenCat bool
 }
 
-// cat reads the category, which decides what is kept of the event: the
-// rest of one that is not is only skipped.
-func (r *eventRead) cat(i int) (int, error) {
-	d, e := r.d, &r.e
-	var v jsonlex.Value
-	i, err := d.lx.Value(r.b, i, &v)
-	r.seenCat = true
-	e.catOK = v.Kind == 's'
-	e.cls = clsSkip
-	if e.catOK {
-		e.cls = classify(v.Text())
-	}
-	if e.cls == clsPython && !d.stacks {
-		e.cls = clsSkip
-	}
-	if d.dropHost && e.name.Kind != 0 {
-		r.leaned = d.lean(e)
-	}
-	if err == nil && e.cls == clsSkip && e.catOK {
-		r.decided = i
-		i, err = drop(r.b, i)
-	}
-	return i, err
-}
-
-// dropFlow drops a flow event, whose ph ends at b[i]. Flow events link
-// other events and are never kept. Kineto writes ph first and cat last in
-// them: a third of a real trace's events, read in full before this.
-func (r *eventRead) dropFlow(i int) (int, error) {
+// dropAt drops the event whose member that decided it ends at b[i]: a cat
+// whose events are not kept, or the ph of a flow. Flow events link other
+// events and are never kept; Kineto writes ph first and cat last in them,
+// a third of a real trace's events, which would otherwise be read in full.
+func (r *eventRead) dropAt(i int) (int, error) {
 	r.decided = i
 	return drop(r.b, i)
 }
