@@ -7,4 +7,10 @@
 // from decimal text without float64 — and returns a trace that passes
 // Validate. Problems a reader can recover from become Trace.Warnings;
 // Options.Strict turns them into errors.
+//
+// The Kineto reader's speed machinery is fenced in internal packages:
+// internal/jsonlex (the JSON lexer, scanner and memos) and internal/blocks
+// (block-parallel decoding, table sizing, the worker budget). This package
+// keeps the model, Open with its sniffing and read policy (Needs), the
+// mapping of Kineto events to records, and Validate.
 package trace
