@@ -12,6 +12,7 @@ import (
 
 	"github.com/traceql/traceql/metrics"
 	"github.com/traceql/traceql/report"
+	"github.com/traceql/traceql/trace"
 )
 
 type plotOptions struct {
@@ -63,7 +64,7 @@ on each run's share of its span, so that all show whole.` + windowHelp,
 			switch opts.Kind {
 			case "kernels", "gaps", "timeline", "top", "steps":
 			case "ops":
-				opts.Read.hostOps = true // the cpu_ops, which a lean read leaves out
+				opts.Read.needs = trace.Needs{Ops: true} // the cpu_ops, which a lean read leaves out
 			default:
 				return usageError{fmt.Errorf("--kind %q: want kernels, gaps, timeline, top, steps or ops", opts.Kind)}
 			}

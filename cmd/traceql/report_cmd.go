@@ -72,7 +72,9 @@ as summarize does.` + windowHelp,
 			if err := checkNames(opts.Names); err != nil {
 				return err
 			}
-			opts.Read.hostOps = opts.Ops // the cpu_ops, which a lean read leaves out
+			if opts.Ops {
+				opts.Read.needs = trace.Needs{Ops: true} // the cpu_ops, which a lean read leaves out
+			}
 			if err := opts.Read.prepare(cmd); err != nil {
 				return err
 			}
