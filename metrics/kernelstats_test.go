@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strings"
 	"testing"
 
 	_ "modernc.org/sqlite"
@@ -352,5 +353,121 @@ func TestRangeStatsNsight(t *testing.T) {
 	}
 	if checked == 0 {
 		t.Error("no NVTX range name checked")
+	}
+}
+
+// TestOccupancyReal: on real Kineto traces that record launch efficiency,
+// each kernel name's occupancy in KernelDists is the duration-weighted
+// mean of its events' "est. achieved occupancy %", and PerSM gives the
+// "blocks per SM" and "warps per SM" Kineto wrote (summed per name, to
+// Kineto's printed precision), decoded here with encoding/json.
+func TestOccupancyReal(t *testing.T) {
+	dir := shared.Traces(t)
+	checked := 0
+	for _, rel := range []string{"hta/trace_diff/control/control.json.gz", "kineto/resnet50_v100_workers0.pt.trace.json.gz"} {
+		path := filepath.Join(dir, rel)
+		f, err := os.Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		zr, err := gzip.NewReader(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var doc struct {
+			TraceEvents []struct {
+				Ph, Cat, Name string
+				Dur           json.Number
+				Args          map[string]any
+			} `json:"traceEvents"`
+		}
+		d := json.NewDecoder(zr)
+		d.UseNumber()
+		if err := d.Decode(&doc); err != nil {
+			t.Fatalf("%s: %v", rel, err)
+		}
+		f.Close()
+		type key struct {
+			dev  int
+			name string
+		}
+		type want struct {
+			pctNS, ns      int64
+			blocks, warps  float64
+			perSM, withOcc int
+		}
+		wants := map[key]*want{}
+		num := func(a map[string]any, k string) (float64, bool) {
+			n, ok := a[k].(json.Number)
+			if !ok {
+				return 0, false
+			}
+			v, err := n.Float64()
+			return v, err == nil
+		}
+		for _, e := range doc.TraceEvents {
+			if e.Ph != "X" || !strings.EqualFold(e.Cat, "kernel") { // "Kernel" in 2021
+				continue
+			}
+			dev, _ := num(e.Args, "device")
+			k := key{int(dev), e.Name}
+			w := wants[k]
+			if w == nil {
+				w = &want{}
+				wants[k] = w
+			}
+			if pct, ok := num(e.Args, "est. achieved occupancy %"); ok {
+				dur := nsOf(t, string(e.Dur))
+				w.pctNS, w.ns, w.withOcc = w.pctNS+int64(pct)*dur, w.ns+dur, w.withOcc+1
+			}
+			b, okB := num(e.Args, "blocks per SM")
+			wp, okW := num(e.Args, "warps per SM")
+			if okB && okW {
+				w.blocks, w.warps, w.perSM = w.blocks+b, w.warps+wp, w.perSM+1
+			}
+		}
+		tr, err := trace.Open(context.Background(), path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sms := map[int]int{}
+		for _, d := range tr.Devices {
+			sms[d.ID] = d.SMs
+		}
+		got := map[key]*want{}
+		for i := range tr.Kernels {
+			k := &tr.Kernels[i]
+			g := got[key{k.Device, k.Name}]
+			if g == nil {
+				g = &want{}
+				got[key{k.Device, k.Name}] = g
+			}
+			if b, w, ok := metrics.PerSM(k, sms[k.Device]); ok {
+				g.blocks, g.warps, g.perSM = g.blocks+b, g.warps+w, g.perSM+1
+			}
+		}
+		near := func(a, b float64) bool { return math.Abs(a-b) <= 1e-6*math.Max(math.Abs(a), math.Abs(b)) }
+		for dev := range sms {
+			for _, kd := range metrics.KernelDists(tr, dev) {
+				k := key{dev, kd.Name}
+				w, g := wants[k], got[k]
+				if w == nil {
+					t.Errorf("%s: device %d kernel %q not among the events", rel, dev, kd.Name)
+					continue
+				}
+				if kd.HasOccupancy != (w.withOcc > 0) || w.ns > 0 && kd.OccupancyPct != float64(w.pctNS)/float64(w.ns) {
+					t.Errorf("%s: %q occupancy %v %.6g, events give %.6g over %d", rel, kd.Name, kd.HasOccupancy, kd.OccupancyPct,
+						float64(w.pctNS)/float64(w.ns), w.withOcc)
+				}
+				if g.perSM != w.perSM || !near(g.blocks, w.blocks) || !near(g.warps, w.warps) {
+					t.Errorf("%s: %q per SM: %d kernels, blocks %.9g, warps %.9g; Kineto %d, %.9g, %.9g", rel, kd.Name,
+						g.perSM, g.blocks, g.warps, w.perSM, w.blocks, w.warps)
+				}
+				checked += w.withOcc
+			}
+		}
+	}
+	if checked == 0 {
+		t.Error("no kernel with an occupancy checked")
 	}
 }

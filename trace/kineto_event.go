@@ -475,7 +475,7 @@ func (d *eventDecoder) keep(e *rawEvent, p *part) {
 		switch e.cls {
 		case clsKernel:
 			t.Kernels = append(t.Kernels, Kernel{Activity: act, Name: name, ExternalID: a.external,
-				Grid: a.grid, Block: a.block, Registers: a.registers, SharedMem: a.sharedMem,
+				Grid: a.grid, Block: a.block, Registers: a.registers, OccupancyPct: a.occupancy, HasOccupancy: a.hasOccupancy, SharedMem: a.sharedMem,
 				GraphID: a.graphID, GraphNode: a.graphNode})
 		case clsMemcpy:
 			kind, src, dst := parseMemcpyName(name)
@@ -565,6 +565,8 @@ type eventArgs struct {
 	correlation, external int64
 	bytes, sharedMem      int64
 	registers             int32
+	occupancy             uint8
+	hasOccupancy          bool
 	grid, block           [3]int32
 	graphID, graphNode    int64
 }
@@ -595,6 +597,10 @@ func (d *eventDecoder) args(b []byte, i int, cls eventClass, a *eventArgs) (int,
 			case "registers per thread":
 				r, _ := jsonlex.IntOf(v)
 				a.registers = int32(r)
+			case "est. achieved occupancy %":
+				if pct, ok := jsonlex.IntOf(v); ok && pct >= 0 && pct <= 100 {
+					a.occupancy, a.hasOccupancy = uint8(pct), true
+				}
 			case "shared memory":
 				a.sharedMem, _ = jsonlex.IntOf(v)
 			case "graph id":

@@ -105,9 +105,15 @@ type Kernel struct {
 	Grid       [3]int32
 	Block      [3]int32
 	Registers  int32 // per thread; 0 when unknown
-	SharedMem  int64 // static + dynamic bytes; 0 when unknown
-	GraphID    int64 // CUDA graph the kernel was replayed from; 0 when none or unknown
-	GraphNode  int64
+	// OccupancyPct is Kineto's estimate of the achieved occupancy from the
+	// launch configuration ("est. achieved occupancy %", 0–100) when
+	// HasOccupancy; Nsight exports and traces before Kineto recorded it
+	// have none.
+	OccupancyPct uint8
+	HasOccupancy bool
+	SharedMem    int64 // static + dynamic bytes; 0 when unknown
+	GraphID      int64 // CUDA graph the kernel was replayed from; 0 when none or unknown
+	GraphNode    int64
 }
 
 // A Memcpy is one copy executed by a device.
