@@ -6,15 +6,17 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"strconv"
-	"strings"
+	"reflect"
+	"slices"
 
 	"github.com/traceql/traceql/metrics"
 	"github.com/traceql/traceql/trace"
 )
 
-// A RowWriter streams tidy rows as CSV (with a header) or JSON lines, so an
-// export of millions of kernels never builds a table in memory.
+// A RowWriter streams tidy rows as CSV (with a header), JSON lines or
+// Parquet, so an export of millions of kernels never builds a table in
+// memory. Every row has exactly its columns, each of its column's type,
+// or no value: the writer refuses others.
 type RowWriter struct {
 	cols []Column
 	csv  *csv.Writer
@@ -22,6 +24,7 @@ type RowWriter struct {
 	keys [][]byte      // JSON-quoted column names
 	line []string
 	buf  []byte // a JSON line
+	vals []value
 	pq   *parquetRows
 }
 
@@ -51,14 +54,39 @@ func NewRowWriter(w io.Writer, format string, cols []Column) (*RowWriter, error)
 	return nil, fmt.Errorf("unknown row format %q", format)
 }
 
-// Write adds one row: int, int64, float64 or string values, one per column.
-func (rw *RowWriter) Write(row ...any) error {
+// WriteRecord adds one record, a row of a Table: int, int64, float64 or
+// string values, or nil for none, one per column and of its type.
+func (rw *RowWriter) WriteRecord(row []any) error {
+	if len(row) != len(rw.cols) {
+		return fmt.Errorf("a row of %d values for %d columns", len(row), len(rw.cols))
+	}
+	rw.vals = rw.vals[:0]
+	for i, v := range row {
+		x, ok := valueOf(v)
+		if !ok {
+			return fmt.Errorf("column %s: a value of type %T", rw.cols[i].Name, v)
+		}
+		rw.vals = append(rw.vals, x)
+	}
+	return rw.write(rw.vals)
+}
+
+// write adds one row of typed values, checked against the columns.
+func (rw *RowWriter) write(row []value) error {
+	if len(row) != len(rw.cols) {
+		return fmt.Errorf("a row of %d values for %d columns", len(row), len(rw.cols))
+	}
+	for i, v := range row {
+		if v.kind != 0 && v.kind != rw.cols[i].kind() {
+			return fmt.Errorf("column %s: a value of kind %c, want %c", rw.cols[i].Name, v.kind, rw.cols[i].kind())
+		}
+	}
 	if rw.pq != nil {
 		return rw.pq.write(row)
 	}
 	if rw.csv != nil {
 		for i, v := range row {
-			rw.line[i] = Raw(v)
+			rw.line[i] = v.raw()
 		}
 		return rw.csv.Write(rw.line)
 	}
@@ -68,16 +96,7 @@ func (rw *RowWriter) Write(row ...any) error {
 			b = append(b, ',')
 		}
 		b = append(append(b, rw.keys[i]...), ':')
-		switch x := v.(type) {
-		case int:
-			b = strconv.AppendInt(b, int64(x), 10)
-		case int64:
-			b = strconv.AppendInt(b, x, 10)
-		case string:
-			b = appendJSONString(b, x)
-		default:
-			b = append(b, Raw(v)...)
-		}
+		b = v.appendJSON(b)
 	}
 	rw.buf = append(b, "}\n"...)
 	_, err := rw.bw.Write(rw.buf)
@@ -109,166 +128,373 @@ func (rw *RowWriter) Flush() error {
 	return rw.bw.Flush()
 }
 
-// exportSpecs are the columns of the tables `traceql export --table`
-// writes, one row per event or group, the file and device on every row,
-// times in integer ns (":t" marks text, ":f" floating point).
-var exportSpecs = map[string]string{
-	"kernels": "file:t device stream name:t start_ns end_ns dur_ns correlation external_id grid_x grid_y grid_z " +
-		"block_x block_y block_z registers shared_mem_bytes graph_id",
-	"kernel-stats": "file:t device name:t family:t count total_ns mean_ns:f min_ns max_ns share:f median_ns:f stddev_ns:f",
-	"steps":        "file:t device step start_ns end_ns dur_ns kernels busy_ns idle_ns gpu_util:f source:t",
-	"gaps":         "file:t device start_ns end_ns dur_ns sync_ns launch_ns other_ns class:t",
-	"memcpy":       "file:t device stream kind:t src:t dst:t bytes start_ns end_ns dur_ns gbps:f correlation",
-	"host-ops":     "file:t name:t count total_ns self_ns",
-	"streams":      "file:t device stream kernels copies span_ns busy_ns idle_ns util:f",
-	"ops":          "file:t device op:t calls kernels gpu_ns cpu_ns share:f",
-	"copy-stats":   "file:t device kind:t src:t dst:t count bytes min_bytes median_bytes:f max_bytes ns gbps:f",
-	"regions":      "file:t device region:t calls kernels gpu_ns cpu_ns share:f",
-	"api":          "file:t name:t count total_ns mean_ns:f median_ns:f min_ns max_ns stddev_ns:f share:f",
-	"ranges":       "file:t name:t count total_ns mean_ns:f median_ns:f min_ns max_ns stddev_ns:f share:f",
+// An ExportInput is what the export tables of one trace are made from:
+// the trace's own events, and what metrics computed of it, each filled
+// when the table asked for needs it (cmd/traceql's exportInput).
+type ExportInput struct {
+	Trace *trace.Trace // kernels, memcpy: its events; the file of every row
+	// Summary is the trace's summary: the summary, steps, host and
+	// host-ops tables.
+	Summary *metrics.Summary
+	Gaps    []metrics.ClassifiedGap
+	// Devices are each device's per-name, per-stream, per-copy-kind and
+	// per-scope tables: kernel-stats, streams, copy-stats, ops, regions.
+	Devices []metrics.DeviceTables
+	// Names are the host API calls (api) or ranges (ranges) by name.
+	Names []metrics.NameDist
 }
 
-func cols(spec string) []Column {
-	var out []Column
-	for _, f := range strings.Fields(spec) {
-		c := Column{Name: f, Unit: metrics.Count}
-		if name, ok := strings.CutSuffix(f, ":t"); ok {
-			c = Column{Name: name, Unit: metrics.Text}
-		} else if name, ok := strings.CutSuffix(f, ":f"); ok {
-			c = Column{Name: name, Unit: metrics.Count, Float: true}
+// An exportTable is one table export writes: its columns, declared once
+// (a row type's fields, or the summary's metrics.Columns), and its rows.
+type exportTable struct {
+	name string
+	cols []Column
+	rows func(rw *RowWriter, in *ExportInput) error
+}
+
+// structTable declares a table whose rows are values of T (see rowType).
+func structTable[T any](name string, rows func(in *ExportInput, put func(T) error) error) exportTable {
+	rt := rowTypeOf[T]()
+	return exportTable{name, rt.cols, func(rw *RowWriter, in *ExportInput) error {
+		row := new(T) // one, reused: a row costs no allocation
+		rv := reflect.ValueOf(row).Elem()
+		return rows(in, func(r T) error {
+			*row = r
+			rw.vals = rt.values(rw.vals, rv)
+			return rw.write(rw.vals)
+		})
+	}}
+}
+
+// recordsTable declares a table whose rows are a Table's records.
+func recordsTable(name string, cols []Column, records func(in *ExportInput) *Table) exportTable {
+	return exportTable{name, cols, func(rw *RowWriter, in *ExportInput) error {
+		for _, r := range records(in).Rows {
+			if err := rw.WriteRecord(r); err != nil {
+				return err
+			}
 		}
-		out = append(out, c)
+		return nil
+	}}
+}
+
+type kernelRow struct {
+	File        string `col:"file" doc:"the trace file, as given or found in a folder"`
+	Device      int    `col:"device" doc:"device id"`
+	Stream      int64  `col:"stream" doc:"stream id"`
+	Name        string `col:"name" doc:"kernel name as the trace gives it"`
+	Start       int64  `col:"start_ns,ns" doc:"start, on the trace's clock"`
+	End         int64  `col:"end_ns,ns" doc:"end, on the trace's clock"`
+	Dur         int64  `col:"dur_ns,ns" doc:"end_ns − start_ns"`
+	Correlation int64  `col:"correlation" doc:"correlation id linking the kernel to its launch call; 0 when unknown"`
+	ExternalID  int64  `col:"external_id" doc:"Kineto External id (the launching op); 0 when absent"`
+	GridX       int64  `col:"grid_x" doc:"grid size, x"`
+	GridY       int64  `col:"grid_y" doc:"grid size, y"`
+	GridZ       int64  `col:"grid_z" doc:"grid size, z"`
+	BlockX      int64  `col:"block_x" doc:"block size, x"`
+	BlockY      int64  `col:"block_y" doc:"block size, y"`
+	BlockZ      int64  `col:"block_z" doc:"block size, z"`
+	Registers   int64  `col:"registers" doc:"registers per thread; 0 when unknown"`
+	SharedMem   int64  `col:"shared_mem_bytes,bytes" doc:"static + dynamic shared memory; 0 when unknown"`
+	GraphID     int64  `col:"graph_id" doc:"CUDA graph the kernel was replayed from; 0 when none or unknown"`
+}
+
+type kernelStatsRow struct {
+	File     string  `col:"file" doc:"the trace file, as given or found in a folder"`
+	Device   int     `col:"device" doc:"device id"`
+	Name     string  `col:"name" doc:"kernel name"`
+	Family   string  `col:"family" doc:"the name's family (diff --group family)"`
+	Count    int     `col:"count" doc:"instances"`
+	TotalNS  int64   `col:"total_ns,ns" doc:"sum of their durations"`
+	MeanNS   float64 `col:"mean_ns,ns" doc:"total_ns / count"`
+	MinNS    int64   `col:"min_ns,ns" doc:"shortest"`
+	MaxNS    int64   `col:"max_ns,ns" doc:"longest"`
+	Share    float64 `col:"share,ratio" doc:"total_ns / the device's kernel time"`
+	MedianNS float64 `col:"median_ns,ns" doc:"median duration; the mean of the two middle values for an even count"`
+	StddevNS float64 `col:"stddev_ns,ns" doc:"sample standard deviation (n − 1); 0 for one instance"`
+}
+
+type stepRow struct {
+	File    string  `col:"file" doc:"the trace file, as given or found in a folder"`
+	Device  int     `col:"device" doc:"device id"`
+	Step    int     `col:"step" doc:"N of ProfilerStep#N"`
+	Start   int64   `col:"start_ns,ns" doc:"the step window's start, on the trace's clock"`
+	End     int64   `col:"end_ns,ns" doc:"its end"`
+	Dur     int64   `col:"dur_ns,ns" doc:"end_ns − start_ns"`
+	Kernels int     `col:"kernels" doc:"kernels that started inside the window"`
+	BusyNS  int64   `col:"busy_ns,ns" doc:"GPU activity inside the window (union, clipped)"`
+	IdleNS  int64   `col:"idle_ns,ns" doc:"dur_ns − busy_ns"`
+	Util    float64 `col:"gpu_util,ratio" doc:"busy_ns / dur_ns"`
+	Source  string  `col:"source" doc:"where the window comes from: gpu, projected or cpu (see summarize --help)"`
+}
+
+type gapRow struct {
+	File     string `col:"file" doc:"the trace file, as given or found in a folder"`
+	Device   int    `col:"device" doc:"device id"`
+	Start    int64  `col:"start_ns,ns" doc:"the gap's start: the end of a merged busy interval"`
+	End      int64  `col:"end_ns,ns" doc:"its end: the start of the next"`
+	Dur      int64  `col:"dur_ns,ns" doc:"end_ns − start_ns"`
+	SyncNS   int64  `col:"sync_ns,ns" doc:"time of it in host syncs (see idle_sync_ns)"`
+	LaunchNS int64  `col:"launch_ns,ns" doc:"time of it waiting on a late launch (see idle_launch_ns)"`
+	OtherNS  int64  `col:"other_ns,ns" doc:"the rest: sync_ns + launch_ns + other_ns = dur_ns"`
+	Class    string `col:"class" doc:"the cause holding most of it: sync, launch or other"`
+}
+
+type memcpyRow struct {
+	File        string  `col:"file" doc:"the trace file, as given or found in a folder"`
+	Device      int     `col:"device" doc:"device id"`
+	Stream      int64   `col:"stream" doc:"stream id"`
+	Kind        string  `col:"kind" doc:"HtoD, DtoH, DtoD, …"`
+	Src         string  `col:"src" doc:"source memory kind"`
+	Dst         string  `col:"dst" doc:"destination memory kind"`
+	Bytes       int64   `col:"bytes,bytes" doc:"bytes moved"`
+	Start       int64   `col:"start_ns,ns" doc:"start, on the trace's clock"`
+	End         int64   `col:"end_ns,ns" doc:"end"`
+	Dur         int64   `col:"dur_ns,ns" doc:"end_ns − start_ns"`
+	GBps        float64 `col:"gbps,gbps" doc:"bytes / dur_ns, GB/s (GB = 1e9 B); 0 for no time"`
+	Correlation int64   `col:"correlation" doc:"correlation id linking the copy to its call; 0 when unknown"`
+}
+
+type hostOpRow struct {
+	File    string `col:"file" doc:"the trace file, as given or found in a folder"`
+	Name    string `col:"name" doc:"host op name"`
+	Count   int    `col:"count" doc:"calls"`
+	TotalNS int64  `col:"total_ns,ns" doc:"sum of their durations"`
+	SelfNS  int64  `col:"self_ns,ns" doc:"total_ns minus the time in ops nested directly inside, same thread"`
+}
+
+type streamRow struct {
+	File    string  `col:"file" doc:"the trace file, as given or found in a folder"`
+	Device  int     `col:"device" doc:"device id"`
+	Stream  int64   `col:"stream" doc:"stream id"`
+	Kernels int     `col:"kernels" doc:"kernels on the stream"`
+	Copies  int     `col:"copies" doc:"memcpys and memsets on the stream"`
+	SpanNS  int64   `col:"span_ns,ns" doc:"the stream's last activity end − its first start"`
+	BusyNS  int64   `col:"busy_ns,ns" doc:"length of the union of the stream's activity"`
+	IdleNS  int64   `col:"idle_ns,ns" doc:"span_ns − busy_ns"`
+	Util    float64 `col:"util,ratio" doc:"busy_ns / span_ns"`
+}
+
+type scopeRow struct {
+	File    string  `col:"file" doc:"the trace file, as given or found in a folder"`
+	Device  int     `col:"device" doc:"device id"`
+	Name    string  `col:"op" doc:"the innermost cpu_op enclosing the launch call on its thread; (none) for the rest"`
+	Calls   int     `col:"calls" doc:"calls of the op"`
+	Kernels int     `col:"kernels" doc:"kernels, copies and memsets launched from inside it"`
+	GPUNS   int64   `col:"gpu_ns,ns" doc:"their GPU time"`
+	CPUNS   int64   `col:"cpu_ns,ns" doc:"the op's CPU time"`
+	Share   float64 `col:"share,ratio" doc:"gpu_ns / the GPU time of all work on the device"`
+}
+
+type regionRow struct {
+	File    string  `col:"file" doc:"the trace file, as given or found in a folder"`
+	Device  int     `col:"device" doc:"device id"`
+	Name    string  `col:"region" doc:"the innermost record_function annotation or NVTX range enclosing the launch call; (none) for the rest"`
+	Calls   int     `col:"calls" doc:"instances of the region"`
+	Kernels int     `col:"kernels" doc:"kernels, copies and memsets launched from inside it"`
+	GPUNS   int64   `col:"gpu_ns,ns" doc:"their GPU time"`
+	CPUNS   int64   `col:"cpu_ns,ns" doc:"the region's CPU time"`
+	Share   float64 `col:"share,ratio" doc:"gpu_ns / the GPU time of all work on the device"`
+}
+
+type copyStatsRow struct {
+	File        string  `col:"file" doc:"the trace file, as given or found in a folder"`
+	Device      int     `col:"device" doc:"device id"`
+	Kind        string  `col:"kind" doc:"copy kind (HtoD, …) or memset"`
+	Src         string  `col:"src" doc:"source memory kind"`
+	Dst         string  `col:"dst" doc:"destination memory kind"`
+	Count       int     `col:"count" doc:"copies or memsets"`
+	Bytes       int64   `col:"bytes,bytes" doc:"bytes in all"`
+	MinBytes    int64   `col:"min_bytes,bytes" doc:"the smallest"`
+	MedianBytes float64 `col:"median_bytes,bytes" doc:"the median size"`
+	MaxBytes    int64   `col:"max_bytes,bytes" doc:"the largest"`
+	NS          int64   `col:"ns,ns" doc:"sum of durations"`
+	GBps        float64 `col:"gbps,gbps" doc:"bytes / ns, GB/s; 0 for no time"`
+}
+
+type nameRow struct {
+	File     string  `col:"file" doc:"the trace file, as given or found in a folder"`
+	Name     string  `col:"name" doc:"call or range name"`
+	Count    int     `col:"count" doc:"instances"`
+	TotalNS  int64   `col:"total_ns,ns" doc:"sum of their durations"`
+	MeanNS   float64 `col:"mean_ns,ns" doc:"total_ns / count"`
+	MedianNS float64 `col:"median_ns,ns" doc:"median duration; the mean of the two middle values for an even count"`
+	MinNS    int64   `col:"min_ns,ns" doc:"shortest"`
+	MaxNS    int64   `col:"max_ns,ns" doc:"longest"`
+	StddevNS float64 `col:"stddev_ns,ns" doc:"sample standard deviation (n − 1); 0 for one instance"`
+	Share    float64 `col:"share,ratio" doc:"total_ns / the total of all names"`
+}
+
+// exportTables declares every table export writes, in the order --help
+// lists them.
+func exportTables() []exportTable {
+	eachDevice := func(in *ExportInput, f func(d *metrics.DeviceTables) error) error {
+		for i := range in.Devices {
+			if err := f(&in.Devices[i]); err != nil {
+				return err
+			}
+		}
+		return nil
 	}
-	return out
+	names := func(in *ExportInput, put func(nameRow) error) error {
+		for _, n := range in.Names {
+			if err := put(nameRow{in.Trace.Source, n.Name, n.Count, n.TotalNS, n.MeanNS, n.MedianNS, n.MinNS, n.MaxNS, n.StdNS, n.Share}); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	summaries := func(in *ExportInput) []metrics.Summary {
+		if in.Summary == nil {
+			return nil
+		}
+		return []metrics.Summary{*in.Summary}
+	}
+	return []exportTable{
+		recordsTable("summary", SummaryRecords(nil).Columns, func(in *ExportInput) *Table { return SummaryRecords(summaries(in)) }),
+		structTable("kernels", func(in *ExportInput, put func(kernelRow) error) error {
+			for i := range in.Trace.Kernels {
+				k := &in.Trace.Kernels[i]
+				if err := put(kernelRow{in.Trace.Source, k.Device, k.Stream, k.Name, k.Start, k.End, k.Dur(), k.Correlation, k.ExternalID,
+					int64(k.Grid[0]), int64(k.Grid[1]), int64(k.Grid[2]), int64(k.Block[0]), int64(k.Block[1]), int64(k.Block[2]),
+					int64(k.Registers), k.SharedMem, k.GraphID}); err != nil {
+					return err
+				}
+			}
+			return nil
+		}),
+		structTable("kernel-stats", func(in *ExportInput, put func(kernelStatsRow) error) error {
+			return eachDevice(in, func(d *metrics.DeviceTables) error {
+				for _, s := range d.KernelDists {
+					if err := put(kernelStatsRow{in.Trace.Source, d.Device, s.Name, metrics.Family(s.Name), s.Count, s.TotalNS, s.MeanNS,
+						s.MinNS, s.MaxNS, s.Share, s.MedianNS, s.StddevNS}); err != nil {
+						return err
+					}
+				}
+				return nil
+			})
+		}),
+		structTable("steps", func(in *ExportInput, put func(stepRow) error) error {
+			for _, d := range summaries(in) {
+				for _, dev := range d.Devices {
+					for _, s := range dev.Steps {
+						if err := put(stepRow{in.Trace.Source, dev.Device, s.Number, s.Start, s.End, s.DurNS(), s.Kernels, s.BusyNS, s.IdleNS,
+							s.Util, s.Source}); err != nil {
+							return err
+						}
+					}
+				}
+			}
+			return nil
+		}),
+		structTable("gaps", func(in *ExportInput, put func(gapRow) error) error {
+			for _, g := range in.Gaps {
+				if err := put(gapRow{in.Trace.Source, g.Device, g.Start, g.End, g.Len(), g.SyncNS, g.LaunchNS, g.OtherNS, g.Class()}); err != nil {
+					return err
+				}
+			}
+			return nil
+		}),
+		structTable("memcpy", func(in *ExportInput, put func(memcpyRow) error) error {
+			for i := range in.Trace.Memcpys {
+				m := &in.Trace.Memcpys[i]
+				if err := put(memcpyRow{in.Trace.Source, m.Device, m.Stream, m.Kind.String(), m.Src.String(), m.Dst.String(), m.Bytes,
+					m.Start, m.End, m.Dur(), metrics.CopyGBps(m.Bytes, m.Dur()), m.Correlation}); err != nil {
+					return err
+				}
+			}
+			return nil
+		}),
+		recordsTable("host", HostRecords(nil).Columns, func(in *ExportInput) *Table { return HostRecords(summaries(in)) }),
+		structTable("host-ops", func(in *ExportInput, put func(hostOpRow) error) error {
+			for _, s := range summaries(in) {
+				for _, op := range s.Host.AllOps {
+					if err := put(hostOpRow{in.Trace.Source, op.Name, op.Count, op.TotalNS, op.SelfNS}); err != nil {
+						return err
+					}
+				}
+			}
+			return nil
+		}),
+		structTable("streams", func(in *ExportInput, put func(streamRow) error) error {
+			return eachDevice(in, func(d *metrics.DeviceTables) error {
+				for _, st := range d.Streams {
+					if err := put(streamRow{in.Trace.Source, d.Device, st.Stream, st.Kernels, st.Copies, st.SpanNS, st.BusyNS, st.IdleNS, st.Util}); err != nil {
+						return err
+					}
+				}
+				return nil
+			})
+		}),
+		structTable("api", names),
+		structTable("ranges", names),
+		structTable("ops", func(in *ExportInput, put func(scopeRow) error) error {
+			return eachDevice(in, func(d *metrics.DeviceTables) error {
+				for _, o := range d.Ops {
+					if err := put(scopeRow{in.Trace.Source, d.Device, o.Name, o.Calls, o.Kernels, o.GPUNS, o.CPUNS, o.Share}); err != nil {
+						return err
+					}
+				}
+				return nil
+			})
+		}),
+		structTable("regions", func(in *ExportInput, put func(regionRow) error) error {
+			return eachDevice(in, func(d *metrics.DeviceTables) error {
+				for _, o := range d.Regions {
+					if err := put(regionRow{in.Trace.Source, d.Device, o.Name, o.Calls, o.Kernels, o.GPUNS, o.CPUNS, o.Share}); err != nil {
+						return err
+					}
+				}
+				return nil
+			})
+		}),
+		structTable("copy-stats", func(in *ExportInput, put func(copyStatsRow) error) error {
+			return eachDevice(in, func(d *metrics.DeviceTables) error {
+				for _, c := range d.Copies {
+					if err := put(copyStatsRow{in.Trace.Source, d.Device, c.Kind, c.Src, c.Dst, c.Count, c.Bytes, c.MinBytes, c.MedianBytes,
+						c.MaxBytes, c.NS, c.GBps}); err != nil {
+						return err
+					}
+				}
+				return nil
+			})
+		}),
+	}
+}
+
+func findTable(name string) (exportTable, bool) {
+	for _, t := range exportTables() {
+		if t.name == name {
+			return t, true
+		}
+	}
+	return exportTable{}, false
 }
 
 // ExportTables lists the table names ExportColumns and Export accept.
 func ExportTables() []string {
-	return []string{"summary", "kernels", "kernel-stats", "steps", "gaps", "memcpy", "host", "host-ops", "streams", "api", "ranges", "ops", "regions", "copy-stats"}
+	var names []string
+	for _, t := range exportTables() {
+		names = append(names, t.name)
+	}
+	return names
 }
 
 // ExportColumns returns the columns of an export table.
 func ExportColumns(table string) ([]Column, bool) {
-	switch table {
-	case "summary":
-		return SummaryRecords(nil).Columns, true
-	case "host":
-		return HostRecords(nil).Columns, true
-	}
-	spec, ok := exportSpecs[table]
-	return cols(spec), ok
+	t, ok := findTable(table)
+	return t.cols, ok
 }
 
-// Export writes the rows of one table for one trace.
-func Export(rw *RowWriter, table string, t *trace.Trace) error {
-	file := t.Source
-	switch table {
-	case "summary":
-		for _, row := range SummaryRecords([]metrics.Summary{metrics.Summarize(t, metrics.Options{})}).Rows {
-			if err := rw.Write(row...); err != nil {
-				return err
-			}
-		}
-	case "kernels":
-		for i := range t.Kernels {
-			k := &t.Kernels[i]
-			if err := rw.Write(file, k.Device, k.Stream, k.Name, k.Start, k.End, k.Dur(), k.Correlation, k.ExternalID,
-				int64(k.Grid[0]), int64(k.Grid[1]), int64(k.Grid[2]), int64(k.Block[0]), int64(k.Block[1]), int64(k.Block[2]),
-				int64(k.Registers), k.SharedMem, k.GraphID); err != nil {
-				return err
-			}
-		}
-	case "kernel-stats":
-		for dev, v := range metrics.DeviceViews(t) {
-			for _, s := range metrics.KernelDists(v, dev) {
-				if err := rw.Write(file, dev, s.Name, metrics.Family(s.Name), s.Count, s.TotalNS, s.MeanNS, s.MinNS, s.MaxNS, s.Share,
-					s.MedianNS, s.StddevNS); err != nil {
-					return err
-				}
-			}
-		}
-	case "streams":
-		for dev, v := range metrics.DeviceViews(t) {
-			for _, st := range metrics.StreamStats(v, dev) {
-				if err := rw.Write(file, dev, st.Stream, st.Kernels, st.Copies, st.SpanNS, st.BusyNS, st.IdleNS, st.Util); err != nil {
-					return err
-				}
-			}
-		}
-	case "copy-stats":
-		for dev, v := range metrics.DeviceViews(t) {
-			for _, c := range metrics.CopyDists(v, dev) {
-				if err := rw.Write(file, dev, c.Kind, c.Src, c.Dst, c.Count, c.Bytes, c.MinBytes, c.MedianBytes, c.MaxBytes, c.NS, c.GBps); err != nil {
-					return err
-				}
-			}
-		}
-	case "ops", "regions":
-		for dev, v := range metrics.DeviceViews(t) {
-			ops, regions := metrics.Scopes(v, dev)
-			if table == "regions" {
-				ops = regions
-			}
-			for _, o := range ops {
-				if err := rw.Write(file, dev, o.Name, o.Calls, o.Kernels, o.GPUNS, o.CPUNS, o.Share); err != nil {
-					return err
-				}
-			}
-		}
-	case "api", "ranges":
-		stats := metrics.APIStats(t)
-		if table == "ranges" {
-			stats = metrics.RangeStats(t)
-		}
-		for _, n := range stats {
-			if err := rw.Write(file, n.Name, n.Count, n.TotalNS, n.MeanNS, n.MedianNS, n.MinNS, n.MaxNS, n.StdNS, n.Share); err != nil {
-				return err
-			}
-		}
-	case "steps":
-		// The summary has each device's steps, found once for all devices.
-		for _, d := range metrics.Summarize(t, metrics.Options{}).Devices {
-			for _, s := range d.Steps {
-				if err := rw.Write(file, d.Device, s.Number, s.Start, s.End, s.DurNS(), s.Kernels, s.BusyNS, s.IdleNS, s.Util, s.Source); err != nil {
-					return err
-				}
-			}
-		}
-	case "gaps":
-		for _, g := range metrics.ClassifyGaps(t) {
-			if err := rw.Write(file, g.Device, g.Start, g.End, g.Len(), g.SyncNS, g.LaunchNS, g.OtherNS, g.Class()); err != nil {
-				return err
-			}
-		}
-	case "memcpy":
-		for i := range t.Memcpys {
-			m := &t.Memcpys[i]
-			gbps := 0.0
-			if m.Dur() > 0 {
-				gbps = float64(m.Bytes) / float64(m.Dur())
-			}
-			if err := rw.Write(file, m.Device, m.Stream, m.Kind.String(), m.Src.String(), m.Dst.String(), m.Bytes,
-				m.Start, m.End, m.Dur(), gbps, m.Correlation); err != nil {
-				return err
-			}
-		}
-	case "host", "host-ops":
-		// Host-only traces (CPU, MPS): a GPU trace's summary has no host
-		// side, and its lean read no ops.
-		if t.HasGPUActivity() {
-			return nil
-		}
-		s := metrics.Summarize(t, metrics.Options{})
-		if table == "host" {
-			return rw.Write(HostRecords([]metrics.Summary{s}).Rows[0]...)
-		}
-		for _, op := range s.Host.AllOps {
-			if err := rw.Write(file, op.Name, op.Count, op.TotalNS, op.SelfNS); err != nil {
-				return err
-			}
-		}
-	default:
+// Export writes the rows of one table for one trace, made from in; rw
+// must have been made with the table's columns.
+func Export(rw *RowWriter, table string, in *ExportInput) error {
+	t, ok := findTable(table)
+	if !ok {
 		return fmt.Errorf("unknown table %q", table)
 	}
-	return nil
+	if !slices.EqualFunc(t.cols, rw.cols, func(a, b Column) bool { return a.Name == b.Name && a.kind() == b.kind() }) {
+		return fmt.Errorf("table %s: the writer has other columns", table)
+	}
+	return t.rows(rw, in)
 }

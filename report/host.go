@@ -25,11 +25,12 @@ func hostRows(s *metrics.Summary) [][]any {
 // HostRecords is the machine-readable shape of host-only summaries: one
 // row per file, columns "file", "rank" then metrics.HostColumns().
 func HostRecords(sums []metrics.Summary) *Table {
-	t := &Table{Columns: []Column{{Name: "file", Unit: metrics.Text}, {Name: "rank", Unit: metrics.Count}}}
+	t := &Table{Columns: []Column{{Name: "file", Unit: metrics.Text, Doc: docFile},
+		{Name: "rank", Unit: metrics.Count, Doc: "the trace's rank in its job (distributedInfo); -1 when unknown"}}}
 	cols := metrics.HostColumns()
 	for _, c := range cols {
 		_, float := c.Value(&metrics.Summary{}).(float64)
-		t.Columns = append(t.Columns, Column{Name: c.Name, Unit: c.Unit, Float: float})
+		t.Columns = append(t.Columns, Column{Name: c.Name, Unit: c.Unit, Float: float, Doc: c.Doc})
 	}
 	for i := range sums {
 		row := []any{sums[i].Source, sums[i].Rank}

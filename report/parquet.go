@@ -44,25 +44,22 @@ func newParquetRows(w io.Writer, cols []Column) *parquetRows {
 	return &parquetRows{w: parquet.NewGenericWriter[any](w, schema, parquet.Compression(&zstd.Codec{})), float: float}
 }
 
-func (p *parquetRows) write(vals []any) error {
+func (p *parquetRows) write(vals []value) error {
 	row := make(parquet.Row, len(vals))
 	for i, v := range vals {
 		var pv parquet.Value
-		switch x := v.(type) {
-		case string:
-			if x == "" && p.float[i] { // no value, as CSV's empty cell
-				pv = parquet.DoubleValue(math.NaN())
-				break
-			}
-			pv = parquet.ByteArrayValue([]byte(x))
-		case int:
-			pv = parquet.Int64Value(int64(x))
-		case int64:
-			pv = parquet.Int64Value(x)
-		case float64:
-			pv = parquet.DoubleValue(x)
+		switch v.kind {
+		case 's':
+			pv = parquet.ByteArrayValue([]byte(v.s))
+		case 'i':
+			pv = parquet.Int64Value(v.i)
+		case 'f':
+			pv = parquet.DoubleValue(v.f)
 		default:
-			return fmt.Errorf("parquet: column %d: unsupported value %T", i, v)
+			if !p.float[i] {
+				return fmt.Errorf("parquet: column %d: no value", i)
+			}
+			pv = parquet.DoubleValue(math.NaN()) // no value, as CSV's empty cell
 		}
 		row[i] = pv.Level(0, 0, i)
 	}

@@ -18,7 +18,7 @@ func IsParquet(head []byte) bool { return bytes.HasPrefix(head, []byte("PAR1")) 
 
 // ReadSummaryParquet reads back what export --table summary --format parquet
 // wrote: the records of SummaryRecords, text as string, integers as int64
-// and floating-point columns as float64 (NaN, no value, as ""), so that
+// and floating-point columns as float64 (NaN, no value, as nil), so that
 // the records are the ones written, exactly. name is the file's name, for errors. A file with other
 // columns (another table, another traceql) is an error.
 func ReadSummaryParquet(r io.ReaderAt, size int64, name string) (*Table, error) {
@@ -69,8 +69,8 @@ func ReadSummaryParquet(r io.ReaderAt, size int64, name string) (*Table, error) 
 						rec[c] = string(v.ByteArray())
 					case parquet.Double:
 						rec[c] = v.Double()
-						if math.IsNaN(v.Double()) { // no value: SummaryRecords' ""
-							rec[c] = ""
+						if math.IsNaN(v.Double()) { // no value: SummaryRecords' nil
+							rec[c] = nil
 						}
 					default:
 						rec[c] = v.Int64()

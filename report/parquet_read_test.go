@@ -34,7 +34,7 @@ func TestSummaryParquetRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, r := range want.Rows {
-		if err := rw.Write(r...); err != nil {
+		if err := rw.WriteRecord(r); err != nil {
 			t.Fatal(err)
 		}
 	}

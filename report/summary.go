@@ -641,23 +641,28 @@ func boundCounts(bounds []string) string {
 	return strings.Join(parts, ", ")
 }
 
+// docFile defines the file column of every table.
+const docFile = "the trace file, as given or found in a folder"
+
 // SummaryRecords is the machine-readable shape of summaries: one table,
 // one row per (file, device), columns "file", "rank" (from distributedInfo;
 // -1 when unknown), "world_size" (0 when unknown) then metrics.Columns().
 // Traces without GPU activity have no row.
 func SummaryRecords(sums []metrics.Summary) *Table {
-	t := &Table{Columns: []Column{{Name: "file", Unit: metrics.Text}, {Name: "rank", Unit: metrics.Count}, {Name: "world_size", Unit: metrics.Count}}}
+	t := &Table{Columns: []Column{{Name: "file", Unit: metrics.Text, Doc: docFile},
+		{Name: "rank", Unit: metrics.Count, Doc: "the trace's rank in its job (distributedInfo); -1 when unknown"},
+		{Name: "world_size", Unit: metrics.Count, Doc: "the job's number of ranks (distributedInfo); 0 when unknown"}}}
 	cols := metrics.Columns()
 	for _, c := range cols {
 		_, float := c.Value(&metrics.DeviceSummary{}).(float64)
-		t.Columns = append(t.Columns, Column{Name: c.Name, Unit: c.Unit, Float: float})
+		t.Columns = append(t.Columns, Column{Name: c.Name, Unit: c.Unit, Float: float, Doc: c.Doc, Null: c.Name == "gpu_util"})
 	}
 	for _, s := range sums {
 		for i := range s.Devices {
 			row := []any{s.Source, s.Rank, s.WorldSize}
 			for _, c := range cols {
 				if undefined(c, &s.Devices[i]) {
-					row = append(row, "") // empty in CSV, NaN in Parquet
+					row = append(row, nil) // empty in CSV, null in JSON, NaN in Parquet
 					continue
 				}
 				row = append(row, c.Value(&s.Devices[i]))

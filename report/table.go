@@ -28,6 +28,8 @@ type Column struct {
 	Name  string
 	Unit  metrics.Unit
 	Float bool // non-text values are float64 (else integers); for typed outputs (Parquet)
+	Null  bool // some rows have no value (null, empty in CSV)
+	Doc   string
 }
 
 // cell formats one value for people (scaled units) or machines (raw).

@@ -13,8 +13,11 @@ import (
 // thousands separators, all to three significant digits. This is the one
 // place units are scaled.
 func Format(v any, u metrics.Unit) string {
-	if s, ok := v.(string); ok {
-		return s
+	switch x := v.(type) {
+	case string:
+		return x
+	case nil: // no value
+		return ""
 	}
 	x := toFloat(v)
 	switch u {
@@ -49,6 +52,8 @@ func Raw(v any) string {
 		return strconv.FormatFloat(x, 'f', -1, 64)
 	case string:
 		return x
+	case nil: // no value
+		return ""
 	}
 	return fmt.Sprint(v)
 }

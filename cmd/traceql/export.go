@@ -176,7 +176,8 @@ func runExport(ctx context.Context, opts *exportOptions) error {
 			case active && host:
 				complain(opts.Err, f+": GPU activity; the "+opts.Table+" table has rows for traces without (CPU, MPS runs); no row written")
 			}
-			return report.Export(rw, opts.Table, t)
+			in := exportInput(opts.Table, t)
+			return report.Export(rw, opts.Table, &in)
 		})
 		if err != nil {
 			return err
@@ -192,4 +193,39 @@ func runExport(ctx context.Context, opts *exportOptions) error {
 		return errReported{failed}
 	}
 	return err
+}
+
+// exportInput computes what the table's rows are made of, and nothing
+// else: a table of kernels by name needs no idle-gap classes.
+func exportInput(table string, t *trace.Trace) report.ExportInput {
+	in := report.ExportInput{Trace: t}
+	summary := func() {
+		s := metrics.Summarize(t, metrics.Options{})
+		in.Summary = &s
+	}
+	switch table {
+	case "summary", "steps": // the summary has each device's steps, found once for all devices
+		summary()
+	case "host", "host-ops":
+		// Host-only traces (CPU, MPS): a GPU trace's summary has no host
+		// side, and its lean read no ops.
+		if !t.HasGPUActivity() {
+			summary()
+		}
+	case "gaps":
+		in.Gaps = metrics.ClassifyGaps(t)
+	case "kernel-stats":
+		in.Devices = metrics.PerDevice(t, metrics.TablesOptions{KernelDists: true})
+	case "streams":
+		in.Devices = metrics.PerDevice(t, metrics.TablesOptions{Streams: true})
+	case "copy-stats":
+		in.Devices = metrics.PerDevice(t, metrics.TablesOptions{Copies: true})
+	case "ops", "regions":
+		in.Devices = metrics.PerDevice(t, metrics.TablesOptions{Scopes: true})
+	case "api":
+		in.Names = metrics.APIStats(t)
+	case "ranges":
+		in.Names = metrics.RangeStats(t)
+	}
+	return in
 }

@@ -1,0 +1,53 @@
+package metrics
+
+import "github.com/traceql/traceql/trace"
+
+// DeviceTables are one device's drill-down tables: kernels by name,
+// streams, copies by kind, GPU time by host op and by code region.
+type DeviceTables struct {
+	Device       int
+	KernelDists  []KernelDist
+	Streams      []StreamStat
+	Copies       []CopyDist
+	Ops, Regions []ScopeStat
+}
+
+// TablesOptions says which of DeviceTables' tables PerDevice computes;
+// each is a pass over the device's events, done only when asked.
+type TablesOptions struct {
+	KernelDists, Streams, Copies bool
+	// Scopes needs the trace's cpu_ops, which a lean read leaves out.
+	Scopes bool
+}
+
+// PerDevice computes the tables o asks for, for each device with GPU
+// activity, by device id.
+func PerDevice(t *trace.Trace, o TablesOptions) []DeviceTables {
+	var out []DeviceTables
+	for dev, v := range DeviceViews(t) {
+		d := DeviceTables{Device: dev}
+		if o.KernelDists {
+			d.KernelDists = KernelDists(v, dev)
+		}
+		if o.Streams {
+			d.Streams = StreamStats(v, dev)
+		}
+		if o.Copies {
+			d.Copies = CopyDists(v, dev)
+		}
+		if o.Scopes {
+			d.Ops, d.Regions = Scopes(v, dev)
+		}
+		out = append(out, d)
+	}
+	return out
+}
+
+// CopyGBps is the bandwidth of one copy: bytes / ns, GB/s with GB = 1e9 B;
+// 0 for no time.
+func CopyGBps(bytes, ns int64) float64 {
+	if ns <= 0 {
+		return 0
+	}
+	return float64(bytes) / float64(ns)
+}

@@ -1,0 +1,179 @@
+package report
+
+import (
+	"fmt"
+	"math"
+	"reflect"
+	"strconv"
+	"strings"
+
+	"github.com/traceql/traceql/metrics"
+)
+
+// A value is one typed cell of a record: an integer, a float, a string or
+// no value at all (null), so that writers never guess a type from a Go
+// value and a missing value is never a zero.
+type value struct {
+	kind byte // 0: none (null); 'i', 'f', 's'
+	i    int64
+	f    float64
+	s    string
+}
+
+// valueOf types a record's cell: int or int64, float64, string, or nil for
+// no value.
+func valueOf(v any) (value, bool) {
+	switch x := v.(type) {
+	case nil:
+		return value{}, true
+	case int:
+		return value{kind: 'i', i: int64(x)}, true
+	case int64:
+		return value{kind: 'i', i: x}, true
+	case float64:
+		return value{kind: 'f', f: x}, true
+	case string:
+		return value{kind: 's', s: x}, true
+	}
+	return value{}, false
+}
+
+// kind is the value kind a column holds.
+func (c Column) kind() byte {
+	switch {
+	case c.Unit == metrics.Text:
+		return 's'
+	case c.Float:
+		return 'f'
+	}
+	return 'i'
+}
+
+// An Opt is a float that may have no value (null in JSON and Parquet,
+// empty in CSV): a bandwidth without time, a ratio against nothing.
+type Opt struct {
+	V  float64
+	OK bool
+}
+
+// Some is an Opt with a value.
+func Some(v float64) Opt { return Opt{v, true} }
+
+// An OptInt is an integer that may have no value: a kernel's correlation
+// id when the trace gives none.
+type OptInt struct {
+	V  int64
+	OK bool
+}
+
+// SomeInt is an OptInt with a value.
+func SomeInt(v int64) OptInt { return OptInt{v, true} }
+
+var optType, optIntType = reflect.TypeFor[Opt](), reflect.TypeFor[OptInt]()
+
+// A rowType is a struct whose fields are the columns of a table, in
+// order: its rows can be neither short nor long. Each field has a tag
+// `col:"name,unit"` (unit: count, ns, bytes, gbps or ratio; strings are
+// text) and `doc:"…"`, the column's definition in the schema.
+type rowType struct {
+	typ    reflect.Type
+	cols   []Column
+	fields []int
+}
+
+func rowTypeOf[T any]() rowType {
+	typ := reflect.TypeFor[T]()
+	var rt rowType
+	rt.typ = typ
+	units := map[string]metrics.Unit{"": metrics.Count, "count": metrics.Count, "ns": metrics.NS, "bytes": metrics.Bytes,
+		"gbps": metrics.GBps, "ratio": metrics.Ratio}
+	for i := range typ.NumField() {
+		f := typ.Field(i)
+		tag, ok := f.Tag.Lookup("col")
+		if !ok {
+			continue
+		}
+		name, unit, _ := strings.Cut(tag, ",")
+		u, ok := units[unit]
+		if !ok {
+			panic(fmt.Sprintf("report: %s.%s: unit %q", typ.Name(), f.Name, unit)) // a programming error, caught by every test
+		}
+		c := Column{Name: name, Unit: u, Doc: f.Tag.Get("doc")}
+		switch f.Type.Kind() {
+		case reflect.String:
+			c.Unit = metrics.Text
+		case reflect.Float64:
+			c.Float = true
+		case reflect.Struct:
+			switch f.Type {
+			case optType:
+				c.Float, c.Null = true, true
+			case optIntType:
+				c.Null = true
+			default:
+				panic(fmt.Sprintf("report: %s.%s: type %s", typ.Name(), f.Name, f.Type))
+			}
+		}
+		rt.cols = append(rt.cols, c)
+		rt.fields = append(rt.fields, i)
+	}
+	return rt
+}
+
+// values lays a row of the type out as typed cells.
+func (rt *rowType) values(dst []value, row reflect.Value) []value {
+	dst = dst[:0]
+	for _, i := range rt.fields {
+		f := row.Field(i)
+		switch f.Kind() {
+		case reflect.String:
+			dst = append(dst, value{kind: 's', s: f.String()})
+		case reflect.Float64:
+			dst = append(dst, value{kind: 'f', f: f.Float()})
+		case reflect.Struct: // Opt or OptInt: no value unless OK
+			switch {
+			case !f.Field(1).Bool():
+				dst = append(dst, value{})
+			case f.Type() == optType:
+				dst = append(dst, value{kind: 'f', f: f.Field(0).Float()})
+			default:
+				dst = append(dst, value{kind: 'i', i: f.Field(0).Int()})
+			}
+		case reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uint:
+			dst = append(dst, value{kind: 'i', i: int64(f.Uint())})
+		default:
+			dst = append(dst, value{kind: 'i', i: f.Int()})
+		}
+	}
+	return dst
+}
+
+// raw writes v for machines, as Raw does; "" for no value.
+func (v value) raw() string {
+	switch v.kind {
+	case 'i':
+		return strconv.FormatInt(v.i, 10)
+	case 'f':
+		return strconv.FormatFloat(v.f, 'f', -1, 64)
+	case 's':
+		return v.s
+	}
+	return ""
+}
+
+// appendJSON appends v as JSON: null for no value, and for a float that
+// JSON cannot hold (NaN, ±Inf).
+func (v value) appendJSON(b []byte) []byte {
+	switch v.kind {
+	case 'i':
+		return strconv.AppendInt(b, v.i, 10)
+	case 'f':
+		if math.IsNaN(v.f) || math.IsInf(v.f, 0) {
+			return append(b, "null"...)
+		}
+		return strconv.AppendFloat(b, v.f, 'f', -1, 64)
+	case 's':
+		return appendJSONString(b, v.s)
+	}
+	return append(b, "null"...)
+}

@@ -1,0 +1,53 @@
+package report
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+)
+
+// TestRowWriterRefuses: a short or long record, or a value of another
+// type than its column's, is an error, not a row that repeats the one
+// before (CSV) or a panic (JSON).
+func TestRowWriterRefuses(t *testing.T) {
+	cols := []Column{{Name: "file", Unit: 5}, {Name: "n"}, {Name: "x", Float: true}}
+	for _, format := range []string{"csv", "json", "parquet"} {
+		var buf bytes.Buffer
+		rw, err := NewRowWriter(&buf, format, cols)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, bad := range [][]any{{"a", 1}, {"a", 1, 0.5, 2}, {"a", 0.5, 0.5}, {1, 1, 0.5}, {"a", 1, uint8(3)}} {
+			if err := rw.WriteRecord(bad); err == nil {
+				t.Errorf("%s: %v written", format, bad)
+			}
+		}
+		if err := rw.WriteRecord([]any{"a", int64(1), nil}); err != nil {
+			t.Errorf("%s: %v", format, err)
+		}
+		if err := rw.Flush(); err != nil {
+			t.Error(err)
+		}
+	}
+}
+
+// TestExportColumnsDeclared: every export table's columns have a name, a
+// definition, and names unique in the table.
+func TestExportColumnsDeclared(t *testing.T) {
+	for _, table := range ExportTables() {
+		cols, ok := ExportColumns(table)
+		if !ok || len(cols) == 0 {
+			t.Fatalf("%s: no columns", table)
+		}
+		seen := map[string]bool{}
+		for _, c := range cols {
+			if c.Name == "" || seen[c.Name] {
+				t.Errorf("%s: column %q empty or repeated", table, c.Name)
+			}
+			seen[c.Name] = true
+			if strings.TrimSpace(c.Doc) == "" {
+				t.Errorf("%s.%s: no definition", table, c.Name)
+			}
+		}
+	}
+}
