@@ -64,7 +64,7 @@ func compileTables(s metrics.Summary, l Layout) []*Table {
 		}
 		row := []any{col.Label}
 		for i := range s.Devices {
-			row = append(row, Cell{col.Value(&s.Devices[i]), col.Unit})
+			row = append(row, Cell{col.Get(&s.Devices[i]), col.Unit})
 		}
 		t.Rows = append(t.Rows, row)
 	}

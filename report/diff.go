@@ -85,12 +85,15 @@ func DiffTables(d metrics.Diff, top int, l Layout) []*Table {
 			if notMeasures[c.Name] {
 				continue
 			}
-			o, n := c.Value(dd.Old), c.Value(dd.New)
-			if isZero(o) && isZero(n) && !alwaysShown[c.Name] {
+			o, n := c.Get(dd.Old), c.Get(dd.New)
+			if (o == nil || isZero(o)) && (n == nil || isZero(n)) && !alwaysShown[c.Name] {
 				continue
 			}
-			t.Rows = append(t.Rows, []any{c.Label, Cell{o, c.Unit}, Cell{n, c.Unit},
-				Signed(toFloat(n)-toFloat(o), c.Unit), Change(toFloat(o), toFloat(n))})
+			delta, change := "–", "–" // a change from or to no value is none
+			if o != nil && n != nil {
+				delta, change = Signed(toFloat(n)-toFloat(o), c.Unit), Change(toFloat(o), toFloat(n))
+			}
+			t.Rows = append(t.Rows, []any{c.Label, Cell{o, c.Unit}, Cell{n, c.Unit}, delta, change})
 		}
 		if n := queueingNote("new", dd.Old, dd.New); n != "" {
 			t.Notes = append(t.Notes, n)
@@ -249,21 +252,35 @@ func DiffRecords(d metrics.Diff) *Table {
 			if notMeasures[c.Name] {
 				continue
 			}
-			o, n := c.Value(dd.Old), c.Value(dd.New)
-			var r any = ""
-			if toFloat(o) != 0 {
-				r = toFloat(n) / toFloat(o)
-			}
-			var delta any = toFloat(n) - toFloat(o)
-			if oi, ok := o.(int64); ok {
-				delta = n.(int64) - oi
-			} else if oi, ok := o.(int); ok {
-				delta = n.(int) - oi
-			}
+			o, n := c.Get(dd.Old), c.Get(dd.New)
+			r, delta := ratioOf(n, o), deltaOf(n, o)
 			t.Rows = append(t.Rows, []any{d.Old.Source, d.New.Source, dd.Old.Device, dd.New.Device, c.Name, o, n, delta, r})
 		}
 	}
 	return t
+}
+
+// ratioOf is new / old, nil (no value) when either has none or old is 0.
+func ratioOf(new, old any) any {
+	if new == nil || old == nil || toFloat(old) == 0 {
+		return nil
+	}
+	return toFloat(new) / toFloat(old)
+}
+
+// deltaOf is new − old, an integer when both are; nil when either has no
+// value.
+func deltaOf(new, old any) any {
+	if new == nil || old == nil {
+		return nil
+	}
+	switch o := old.(type) {
+	case int64:
+		return new.(int64) - o
+	case int:
+		return new.(int) - o
+	}
+	return toFloat(new) - toFloat(old)
 }
 
 // CompareTable puts several runs side by side: metrics as rows, each run a
@@ -313,21 +330,21 @@ func CompareTable(labels []string, sums []metrics.Summary, pos int, rows []strin
 		}
 		row := []any{c.Label}
 		zero := true
-		var base float64
+		var base any
 		for i, d := range devs {
-			var v any = "–"
+			var v any
 			if d != nil {
-				v = c.Value(d)
-				zero = zero && isZero(v)
+				v = c.Get(d)
+				zero = zero && (v == nil || isZero(v))
 			}
 			row = append(row, Cell{v, c.Unit})
 			if i == 0 {
-				base = toFloat(v)
+				base = v
 				continue
 			}
-			r := ""
-			if d != nil && base != 0 && devs[0] != nil {
-				r = "×" + ratio(toFloat(v)/base)
+			r := "–" // against no value or 0
+			if x := ratioOf(v, base); x != nil {
+				r = "×" + ratio(x.(float64))
 			}
 			row = append(row, r)
 		}
@@ -436,12 +453,10 @@ func CompareRecords(labels []string, sums []metrics.Summary) *Table {
 				if notMeasures[c.Name] {
 					continue
 				}
-				v := c.Value(d)
-				var r any = ""
+				v := c.Get(d)
+				var r any
 				if pos < len(sums[0].Devices) {
-					if b := toFloat(c.Value(&sums[0].Devices[pos])); b != 0 {
-						r = toFloat(v) / b
-					}
+					r = ratioOf(v, c.Get(&sums[0].Devices[pos]))
 				}
 				t.Rows = append(t.Rows, []any{labels[i], s.Source, d.Device, c.Name, v, r})
 			}

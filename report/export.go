@@ -77,8 +77,11 @@ func (rw *RowWriter) write(row []value) error {
 		return fmt.Errorf("a row of %d values for %d columns", len(row), len(rw.cols))
 	}
 	for i, v := range row {
-		if v.kind != 0 && v.kind != rw.cols[i].kind() {
-			return fmt.Errorf("column %s: a value of kind %c, want %c", rw.cols[i].Name, v.kind, rw.cols[i].kind())
+		switch c := &rw.cols[i]; {
+		case v.kind == 0 && !c.Null:
+			return fmt.Errorf("column %s: no value, in a column that always has one", c.Name)
+		case v.kind != 0 && v.kind != c.kind():
+			return fmt.Errorf("column %s: a value of kind %c, want %c", c.Name, v.kind, c.kind())
 		}
 	}
 	if rw.pq != nil {
@@ -186,17 +189,17 @@ type kernelRow struct {
 	Start       int64  `col:"start_ns,ns" doc:"start, on the trace's clock"`
 	End         int64  `col:"end_ns,ns" doc:"end, on the trace's clock"`
 	Dur         int64  `col:"dur_ns,ns" doc:"end_ns − start_ns"`
-	Correlation int64  `col:"correlation" doc:"correlation id linking the kernel to its launch call; 0 when unknown"`
-	ExternalID  int64  `col:"external_id" doc:"Kineto External id (the launching op); 0 when absent"`
-	GridX       int64  `col:"grid_x" doc:"grid size, x"`
-	GridY       int64  `col:"grid_y" doc:"grid size, y"`
-	GridZ       int64  `col:"grid_z" doc:"grid size, z"`
-	BlockX      int64  `col:"block_x" doc:"block size, x"`
-	BlockY      int64  `col:"block_y" doc:"block size, y"`
-	BlockZ      int64  `col:"block_z" doc:"block size, z"`
-	Registers   int64  `col:"registers" doc:"registers per thread; 0 when unknown"`
-	SharedMem   int64  `col:"shared_mem_bytes,bytes" doc:"static + dynamic shared memory; 0 when unknown"`
-	GraphID     int64  `col:"graph_id" doc:"CUDA graph the kernel was replayed from; 0 when none or unknown"`
+	Correlation OptInt `col:"correlation" doc:"correlation id linking the kernel to its launch call; none when unknown"`
+	ExternalID  OptInt `col:"external_id" doc:"Kineto External id (the launching op); none when absent"`
+	GridX       OptInt `col:"grid_x" doc:"grid size, x; none when unknown"`
+	GridY       OptInt `col:"grid_y" doc:"grid size, y; none when unknown"`
+	GridZ       OptInt `col:"grid_z" doc:"grid size, z; none when unknown"`
+	BlockX      OptInt `col:"block_x" doc:"block size, x; none when unknown"`
+	BlockY      OptInt `col:"block_y" doc:"block size, y; none when unknown"`
+	BlockZ      OptInt `col:"block_z" doc:"block size, z; none when unknown"`
+	Registers   OptInt `col:"registers" doc:"registers per thread; none when unknown"`
+	SharedMem   OptInt `col:"shared_mem_bytes,bytes" doc:"static + dynamic shared memory; none when unknown"`
+	GraphID     OptInt `col:"graph_id" doc:"CUDA graph the kernel was replayed from; none when none or unknown"`
 }
 
 type kernelStatsRow struct {
@@ -215,17 +218,17 @@ type kernelStatsRow struct {
 }
 
 type stepRow struct {
-	File    string  `col:"file" doc:"the trace file, as given or found in a folder"`
-	Device  int     `col:"device" doc:"device id"`
-	Step    int     `col:"step" doc:"N of ProfilerStep#N"`
-	Start   int64   `col:"start_ns,ns" doc:"the step window's start, on the trace's clock"`
-	End     int64   `col:"end_ns,ns" doc:"its end"`
-	Dur     int64   `col:"dur_ns,ns" doc:"end_ns − start_ns"`
-	Kernels int     `col:"kernels" doc:"kernels that started inside the window"`
-	BusyNS  int64   `col:"busy_ns,ns" doc:"GPU activity inside the window (union, clipped)"`
-	IdleNS  int64   `col:"idle_ns,ns" doc:"dur_ns − busy_ns"`
-	Util    float64 `col:"gpu_util,ratio" doc:"busy_ns / dur_ns"`
-	Source  string  `col:"source" doc:"where the window comes from: gpu, projected or cpu (see summarize --help)"`
+	File    string `col:"file" doc:"the trace file, as given or found in a folder"`
+	Device  int    `col:"device" doc:"device id"`
+	Step    int    `col:"step" doc:"N of ProfilerStep#N"`
+	Start   int64  `col:"start_ns,ns" doc:"the step window's start, on the trace's clock"`
+	End     int64  `col:"end_ns,ns" doc:"its end"`
+	Dur     int64  `col:"dur_ns,ns" doc:"end_ns − start_ns"`
+	Kernels int    `col:"kernels" doc:"kernels that started inside the window"`
+	BusyNS  int64  `col:"busy_ns,ns" doc:"GPU activity inside the window (union, clipped)"`
+	IdleNS  int64  `col:"idle_ns,ns" doc:"dur_ns − busy_ns"`
+	Util    Opt    `col:"gpu_util,ratio" doc:"busy_ns / dur_ns; none for a window of no time"`
+	Source  string `col:"source" doc:"where the window comes from: gpu, projected or cpu (see summarize --help)"`
 }
 
 type gapRow struct {
@@ -241,18 +244,18 @@ type gapRow struct {
 }
 
 type memcpyRow struct {
-	File        string  `col:"file" doc:"the trace file, as given or found in a folder"`
-	Device      int     `col:"device" doc:"device id"`
-	Stream      int64   `col:"stream" doc:"stream id"`
-	Kind        string  `col:"kind" doc:"HtoD, DtoH, DtoD, …"`
-	Src         string  `col:"src" doc:"source memory kind"`
-	Dst         string  `col:"dst" doc:"destination memory kind"`
-	Bytes       int64   `col:"bytes,bytes" doc:"bytes moved"`
-	Start       int64   `col:"start_ns,ns" doc:"start, on the trace's clock"`
-	End         int64   `col:"end_ns,ns" doc:"end"`
-	Dur         int64   `col:"dur_ns,ns" doc:"end_ns − start_ns"`
-	GBps        float64 `col:"gbps,gbps" doc:"bytes / dur_ns, GB/s (GB = 1e9 B); 0 for no time"`
-	Correlation int64   `col:"correlation" doc:"correlation id linking the copy to its call; 0 when unknown"`
+	File        string `col:"file" doc:"the trace file, as given or found in a folder"`
+	Device      int    `col:"device" doc:"device id"`
+	Stream      int64  `col:"stream" doc:"stream id"`
+	Kind        string `col:"kind" doc:"HtoD, DtoH, DtoD, …"`
+	Src         string `col:"src" doc:"source memory kind"`
+	Dst         string `col:"dst" doc:"destination memory kind"`
+	Bytes       int64  `col:"bytes,bytes" doc:"bytes moved"`
+	Start       int64  `col:"start_ns,ns" doc:"start, on the trace's clock"`
+	End         int64  `col:"end_ns,ns" doc:"end"`
+	Dur         int64  `col:"dur_ns,ns" doc:"end_ns − start_ns"`
+	GBps        Opt    `col:"gbps,gbps" doc:"bytes / dur_ns, GB/s (GB = 1e9 B); none for no time"`
+	Correlation OptInt `col:"correlation" doc:"correlation id linking the copy to its call; none when unknown"`
 }
 
 type hostOpRow struct {
@@ -264,15 +267,15 @@ type hostOpRow struct {
 }
 
 type streamRow struct {
-	File    string  `col:"file" doc:"the trace file, as given or found in a folder"`
-	Device  int     `col:"device" doc:"device id"`
-	Stream  int64   `col:"stream" doc:"stream id"`
-	Kernels int     `col:"kernels" doc:"kernels on the stream"`
-	Copies  int     `col:"copies" doc:"memcpys and memsets on the stream"`
-	SpanNS  int64   `col:"span_ns,ns" doc:"the stream's last activity end − its first start"`
-	BusyNS  int64   `col:"busy_ns,ns" doc:"length of the union of the stream's activity"`
-	IdleNS  int64   `col:"idle_ns,ns" doc:"span_ns − busy_ns"`
-	Util    float64 `col:"util,ratio" doc:"busy_ns / span_ns"`
+	File    string `col:"file" doc:"the trace file, as given or found in a folder"`
+	Device  int    `col:"device" doc:"device id"`
+	Stream  int64  `col:"stream" doc:"stream id"`
+	Kernels int    `col:"kernels" doc:"kernels on the stream"`
+	Copies  int    `col:"copies" doc:"memcpys and memsets on the stream"`
+	SpanNS  int64  `col:"span_ns,ns" doc:"the stream's last activity end − its first start"`
+	BusyNS  int64  `col:"busy_ns,ns" doc:"length of the union of the stream's activity"`
+	IdleNS  int64  `col:"idle_ns,ns" doc:"span_ns − busy_ns"`
+	Util    Opt    `col:"util,ratio" doc:"busy_ns / span_ns; none for a span of 0"`
 }
 
 type scopeRow struct {
@@ -309,7 +312,7 @@ type copyStatsRow struct {
 	MedianBytes float64 `col:"median_bytes,bytes" doc:"the median size"`
 	MaxBytes    int64   `col:"max_bytes,bytes" doc:"the largest"`
 	NS          int64   `col:"ns,ns" doc:"sum of durations"`
-	GBps        float64 `col:"gbps,gbps" doc:"bytes / ns, GB/s; 0 for no time"`
+	GBps        Opt     `col:"gbps,gbps" doc:"bytes / ns, GB/s; none for no time"`
 }
 
 type nameRow struct {
@@ -324,6 +327,13 @@ type nameRow struct {
 	StddevNS float64 `col:"stddev_ns,ns" doc:"sample standard deviation (n − 1); 0 for one instance"`
 	Share    float64 `col:"share,ratio" doc:"total_ns / the total of all names"`
 }
+
+// known is an id or size the model holds as 0 when the trace does not
+// give it: no value then.
+func known(v int64) OptInt { return OptInt{v, v != 0} }
+
+// optIf is v when ok, else no value.
+func optIf(v float64, ok bool) Opt { return Opt{v, ok} }
 
 // exportTables declares every table export writes, in the order --help
 // lists them.
@@ -355,9 +365,9 @@ func exportTables() []exportTable {
 		structTable("kernels", func(in *ExportInput, put func(kernelRow) error) error {
 			for i := range in.Trace.Kernels {
 				k := &in.Trace.Kernels[i]
-				if err := put(kernelRow{in.Trace.Source, k.Device, k.Stream, k.Name, k.Start, k.End, k.Dur(), k.Correlation, k.ExternalID,
-					int64(k.Grid[0]), int64(k.Grid[1]), int64(k.Grid[2]), int64(k.Block[0]), int64(k.Block[1]), int64(k.Block[2]),
-					int64(k.Registers), k.SharedMem, k.GraphID}); err != nil {
+				if err := put(kernelRow{in.Trace.Source, k.Device, k.Stream, k.Name, k.Start, k.End, k.Dur(), known(k.Correlation), known(k.ExternalID),
+					known(int64(k.Grid[0])), known(int64(k.Grid[1])), known(int64(k.Grid[2])), known(int64(k.Block[0])), known(int64(k.Block[1])),
+					known(int64(k.Block[2])), known(int64(k.Registers)), known(k.SharedMem), known(k.GraphID)}); err != nil {
 					return err
 				}
 			}
@@ -379,7 +389,7 @@ func exportTables() []exportTable {
 				for _, dev := range d.Devices {
 					for _, s := range dev.Steps {
 						if err := put(stepRow{in.Trace.Source, dev.Device, s.Number, s.Start, s.End, s.DurNS(), s.Kernels, s.BusyNS, s.IdleNS,
-							s.Util, s.Source}); err != nil {
+							optIf(s.Util, s.DurNS() > 0), s.Source}); err != nil {
 							return err
 						}
 					}
@@ -399,7 +409,7 @@ func exportTables() []exportTable {
 			for i := range in.Trace.Memcpys {
 				m := &in.Trace.Memcpys[i]
 				if err := put(memcpyRow{in.Trace.Source, m.Device, m.Stream, m.Kind.String(), m.Src.String(), m.Dst.String(), m.Bytes,
-					m.Start, m.End, m.Dur(), metrics.CopyGBps(m.Bytes, m.Dur()), m.Correlation}); err != nil {
+					m.Start, m.End, m.Dur(), optIf(metrics.CopyGBps(m.Bytes, m.Dur()), m.Dur() > 0), known(m.Correlation)}); err != nil {
 					return err
 				}
 			}
@@ -419,7 +429,7 @@ func exportTables() []exportTable {
 		structTable("streams", func(in *ExportInput, put func(streamRow) error) error {
 			return eachDevice(in, func(d *metrics.DeviceTables) error {
 				for _, st := range d.Streams {
-					if err := put(streamRow{in.Trace.Source, d.Device, st.Stream, st.Kernels, st.Copies, st.SpanNS, st.BusyNS, st.IdleNS, st.Util}); err != nil {
+					if err := put(streamRow{in.Trace.Source, d.Device, st.Stream, st.Kernels, st.Copies, st.SpanNS, st.BusyNS, st.IdleNS, optIf(st.Util, st.SpanNS > 0)}); err != nil {
 						return err
 					}
 				}
@@ -452,7 +462,7 @@ func exportTables() []exportTable {
 			return eachDevice(in, func(d *metrics.DeviceTables) error {
 				for _, c := range d.Copies {
 					if err := put(copyStatsRow{in.Trace.Source, d.Device, c.Kind, c.Src, c.Dst, c.Count, c.Bytes, c.MinBytes, c.MedianBytes,
-						c.MaxBytes, c.NS, c.GBps}); err != nil {
+						c.MaxBytes, c.NS, optIf(c.GBps, c.NS > 0)}); err != nil {
 						return err
 					}
 				}

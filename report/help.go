@@ -22,7 +22,9 @@ func MetricsHelp() string {
 	indent := strings.Repeat(" ", 2+name+2)
 	var b strings.Builder
 	b.WriteString("Metrics, per device: the CSV and JSON name, the text table's label in\n" +
-		"quotes, and the definition (all times integer ns in CSV and JSON):\n")
+		"quotes, and the definition (all times integer ns in CSV and JSON). A metric\n" +
+		"that has no value (a mean of no kernels, a bandwidth of no copies, a ratio\n" +
+		"against 0) is empty in CSV, null in JSON and Parquet and – in text, not 0:\n")
 	for _, c := range cols {
 		doc := c.Doc
 		if c.Label != c.Name {

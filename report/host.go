@@ -15,7 +15,7 @@ import (
 func hostRows(s *metrics.Summary) [][]any {
 	var rows [][]any
 	for _, c := range metrics.HostColumns() {
-		if v := c.Value(s); !isZero(v) || c.Name == "host_span_ns" {
+		if v := c.Get(s); v != nil && !isZero(v) || c.Name == "host_span_ns" {
 			rows = append(rows, []any{c.Label, Cell{v, c.Unit}})
 		}
 	}
@@ -26,16 +26,16 @@ func hostRows(s *metrics.Summary) [][]any {
 // row per file, columns "file", "rank" then metrics.HostColumns().
 func HostRecords(sums []metrics.Summary) *Table {
 	t := &Table{Columns: []Column{{Name: "file", Unit: metrics.Text, Doc: docFile},
-		{Name: "rank", Unit: metrics.Count, Doc: "the trace's rank in its job (distributedInfo); -1 when unknown"}}}
+		{Name: "rank", Unit: metrics.Count, Null: true, Doc: "the trace's rank in its job (distributedInfo); none when unknown"}}}
 	cols := metrics.HostColumns()
 	for _, c := range cols {
 		_, float := c.Value(&metrics.Summary{}).(float64)
-		t.Columns = append(t.Columns, Column{Name: c.Name, Unit: c.Unit, Float: float, Doc: c.Doc})
+		t.Columns = append(t.Columns, Column{Name: c.Name, Unit: c.Unit, Float: float, Doc: c.Doc, Null: c.Missing != nil})
 	}
 	for i := range sums {
-		row := []any{sums[i].Source, sums[i].Rank}
+		row := []any{sums[i].Source, rankOf(&sums[i])}
 		for _, c := range cols {
-			row = append(row, c.Value(&sums[i]))
+			row = append(row, c.Get(&sums[i]))
 		}
 		t.Rows = append(t.Rows, row)
 	}
@@ -70,13 +70,12 @@ func hostCompareHead(first string, labels []string) *Table {
 	return t
 }
 
-// hostRatioCell is v's ratio to base, "×1.23", or "" when base is 0.
+// hostRatioCell is v's ratio to base, "×1.23", or "–" against no value or 0.
 func hostRatioCell(v, base any) string {
-	b := toFloat(base)
-	if b == 0 {
-		return ""
+	if r := ratioOf(v, base); r != nil {
+		return "×" + ratio(r.(float64))
 	}
-	return "×" + ratio(toFloat(v)/b)
+	return "–"
 }
 
 // HostMetricTable has the host metrics of several runs as rows, each
@@ -103,11 +102,11 @@ func HostMetricTable(labels []string, sums []metrics.Summary, rows []string, all
 		row := []any{c.Label}
 		zero := true
 		for i := range sums {
-			v := c.Value(&sums[i])
-			zero = zero && isZero(v)
+			v := c.Get(&sums[i])
+			zero = zero && (v == nil || isZero(v))
 			row = append(row, Cell{v, c.Unit})
 			if i > 0 {
-				row = append(row, hostRatioCell(v, c.Value(&sums[0])))
+				row = append(row, hostRatioCell(v, c.Get(&sums[0])))
 			}
 		}
 		if !zero || all || rows != nil || c.Name == "host_span_ns" {
@@ -211,16 +210,11 @@ func HostSteps(label string, s *metrics.Summary) StepRun {
 func HostCompareRecords(labels []string, sums []metrics.Summary) *Table {
 	t := &Table{Columns: []Column{{Name: "label", Unit: metrics.Text}, {Name: "file", Unit: metrics.Text}, {Name: "kind", Unit: metrics.Text},
 		{Name: "name", Unit: metrics.Text}, {Name: "value", Unit: metrics.Count}, {Name: "ratio_to_first", Unit: metrics.Count}}}
-	rel := func(v, base any) any {
-		if b := toFloat(base); b != 0 {
-			return toFloat(v) / b
-		}
-		return ""
-	}
+	rel := ratioOf
 	for i := range sums {
 		for _, c := range metrics.HostColumns() {
-			v := c.Value(&sums[i])
-			t.Rows = append(t.Rows, []any{labels[i], sums[i].Source, "metric", c.Name, v, rel(v, c.Value(&sums[0]))})
+			v := c.Get(&sums[i])
+			t.Rows = append(t.Rows, []any{labels[i], sums[i].Source, "metric", c.Name, v, rel(v, c.Get(&sums[0]))})
 		}
 	}
 	first := map[string]int64{}
@@ -229,7 +223,7 @@ func HostCompareRecords(labels []string, sums []metrics.Summary) *Table {
 	}
 	for i := range sums {
 		for _, op := range sums[i].Host.AllOps {
-			var r any = ""
+			var r any
 			if b, ok := first[op.Name]; ok {
 				r = rel(op.TotalNS, b)
 			}

@@ -3,7 +3,6 @@ package report
 import (
 	"fmt"
 	"io"
-	"math"
 	"reflect"
 
 	"github.com/parquet-go/parquet-go"
@@ -15,9 +14,9 @@ import (
 // parquetRows writes tidy rows as a Parquet file (zstd), for DuckDB, Spark
 // or pandas when a trace set outgrows one machine.
 type parquetRows struct {
-	w     *parquet.GenericWriter[any]
-	buf   []parquet.Row
-	float []bool // by column: DOUBLE
+	w   *parquet.GenericWriter[any]
+	buf []parquet.Row
+	opt []bool // by column: OPTIONAL, a null where a row has no value
 }
 
 // newParquetRows starts a file whose columns are cols, in their order. The
@@ -34,14 +33,18 @@ func newParquetRows(w io.Writer, cols []Column) *parquetRows {
 		case c.Float:
 			typ = reflect.TypeFor[float64]()
 		}
-		fields[i] = reflect.StructField{Name: fmt.Sprintf("C%d", i), Type: typ, Tag: reflect.StructTag(`parquet:"` + c.Name + `"`)}
+		tag := c.Name
+		if c.Null {
+			tag += ",optional"
+		}
+		fields[i] = reflect.StructField{Name: fmt.Sprintf("C%d", i), Type: typ, Tag: reflect.StructTag(`parquet:"` + tag + `"`)}
 	}
 	schema := parquet.SchemaOf(reflect.New(reflect.StructOf(fields)).Interface())
-	float := make([]bool, len(cols))
+	opt := make([]bool, len(cols))
 	for i, c := range cols {
-		float[i] = c.Unit != metrics.Text && c.Float
+		opt[i] = c.Null
 	}
-	return &parquetRows{w: parquet.NewGenericWriter[any](w, schema, parquet.Compression(&zstd.Codec{})), float: float}
+	return &parquetRows{w: parquet.NewGenericWriter[any](w, schema, parquet.Compression(&zstd.Codec{})), opt: opt}
 }
 
 func (p *parquetRows) write(vals []value) error {
@@ -56,12 +59,17 @@ func (p *parquetRows) write(vals []value) error {
 		case 'f':
 			pv = parquet.DoubleValue(v.f)
 		default:
-			if !p.float[i] {
+			if !p.opt[i] {
 				return fmt.Errorf("parquet: column %d: no value", i)
 			}
-			pv = parquet.DoubleValue(math.NaN()) // no value, as CSV's empty cell
+			row[i] = parquet.NullValue().Level(0, 0, i)
+			continue
 		}
-		row[i] = pv.Level(0, 0, i)
+		def := 0
+		if p.opt[i] {
+			def = 1
+		}
+		row[i] = pv.Level(0, def, i)
 	}
 	p.buf = append(p.buf, row)
 	if len(p.buf) == 4096 {

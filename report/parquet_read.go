@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 
 	"github.com/parquet-go/parquet-go"
 
@@ -18,7 +17,7 @@ func IsParquet(head []byte) bool { return bytes.HasPrefix(head, []byte("PAR1")) 
 
 // ReadSummaryParquet reads back what export --table summary --format parquet
 // wrote: the records of SummaryRecords, text as string, integers as int64
-// and floating-point columns as float64 (NaN, no value, as nil), so that
+// and floating-point columns as float64, nulls (no value) as nil, so that
 // the records are the ones written, exactly. name is the file's name, for errors. A file with other
 // columns (another table, another traceql) is an error.
 func ReadSummaryParquet(r io.ReaderAt, size int64, name string) (*Table, error) {
@@ -37,7 +36,8 @@ func ReadSummaryParquet(r io.ReaderAt, size int64, name string) (*Table, error) 
 		case c.Float:
 			kinds[i] = parquet.Double
 		}
-		if i >= len(fields) || fields[i].Name() != c.Name || !fields[i].Leaf() || fields[i].Type().Kind() != kinds[i] {
+		if i >= len(fields) || fields[i].Name() != c.Name || !fields[i].Leaf() || fields[i].Type().Kind() != kinds[i] ||
+			fields[i].Optional() != c.Null {
 			return nil, fmt.Errorf("%s: not traceql's summary table (column %d: want %s %s); write it with export --table summary --format parquet",
 				name, i+1, c.Name, kinds[i])
 		}
@@ -60,18 +60,16 @@ func ReadSummaryParquet(r io.ReaderAt, size int64, name string) (*Table, error) 
 				}
 				for _, v := range row {
 					c := v.Column()
-					if c < 0 || c >= len(want) || v.IsNull() {
+					if c < 0 || c >= len(want) {
 						rows.Close()
-						return nil, fmt.Errorf("%s: row %d: a null or unknown column", name, len(t.Rows)+1)
+						return nil, fmt.Errorf("%s: row %d: an unknown column", name, len(t.Rows)+1)
 					}
-					switch kinds[c] {
-					case parquet.ByteArray:
+					switch {
+					case v.IsNull(): // no value: SummaryRecords' nil
+					case kinds[c] == parquet.ByteArray:
 						rec[c] = string(v.ByteArray())
-					case parquet.Double:
+					case kinds[c] == parquet.Double:
 						rec[c] = v.Double()
-						if math.IsNaN(v.Double()) { // no value: SummaryRecords' nil
-							rec[c] = nil
-						}
 					default:
 						rec[c] = v.Int64()
 					}

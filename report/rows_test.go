@@ -4,20 +4,22 @@ import (
 	"bytes"
 	"strings"
 	"testing"
+
+	"github.com/traceql/traceql/metrics"
 )
 
 // TestRowWriterRefuses: a short or long record, or a value of another
 // type than its column's, is an error, not a row that repeats the one
 // before (CSV) or a panic (JSON).
 func TestRowWriterRefuses(t *testing.T) {
-	cols := []Column{{Name: "file", Unit: 5}, {Name: "n"}, {Name: "x", Float: true}}
+	cols := []Column{{Name: "file", Unit: metrics.Text}, {Name: "n"}, {Name: "x", Float: true, Null: true}}
 	for _, format := range []string{"csv", "json", "parquet"} {
 		var buf bytes.Buffer
 		rw, err := NewRowWriter(&buf, format, cols)
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, bad := range [][]any{{"a", 1}, {"a", 1, 0.5, 2}, {"a", 0.5, 0.5}, {1, 1, 0.5}, {"a", 1, uint8(3)}} {
+		for _, bad := range [][]any{{"a", 1}, {"a", 1, 0.5, 2}, {"a", 0.5, 0.5}, {1, 1, 0.5}, {"a", 1, uint8(3)}, {"a", nil, 0.5}} {
 			if err := rw.WriteRecord(bad); err == nil {
 				t.Errorf("%s: %v written", format, bad)
 			}

@@ -258,11 +258,8 @@ func metricsTable(devs []metrics.DeviceSummary, withNames bool) *Table {
 		row := []any{c.Label}
 		zero := true
 		for i := range devs {
-			v := c.Value(&devs[i])
-			zero = zero && isZero(v)
-			if undefined(c, &devs[i]) {
-				v = "–"
-			}
+			v := c.Get(&devs[i])
+			zero = zero && (v == nil || isZero(v))
 			row = append(row, Cell{v, c.Unit})
 		}
 		if zero && !alwaysShown[c.Name] {
@@ -440,13 +437,6 @@ func hostTables(s metrics.Summary, title string) []*Table {
 	return append(out, compileTables(s, Layout{})...)
 }
 
-// undefined reports whether metric c has no value on device d: the
-// utilization of a device whose activity all falls at one instant (a span
-// of 0), which is busy/0, shown "–", not 100 %.
-func undefined(c metrics.Column, d *metrics.DeviceSummary) bool {
-	return c.Name == "gpu_util" && !hasSpan(d)
-}
-
 func hasSpan(d *metrics.DeviceSummary) bool { return d.SpanNS > 0 }
 
 // overviewColumns are the metrics the overview of several traces lists.
@@ -538,7 +528,7 @@ func overview(rec *Table, traces int, alone bool) *Table {
 	fileAt, rankAt, deviceAt := index("file"), index("rank"), index("device")
 	for _, r := range rec.Rows {
 		var rank any = ""
-		if toFloat(r[rankAt]) >= 0 {
+		if r[rankAt] != nil {
 			rank = r[rankAt]
 		}
 		row := []any{r[fileAt], rank, r[deviceAt]}
@@ -548,6 +538,10 @@ func overview(rec *Table, traces int, alone bool) *Table {
 				continue
 			}
 			v := r[at[j]]
+			if v == nil { // no value: shown "–", in no min, median or max
+				row = append(row, v)
+				continue
+			}
 			row = append(row, v)
 			values[j] = append(values[j], toFloat(v))
 			gpus[j] = append(gpus[j], fmt.Sprintf("%s GPU %s", r[fileAt], Raw(r[deviceAt])))
@@ -566,7 +560,11 @@ func overview(rec *Table, traces int, alone bool) *Table {
 		f    func([]float64) float64
 	}{{"min", slices.Min[[]float64]}, {"median", metrics.MedianF}, {"max", slices.Max[[]float64]}} {
 		row := []any{agg.name, "", ""}
-		for _, v := range values { // a column is listed when some GPU has a value
+		for _, v := range values {
+			if len(v) == 0 {
+				row = append(row, nil)
+				continue
+			}
 			row = append(row, agg.f(v))
 		}
 		t.Rows = append(t.Rows, row)
@@ -610,7 +608,7 @@ func oneJob(rec *Table) bool {
 	}
 	size := toFloat(rec.Rows[0][sizeAt])
 	for _, r := range rec.Rows {
-		if toFloat(r[rankAt]) < 0 || toFloat(r[sizeAt]) != size {
+		if r[rankAt] == nil || r[sizeAt] == nil || toFloat(r[sizeAt]) != size {
 			return false
 		}
 	}
@@ -641,6 +639,22 @@ func boundCounts(bounds []string) string {
 	return strings.Join(parts, ", ")
 }
 
+// rankOf is a run's rank, nil when unknown.
+func rankOf(s *metrics.Summary) any {
+	if s.Rank < 0 {
+		return nil
+	}
+	return s.Rank
+}
+
+// worldSizeOf is a run's job's number of ranks, nil when unknown.
+func worldSizeOf(s *metrics.Summary) any {
+	if s.WorldSize <= 0 {
+		return nil
+	}
+	return s.WorldSize
+}
+
 // docFile defines the file column of every table.
 const docFile = "the trace file, as given or found in a folder"
 
@@ -650,22 +664,18 @@ const docFile = "the trace file, as given or found in a folder"
 // Traces without GPU activity have no row.
 func SummaryRecords(sums []metrics.Summary) *Table {
 	t := &Table{Columns: []Column{{Name: "file", Unit: metrics.Text, Doc: docFile},
-		{Name: "rank", Unit: metrics.Count, Doc: "the trace's rank in its job (distributedInfo); -1 when unknown"},
-		{Name: "world_size", Unit: metrics.Count, Doc: "the job's number of ranks (distributedInfo); 0 when unknown"}}}
+		{Name: "rank", Unit: metrics.Count, Null: true, Doc: "the trace's rank in its job (distributedInfo); none when unknown"},
+		{Name: "world_size", Unit: metrics.Count, Null: true, Doc: "the job's number of ranks (distributedInfo); none when unknown"}}}
 	cols := metrics.Columns()
 	for _, c := range cols {
 		_, float := c.Value(&metrics.DeviceSummary{}).(float64)
-		t.Columns = append(t.Columns, Column{Name: c.Name, Unit: c.Unit, Float: float, Doc: c.Doc, Null: c.Name == "gpu_util"})
+		t.Columns = append(t.Columns, Column{Name: c.Name, Unit: c.Unit, Float: float, Doc: c.Doc, Null: c.Missing != nil})
 	}
 	for _, s := range sums {
 		for i := range s.Devices {
-			row := []any{s.Source, s.Rank, s.WorldSize}
+			row := []any{s.Source, rankOf(&s), worldSizeOf(&s)}
 			for _, c := range cols {
-				if undefined(c, &s.Devices[i]) {
-					row = append(row, nil) // empty in CSV, null in JSON, NaN in Parquet
-					continue
-				}
-				row = append(row, c.Value(&s.Devices[i]))
+				row = append(row, c.Get(&s.Devices[i])) // nil: empty in CSV, null in JSON and Parquet
 			}
 			t.Rows = append(t.Rows, row)
 		}
@@ -696,16 +706,12 @@ func WriteSummaryJSON(w io.Writer, sums []metrics.Summary) error {
 			key("file")
 			jw.value(s.Source, in)
 			key("rank")
-			jw.value(s.Rank, in)
+			jw.value(rankOf(s), in)
 			key("world_size")
-			jw.value(s.WorldSize, in)
+			jw.value(worldSizeOf(s), in)
 			for _, c := range cols {
 				key(c.Name)
-				if undefined(c, d) {
-					jw.value(nil, in)
-					continue
-				}
-				jw.value(c.Value(d), in)
+				jw.value(c.Get(d), in)
 			}
 			key("copies")
 			jw.value(copiesJSON(d.Copies), in)

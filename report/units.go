@@ -17,7 +17,7 @@ func Format(v any, u metrics.Unit) string {
 	case string:
 		return x
 	case nil: // no value
-		return ""
+		return "–"
 	}
 	x := toFloat(v)
 	switch u {

@@ -49,8 +49,8 @@
 //	trace's uncompressed size and three times an Nsight export's. A file whose
 //	tables alone would pass that is read alone.
 //	With --format csv there is one row per (file, device), times in integer ns,
-//	ready for pandas.read_csv: file, rank and world_size (distributedInfo; -1
-//	and 0 when unknown), device, then the metrics; --format json has the same
+//	ready for pandas.read_csv: file, rank and world_size (distributedInfo;
+//	empty when unknown), device, then the metrics; --format json has the same
 //	names.
 //	FILEs that are traceql's own Parquet of export --table summary are read
 //	back: the text is their overview, --format csv their rows.
@@ -87,7 +87,9 @@
 //	process reading every trace prints, rows in natural order of file, as a
 //	DIR argument lists them.
 //	Metrics, per device: the CSV and JSON name, the text table's label in
-//	quotes, and the definition (all times integer ns in CSV and JSON):
+//	quotes, and the definition (all times integer ns in CSV and JSON). A metric
+//	that has no value (a mean of no kernels, a bandwidth of no copies, a ratio
+//	against 0) is empty in CSV, null in JSON and Parquet and – in text, not 0:
 //	  device                     device id as the trace numbers it (Kineto
 //	                             args.device, else pid; Nsight deviceId)
 //	  kernels                    number of kernel executions on the device, all
@@ -109,21 +111,21 @@
 //	                             with nothing running
 //	  idle_gaps                  "idle gaps": number of gaps between merged busy
 //	                             intervals (intervals that touch merge)
-//	  gpu_util                   "GPU utilization": busy_ns / span_ns; empty (–)
-//	                             when the span is 0
+//	  gpu_util                   "GPU utilization": busy_ns / span_ns; none when
+//	                             the span is 0
 //	  h2d_copies                 "H2D copies": memcpys of kind HtoD (Kineto: the
 //	                             token after "Memcpy " in the name; Nsight:
 //	                             copyKind 1)
 //	  h2d_bytes                  "H2D bytes": bytes moved by HtoD copies
 //	  h2d_ns                     "H2D time": sum of HtoD copy durations
 //	  h2d_gbps                   "H2D bandwidth": h2d_bytes / h2d_ns, in GB/s with
-//	                             GB = 1e9 B; 0 without copies
+//	                             GB = 1e9 B; none without copy time
 //	  d2h_copies                 "D2H copies": memcpys of kind DtoH (Nsight
 //	                             copyKind 2)
 //	  d2h_bytes                  "D2H bytes": bytes moved by DtoH copies
 //	  d2h_ns                     "D2H time": sum of DtoH copy durations
-//	  d2h_gbps                   "D2H bandwidth": d2h_bytes / d2h_ns, GB/s;
-//	                             0 without copies
+//	  d2h_gbps                   "D2H bandwidth": d2h_bytes / d2h_ns, GB/s; none
+//	                             without copy time
 //	  name                       device name, when the trace gives it
 //	  streams                    streams with GPU activity on the device
 //	  kernel_min_ns              "min kernel": shortest kernel
@@ -231,7 +233,7 @@
 //	                             steps table); 0 when the trace has none
 //	  step_median_ns             "median step": median length of those windows; the
 //	                             mean of the two middle values for an even count;
-//	                             0 without steps
+//	                             none without steps
 //	  comm_kernels               "comm kernels": communication kernels: names
 //	                             holding, in any case and with '_' or '-' ignored,
 //	                             one of nccl, rccl, allreduce, allgather,
@@ -245,7 +247,7 @@
 //	                             kernels' intervals
 //	  comm_overlap               "comm overlap": share of comm_ns during which a
 //	                             compute kernel also runs: communication hidden
-//	                             under computation; 0 without communication
+//	                             under computation; none without communication
 //	  window                     the part of the trace measured: whole, or as
 //	                             --steps, --skip-steps, --window, --range or
 //	                             --steady chose it (steps 2–4, window 100ms:500ms,
@@ -273,7 +275,7 @@
 //	                             (what PyTorch before 2.3 records, and the
 //	                             backward's only mark); graph replays included
 //	  compiled_kernel_share      "compiled share": compiled_kernel_ns / kernel_ns;
-//	                             0 without kernels
+//	                             none without kernel time
 //	  graph_kernel_ns            "graph kernel time": sum of the durations of the
 //	                             kernels replayed by graph launch calls
 //	                             (graph_kernels), inside compiled ranges or not
@@ -300,7 +302,7 @@
 //	                             no earlier than the one before ends
 //	  host_step_median_ns        "median step": median length of those steps; the
 //	                             mean of the two middle values for an even count;
-//	                             0 without steps
+//	                             none without steps
 //	  warmup_steps               "warm-up steps": leading steps longer than twice
 //	                             the median step (warm-up, compilation), at most
 //	                             all but one; none with under 3 steps

@@ -49,8 +49,8 @@ GOMEMLIMIT): each holds them until summarized, estimated at half a Kineto
 trace's uncompressed size and three times an Nsight export's. A file whose
 tables alone would pass that is read alone.
 With --format csv there is one row per (file, device), times in integer ns,
-ready for pandas.read_csv: file, rank and world_size (distributedInfo; -1
-and 0 when unknown), device, then the metrics; --format json has the same
+ready for pandas.read_csv: file, rank and world_size (distributedInfo;
+empty when unknown), device, then the metrics; --format json has the same
 names.
 FILEs that are traceql's own Parquet of export --table summary are read
 back: the text is their overview, --format csv their rows.` + windowHelp + shardHelp + "\n" + report.MetricsHelp(),
