@@ -240,9 +240,15 @@ func opDiffTable(old, new []metrics.ScopeStat, top int, l Layout) *Table {
 // metric) with raw values; a device without a counterpart has no rows,
 // but a note.
 func DiffRecords(d metrics.Diff) *Table {
-	t := &Table{Columns: []Column{{Name: "old_file", Unit: metrics.Text}, {Name: "new_file", Unit: metrics.Text},
-		{Name: "old_device", Unit: metrics.Count}, {Name: "new_device", Unit: metrics.Count}, {Name: "metric", Unit: metrics.Text},
-		{Name: "old", Unit: metrics.Count}, {Name: "new", Unit: metrics.Count}, {Name: "delta", Unit: metrics.Count}, {Name: "ratio", Unit: metrics.Count}}}
+	t := &Table{Columns: []Column{{Name: "old_file", Unit: metrics.Text, Doc: "the OLD trace file"},
+		{Name: "new_file", Unit: metrics.Text, Doc: "the NEW trace file"},
+		{Name: "old_device", Unit: metrics.Count, Doc: "the device of OLD (devices pair up by position)"},
+		{Name: "new_device", Unit: metrics.Count, Doc: "the device of NEW"},
+		{Name: "metric", Unit: metrics.Text, Doc: "a column of the summary table"},
+		{Name: "old", Unit: metrics.Count, Mixed: true, Null: true, Doc: metricValueDoc + " in OLD"},
+		{Name: "new", Unit: metrics.Count, Mixed: true, Null: true, Doc: metricValueDoc + " in NEW"},
+		{Name: "delta", Unit: metrics.Count, Mixed: true, Null: true, Doc: "new − old; none when either has no value"},
+		{Name: "ratio", Unit: metrics.Count, Float: true, Null: true, Doc: ratioDoc("old")}}}
 	for _, dd := range d.Devices {
 		if note := unpaired(dd); note != "" {
 			t.Notes = append(t.Notes, note)
@@ -258,6 +264,15 @@ func DiffRecords(d metrics.Diff) *Table {
 		}
 	}
 	return t
+}
+
+// metricValueDoc defines a column holding the value of the metric of its
+// row.
+const metricValueDoc = "the metric's value, in its unit (integer ns, bytes, …; an integer for integer metrics); none when undefined"
+
+// ratioDoc defines the ratio column of a table, against base.
+func ratioDoc(base string) string {
+	return "the value / the value in " + base + "; none when either has no value or " + base + "'s is 0"
 }
 
 // ratioOf is new / old, nil (no value) when either has none or old is 0.
@@ -436,33 +451,20 @@ func runVerdict(run string, d *metrics.DeviceSummary) string {
 	return run + ": " + v
 }
 
-// CompareRecords is the CSV shape of compare: one row per (run, device
-// position, metric) with raw values and the ratio to the first run.
+// CompareRecords is the CSV and JSON shape of compare: one row per run
+// and device, the runs in the order given ("run", from 1) with their
+// labels, then the columns of SummaryRecords: every metric, bound
+// included, integers as integers. A ratio to the first run is a division
+// away.
 func CompareRecords(labels []string, sums []metrics.Summary) *Table {
-	t := &Table{Columns: []Column{{Name: "label", Unit: metrics.Text}, {Name: "file", Unit: metrics.Text}, {Name: "device", Unit: metrics.Count},
-		{Name: "metric", Unit: metrics.Text}, {Name: "value", Unit: metrics.Count}, {Name: "ratio_to_first", Unit: metrics.Count}}}
-	for pos := 0; ; pos++ {
-		found := false
-		for i, s := range sums {
-			if pos >= len(s.Devices) {
-				continue
-			}
-			found = true
-			d := &s.Devices[pos]
-			for _, c := range metrics.Columns() {
-				if notMeasures[c.Name] {
-					continue
-				}
-				v := c.Get(d)
-				var r any
-				if pos < len(sums[0].Devices) {
-					r = ratioOf(v, c.Get(&sums[0].Devices[pos]))
-				}
-				t.Rows = append(t.Rows, []any{labels[i], s.Source, d.Device, c.Name, v, r})
-			}
-		}
-		if !found {
-			return t
+	t := &Table{Columns: append([]Column{
+		{Name: "label", Unit: metrics.Text, Doc: "the run's label (--label; by default the file name, with as many folders as tell the runs apart)"},
+		{Name: "run", Unit: metrics.Count, Doc: "the run's position among the files given, from 1"}},
+		SummaryRecords(nil).Columns...)}
+	for i := range sums {
+		for _, r := range SummaryRecords(sums[i : i+1]).Rows {
+			t.Rows = append(t.Rows, append([]any{labels[i], i + 1}, r...))
 		}
 	}
+	return t
 }

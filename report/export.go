@@ -13,14 +13,16 @@ import (
 	"github.com/traceql/traceql/trace"
 )
 
-// A RowWriter streams tidy rows as CSV (with a header), JSON lines or
-// Parquet, so an export of millions of kernels never builds a table in
+// A RowWriter streams tidy rows as CSV (with a header), one JSON
+// document (see WriteJSON: a row a line), JSON lines or Parquet, so an export of millions of kernels never builds a table in
 // memory. Every row has exactly its columns, each of its column's type,
 // or no value: the writer refuses others.
 type RowWriter struct {
 	cols []Column
 	csv  *csv.Writer
 	bw   *bufio.Writer // JSON lines
+	doc  bool          // one JSON document: the rows an array in it
+	rows int           // written
 	keys [][]byte      // JSON-quoted column names
 	line []string
 	buf  []byte // a JSON line
@@ -28,9 +30,10 @@ type RowWriter struct {
 	pq   *parquetRows
 }
 
-// NewRowWriter starts a CSV ("csv"), JSON-lines ("json") or Parquet
-// ("parquet") stream with these columns.
-func NewRowWriter(w io.Writer, format string, cols []Column) (*RowWriter, error) {
+// NewRowWriter starts a CSV ("csv"), JSON ("json": one document), JSON
+// lines ("jsonl") or Parquet ("parquet") stream of the table name with
+// these columns.
+func NewRowWriter(w io.Writer, format, name string, cols []Column) (*RowWriter, error) {
 	rw := &RowWriter{cols: cols, line: make([]string, len(cols))}
 	switch format {
 	case "parquet":
@@ -43,11 +46,16 @@ func NewRowWriter(w io.Writer, format string, cols []Column) (*RowWriter, error)
 			head[i] = c.Name
 		}
 		return rw, rw.csv.Write(head)
-	case "json":
+	case "json", "jsonl":
 		rw.bw = bufio.NewWriterSize(w, 1<<16)
 		for _, c := range cols {
 			k, _ := json.Marshal(c.Name)
 			rw.keys = append(rw.keys, k)
+		}
+		if format == "json" {
+			rw.doc = true
+			q, _ := json.Marshal(name)
+			fmt.Fprintf(rw.bw, "{\"version\": %d, \"table\": %s, \"rows\": [", SchemaVersion, q)
 		}
 		return rw, nil
 	}
@@ -93,7 +101,15 @@ func (rw *RowWriter) write(row []value) error {
 		}
 		return rw.csv.Write(rw.line)
 	}
-	b := append(rw.buf[:0], '{')
+	b := rw.buf[:0]
+	if rw.doc {
+		if rw.rows > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, '\n')
+	}
+	rw.rows++
+	b = append(b, '{')
 	for i, v := range row {
 		if i > 0 {
 			b = append(b, ',')
@@ -101,7 +117,11 @@ func (rw *RowWriter) write(row []value) error {
 		b = append(append(b, rw.keys[i]...), ':')
 		b = v.appendJSON(b)
 	}
-	rw.buf = append(b, "}\n"...)
+	b = append(b, '}')
+	if !rw.doc {
+		b = append(b, '\n')
+	}
+	rw.buf = b
 	_, err := rw.bw.Write(rw.buf)
 	return err
 }
@@ -128,6 +148,12 @@ func (rw *RowWriter) Flush() error {
 		rw.csv.Flush()
 		return rw.csv.Error()
 	}
+	if rw.doc {
+		if rw.rows > 0 {
+			rw.bw.WriteString("\n")
+		}
+		rw.bw.WriteString("]}\n")
+	}
 	return rw.bw.Flush()
 }
 
@@ -151,14 +177,15 @@ type ExportInput struct {
 // (a row type's fields, or the summary's metrics.Columns), and its rows.
 type exportTable struct {
 	name string
+	row  string // what one row is, for the schema
 	cols []Column
 	rows func(rw *RowWriter, in *ExportInput) error
 }
 
 // structTable declares a table whose rows are values of T (see rowType).
-func structTable[T any](name string, rows func(in *ExportInput, put func(T) error) error) exportTable {
+func structTable[T any](name, row string, rows func(in *ExportInput, put func(T) error) error) exportTable {
 	rt := rowTypeOf[T]()
-	return exportTable{name, rt.cols, func(rw *RowWriter, in *ExportInput) error {
+	return exportTable{name, row, rt.cols, func(rw *RowWriter, in *ExportInput) error {
 		row := new(T) // one, reused: a row costs no allocation
 		rv := reflect.ValueOf(row).Elem()
 		return rows(in, func(r T) error {
@@ -170,8 +197,8 @@ func structTable[T any](name string, rows func(in *ExportInput, put func(T) erro
 }
 
 // recordsTable declares a table whose rows are a Table's records.
-func recordsTable(name string, cols []Column, records func(in *ExportInput) *Table) exportTable {
-	return exportTable{name, cols, func(rw *RowWriter, in *ExportInput) error {
+func recordsTable(name, row string, cols []Column, records func(in *ExportInput) *Table) exportTable {
+	return exportTable{name, row, cols, func(rw *RowWriter, in *ExportInput) error {
 		for _, r := range records(in).Rows {
 			if err := rw.WriteRecord(r); err != nil {
 				return err
@@ -361,8 +388,8 @@ func exportTables() []exportTable {
 		return []metrics.Summary{*in.Summary}
 	}
 	return []exportTable{
-		recordsTable("summary", SummaryRecords(nil).Columns, func(in *ExportInput) *Table { return SummaryRecords(summaries(in)) }),
-		structTable("kernels", func(in *ExportInput, put func(kernelRow) error) error {
+		recordsTable("summary", "one per (file, device)", SummaryRecords(nil).Columns, func(in *ExportInput) *Table { return SummaryRecords(summaries(in)) }),
+		structTable("kernels", "one per kernel", func(in *ExportInput, put func(kernelRow) error) error {
 			for i := range in.Trace.Kernels {
 				k := &in.Trace.Kernels[i]
 				if err := put(kernelRow{in.Trace.Source, k.Device, k.Stream, k.Name, k.Start, k.End, k.Dur(), known(k.Correlation), known(k.ExternalID),
@@ -373,7 +400,7 @@ func exportTables() []exportTable {
 			}
 			return nil
 		}),
-		structTable("kernel-stats", func(in *ExportInput, put func(kernelStatsRow) error) error {
+		structTable("kernel-stats", "one per (file, device, kernel name)", func(in *ExportInput, put func(kernelStatsRow) error) error {
 			return eachDevice(in, func(d *metrics.DeviceTables) error {
 				for _, s := range d.KernelDists {
 					if err := put(kernelStatsRow{in.Trace.Source, d.Device, s.Name, metrics.Family(s.Name), s.Count, s.TotalNS, s.MeanNS,
@@ -384,7 +411,7 @@ func exportTables() []exportTable {
 				return nil
 			})
 		}),
-		structTable("steps", func(in *ExportInput, put func(stepRow) error) error {
+		structTable("steps", "one per (file, device, ProfilerStep#N)", func(in *ExportInput, put func(stepRow) error) error {
 			for _, d := range summaries(in) {
 				for _, dev := range d.Devices {
 					for _, s := range dev.Steps {
@@ -397,7 +424,7 @@ func exportTables() []exportTable {
 			}
 			return nil
 		}),
-		structTable("gaps", func(in *ExportInput, put func(gapRow) error) error {
+		structTable("gaps", "one per idle gap between merged busy intervals of a device", func(in *ExportInput, put func(gapRow) error) error {
 			for _, g := range in.Gaps {
 				if err := put(gapRow{in.Trace.Source, g.Device, g.Start, g.End, g.Len(), g.SyncNS, g.LaunchNS, g.OtherNS, g.Class()}); err != nil {
 					return err
@@ -405,7 +432,7 @@ func exportTables() []exportTable {
 			}
 			return nil
 		}),
-		structTable("memcpy", func(in *ExportInput, put func(memcpyRow) error) error {
+		structTable("memcpy", "one per copy", func(in *ExportInput, put func(memcpyRow) error) error {
 			for i := range in.Trace.Memcpys {
 				m := &in.Trace.Memcpys[i]
 				if err := put(memcpyRow{in.Trace.Source, m.Device, m.Stream, m.Kind.String(), m.Src.String(), m.Dst.String(), m.Bytes,
@@ -415,8 +442,8 @@ func exportTables() []exportTable {
 			}
 			return nil
 		}),
-		recordsTable("host", HostRecords(nil).Columns, func(in *ExportInput) *Table { return HostRecords(summaries(in)) }),
-		structTable("host-ops", func(in *ExportInput, put func(hostOpRow) error) error {
+		recordsTable("host", "one per trace without GPU activity (CPU, MPS runs)", HostRecords(nil).Columns, func(in *ExportInput) *Table { return HostRecords(summaries(in)) }),
+		structTable("host-ops", "one per (file, host op name) of traces without GPU activity", func(in *ExportInput, put func(hostOpRow) error) error {
 			for _, s := range summaries(in) {
 				for _, op := range s.Host.AllOps {
 					if err := put(hostOpRow{in.Trace.Source, op.Name, op.Count, op.TotalNS, op.SelfNS}); err != nil {
@@ -426,7 +453,7 @@ func exportTables() []exportTable {
 			}
 			return nil
 		}),
-		structTable("streams", func(in *ExportInput, put func(streamRow) error) error {
+		structTable("streams", "one per (file, device, stream)", func(in *ExportInput, put func(streamRow) error) error {
 			return eachDevice(in, func(d *metrics.DeviceTables) error {
 				for _, st := range d.Streams {
 					if err := put(streamRow{in.Trace.Source, d.Device, st.Stream, st.Kernels, st.Copies, st.SpanNS, st.BusyNS, st.IdleNS, optIf(st.Util, st.SpanNS > 0)}); err != nil {
@@ -436,9 +463,9 @@ func exportTables() []exportTable {
 				return nil
 			})
 		}),
-		structTable("api", names),
-		structTable("ranges", names),
-		structTable("ops", func(in *ExportInput, put func(scopeRow) error) error {
+		structTable("api", "one per (file, host API call name)", names),
+		structTable("ranges", "one per (file, record_function or NVTX range name)", names),
+		structTable("ops", "one per (file, device, host op)", func(in *ExportInput, put func(scopeRow) error) error {
 			return eachDevice(in, func(d *metrics.DeviceTables) error {
 				for _, o := range d.Ops {
 					if err := put(scopeRow{in.Trace.Source, d.Device, o.Name, o.Calls, o.Kernels, o.GPUNS, o.CPUNS, o.Share}); err != nil {
@@ -448,7 +475,7 @@ func exportTables() []exportTable {
 				return nil
 			})
 		}),
-		structTable("regions", func(in *ExportInput, put func(regionRow) error) error {
+		structTable("regions", "one per (file, device, code region)", func(in *ExportInput, put func(regionRow) error) error {
 			return eachDevice(in, func(d *metrics.DeviceTables) error {
 				for _, o := range d.Regions {
 					if err := put(regionRow{in.Trace.Source, d.Device, o.Name, o.Calls, o.Kernels, o.GPUNS, o.CPUNS, o.Share}); err != nil {
@@ -458,7 +485,7 @@ func exportTables() []exportTable {
 				return nil
 			})
 		}),
-		structTable("copy-stats", func(in *ExportInput, put func(copyStatsRow) error) error {
+		structTable("copy-stats", "one per (file, device, copy kind and memory kinds; memsets as kind memset)", func(in *ExportInput, put func(copyStatsRow) error) error {
 			return eachDevice(in, func(d *metrics.DeviceTables) error {
 				for _, c := range d.Copies {
 					if err := put(copyStatsRow{in.Trace.Source, d.Device, c.Kind, c.Src, c.Dst, c.Count, c.Bytes, c.MinBytes, c.MedianBytes,

@@ -1,7 +1,6 @@
 package report
 
 import (
-	"bufio"
 	"cmp"
 	"fmt"
 	"io"
@@ -208,14 +207,22 @@ func HostSteps(label string, s *metrics.Summary) StepRun {
 // (run, metric) and (run, op), raw values, and the ratio to the first run
 // ("" where it has none).
 func HostCompareRecords(labels []string, sums []metrics.Summary) *Table {
-	t := &Table{Columns: []Column{{Name: "label", Unit: metrics.Text}, {Name: "file", Unit: metrics.Text}, {Name: "kind", Unit: metrics.Text},
-		{Name: "name", Unit: metrics.Text}, {Name: "value", Unit: metrics.Count}, {Name: "ratio_to_first", Unit: metrics.Count}}}
+	t := &Table{Columns: []Column{
+		{Name: "label", Unit: metrics.Text, Doc: "the run's label (--label; by default the file name)"},
+		{Name: "file", Unit: metrics.Text, Doc: docFile},
+		{Name: "kind", Unit: metrics.Text, Doc: "metric (a host column of summarize --help) or op_total_ns (a host op's total time)"},
+		{Name: "name", Unit: metrics.Text, Doc: "the metric's or the op's name"},
+		{Name: "value", Unit: metrics.Count, Mixed: true, Null: true, Doc: metricValueDoc},
+		{Name: "ratio", Unit: metrics.Count, Float: true, Null: true, Doc: ratioDoc("the first run")}}}
 	rel := ratioOf
 	for i := range sums {
 		for _, c := range metrics.HostColumns() {
 			v := c.Get(&sums[i])
 			t.Rows = append(t.Rows, []any{labels[i], sums[i].Source, "metric", c.Name, v, rel(v, c.Get(&sums[0]))})
 		}
+	}
+	if len(sums) == 0 {
+		return t
 	}
 	first := map[string]int64{}
 	for _, op := range sums[0].Host.AllOps {
@@ -257,21 +264,10 @@ func hostHelp(name int) string {
 	return b.String()
 }
 
-// WriteHostJSON writes the rows of HostRecords as a JSON array of
-// objects, indented as WriteSummaryJSON indents.
+// WriteHostJSON writes the rows of HostRecords as the JSON document of
+// the host table (see WriteJSON).
 func WriteHostJSON(w io.Writer, sums []metrics.Summary) error {
-	t := HostRecords(sums)
-	jw := &jsonWriter{w: bufio.NewWriter(w)}
-	jw.array(len(t.Rows), "", func(i int, in string) {
-		jw.object(in, func(key func(string), in string) {
-			for j, c := range t.Columns {
-				key(c.Name)
-				jw.value(t.Rows[i][j], in)
-			}
-		})
-	})
-	jw.str("\n")
-	return jw.flush()
+	return WriteJSON(w, "host", HostRecords(sums))
 }
 
 // HostOnly reports whether there are summaries and none has a device with

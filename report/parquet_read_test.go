@@ -29,7 +29,7 @@ func TestSummaryParquetRoundTrip(t *testing.T) {
 	}
 	want := SummaryRecords(sums)
 	var buf bytes.Buffer
-	rw, err := NewRowWriter(&buf, "parquet", want.Columns)
+	rw, err := NewRowWriter(&buf, "parquet", "summary", want.Columns)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,7 +80,7 @@ func TestSummaryParquetRoundTrip(t *testing.T) {
 	// Another table, or not Parquet at all, is an error naming the file.
 	buf.Reset()
 	cols, _ := ExportColumns("kernel-stats")
-	rw, _ = NewRowWriter(&buf, "parquet", cols)
+	rw, _ = NewRowWriter(&buf, "parquet", "kernel-stats", cols)
 	if err := rw.Flush(); err != nil {
 		t.Fatal(err)
 	}

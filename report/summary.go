@@ -683,8 +683,9 @@ func SummaryRecords(sums []metrics.Summary) *Table {
 	return t
 }
 
-// WriteSummaryJSON writes a JSON array with one object per (file, device):
-// the CSV columns under the same names, plus "copies" and "top_kernels".
+// WriteSummaryJSON writes the JSON document of the summary table (see
+// WriteJSON), one row per (file, device): the CSV columns under the same
+// names, plus "copies" and "top_kernels".
 // It is indented as encoding/json indents, and written as it is made, one
 // kernel at a time: --top can ask for a million of them.
 func WriteSummaryJSON(w io.Writer, sums []metrics.Summary) error {
@@ -700,7 +701,7 @@ func WriteSummaryJSON(w io.Writer, sums []metrics.Summary) error {
 	}
 	cols := metrics.Columns()
 	jw := &jsonWriter{w: bufio.NewWriter(w)}
-	jw.array(len(devs), "", func(i int, in string) {
+	jw.document("summary", len(devs), func(i int, in string) {
 		s, d := devs[i].s, devs[i].d
 		jw.object(in, func(key func(string), in string) {
 			key("file")
@@ -722,8 +723,38 @@ func WriteSummaryJSON(w io.Writer, sums []metrics.Summary) error {
 			})
 		})
 	})
-	jw.str("\n")
 	return jw.flush()
+}
+
+// WriteJSON writes a table's records as one JSON document,
+// {"version": SchemaVersion, "table": name, "rows": [...]}, a row an
+// object keyed by column name, no value null: the same document on
+// every command.
+func WriteJSON(w io.Writer, name string, t *Table) error {
+	jw := &jsonWriter{w: bufio.NewWriter(w)}
+	jw.document(name, len(t.Rows), func(i int, in string) {
+		jw.object(in, func(key func(string), in string) {
+			for j, c := range t.Columns {
+				key(c.Name)
+				jw.value(t.Rows[i][j], in)
+			}
+		})
+	})
+	return jw.flush()
+}
+
+// document writes {"version": …, "table": name, "rows": [...]} and a
+// newline, the ith of the n rows written by row.
+func (j *jsonWriter) document(name string, n int, row func(i int, prefix string)) {
+	j.object("", func(key func(string), in string) {
+		key("version")
+		j.value(SchemaVersion, in)
+		key("table")
+		j.value(name, in)
+		key("rows")
+		j.array(n, in, row)
+	})
+	j.str("\n")
 }
 
 // A jsonWriter writes JSON indented by two spaces a level, as encoding/json's

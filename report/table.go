@@ -29,6 +29,9 @@ type Column struct {
 	Unit  metrics.Unit
 	Float bool // non-text values are float64 (else integers); for typed outputs (Parquet)
 	Null  bool // some rows have no value (null, empty in CSV)
+	// Mixed columns hold integers in some rows and floats in others (the
+	// value of a metric in a table of a row per metric).
+	Mixed bool
 	Doc   string
 }
 

@@ -44,6 +44,9 @@ their host sides are compared instead: span, steps, time in and outside
 ops, torch.compile's regions, then each op's total time per run and its
 ratio to the first (see summarize --help); --metrics picks host metrics
 then, shown alone.
+--format csv (or json, one document) has a row per run and device, the
+runs in the order given (run, from 1) with their labels, then summarize's
+columns: every metric, bound included, integers as integers.
 Labels default to the file names. Files are read --jobs at a time, one
 per CPU by default, and fewer when their tables would take more than half
 the memory available (see summarize --help).` + windowHelp,
@@ -59,7 +62,7 @@ the memory available (see summarize --help).` + windowHelp,
 			if len(opts.Labels) != len(args) {
 				return usageError{fmt.Errorf("--label has %d labels for %d files", len(opts.Labels), len(args))}
 			}
-			if err := checkFormat(&opts.Format, "text", "csv", "markdown"); err != nil {
+			if err := checkFormat(&opts.Format, "text", "csv", "json", "markdown"); err != nil {
 				return err
 			}
 			if opts.All && opts.Metrics != nil {
@@ -79,7 +82,7 @@ the memory available (see summarize --help).` + windowHelp,
 	}
 	f := cmd.Flags()
 	f.StringSliceVar(&opts.Labels, "label", nil, "comma-separated run labels, one per file")
-	f.StringVarP(&opts.Format, "format", "f", "text", "output format: text, csv or markdown")
+	f.StringVarP(&opts.Format, "format", "f", "text", "output format: text, csv, json or markdown")
 	f.StringVar(&opts.Plot, "plot", "", "also draw the headline metrics as grouped bars to this .png or .svg file")
 	f.StringSliceVar(&opts.Metrics, "metrics", nil, "the metrics shown, by CSV name, in this order (see summarize --help)")
 	f.BoolVar(&opts.All, "all", false, "show every metric, not the headline ones")
@@ -278,6 +281,8 @@ func runCompare(ctx context.Context, opts *compareOptions) error {
 	switch opts.Format {
 	case "csv":
 		return report.WriteCSV(opts.Out, report.CompareRecords(opts.Labels, sums))
+	case "json":
+		return report.WriteJSON(opts.Out, "compare", report.CompareRecords(opts.Labels, sums))
 	}
 	rows := opts.Metrics
 	if rows == nil && !opts.All {
@@ -305,6 +310,8 @@ func writeHostCompare(opts *compareOptions, sums []metrics.Summary) error {
 	switch opts.Format {
 	case "csv":
 		return report.WriteCSV(opts.Out, report.HostCompareRecords(opts.Labels, sums))
+	case "json":
+		return report.WriteJSON(opts.Out, "host-compare", report.HostCompareRecords(opts.Labels, sums))
 	}
 	// As for devices: --metrics names the rows and shows them alone.
 	tables := []*report.Table{report.HostMetricTable(opts.Labels, sums, opts.Metrics, opts.All)}

@@ -21,10 +21,10 @@ func flagValues() map[string]map[string][]string {
 	}
 	return map[string]map[string][]string{
 		"summarize": {"format": {"text", "csv", "json", "markdown"}, "names": names},
-		"diff":      {"format": {"text", "csv", "markdown"}, "group": {"name", "family"}, "names": names},
-		"compare":   {"format": {"text", "csv", "markdown"}, "metrics": cols},
+		"diff":      {"format": {"text", "csv", "json", "markdown"}, "group": {"name", "family"}, "names": names},
+		"compare":   {"format": {"text", "csv", "json", "markdown"}, "metrics": cols},
 		"plot":      {"kind": {"kernels", "gaps", "timeline", "top", "steps", "ops"}, "weight": {"time", "count"}, "names": names},
-		"export":    {"table": report.ExportTables(), "format": {"csv", "json", "parquet"}},
+		"export":    {"table": report.ExportTables(), "format": {"csv", "json", "jsonl", "parquet"}},
 	}
 }
 

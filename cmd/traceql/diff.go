@@ -46,7 +46,8 @@ the absolute change in total time.
 
 --format csv writes the summary metrics alone, one row per device pair and
 metric (old, new, delta, ratio), clock readings (start_ns, end_ns) left
-out; export --table kernel-stats gives each run's kernels.` + windowHelp,
+out; --format json the same rows as one document ({"version", "table":
+"diff", "rows"}); export --table kernel-stats gives each run's kernels.` + windowHelp,
 		Example: `  traceql diff default.json reduce-overhead.json
   traceql diff eager.json compiled.json --group family --top 30
   traceql diff a.json b.sqlite --format csv > diff.csv`,
@@ -62,7 +63,7 @@ out; export --table kernel-stats gives each run's kernels.` + windowHelp,
 			if opts.Group != "name" && opts.Group != "family" {
 				return usageError{fmt.Errorf("--group %q: want name or family", opts.Group)}
 			}
-			if err := checkFormat(&opts.Format, "text", "csv", "markdown"); err != nil {
+			if err := checkFormat(&opts.Format, "text", "csv", "json", "markdown"); err != nil {
 				return err
 			}
 			if err := positive("top", opts.Top); err != nil {
@@ -90,7 +91,7 @@ out; export --table kernel-stats gives each run's kernels.` + windowHelp,
 	f := cmd.Flags()
 	f.StringVar(&opts.Group, "group", "name", "match kernels by exact name or by family")
 	f.StringVar(&opts.By, "by", "", "op: also compare the GPU time launched from each host op (reads the cpu_ops)")
-	f.StringVarP(&opts.Format, "format", "f", "text", "output format: text, csv or markdown")
+	f.StringVarP(&opts.Format, "format", "f", "text", "output format: text, csv, json or markdown")
 	f.IntVar(&opts.Top, "top", 20, "kernel rows shown")
 	namesFlag(f, &opts.Names)
 	opts.Read.addFlags(f)
@@ -123,16 +124,21 @@ func runDiff(ctx context.Context, opts *diffOptions) error {
 		switch opts.Format {
 		case "csv":
 			return report.WriteCSV(opts.Out, report.HostCompareRecords(labels, sums))
+		case "json":
+			return report.WriteJSON(opts.Out, "host-compare", report.HostCompareRecords(labels, sums))
 		case "markdown":
 			return report.WriteMarkdown(opts.Out, report.HostCompareTables(labels, sums, opts.Top)...)
 		}
 		return report.WriteText(opts.Out, report.HostCompareTables(labels, sums, opts.Top)...)
 	}
 	switch opts.Format {
-	case "csv":
+	case "csv", "json":
 		t := report.DiffRecords(d)
 		for _, n := range t.Notes { // not into the data
 			complain(opts.Read.stderr, n)
+		}
+		if opts.Format == "json" {
+			return report.WriteJSON(opts.Out, "diff", t)
 		}
 		return report.WriteCSV(opts.Out, t)
 	case "markdown":

@@ -374,7 +374,8 @@
 //
 //	--format csv writes the summary metrics alone, one row per device pair and
 //	metric (old, new, delta, ratio), clock readings (start_ns, end_ns) left
-//	out; export --table kernel-stats gives each run's kernels.
+//	out; --format json the same rows as one document ({"version", "table":
+//	"diff", "rows"}); export --table kernel-stats gives each run's kernels.
 //
 //	Windows (GPU activity is clipped to the window; the launch calls of its
 //	kernels count wherever they were made, and the steps are those selected,
@@ -405,7 +406,7 @@
 //	Flags:
 //	      --by string           op: also compare the GPU time launched from each host op (reads the cpu_ops)
 //	      --device ints         measure only this device (repeat or comma-separate for several)
-//	  -f, --format string       output format: text, csv or markdown (default "text")
+//	  -f, --format string       output format: text, csv, json or markdown (default "text")
 //	      --group string        match kernels by exact name or by family (default "name")
 //	  -h, --help                help for diff
 //	      --kernel string       measure only the kernels whose names match this regular expression (copies and memsets stay)
@@ -430,6 +431,9 @@
 //	ops, torch.compile's regions, then each op's total time per run and its
 //	ratio to the first (see summarize --help); --metrics picks host metrics
 //	then, shown alone.
+//	--format csv (or json, one document) has a row per run and device, the
+//	runs in the order given (run, from 1) with their labels, then summarize's
+//	columns: every metric, bound included, integers as integers.
 //	Labels default to the file names. Files are read --jobs at a time, one
 //	per CPU by default, and fewer when their tables would take more than half
 //	the memory available (see summarize --help).
@@ -462,7 +466,7 @@
 //	Flags:
 //	      --all                 show every metric, not the headline ones
 //	      --device ints         measure only this device (repeat or comma-separate for several)
-//	  -f, --format string       output format: text, csv or markdown (default "text")
+//	  -f, --format string       output format: text, csv, json or markdown (default "text")
 //	  -h, --help                help for compare
 //	  -j, --jobs int            files read at once (default 0: one per CPU, as memory allows)
 //	      --kernel string       measure only the kernels whose names match this regular expression (copies and memsets stay)
@@ -582,8 +586,15 @@
 //	                memset): count, bytes, min/median/max bytes of one, time, GB/s (nsys stats'
 //	                cuda_gpu_mem_size_sum and cuda_gpu_mem_time_sum)
 //
+//	--format json writes one JSON document, {"version": 1, "table": NAME, "rows":
+//	[...]}, as summarize, diff and compare do; --format jsonl one row object a
+//	line. A missing value (a bandwidth of a copy of no time, an id the trace does
+//	not give) is empty in CSV and null in JSON and Parquet. --schema prints the
+//	table's columns, types, units and definitions as JSON (docs/schema.md has
+//	every table's).
+//
 //	Load it in pandas with pd.read_csv("out.csv"), pd.read_json("out.jsonl", lines=True)
-//	for --format json, or pd.read_parquet("out.parquet") for --format parquet (zstd;
+//	for --format jsonl, or pd.read_parquet("out.parquet") for --format parquet (zstd;
 //	DuckDB, Spark and Polars read it too: SELECT * FROM 'out.parquet'). Every
 //	worker's --shard part has the same columns: out/*.parquet reads as one table.
 //
@@ -624,18 +635,20 @@
 //
 //	Examples:
 //	  traceql export run.json --table kernels -o kernels.csv
-//	  traceql export runs/ --table gaps --format json > gaps.jsonl
+//	  traceql export runs/ --table gaps --format jsonl > gaps.jsonl
+//	  traceql export --schema --table kernels
 //	  traceql export runs/ --shard 3/64 --table summary -f parquet -o out/part-3.parquet
 //
 //	Flags:
 //	      --device ints         measure only this device (repeat or comma-separate for several)
-//	  -f, --format string       csv, json (JSON lines) or parquet (default: by -o's extension, .csv, .json, .jsonl or .parquet, else csv)
+//	  -f, --format string       csv, json (one document), jsonl (JSON lines) or parquet (default: by -o's extension, .csv, .json, .jsonl or .parquet, else csv)
 //	  -h, --help                help for export
 //	  -j, --jobs int            files read at once (default 0: one per CPU, as memory allows)
 //	      --kernel string       measure only the kernels whose names match this regular expression (copies and memsets stay)
 //	  -o, --output string       file to write (a file is replaced atomically, a device or pipe written in place); stdout when absent or -
 //	  -q, --quiet               no progress bar on stderr
 //	      --range string        measure only the span of the annotation, op or NVTX range with this name
+//	      --schema              print the --table's columns (name, type, unit, nullable, definition) as JSON, and read no trace
 //	      --shard K/N           read only worker K's share of N of the files, by a hash of each file's path under its argument (see above)
 //	      --skip-steps int      drop the first N recorded ProfilerStep#N
 //	      --steady              measure only the steps after the warm-up (leading steps over twice the median)

@@ -21,6 +21,7 @@ type exportOptions struct {
 	Table  string
 	Format string
 	Output string
+	Schema bool // print the table's schema, read nothing
 	Shard  shard
 	Out    io.Writer
 	Err    io.Writer
@@ -63,19 +64,39 @@ Tables:
                 memset): count, bytes, min/median/max bytes of one, time, GB/s (nsys stats'
                 cuda_gpu_mem_size_sum and cuda_gpu_mem_time_sum)
 
+--format json writes one JSON document, {"version": 1, "table": NAME, "rows":
+[...]}, as summarize, diff and compare do; --format jsonl one row object a
+line. A missing value (a bandwidth of a copy of no time, an id the trace does
+not give) is empty in CSV and null in JSON and Parquet. --schema prints the
+table's columns, types, units and definitions as JSON (docs/schema.md has
+every table's).
+
 Load it in pandas with pd.read_csv("out.csv"), pd.read_json("out.jsonl", lines=True)
-for --format json, or pd.read_parquet("out.parquet") for --format parquet (zstd;
+for --format jsonl, or pd.read_parquet("out.parquet") for --format parquet (zstd;
 DuckDB, Spark and Polars read it too: SELECT * FROM 'out.parquet'). Every
 worker's --shard part has the same columns: out/*.parquet reads as one table.` + windowHelp + shardHelp,
 		Example: `  traceql export run.json --table kernels -o kernels.csv
-  traceql export runs/ --table gaps --format json > gaps.jsonl
+  traceql export runs/ --table gaps --format jsonl > gaps.jsonl
+  traceql export --schema --table kernels
   traceql export runs/ --shard 3/64 --table summary -f parquet -o out/part-3.parquet`,
-		Args: minArgs(1, "FILE or DIR"),
+		Args: func(cmd *cobra.Command, args []string) error {
+			if opts.Schema {
+				if len(args) > 0 {
+					return usageError{fmt.Errorf("--schema prints a table's columns and reads no trace; drop %s", args[0])}
+				}
+				return nil
+			}
+			return minArgs(1, "FILE or DIR")(cmd, args)
+		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Args = args
 			opts.Out, opts.Err = cmd.OutOrStdout(), cmd.ErrOrStderr()
 			if _, ok := report.ExportColumns(opts.Table); !ok {
 				return usageError{fmt.Errorf("--table %q: want one of %s", opts.Table, strings.Join(report.ExportTables(), ", "))}
+			}
+			if opts.Schema {
+				s, _ := report.SchemaOf(opts.Table)
+				return report.WriteSchemaJSON(opts.Out, s)
 			}
 			if opts.Output == stdout {
 				opts.Output = ""
@@ -102,7 +123,8 @@ worker's --shard part has the same columns: out/*.parquet reads as one table.` +
 	}
 	f := cmd.Flags()
 	f.StringVarP(&opts.Table, "table", "t", "summary", "table: "+strings.Join(report.ExportTables(), ", "))
-	f.StringVarP(&opts.Format, "format", "f", "", "csv, json (JSON lines) or parquet (default: by -o's extension, .csv, .json, .jsonl or .parquet, else csv)")
+	f.StringVarP(&opts.Format, "format", "f", "", "csv, json (one document), jsonl (JSON lines) or parquet (default: by -o's extension, .csv, .json, .jsonl or .parquet, else csv)")
+	f.BoolVar(&opts.Schema, "schema", false, "print the --table's columns (name, type, unit, nullable, definition) as JSON, and read no trace")
 	f.StringVarP(&opts.Output, "output", "o", "", "file to write (a file is replaced atomically, a device or pipe written in place); stdout when absent or -")
 	opts.Read.addFlags(f)
 	opts.Read.addJobsFlag(f)
@@ -111,14 +133,14 @@ worker's --shard part has the same columns: out/*.parquet reads as one table.` +
 }
 
 // exportExts are the -o extensions that say the format of export.
-var exportExts = map[string]string{".csv": "csv", ".json": "json", ".jsonl": "json", ".parquet": "parquet"}
+var exportExts = map[string]string{".csv": "csv", ".json": "json", ".jsonl": "jsonl", ".parquet": "parquet"}
 
 // formatFromName takes the format from the -o file's extension, as plot
 // does: "-o out.parquet" wrote CSV that pandas then failed to read. A
 // --format given too must agree with it.
 func formatFromName(opts *exportOptions) error {
 	if opts.Format != "" {
-		if err := checkFormat(&opts.Format, "csv", "json", "parquet"); err != nil {
+		if err := checkFormat(&opts.Format, "csv", "json", "jsonl", "parquet"); err != nil {
 			return err
 		}
 	}
@@ -149,7 +171,7 @@ func runExport(ctx context.Context, opts *exportOptions) error {
 	failed := missing
 	write := func(w io.Writer) error {
 		cols, _ := report.ExportColumns(opts.Table)
-		rw, err := report.NewRowWriter(w, opts.Format, cols)
+		rw, err := report.NewRowWriter(w, opts.Format, opts.Table, cols)
 		if err != nil {
 			return err
 		}

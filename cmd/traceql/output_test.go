@@ -249,7 +249,7 @@ func TestWriteErrors(t *testing.T) {
 // that disagrees is refused.
 func TestExportFormatFromName(t *testing.T) {
 	dir := t.TempDir()
-	for ext, magic := range map[string]string{".parquet": "PAR1", ".jsonl": `{"file":`, ".json": `{"file":`, ".csv": "file,", ".txt": "file,"} {
+	for ext, magic := range map[string]string{".parquet": "PAR1", ".jsonl": `{"file":`, ".json": `{"version": 1, "table": "summary", "rows": [`, ".csv": "file,", ".txt": "file,"} {
 		out := filepath.Join(dir, "k"+ext)
 		if _, errOut, code := traceql("export", sample, "-o", out); code != 0 {
 			t.Fatalf("%s: exit %d: %s", ext, code, errOut)
