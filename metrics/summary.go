@@ -15,6 +15,10 @@ import (
 // A Summary is what `traceql summarize` reports for one trace.
 type Summary struct {
 	Source string
+	// Label names the run in tables (the label column), as the command
+	// that read it was told (--label) or derived from the path; metrics
+	// leaves it "".
+	Label string
 	// Window names the part of the trace measured (trace.Window's
 	// Label); "" for the whole trace.
 	Window  string

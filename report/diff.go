@@ -248,7 +248,9 @@ func DiffRecords(d metrics.Diff) *Table {
 		{Name: "old", Unit: metrics.Count, Mixed: true, Null: true, Doc: metricValueDoc + " in OLD"},
 		{Name: "new", Unit: metrics.Count, Mixed: true, Null: true, Doc: metricValueDoc + " in NEW"},
 		{Name: "delta", Unit: metrics.Count, Mixed: true, Null: true, Doc: "new − old; none when either has no value"},
-		{Name: "ratio", Unit: metrics.Count, Float: true, Null: true, Doc: ratioDoc("old")}}}
+		{Name: "ratio", Unit: metrics.Count, Float: true, Null: true, Doc: ratioDoc("old")},
+		{Name: "old_label", Unit: metrics.Text, Doc: "OLD's label: " + docLabel},
+		{Name: "new_label", Unit: metrics.Text, Doc: "NEW's label"}}}
 	for _, dd := range d.Devices {
 		if note := unpaired(dd); note != "" {
 			t.Notes = append(t.Notes, note)
@@ -260,7 +262,7 @@ func DiffRecords(d metrics.Diff) *Table {
 			}
 			o, n := c.Get(dd.Old), c.Get(dd.New)
 			r, delta := ratioOf(n, o), deltaOf(n, o)
-			t.Rows = append(t.Rows, []any{d.Old.Source, d.New.Source, dd.Old.Device, dd.New.Device, c.Name, o, n, delta, r})
+			t.Rows = append(t.Rows, []any{d.Old.Source, d.New.Source, dd.Old.Device, dd.New.Device, c.Name, o, n, delta, r, d.Old.Label, d.New.Label})
 		}
 	}
 	return t
@@ -457,13 +459,14 @@ func runVerdict(run string, d *metrics.DeviceSummary) string {
 // included, integers as integers. A ratio to the first run is a division
 // away.
 func CompareRecords(labels []string, sums []metrics.Summary) *Table {
-	t := &Table{Columns: append([]Column{
-		{Name: "label", Unit: metrics.Text, Doc: "the run's label (--label; by default the file name, with as many folders as tell the runs apart)"},
-		{Name: "run", Unit: metrics.Count, Doc: "the run's position among the files given, from 1"}},
-		SummaryRecords(nil).Columns...)}
+	// The summary's columns, with its label (last there) and run first.
+	cols := SummaryRecords(nil).Columns
+	n := len(cols) - 1
+	t := &Table{Columns: append([]Column{labelColumn, {Name: "run", Unit: metrics.Count, Doc: "the run's position among the files given, from 1"}},
+		cols[:n]...)}
 	for i := range sums {
 		for _, r := range SummaryRecords(sums[i : i+1]).Rows {
-			t.Rows = append(t.Rows, append([]any{labels[i], i + 1}, r...))
+			t.Rows = append(t.Rows, append([]any{labels[i], i + 1}, r[:n]...))
 		}
 	}
 	return t

@@ -161,6 +161,7 @@ func (rw *RowWriter) Flush() error {
 // the trace's own events, and what metrics computed of it, each filled
 // when the table asked for needs it (cmd/traceql's exportInput).
 type ExportInput struct {
+	Label string       // the run's label, on every row
 	Trace *trace.Trace // kernels, memcpy: its events; the file of every row
 	// Summary is the trace's summary: the summary, steps, host and
 	// host-ops tables.
@@ -227,6 +228,7 @@ type kernelRow struct {
 	Registers   OptInt `col:"registers" doc:"registers per thread; none when unknown"`
 	SharedMem   OptInt `col:"shared_mem_bytes,bytes" doc:"static + dynamic shared memory; none when unknown"`
 	GraphID     OptInt `col:"graph_id" doc:"CUDA graph the kernel was replayed from; none when none or unknown"`
+	Label       string `col:"label" doc:"the run's label (see the summary table)"`
 }
 
 type kernelStatsRow struct {
@@ -242,6 +244,7 @@ type kernelStatsRow struct {
 	Share    float64 `col:"share,ratio" doc:"total_ns / the device's kernel time"`
 	MedianNS float64 `col:"median_ns,ns" doc:"median duration; the mean of the two middle values for an even count"`
 	StddevNS float64 `col:"stddev_ns,ns" doc:"sample standard deviation (n − 1); 0 for one instance"`
+	Label    string  `col:"label" doc:"the run's label (see the summary table)"`
 }
 
 type stepRow struct {
@@ -256,6 +259,7 @@ type stepRow struct {
 	IdleNS  int64  `col:"idle_ns,ns" doc:"dur_ns − busy_ns"`
 	Util    Opt    `col:"gpu_util,ratio" doc:"busy_ns / dur_ns; none for a window of no time"`
 	Source  string `col:"source" doc:"where the window comes from: gpu, projected or cpu (see summarize --help)"`
+	Label   string `col:"label" doc:"the run's label (see the summary table)"`
 }
 
 type gapRow struct {
@@ -268,6 +272,7 @@ type gapRow struct {
 	LaunchNS int64  `col:"launch_ns,ns" doc:"time of it waiting on a late launch (see idle_launch_ns)"`
 	OtherNS  int64  `col:"other_ns,ns" doc:"the rest: sync_ns + launch_ns + other_ns = dur_ns"`
 	Class    string `col:"class" doc:"the cause holding most of it: sync, launch or other"`
+	Label    string `col:"label" doc:"the run's label (see the summary table)"`
 }
 
 type memcpyRow struct {
@@ -283,6 +288,7 @@ type memcpyRow struct {
 	Dur         int64  `col:"dur_ns,ns" doc:"end_ns − start_ns"`
 	GBps        Opt    `col:"gbps,gbps" doc:"bytes / dur_ns, GB/s (GB = 1e9 B); none for no time"`
 	Correlation OptInt `col:"correlation" doc:"correlation id linking the copy to its call; none when unknown"`
+	Label       string `col:"label" doc:"the run's label (see the summary table)"`
 }
 
 type hostOpRow struct {
@@ -291,6 +297,7 @@ type hostOpRow struct {
 	Count   int    `col:"count" doc:"calls"`
 	TotalNS int64  `col:"total_ns,ns" doc:"sum of their durations"`
 	SelfNS  int64  `col:"self_ns,ns" doc:"total_ns minus the time in ops nested directly inside, same thread"`
+	Label   string `col:"label" doc:"the run's label (see the summary table)"`
 }
 
 type streamRow struct {
@@ -303,6 +310,7 @@ type streamRow struct {
 	BusyNS  int64  `col:"busy_ns,ns" doc:"length of the union of the stream's activity"`
 	IdleNS  int64  `col:"idle_ns,ns" doc:"span_ns − busy_ns"`
 	Util    Opt    `col:"util,ratio" doc:"busy_ns / span_ns; none for a span of 0"`
+	Label   string `col:"label" doc:"the run's label (see the summary table)"`
 }
 
 type scopeRow struct {
@@ -314,6 +322,7 @@ type scopeRow struct {
 	GPUNS   int64   `col:"gpu_ns,ns" doc:"their GPU time"`
 	CPUNS   int64   `col:"cpu_ns,ns" doc:"the op's CPU time"`
 	Share   float64 `col:"share,ratio" doc:"gpu_ns / the GPU time of all work on the device"`
+	Label   string  `col:"label" doc:"the run's label (see the summary table)"`
 }
 
 type regionRow struct {
@@ -325,6 +334,7 @@ type regionRow struct {
 	GPUNS   int64   `col:"gpu_ns,ns" doc:"their GPU time"`
 	CPUNS   int64   `col:"cpu_ns,ns" doc:"the region's CPU time"`
 	Share   float64 `col:"share,ratio" doc:"gpu_ns / the GPU time of all work on the device"`
+	Label   string  `col:"label" doc:"the run's label (see the summary table)"`
 }
 
 type copyStatsRow struct {
@@ -340,6 +350,7 @@ type copyStatsRow struct {
 	MaxBytes    int64   `col:"max_bytes,bytes" doc:"the largest"`
 	NS          int64   `col:"ns,ns" doc:"sum of durations"`
 	GBps        Opt     `col:"gbps,gbps" doc:"bytes / ns, GB/s; none for no time"`
+	Label       string  `col:"label" doc:"the run's label (see the summary table)"`
 }
 
 type nameRow struct {
@@ -353,6 +364,7 @@ type nameRow struct {
 	MaxNS    int64   `col:"max_ns,ns" doc:"longest"`
 	StddevNS float64 `col:"stddev_ns,ns" doc:"sample standard deviation (n − 1); 0 for one instance"`
 	Share    float64 `col:"share,ratio" doc:"total_ns / the total of all names"`
+	Label    string  `col:"label" doc:"the run's label (see the summary table)"`
 }
 
 // known is an id or size the model holds as 0 when the trace does not
@@ -375,7 +387,7 @@ func exportTables() []exportTable {
 	}
 	names := func(in *ExportInput, put func(nameRow) error) error {
 		for _, n := range in.Names {
-			if err := put(nameRow{in.Trace.Source, n.Name, n.Count, n.TotalNS, n.MeanNS, n.MedianNS, n.MinNS, n.MaxNS, n.StdNS, n.Share}); err != nil {
+			if err := put(nameRow{in.Trace.Source, n.Name, n.Count, n.TotalNS, n.MeanNS, n.MedianNS, n.MinNS, n.MaxNS, n.StdNS, n.Share, in.Label}); err != nil {
 				return err
 			}
 		}
@@ -385,7 +397,9 @@ func exportTables() []exportTable {
 		if in.Summary == nil {
 			return nil
 		}
-		return []metrics.Summary{*in.Summary}
+		s := *in.Summary
+		s.Label = in.Label
+		return []metrics.Summary{s}
 	}
 	return []exportTable{
 		recordsTable("summary", "one per (file, device)", SummaryRecords(nil).Columns, func(in *ExportInput) *Table { return SummaryRecords(summaries(in)) }),
@@ -394,7 +408,7 @@ func exportTables() []exportTable {
 				k := &in.Trace.Kernels[i]
 				if err := put(kernelRow{in.Trace.Source, k.Device, k.Stream, k.Name, k.Start, k.End, k.Dur(), known(k.Correlation), known(k.ExternalID),
 					known(int64(k.Grid[0])), known(int64(k.Grid[1])), known(int64(k.Grid[2])), known(int64(k.Block[0])), known(int64(k.Block[1])),
-					known(int64(k.Block[2])), known(int64(k.Registers)), known(k.SharedMem), known(k.GraphID)}); err != nil {
+					known(int64(k.Block[2])), known(int64(k.Registers)), known(k.SharedMem), known(k.GraphID), in.Label}); err != nil {
 					return err
 				}
 			}
@@ -404,7 +418,7 @@ func exportTables() []exportTable {
 			return eachDevice(in, func(d *metrics.DeviceTables) error {
 				for _, s := range d.KernelDists {
 					if err := put(kernelStatsRow{in.Trace.Source, d.Device, s.Name, metrics.Family(s.Name), s.Count, s.TotalNS, s.MeanNS,
-						s.MinNS, s.MaxNS, s.Share, s.MedianNS, s.StddevNS}); err != nil {
+						s.MinNS, s.MaxNS, s.Share, s.MedianNS, s.StddevNS, in.Label}); err != nil {
 						return err
 					}
 				}
@@ -416,7 +430,7 @@ func exportTables() []exportTable {
 				for _, dev := range d.Devices {
 					for _, s := range dev.Steps {
 						if err := put(stepRow{in.Trace.Source, dev.Device, s.Number, s.Start, s.End, s.DurNS(), s.Kernels, s.BusyNS, s.IdleNS,
-							optIf(s.Util, s.DurNS() > 0), s.Source}); err != nil {
+							optIf(s.Util, s.DurNS() > 0), s.Source, in.Label}); err != nil {
 							return err
 						}
 					}
@@ -426,7 +440,7 @@ func exportTables() []exportTable {
 		}),
 		structTable("gaps", "one per idle gap between merged busy intervals of a device", func(in *ExportInput, put func(gapRow) error) error {
 			for _, g := range in.Gaps {
-				if err := put(gapRow{in.Trace.Source, g.Device, g.Start, g.End, g.Len(), g.SyncNS, g.LaunchNS, g.OtherNS, g.Class()}); err != nil {
+				if err := put(gapRow{in.Trace.Source, g.Device, g.Start, g.End, g.Len(), g.SyncNS, g.LaunchNS, g.OtherNS, g.Class(), in.Label}); err != nil {
 					return err
 				}
 			}
@@ -436,7 +450,7 @@ func exportTables() []exportTable {
 			for i := range in.Trace.Memcpys {
 				m := &in.Trace.Memcpys[i]
 				if err := put(memcpyRow{in.Trace.Source, m.Device, m.Stream, m.Kind.String(), m.Src.String(), m.Dst.String(), m.Bytes,
-					m.Start, m.End, m.Dur(), optIf(metrics.CopyGBps(m.Bytes, m.Dur()), m.Dur() > 0), known(m.Correlation)}); err != nil {
+					m.Start, m.End, m.Dur(), optIf(metrics.CopyGBps(m.Bytes, m.Dur()), m.Dur() > 0), known(m.Correlation), in.Label}); err != nil {
 					return err
 				}
 			}
@@ -446,7 +460,7 @@ func exportTables() []exportTable {
 		structTable("host-ops", "one per (file, host op name) of traces without GPU activity", func(in *ExportInput, put func(hostOpRow) error) error {
 			for _, s := range summaries(in) {
 				for _, op := range s.Host.AllOps {
-					if err := put(hostOpRow{in.Trace.Source, op.Name, op.Count, op.TotalNS, op.SelfNS}); err != nil {
+					if err := put(hostOpRow{in.Trace.Source, op.Name, op.Count, op.TotalNS, op.SelfNS, in.Label}); err != nil {
 						return err
 					}
 				}
@@ -456,7 +470,7 @@ func exportTables() []exportTable {
 		structTable("streams", "one per (file, device, stream)", func(in *ExportInput, put func(streamRow) error) error {
 			return eachDevice(in, func(d *metrics.DeviceTables) error {
 				for _, st := range d.Streams {
-					if err := put(streamRow{in.Trace.Source, d.Device, st.Stream, st.Kernels, st.Copies, st.SpanNS, st.BusyNS, st.IdleNS, optIf(st.Util, st.SpanNS > 0)}); err != nil {
+					if err := put(streamRow{in.Trace.Source, d.Device, st.Stream, st.Kernels, st.Copies, st.SpanNS, st.BusyNS, st.IdleNS, optIf(st.Util, st.SpanNS > 0), in.Label}); err != nil {
 						return err
 					}
 				}
@@ -468,7 +482,7 @@ func exportTables() []exportTable {
 		structTable("ops", "one per (file, device, host op)", func(in *ExportInput, put func(scopeRow) error) error {
 			return eachDevice(in, func(d *metrics.DeviceTables) error {
 				for _, o := range d.Ops {
-					if err := put(scopeRow{in.Trace.Source, d.Device, o.Name, o.Calls, o.Kernels, o.GPUNS, o.CPUNS, o.Share}); err != nil {
+					if err := put(scopeRow{in.Trace.Source, d.Device, o.Name, o.Calls, o.Kernels, o.GPUNS, o.CPUNS, o.Share, in.Label}); err != nil {
 						return err
 					}
 				}
@@ -478,7 +492,7 @@ func exportTables() []exportTable {
 		structTable("regions", "one per (file, device, code region)", func(in *ExportInput, put func(regionRow) error) error {
 			return eachDevice(in, func(d *metrics.DeviceTables) error {
 				for _, o := range d.Regions {
-					if err := put(regionRow{in.Trace.Source, d.Device, o.Name, o.Calls, o.Kernels, o.GPUNS, o.CPUNS, o.Share}); err != nil {
+					if err := put(regionRow{in.Trace.Source, d.Device, o.Name, o.Calls, o.Kernels, o.GPUNS, o.CPUNS, o.Share, in.Label}); err != nil {
 						return err
 					}
 				}
@@ -489,7 +503,7 @@ func exportTables() []exportTable {
 			return eachDevice(in, func(d *metrics.DeviceTables) error {
 				for _, c := range d.Copies {
 					if err := put(copyStatsRow{in.Trace.Source, d.Device, c.Kind, c.Src, c.Dst, c.Count, c.Bytes, c.MinBytes, c.MedianBytes,
-						c.MaxBytes, c.NS, optIf(c.GBps, c.NS > 0)}); err != nil {
+						c.MaxBytes, c.NS, optIf(c.GBps, c.NS > 0), in.Label}); err != nil {
 						return err
 					}
 				}

@@ -31,11 +31,13 @@ func HostRecords(sums []metrics.Summary) *Table {
 		_, float := c.Value(&metrics.Summary{}).(float64)
 		t.Columns = append(t.Columns, Column{Name: c.Name, Unit: c.Unit, Float: float, Doc: c.Doc, Null: c.Missing != nil})
 	}
+	t.Columns = append(t.Columns, labelColumn)
 	for i := range sums {
 		row := []any{sums[i].Source, rankOf(&sums[i])}
 		for _, c := range cols {
 			row = append(row, c.Get(&sums[i]))
 		}
+		row = append(row, sums[i].Label)
 		t.Rows = append(t.Rows, row)
 	}
 	return t
@@ -208,7 +210,7 @@ func HostSteps(label string, s *metrics.Summary) StepRun {
 // ("" where it has none).
 func HostCompareRecords(labels []string, sums []metrics.Summary) *Table {
 	t := &Table{Columns: []Column{
-		{Name: "label", Unit: metrics.Text, Doc: "the run's label (--label; by default the file name)"},
+		labelColumn,
 		{Name: "file", Unit: metrics.Text, Doc: docFile},
 		{Name: "kind", Unit: metrics.Text, Doc: "metric (a host column of summarize --help) or op_total_ns (a host op's total time)"},
 		{Name: "name", Unit: metrics.Text, Doc: "the metric's or the op's name"},

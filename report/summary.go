@@ -484,8 +484,9 @@ func OverviewTable(sums []metrics.Summary, alone bool) *Table {
 // A trace is a run of rows of one file.
 func OverviewOfRecords(rec *Table) *Table {
 	traces := 0
+	fileAt := slices.IndexFunc(rec.Columns, func(c Column) bool { return c.Name == "file" })
 	for i, r := range rec.Rows {
-		if i == 0 || r[0] != rec.Rows[i-1][0] {
+		if i == 0 || r[fileAt] != rec.Rows[i-1][fileAt] {
 			traces++
 		}
 	}
@@ -658,6 +659,14 @@ func worldSizeOf(s *metrics.Summary) any {
 // docFile defines the file column of every table.
 const docFile = "the trace file, as given or found in a folder"
 
+// labelColumn is a column of every table: the run's label. It comes
+// last, where it was added, so that the other columns keep their places.
+var labelColumn = Column{Name: "label", Unit: metrics.Text, Doc: docLabel}
+
+// docLabel defines the label column.
+const docLabel = "the run's label: --label (one per FILE or DIR argument, a DIR's for each trace in it), " +
+	"else the file name without trace suffixes, with as many folders as tell the runs apart"
+
 // SummaryRecords is the machine-readable shape of summaries: one table,
 // one row per (file, device), columns "file", "rank" (from distributedInfo;
 // -1 when unknown), "world_size" (0 when unknown) then metrics.Columns().
@@ -671,12 +680,14 @@ func SummaryRecords(sums []metrics.Summary) *Table {
 		_, float := c.Value(&metrics.DeviceSummary{}).(float64)
 		t.Columns = append(t.Columns, Column{Name: c.Name, Unit: c.Unit, Float: float, Doc: c.Doc, Null: c.Missing != nil})
 	}
+	t.Columns = append(t.Columns, labelColumn) // last: a column added keeps the others where they were
 	for _, s := range sums {
 		for i := range s.Devices {
 			row := []any{s.Source, rankOf(&s), worldSizeOf(&s)}
 			for _, c := range cols {
 				row = append(row, c.Get(&s.Devices[i])) // nil: empty in CSV, null in JSON and Parquet
 			}
+			row = append(row, s.Label)
 			t.Rows = append(t.Rows, row)
 		}
 	}
@@ -714,6 +725,8 @@ func WriteSummaryJSON(w io.Writer, sums []metrics.Summary) error {
 				key(c.Name)
 				jw.value(c.Get(d), in)
 			}
+			key("label")
+			jw.value(s.Label, in)
 			key("copies")
 			jw.value(copiesJSON(d.Copies), in)
 			key("top_kernels")

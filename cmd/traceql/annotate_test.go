@@ -88,8 +88,10 @@ func TestAnnotate(t *testing.T) {
 				t.Fatalf("annotate: exit %d: %s", code, errOut)
 			}
 
-			// Round trip: the same summary, the same gaps, the same steps.
-			for _, args := range [][]string{{"summarize", "-f", "csv"}, {"export", "--table", "gaps"}, {"export", "--table", "steps"}} {
+			// Round trip: the same summary, the same gaps, the same steps,
+			// under one label (by default each file's name).
+			for _, args := range [][]string{{"summarize", "-f", "csv", "--label", "run"}, {"export", "--table", "gaps", "--label", "run"},
+				{"export", "--table", "steps", "--label", "run"}} {
 				a, _, c1 := traceql(append(args, in)...)
 				b, _, c2 := traceql(append(args, out)...)
 				if c1 != 0 || c2 != 0 {
@@ -206,7 +208,7 @@ func TestAnnotate(t *testing.T) {
 			}
 			var want [][]string
 			for _, r := range rows[1:] {
-				want = append(want, r[1:]) // without the file
+				want = append(want, r[1:len(r)-1]) // without the file and label
 			}
 			if len(want) == 0 {
 				t.Fatal("no gaps to compare")

@@ -59,8 +59,8 @@ the memory available (see summarize --help).` + windowHelp,
 			if len(opts.Labels) == 0 {
 				opts.Labels = runLabels(args)
 			}
-			if len(opts.Labels) != len(args) {
-				return usageError{fmt.Errorf("--label has %d labels for %d files", len(opts.Labels), len(args))}
+			if err := checkLabels(opts.Labels, args); err != nil {
+				return err
 			}
 			if err := checkFormat(&opts.Format, "text", "csv", "json", "markdown"); err != nil {
 				return err
@@ -81,7 +81,7 @@ the memory available (see summarize --help).` + windowHelp,
 		},
 	}
 	f := cmd.Flags()
-	f.StringSliceVar(&opts.Labels, "label", nil, "comma-separated run labels, one per file")
+	addLabelFlag(f, &opts.Labels, false)
 	f.StringVarP(&opts.Format, "format", "f", "text", "output format: text, csv, json or markdown")
 	f.StringVar(&opts.Plot, "plot", "", "also draw the headline metrics as grouped bars to this .png or .svg file")
 	f.StringSliceVar(&opts.Metrics, "metrics", nil, "the metrics shown, by CSV name, in this order (see summarize --help)")

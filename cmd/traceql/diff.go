@@ -20,6 +20,7 @@ type diffOptions struct {
 	Group    string
 	Format   string
 	Top      int
+	Labels   []string
 	Out      io.Writer
 }
 
@@ -69,6 +70,9 @@ out; --format json the same rows as one document ({"version", "table":
 			if err := positive("top", opts.Top); err != nil {
 				return err
 			}
+			if err := checkLabels(opts.Labels, args); err != nil {
+				return err
+			}
 			if err := checkNames(opts.Names); err != nil {
 				return err
 			}
@@ -94,6 +98,7 @@ out; --format json the same rows as one document ({"version", "table":
 	f.StringVarP(&opts.Format, "format", "f", "text", "output format: text, csv, json or markdown")
 	f.IntVar(&opts.Top, "top", 20, "kernel rows shown")
 	namesFlag(f, &opts.Names)
+	addLabelFlag(f, &opts.Labels, false)
 	opts.Read.addFlags(f)
 	return cmd
 }
@@ -117,10 +122,14 @@ func runDiff(ctx context.Context, opts *diffOptions) error {
 		return err
 	}
 	d := metrics.DiffTraces(ts[0], ts[1], metrics.DiffOptions{Family: opts.Group == "family", Ops: opts.By == "op"})
+	labels := opts.Labels
+	if labels == nil {
+		labels = runLabels([]string{opts.Old, opts.New})
+	}
+	d.Old.Label, d.New.Label = labels[0], labels[1]
 	if len(d.Devices) == 0 {
 		// Host-only runs (CPU, MPS): their host sides and ops, side by side.
 		sums := []metrics.Summary{metrics.Summarize(ts[0], metrics.Options{}), metrics.Summarize(ts[1], metrics.Options{})}
-		labels := runLabels([]string{opts.Old, opts.New})
 		switch opts.Format {
 		case "csv":
 			return report.WriteCSV(opts.Out, report.HostCompareRecords(labels, sums))

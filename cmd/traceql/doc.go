@@ -341,6 +341,7 @@
 //	  -h, --help                help for summarize
 //	  -j, --jobs int            files read at once (default 0: one per CPU, as memory allows)
 //	      --kernel string       measure only the kernels whose names match this regular expression (copies and memsets stay)
+//	      --label strings       comma-separated run labels, one per FILE or DIR (a DIR's labels every trace in it); default: the file names, with as many folders as tell them apart
 //	      --names string        kernel names: full (as recorded), short (demangled; templates, arguments and namespaces folded) or family (base name across instantiations) (default "full")
 //	      --overview            print only the overview of several traces, not each trace's tables
 //	  -q, --quiet               no progress bar on stderr
@@ -410,6 +411,7 @@
 //	      --group string        match kernels by exact name or by family (default "name")
 //	  -h, --help                help for diff
 //	      --kernel string       measure only the kernels whose names match this regular expression (copies and memsets stay)
+//	      --label strings       comma-separated run labels, one per file; default: the file names, with as many folders as tell them apart
 //	      --names string        kernel names: full (as recorded), short (demangled; templates, arguments and namespaces folded) or family (base name across instantiations) (default "full")
 //	  -q, --quiet               no progress bar on stderr
 //	      --range string        measure only the span of the annotation, op or NVTX range with this name
@@ -470,7 +472,7 @@
 //	  -h, --help                help for compare
 //	  -j, --jobs int            files read at once (default 0: one per CPU, as memory allows)
 //	      --kernel string       measure only the kernels whose names match this regular expression (copies and memsets stay)
-//	      --label strings       comma-separated run labels, one per file
+//	      --label strings       comma-separated run labels, one per file; default: the file names, with as many folders as tell them apart
 //	      --metrics strings     the metrics shown, by CSV name, in this order (see summarize --help)
 //	      --plot string         also draw the headline metrics as grouped bars to this .png or .svg file
 //	      --plot-size string    --plot image size WxH in inches (default 8x5)
@@ -538,7 +540,7 @@
 //	  -h, --help                help for plot
 //	      --kernel string       measure only the kernels whose names match this regular expression (copies and memsets stay)
 //	  -k, --kind string         kernels, gaps, timeline, top, steps or ops (default "kernels")
-//	      --label strings       comma-separated run labels, one per file
+//	      --label strings       comma-separated run labels, one per file; default: the file names, with as many folders as tell them apart
 //	      --names string        kernel names: full (as recorded), short (demangled; templates, arguments and namespaces folded) or family (base name across instantiations) (default "full")
 //	  -o, --output string       output file, .png or .svg
 //	  -q, --quiet               no progress bar on stderr
@@ -645,6 +647,7 @@
 //	  -h, --help                help for export
 //	  -j, --jobs int            files read at once (default 0: one per CPU, as memory allows)
 //	      --kernel string       measure only the kernels whose names match this regular expression (copies and memsets stay)
+//	      --label strings       comma-separated run labels, one per FILE or DIR (a DIR's labels every trace in it); default: the file names, with as many folders as tell them apart
 //	  -o, --output string       file to write (a file is replaced atomically, a device or pipe written in place); stdout when absent or -
 //	  -q, --quiet               no progress bar on stderr
 //	      --range string        measure only the span of the annotation, op or NVTX range with this name

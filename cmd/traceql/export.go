@@ -22,6 +22,7 @@ type exportOptions struct {
 	Format string
 	Output string
 	Schema bool // print the table's schema, read nothing
+	Labels []string
 	Shard  shard
 	Out    io.Writer
 	Err    io.Writer
@@ -104,6 +105,9 @@ worker's --shard part has the same columns: out/*.parquet reads as one table.` +
 			if err := formatFromName(opts); err != nil {
 				return err
 			}
+			if err := checkLabels(opts.Labels, args); err != nil {
+				return err
+			}
 			if opts.Format == "parquet" && opts.Output == "" {
 				if err := binaryToTerminal(opts.Out, "--format parquet"); err != nil {
 					return err
@@ -126,6 +130,7 @@ worker's --shard part has the same columns: out/*.parquet reads as one table.` +
 	f.StringVarP(&opts.Format, "format", "f", "", "csv, json (one document), jsonl (JSON lines) or parquet (default: by -o's extension, .csv, .json, .jsonl or .parquet, else csv)")
 	f.BoolVar(&opts.Schema, "schema", false, "print the --table's columns (name, type, unit, nullable, definition) as JSON, and read no trace")
 	f.StringVarP(&opts.Output, "output", "o", "", "file to write (a file is replaced atomically, a device or pipe written in place); stdout when absent or -")
+	addLabelFlag(f, &opts.Labels, true)
 	opts.Read.addFlags(f)
 	opts.Read.addJobsFlag(f)
 	addShardFlag(f, &opts.Shard)
@@ -177,6 +182,7 @@ func runExport(ctx context.Context, opts *exportOptions) error {
 		}
 		keep := func(t *trace.Trace) *trace.Trace { return t }
 		named := namedFiles(opts.Args)
+		labels := fileLabels(opts.Args, opts.Labels, files)
 		err = readEach(ctx, files, &opts.Read, keep, func(f string, t *trace.Trace, err error) error {
 			if ctx.Err() != nil {
 				return ctx.Err()
@@ -199,6 +205,7 @@ func runExport(ctx context.Context, opts *exportOptions) error {
 				complain(opts.Err, f+": GPU activity; the "+opts.Table+" table has rows for traces without (CPU, MPS runs); no row written")
 			}
 			in := exportInput(opts.Table, t)
+			in.Label = labels[f]
 			return report.Export(rw, opts.Table, &in)
 		})
 		if err != nil {

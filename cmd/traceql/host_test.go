@@ -177,9 +177,14 @@ func TestHostExport(t *testing.T) {
 	if len(recs)-1 != len(want) {
 		t.Errorf("%d rows, want %d", len(recs)-1, len(want))
 	}
+	at := map[string]int{}
+	for j, name := range recs[0] {
+		at[name] = j
+	}
 	for _, r := range recs[1:] {
-		if got := r[3]; got != strconv.FormatInt(want[r[0]+"|"+r[1]], 10) {
-			t.Errorf("%s %s: total_ns %s, want %d", r[0], r[1], got, want[r[0]+"|"+r[1]])
+		file, name := r[at["file"]], r[at["name"]]
+		if got := r[at["total_ns"]]; got != strconv.FormatInt(want[file+"|"+name], 10) {
+			t.Errorf("%s %s: total_ns %s, want %d", file, name, got, want[file+"|"+name])
 		}
 	}
 	out, errOut, code = traceql("export", "--table", "host", paths[0], sample)

@@ -85,8 +85,8 @@ on each run's share of its span, so that all show whole.` + windowHelp,
 			if opts.Output == "" {
 				return usageError{fmt.Errorf("plot needs -o OUT.png or OUT.svg")}
 			}
-			if len(opts.Labels) > 0 && len(opts.Labels) != len(args) {
-				return usageError{fmt.Errorf("--label has %d labels for %d files", len(opts.Labels), len(args))}
+			if err := checkLabels(opts.Labels, args); err != nil {
+				return err
 			}
 			if err := checkNames(opts.Names); err != nil {
 				return err
@@ -104,7 +104,7 @@ on each run's share of its span, so that all show whole.` + windowHelp,
 	f.StringVarP(&opts.Kind, "kind", "k", "kernels", "kernels, gaps, timeline, top, steps or ops")
 	f.StringVar(&opts.Weight, "weight", "time", "histogram bins by time or count")
 	f.StringVarP(&opts.Output, "output", "o", "", "output file, .png or .svg")
-	f.StringSliceVar(&opts.Labels, "label", nil, "comma-separated run labels, one per file")
+	addLabelFlag(f, &opts.Labels, false)
 	f.IntVar(&opts.Bins, "bins", 100, "time bins of --kind timeline")
 	f.IntVar(&opts.Top, "top", 15, "kernels drawn by --kind top, ops by --kind ops")
 	namesFlag(f, &opts.Names)

@@ -135,8 +135,9 @@ func runReport(ctx context.Context, opts *reportOptions) error {
 			return err
 		}
 		opts.Read.warn(file, run.sum.Warnings)
-		r.Summaries = append(r.Summaries, run.sum)
 		label := labels[i]
+		run.sum.Label = label // the label column of the every-metric table
+		r.Summaries = append(r.Summaries, run.sum)
 		name := func(s string) string {
 			if len(run.kernels) > 1 || len(run.timeline) > 1 {
 				return label + " " + s

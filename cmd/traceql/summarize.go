@@ -22,6 +22,7 @@ type summarizeOptions struct {
 	Overview bool
 	All      bool     // every metric, copies, steps and gaps after the headline
 	By       []string // drill-down tables: kernel, stream, api, range
+	Labels   []string // --label, one per argument
 	Shard    shard
 	Out      io.Writer
 	Err      io.Writer
@@ -66,6 +67,9 @@ back: the text is their overview, --format csv their rows.` + windowHelp + shard
 			if err := checkFormat(&opts.Format, "text", "csv", "json", "markdown"); err != nil {
 				return err
 			}
+			if err := checkLabels(opts.Labels, args); err != nil {
+				return err
+			}
 			if opts.Overview && opts.Format != "text" && opts.Format != "markdown" {
 				return usageError{fmt.Errorf("--overview is a text or markdown table; --format %s has a row per trace and GPU already", opts.Format)}
 			}
@@ -99,6 +103,7 @@ back: the text is their overview, --format csv their rows.` + windowHelp + shard
 	f.StringSliceVar(&opts.By, "by", nil, "drill down, comma-separated: kernel (every kernel name with nsys stats' columns: instances, total, mean, median, min, max, stddev), stream (each stream's kernels, busy, idle, utilization), api (host API calls by name), range (record_function and NVTX ranges by name), op and region (GPU time by the innermost cpu_op, and record_function or NVTX range, enclosing each launch)")
 	f.BoolVar(&opts.All, "all", false, "text: after the headline and top kernels, every metric, copies by kind, steps and idle gaps")
 	namesFlag(f, &opts.Names)
+	addLabelFlag(f, &opts.Labels, true)
 	opts.Read.addFlags(f)
 	opts.Read.addJobsFlag(f)
 	addShardFlag(f, &opts.Shard)
@@ -152,6 +157,7 @@ func summarizeFiles(ctx context.Context, files []string, opts *summarizeOptions,
 	failed := 0
 	summarize := func(t *trace.Trace) metrics.Summary { return metrics.Summarize(t, mo) }
 	named := namedFiles(opts.Args)
+	labels := fileLabels(opts.Args, opts.Labels, files)
 	_ = readEach(ctx, files, &opts.Read, summarize, func(file string, sum metrics.Summary, err error) error {
 		if ctx.Err() != nil {
 			return ctx.Err() // interrupted: not a failure of each file
@@ -164,6 +170,7 @@ func summarizeFiles(ctx context.Context, files []string, opts *summarizeOptions,
 			return nil
 		}
 		opts.Read.warn(sum.Source, sum.Warnings)
+		sum.Label = labels[file]
 		sums = append(sums, sum)
 		return nil
 	})
