@@ -923,8 +923,11 @@ func stepStatsTable(steps []metrics.StepStat, suffix string) *Table {
 		}
 	}
 	if n := metrics.WarmupSteps(steps); n > 0 {
-		t.Notes = append(t.Notes, fmt.Sprintf("the first %d step(s) took over twice the median step time: warm-up or compilation? "+
-			"--steady leaves them out", n))
+		first := "the first step"
+		if n > 1 {
+			first = fmt.Sprintf("the first %d steps", n)
+		}
+		t.Notes = append(t.Notes, first+" took over twice the median step time: warm-up or compilation? --steady leaves them out")
 	}
 	return t
 }

@@ -26,6 +26,15 @@ func checkLabels(labels, args []string) error {
 	return nil
 }
 
+// firstSteps names the n leading steps that took long: "the first step
+// took", "the first 2 steps took".
+func firstSteps(n int) string {
+	if n == 1 {
+		return "the first step took"
+	}
+	return fmt.Sprintf("the first %d steps took", n)
+}
+
 // nouns counts things in words: "1 label", "2 labels".
 func nouns(n int, noun string) string {
 	if n == 1 {

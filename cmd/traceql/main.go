@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/signal"
 	"slices"
@@ -56,7 +57,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	var reported errReported
 	if !errors.As(err, &reported) {
-		complain(stderr, err.Error())
+		complain(stderr, errorMessage(err))
 	}
 	var usage usageError
 	if errors.As(err, &usage) || strings.HasPrefix(err.Error(), "unknown command") {
@@ -72,6 +73,17 @@ func complain(w io.Writer, msg string) {
 	io.WriteString(w, "traceql: "+report.Printable(msg)+"\n")
 }
 
+// errorMessage words an error as every command words it: a file that
+// cannot be opened or found is "PATH: reason", whether the command looked
+// it up (stat, as directory walks do) or opened it first.
+func errorMessage(err error) string {
+	var pe *fs.PathError
+	if errors.As(err, &pe) && err.Error() == pe.Error() && (pe.Op == "open" || pe.Op == "stat" || pe.Op == "lstat") {
+		return pe.Path + ": " + pe.Err.Error()
+	}
+	return err.Error()
+}
+
 // A usageError is a mistake in the command line (exit code 2).
 type usageError struct{ err error }
 
@@ -82,4 +94,4 @@ func (e usageError) Unwrap() error { return e.err }
 // only sets the exit code.
 type errReported struct{ n int }
 
-func (e errReported) Error() string { return fmt.Sprintf("%d file(s) failed", e.n) }
+func (e errReported) Error() string { return nouns(e.n, "file") + " failed" }

@@ -788,7 +788,7 @@ func TestSteady(t *testing.T) {
 			args = append(args, "--steady")
 		}
 		_, errOut, code := traceql(args...)
-		if noted := strings.Contains(errOut, "note: "+warm+": the first 2 step(s) took over twice the median"); code != 0 || noted == steady {
+		if noted := strings.Contains(errOut, "note: "+warm+": the first 2 steps took over twice the median"); code != 0 || noted == steady {
 			t.Errorf("export --steady=%v: exit %d, stderr %q: want the warm-up noted only without --steady", steady, code, errOut)
 		}
 	}

@@ -372,8 +372,8 @@ func (r *readOptions) noteWarmup(path string, t *trace.Trace) {
 		return
 	}
 	if n := metrics.WarmupWindows(metrics.Steps(t)); n > 0 {
-		complain(r.stderr, fmt.Sprintf("note: %s: the first %d step(s) took over twice the median step time "+
-			"(warm-up or compilation?): --steady leaves them out", path, n))
+		complain(r.stderr, fmt.Sprintf("note: %s: %s over twice the median step time "+
+			"(warm-up or compilation?): --steady leaves them out", path, firstSteps(n)))
 	}
 }
 
