@@ -28,6 +28,55 @@ type ScopeStat struct {
 // or that has no launch call in the trace.
 const NoScope = "(none)"
 
+// callScopes returns, for each needed API call, the innermost cpu_op and
+// the innermost record_function annotation or NVTX range (not a step)
+// open on its thread when it began; nil where none is.
+func callScopes(t *trace.Trace, need []bool) (opOf, regionOf []*trace.Op) {
+	opOf = make([]*trace.Op, len(t.APICalls))
+	regionOf = make([]*trace.Op, len(t.APICalls))
+	eachCallScope(t, need, func(ci int, open []*trace.Op) {
+		for _, o := range slices.Backward(open) {
+			switch {
+			case o.Kind == trace.CPUOp && opOf[ci] == nil:
+				opOf[ci] = o
+			case (o.Kind == trace.UserAnnotation || o.Kind == trace.NVTXRange) && regionOf[ci] == nil &&
+				!strings.HasPrefix(o.Name, trace.StepPrefix):
+				regionOf[ci] = o
+			}
+		}
+	})
+	return opOf, regionOf
+}
+
+// KernelScopes names, for each kernel of t by index, the op and the
+// region Scopes attributes it to; "" where none encloses its launch call
+// or the call is not in the trace. The trace must hold its cpu_ops.
+func KernelScopes(t *trace.Trace) (ops, regions []string) {
+	ix := newLaunchIndex(t)
+	need := make([]bool, len(t.APICalls))
+	calls := make([]int, len(t.Kernels))
+	for i := range t.Kernels {
+		calls[i] = ix.call(&t.Kernels[i].Activity)
+		if calls[i] >= 0 {
+			need[calls[i]] = true
+		}
+	}
+	opOf, regionOf := callScopes(t, need)
+	ops, regions = make([]string, len(t.Kernels)), make([]string, len(t.Kernels))
+	for i, ci := range calls {
+		if ci < 0 {
+			continue
+		}
+		if o := opOf[ci]; o != nil {
+			ops[i] = o.Name
+		}
+		if r := regionOf[ci]; r != nil {
+			regions[i] = r.Name
+		}
+	}
+	return ops, regions
+}
+
 // Scopes attributes each kernel, copy and memset of device dev to the
 // innermost cpu_op, and to the innermost record_function annotation or
 // NVTX range (steps, ProfilerStep#N, are not regions), open on the
@@ -47,19 +96,7 @@ func Scopes(t *trace.Trace, dev int) (ops, regions []ScopeStat) {
 			need[ci] = true
 		}
 	})
-	opOf := make([]*trace.Op, len(t.APICalls))     // innermost cpu_op of a needed call
-	regionOf := make([]*trace.Op, len(t.APICalls)) // innermost region
-	eachCallScope(t, need, func(ci int, open []*trace.Op) {
-		for _, o := range slices.Backward(open) {
-			switch {
-			case o.Kind == trace.CPUOp && opOf[ci] == nil:
-				opOf[ci] = o
-			case (o.Kind == trace.UserAnnotation || o.Kind == trace.NVTXRange) && regionOf[ci] == nil &&
-				!strings.HasPrefix(o.Name, trace.StepPrefix):
-				regionOf[ci] = o
-			}
-		}
-	})
+	opOf, regionOf := callScopes(t, need)
 	type agg struct {
 		stat      ScopeStat
 		instances map[*trace.Op]bool

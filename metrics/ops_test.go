@@ -130,4 +130,50 @@ func TestScopesNesting(t *testing.T) {
 	if len(ops) != 4 || len(regions) != 2 {
 		t.Errorf("ops %v, regions %v", ops, regions)
 	}
+	// Kernel by kernel, as export --table kernels names them.
+	kops, kregions := metrics.KernelScopes(tr)
+	wantOps := []string{"aten::mm", "aten::add", "CompiledFunction", "CompiledFunction", ""}
+	wantRegions := []string{"block", "block", "", "", ""}
+	for i := range tr.Kernels {
+		if kops[i] != wantOps[i] || kregions[i] != wantRegions[i] {
+			t.Errorf("kernel %d: op %q region %q, want %q %q", i, kops[i], kregions[i], wantOps[i], wantRegions[i])
+		}
+	}
+}
+
+// TestKernelScopesReal: each kernel's op, on real traces, is the one the
+// slow search finds for its launch call.
+func TestKernelScopesReal(t *testing.T) {
+	dir := shared.Traces(t)
+	checked := 0
+	for _, f := range []string{"hta/negative_queue_length_values_check/rank0.json.gz", "kineto/resnet50_v100_workers0.pt.trace.json.gz"} {
+		tr, err := trace.Open(context.Background(), filepath.Join(dir, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		calls := map[int64]*trace.APICall{}
+		for i := range tr.APICalls {
+			if c := &tr.APICalls[i]; c.Correlation != 0 {
+				calls[c.Correlation] = c
+			}
+		}
+		ops, _ := metrics.KernelScopes(tr)
+		for i := range tr.Kernels {
+			want := ""
+			if c := calls[tr.Kernels[i].Correlation]; tr.Kernels[i].Correlation != 0 && c != nil {
+				if o := innermost(tr, c, func(o *trace.Op) bool { return o.Kind == trace.CPUOp }); o != nil {
+					want = o.Name
+				}
+			}
+			if ops[i] != want {
+				t.Fatalf("%s kernel %d: op %q, want %q", f, i, ops[i], want)
+			}
+			if want != "" {
+				checked++
+			}
+		}
+	}
+	if checked == 0 {
+		t.Error("no kernel with an op checked")
+	}
 }

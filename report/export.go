@@ -172,6 +172,9 @@ type ExportInput struct {
 	Devices []metrics.DeviceTables
 	// Names are the host API calls (api) or ranges (ranges) by name.
 	Names []metrics.NameDist
+	// KernelOps and KernelRegions are the op and region of each kernel of
+	// Trace, by index (metrics.KernelScopes).
+	KernelOps, KernelRegions []string
 }
 
 // An exportTable is one table export writes: its columns, declared once
@@ -228,6 +231,8 @@ type kernelRow struct {
 	Registers   OptInt `col:"registers" doc:"registers per thread; none when unknown"`
 	SharedMem   OptInt `col:"shared_mem_bytes,bytes" doc:"static + dynamic shared memory; none when unknown"`
 	GraphID     OptInt `col:"graph_id" doc:"CUDA graph the kernel was replayed from; none when none or unknown"`
+	Op          string `col:"op" doc:"the innermost cpu_op open on the launching thread when the kernel's launch call began (graph replays: the graph launch's); empty where none is, or the call is not in the trace"`
+	Region      string `col:"region" doc:"the innermost record_function annotation or NVTX range (not a ProfilerStep) open then; empty where none is"`
 	Label       string `col:"label" doc:"the run's label (see the summary table)"`
 }
 
@@ -408,7 +413,8 @@ func exportTables() []exportTable {
 				k := &in.Trace.Kernels[i]
 				if err := put(kernelRow{in.Trace.Source, k.Device, k.Stream, k.Name, k.Start, k.End, k.Dur(), known(k.Correlation), known(k.ExternalID),
 					known(int64(k.Grid[0])), known(int64(k.Grid[1])), known(int64(k.Grid[2])), known(int64(k.Block[0])), known(int64(k.Block[1])),
-					known(int64(k.Block[2])), known(int64(k.Registers)), known(k.SharedMem), known(k.GraphID), in.Label}); err != nil {
+					known(int64(k.Block[2])), known(int64(k.Registers)), known(k.SharedMem), known(k.GraphID),
+					in.KernelOps[i], in.KernelRegions[i], in.Label}); err != nil {
 					return err
 				}
 			}

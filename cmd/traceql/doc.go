@@ -561,7 +561,8 @@
 //
 //	Tables:
 //	  summary       one row per (file, device): the columns of summarize --format csv
-//	  kernels       one row per kernel: stream, name, start/end/dur, correlation, grid, block, …
+//	  kernels       one row per kernel: stream, name, start/end/dur, correlation, grid, block, …,
+//	                and the op and region that launched it (see ops and regions; empty for none)
 //	  kernel-stats  one row per (file, device, kernel name): count, total, mean, min, max, share,
 //	                family, median (the mean of the two middle values for an even count) and
 //	                stddev (sample, n − 1; 0 for one instance), as nsys stats' cuda_gpu_kern_sum

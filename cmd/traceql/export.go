@@ -38,7 +38,8 @@ event or group, the file and device on every row, times in integer ns.
 
 Tables:
   summary       one row per (file, device): the columns of summarize --format csv
-  kernels       one row per kernel: stream, name, start/end/dur, correlation, grid, block, …
+  kernels       one row per kernel: stream, name, start/end/dur, correlation, grid, block, …,
+                and the op and region that launched it (see ops and regions; empty for none)
   kernel-stats  one row per (file, device, kernel name): count, total, mean, min, max, share,
                 family, median (the mean of the two middle values for an even count) and
                 stddev (sample, n − 1; 0 for one instance), as nsys stats' cuda_gpu_kern_sum
@@ -113,8 +114,11 @@ worker's --shard part has the same columns: out/*.parquet reads as one table.` +
 					return err
 				}
 			}
-			if opts.Table == "ops" || opts.Table == "regions" {
+			switch opts.Table {
+			case "ops", "regions":
 				opts.Read.needs = trace.Needs{Ops: true, Polls: true} // every cpu_op; polls too, as before
+			case "kernels":
+				opts.Read.needs = trace.Needs{Ops: true} // the cpu_ops of the op and region columns
 			}
 			if err := opts.Read.prepare(cmd); err != nil {
 				return err
@@ -241,6 +245,8 @@ func exportInput(table string, t *trace.Trace) report.ExportInput {
 		if !t.HasGPUActivity() {
 			summary()
 		}
+	case "kernels":
+		in.KernelOps, in.KernelRegions = metrics.KernelScopes(t)
 	case "gaps":
 		in.Gaps = metrics.ClassifyGaps(t)
 	case "kernel-stats":
