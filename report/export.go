@@ -2,12 +2,14 @@ package report
 
 import (
 	"bufio"
-	"encoding/csv"
 	"encoding/json"
 	"fmt"
 	"io"
 	"reflect"
 	"slices"
+	"strconv"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/traceql/traceql/metrics"
 	"github.com/traceql/traceql/trace"
@@ -19,13 +21,12 @@ import (
 // or no value: the writer refuses others.
 type RowWriter struct {
 	cols []Column
-	csv  *csv.Writer
-	bw   *bufio.Writer // JSON lines
+	csv  bool          // CSV, written to bw
+	bw   *bufio.Writer // CSV, JSON or JSON lines
 	doc  bool          // one JSON document: the rows an array in it
 	rows int           // written
 	keys [][]byte      // JSON-quoted column names
-	line []string
-	buf  []byte // a JSON line
+	buf  []byte        // a JSON line
 	vals []value
 	pq   *parquetRows
 }
@@ -34,18 +35,22 @@ type RowWriter struct {
 // lines ("jsonl") or Parquet ("parquet") stream of the table name with
 // these columns.
 func NewRowWriter(w io.Writer, format, name string, cols []Column) (*RowWriter, error) {
-	rw := &RowWriter{cols: cols, line: make([]string, len(cols))}
+	rw := &RowWriter{cols: cols}
 	switch format {
 	case "parquet":
 		rw.pq = newParquetRows(w, cols)
 		return rw, nil
 	case "csv":
-		rw.csv = csv.NewWriter(w)
-		head := make([]string, len(cols))
+		rw.csv, rw.bw = true, bufio.NewWriterSize(w, 1<<16)
+		var b []byte
 		for i, c := range cols {
-			head[i] = c.Name
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendCSVField(b, c.Name)
 		}
-		return rw, rw.csv.Write(head)
+		_, err := rw.bw.Write(append(b, '\n'))
+		return rw, err
 	case "json", "jsonl":
 		rw.bw = bufio.NewWriterSize(w, 1<<16)
 		for _, c := range cols {
@@ -95,11 +100,26 @@ func (rw *RowWriter) write(row []value) error {
 	if rw.pq != nil {
 		return rw.pq.write(row)
 	}
-	if rw.csv != nil {
+	if rw.csv {
+		// As encoding/csv writes a record, numbers straight into the
+		// line: a CSV of millions of kernels makes no string a cell.
+		b := rw.buf[:0]
 		for i, v := range row {
-			rw.line[i] = v.raw()
+			if i > 0 {
+				b = append(b, ',')
+			}
+			switch v.kind {
+			case 'i':
+				b = strconv.AppendInt(b, v.i, 10)
+			case 'f':
+				b = strconv.AppendFloat(b, v.f, 'f', -1, 64)
+			case 's':
+				b = appendCSVField(b, v.s)
+			}
 		}
-		return rw.csv.Write(rw.line)
+		rw.buf = append(b, '\n')
+		_, err := rw.bw.Write(rw.buf)
+		return err
 	}
 	b := rw.buf[:0]
 	if rw.doc {
@@ -139,14 +159,39 @@ func appendJSONString(b []byte, s string) []byte {
 	return append(append(append(b, '"'), s...), '"')
 }
 
+// appendCSVField appends s as encoding/csv writes a field: quoted, with
+// quotes doubled, when it holds a comma, a quote or a line break, starts
+// with a space, or is \. (which a reader could take for the end of
+// data).
+func appendCSVField(b []byte, s string) []byte {
+	r, _ := utf8.DecodeRuneInString(s)
+	quote := s == `\.` || s != "" && unicode.IsSpace(r)
+	for i := 0; i < len(s) && !quote; i++ {
+		switch s[i] {
+		case ',', '"', '\r', '\n':
+			quote = true
+		}
+	}
+	if !quote {
+		return append(b, s...)
+	}
+	b = append(b, '"')
+	for i := 0; i < len(s); i++ {
+		if s[i] == '"' {
+			b = append(b, '"')
+		}
+		b = append(b, s[i])
+	}
+	return append(b, '"')
+}
+
 // Flush ends the stream.
 func (rw *RowWriter) Flush() error {
 	if rw.pq != nil {
 		return rw.pq.close()
 	}
-	if rw.csv != nil {
-		rw.csv.Flush()
-		return rw.csv.Error()
+	if rw.csv {
+		return rw.bw.Flush()
 	}
 	if rw.doc {
 		if rw.rows > 0 {

@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"encoding/csv"
 	"strings"
 	"testing"
 
@@ -51,5 +52,36 @@ func TestExportColumnsDeclared(t *testing.T) {
 				t.Errorf("%s.%s: no definition", table, c.Name)
 			}
 		}
+	}
+}
+
+// TestCSVLikeEncodingCSV: the row writer's CSV is encoding/csv's, for
+// names that need quotes and names that do not.
+func TestCSVLikeEncodingCSV(t *testing.T) {
+	names := []string{"", "a", "a,b", `say "hi"`, "two\nlines", "cr\rhere", " lead", "\u3000wide space", `\.`, "trail ", "ünï", "tab\tin"}
+	cols := []Column{{Name: "name", Unit: metrics.Text}, {Name: "n"}, {Name: "x", Float: true, Null: true}}
+	var got, want bytes.Buffer
+	rw, err := NewRowWriter(&got, "csv", "t", cols)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cw := csv.NewWriter(&want)
+	cw.Write([]string{"name", "n", "x"})
+	for i, n := range names {
+		x := any(float64(i) / 3)
+		if i%2 == 0 {
+			x = nil
+		}
+		if err := rw.WriteRecord([]any{n, i - 3, x}); err != nil {
+			t.Fatal(err)
+		}
+		cw.Write([]string{n, Raw(i - 3), Raw(x)})
+	}
+	if err := rw.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	cw.Flush()
+	if got.String() != want.String() {
+		t.Errorf("got\n%s\nwant\n%s", got.String(), want.String())
 	}
 }
