@@ -1,6 +1,10 @@
 package metrics
 
-import "github.com/traceql/traceql/trace"
+import (
+	"math"
+
+	"github.com/traceql/traceql/trace"
+)
 
 // DeviceTables are one device's drill-down tables: kernels by name,
 // streams, copies by kind, GPU time by host op and by code region.
@@ -50,4 +54,44 @@ func CopyGBps(bytes, ns int64) float64 {
 		return 0
 	}
 	return float64(bytes) / float64(ns)
+}
+
+// A Spread is the mean, median and sample standard deviation (n − 1; 0
+// for fewer than two) of some values.
+type Spread struct{ Mean, Median, Stdev float64 }
+
+// SpreadOf computes the spread of values; the zero Spread for none.
+func SpreadOf(values []float64) Spread {
+	if len(values) == 0 {
+		return Spread{}
+	}
+	s := 0.0
+	for _, x := range values {
+		s += x
+	}
+	sp := Spread{Mean: s / float64(len(values)), Median: MedianF(values)}
+	if len(values) > 1 {
+		ss := 0.0
+		for _, x := range values {
+			ss += (x - sp.Mean) * (x - sp.Mean)
+		}
+		sp.Stdev = math.Sqrt(ss / float64(len(values)-1))
+	}
+	return sp
+}
+
+// StepSpreads is the spread over steps of each step's time, kernels,
+// busy, idle and GPU utilization, in that order.
+func StepSpreads(steps []StepStat) [5]Spread {
+	cols := make([][]float64, 5)
+	for _, s := range steps {
+		for j, v := range []float64{float64(s.DurNS()), float64(s.Kernels), float64(s.BusyNS), float64(s.IdleNS), s.Util} {
+			cols[j] = append(cols[j], v)
+		}
+	}
+	var out [5]Spread
+	for j, c := range cols {
+		out[j] = SpreadOf(c)
+	}
+	return out
 }

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"maps"
-	"math"
 	"slices"
 	"strings"
 
@@ -885,7 +884,6 @@ const stepRows = 20
 func stepStatsTable(steps []metrics.StepStat, suffix string) *Table {
 	t := &Table{Title: "steps" + suffix, Columns: []Column{{Name: "step", Unit: metrics.Text}, {Name: "time", Unit: metrics.NS},
 		{Name: "kernels", Unit: metrics.Count}, {Name: "busy", Unit: metrics.NS}, {Name: "idle", Unit: metrics.NS}, {Name: "GPU util", Unit: metrics.Ratio}}}
-	cols := [][]float64{{}, {}, {}, {}, {}}
 	skip := max(len(steps)-stepRows, 0) // the middle ones, not listed
 	for i, s := range steps {
 		switch {
@@ -894,17 +892,16 @@ func stepStatsTable(steps []metrics.StepStat, suffix string) *Table {
 		case i == stepRows/2:
 			t.Rows = append(t.Rows, []any{"…", "", "", "", "", ""})
 		}
-		for j, v := range []float64{float64(s.DurNS()), float64(s.Kernels), float64(s.BusyNS), float64(s.IdleNS), s.Util} {
-			cols[j] = append(cols[j], v)
-		}
 	}
+	spreads := metrics.StepSpreads(steps)
 	for _, agg := range []struct {
 		name string
-		f    func([]float64) float64
-	}{{"mean", mean}, {"median", metrics.MedianF}, {"stdev", stdev}} {
+		f    func(metrics.Spread) float64
+	}{{"mean", func(s metrics.Spread) float64 { return s.Mean }}, {"median", func(s metrics.Spread) float64 { return s.Median }},
+		{"stdev", func(s metrics.Spread) float64 { return s.Stdev }}} {
 		row := []any{agg.name}
-		for _, c := range cols {
-			row = append(row, agg.f(c))
+		for _, s := range spreads {
+			row = append(row, agg.f(s))
 		}
 		t.Rows = append(t.Rows, row)
 	}
@@ -930,24 +927,4 @@ func stepStatsTable(steps []metrics.StepStat, suffix string) *Table {
 		t.Notes = append(t.Notes, first+" took over twice the median step time: warm-up or compilation? --steady leaves them out")
 	}
 	return t
-}
-
-func mean(v []float64) float64 {
-	s := 0.0
-	for _, x := range v {
-		s += x
-	}
-	return s / float64(len(v))
-}
-
-// stdev is the sample standard deviation.
-func stdev(v []float64) float64 {
-	if len(v) < 2 {
-		return 0
-	}
-	m, ss := mean(v), 0.0
-	for _, x := range v {
-		ss += (x - m) * (x - m)
-	}
-	return math.Sqrt(ss / float64(len(v)-1))
 }
