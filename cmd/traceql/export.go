@@ -170,6 +170,9 @@ func runExport(ctx context.Context, opts *exportOptions) error {
 	if err != nil {
 		return err
 	}
+	// Labels from every file, before a shard's are picked: each
+	// worker's rows label a file as the others' do.
+	labels := fileLabels(opts.Args, opts.Labels, files)
 	files = opts.Shard.pick(opts.Args, files)
 	if opts.Output != "" {
 		if err := checkOutput(opts.Output, files); err != nil {
@@ -186,7 +189,6 @@ func runExport(ctx context.Context, opts *exportOptions) error {
 		}
 		keep := func(t *trace.Trace) *trace.Trace { return t }
 		named := namedFiles(opts.Args)
-		labels := fileLabels(opts.Args, opts.Labels, files)
 		err = readEach(ctx, files, &opts.Read, keep, func(f string, t *trace.Trace, err error) error {
 			if ctx.Err() != nil {
 				return ctx.Err()

@@ -74,6 +74,21 @@ func TestLabels(t *testing.T) {
 	if got["a/rank0.pt.trace.json.gz"] != "a/rank0" || got["a/rank1.pt.trace.json.gz"] != "a/rank1" || got["b/rank0.pt.trace.json.gz"] != "b/rank0" {
 		t.Errorf("default labels: %v", got)
 	}
+	// Each worker's shard labels its files as the whole run does.
+	sharded := map[string]string{}
+	for _, s := range []string{"0/3", "1/3", "2/3"} {
+		for f, l := range labelsOf("export", a, b, "--shard", s) {
+			sharded[f] = l
+		}
+	}
+	if len(sharded) != 3 {
+		t.Errorf("shards: %v, want the three files", sharded)
+	}
+	for f, l := range sharded {
+		if got[f] != l {
+			t.Errorf("shard labels %s %q, the whole run %q", f, l, got[f])
+		}
+	}
 	_, errOut, code := traceql("summarize", a, b, "--label", "one")
 	if code != 2 || errOut != "traceql: --label has 1 label for 2 arguments\n" {
 		t.Errorf("one label for two arguments: exit %d, %q", code, errOut)

@@ -115,6 +115,9 @@ func runSummarize(ctx context.Context, opts *summarizeOptions) error {
 	if err != nil {
 		return err
 	}
+	// Labels from every file, before a shard's are picked: each
+	// worker's rows label a file as the others' do.
+	labels := fileLabels(opts.Args, opts.Labels, files)
 	files = opts.Shard.pick(opts.Args, files)
 	if rec, ok, err := readSummaryParts(files); ok || err != nil {
 		if err != nil {
@@ -132,7 +135,7 @@ func runSummarize(ctx context.Context, opts *summarizeOptions) error {
 		return nil
 	}
 	done := opts.Read.startProgress(files)
-	sums, failed := summarizeFiles(ctx, files, opts, metrics.Options{TopN: opts.Top, KernelDists: slices.Contains(opts.By, "kernel"),
+	sums, failed := summarizeFiles(ctx, files, labels, opts, metrics.Options{TopN: opts.Top, KernelDists: slices.Contains(opts.By, "kernel"),
 		StreamStats: slices.Contains(opts.By, "stream"), APIStats: slices.Contains(opts.By, "api"), RangeStats: slices.Contains(opts.By, "range"),
 		Scopes: slices.Contains(opts.By, "op") || slices.Contains(opts.By, "region")})
 	failed += missing
@@ -152,12 +155,11 @@ func runSummarize(ctx context.Context, opts *summarizeOptions) error {
 // summarizeFiles reads and summarizes the files, several at a time, and
 // returns the summaries in argument order. A file that fails is reported
 // on stderr, in order, and skipped, so one bad rank does not hide the others.
-func summarizeFiles(ctx context.Context, files []string, opts *summarizeOptions, mo metrics.Options) ([]metrics.Summary, int) {
+func summarizeFiles(ctx context.Context, files []string, labels map[string]string, opts *summarizeOptions, mo metrics.Options) ([]metrics.Summary, int) {
 	var sums []metrics.Summary
 	failed := 0
 	summarize := func(t *trace.Trace) metrics.Summary { return metrics.Summarize(t, mo) }
 	named := namedFiles(opts.Args)
-	labels := fileLabels(opts.Args, opts.Labels, files)
 	_ = readEach(ctx, files, &opts.Read, summarize, func(file string, sum metrics.Summary, err error) error {
 		if ctx.Err() != nil {
 			return ctx.Err() // interrupted: not a failure of each file
