@@ -308,8 +308,9 @@ func TestAnnotateNsys(t *testing.T) {
 		for _, args := range [][]string{{"summarize", "-f", "csv"}, {"export", "--table", "gaps"}, {"export", "--table", "steps"},
 			{"export", "--table", "kernels"}, {"export", "--table", "memcpy"}, {"export", "--table", "streams"},
 			{"export", "--table", "api"}, {"export", "--table", "ranges"}} {
-			a := mustRun(t, append(append([]string{}, args...), "-q", in)...)
-			b := strings.ReplaceAll(mustRun(t, append(append([]string{}, args...), "-q", out)...), out, in)
+			// One label for both, or each would carry its own file name's.
+			a := mustRun(t, append(append([]string{}, args...), "-q", "--label", "run", in)...)
+			b := strings.ReplaceAll(mustRun(t, append(append([]string{}, args...), "-q", "--label", "run", out)...), out, in)
 			if a != b {
 				t.Errorf("%s: %v of the annotated trace differs:\n%s\nwant\n%s", in, args, b, a)
 			}
