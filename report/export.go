@@ -276,25 +276,29 @@ type kernelRow struct {
 	Registers   OptInt `col:"registers" doc:"registers per thread; none when unknown"`
 	SharedMem   OptInt `col:"shared_mem_bytes,bytes" doc:"static + dynamic shared memory; none when unknown"`
 	GraphID     OptInt `col:"graph_id" doc:"CUDA graph the kernel was replayed from; none when none or unknown"`
+	Occupancy   OptInt `col:"occupancy_pct" doc:"Kineto's est. achieved occupancy, 0–100 %; none where the trace gives none (Nsight exports, older traces)"`
+	BlocksPerSM Opt    `col:"blocks_per_sm" doc:"the grid's blocks / the device's SMs, as Kineto computes its blocks per SM; none when either is unknown"`
+	WarpsPerSM  Opt    `col:"warps_per_sm" doc:"blocks_per_sm × threads a block / 32, as Kineto computes its warps per SM; none when unknown"`
 	Op          string `col:"op" doc:"the innermost cpu_op open on the launching thread when the kernel's launch call began (graph replays: the graph launch's); empty where none is, or the call is not in the trace"`
 	Region      string `col:"region" doc:"the innermost record_function annotation or NVTX range (not a ProfilerStep) open then; empty where none is"`
 	Label       string `col:"label" doc:"the run's label (see the summary table)"`
 }
 
 type kernelStatsRow struct {
-	File     string  `col:"file" doc:"the trace file, as given or found in a folder"`
-	Device   int     `col:"device" doc:"device id"`
-	Name     string  `col:"name" doc:"kernel name"`
-	Family   string  `col:"family" doc:"the name's family (diff --group family)"`
-	Count    int     `col:"count" doc:"instances"`
-	TotalNS  int64   `col:"total_ns,ns" doc:"sum of their durations"`
-	MeanNS   float64 `col:"mean_ns,ns" doc:"total_ns / count"`
-	MinNS    int64   `col:"min_ns,ns" doc:"shortest"`
-	MaxNS    int64   `col:"max_ns,ns" doc:"longest"`
-	Share    float64 `col:"share,ratio" doc:"total_ns / the device's kernel time"`
-	MedianNS float64 `col:"median_ns,ns" doc:"median duration; the mean of the two middle values for an even count"`
-	StddevNS float64 `col:"stddev_ns,ns" doc:"sample standard deviation (n − 1); 0 for one instance"`
-	Label    string  `col:"label" doc:"the run's label (see the summary table)"`
+	File      string  `col:"file" doc:"the trace file, as given or found in a folder"`
+	Device    int     `col:"device" doc:"device id"`
+	Name      string  `col:"name" doc:"kernel name"`
+	Family    string  `col:"family" doc:"the name's family (diff --group family)"`
+	Count     int     `col:"count" doc:"instances"`
+	TotalNS   int64   `col:"total_ns,ns" doc:"sum of their durations"`
+	MeanNS    float64 `col:"mean_ns,ns" doc:"total_ns / count"`
+	MinNS     int64   `col:"min_ns,ns" doc:"shortest"`
+	MaxNS     int64   `col:"max_ns,ns" doc:"longest"`
+	Share     float64 `col:"share,ratio" doc:"total_ns / the device's kernel time"`
+	MedianNS  float64 `col:"median_ns,ns" doc:"median duration; the mean of the two middle values for an even count"`
+	StddevNS  float64 `col:"stddev_ns,ns" doc:"sample standard deviation (n − 1); 0 for one instance"`
+	Occupancy Opt     `col:"occupancy_pct" doc:"mean est. achieved occupancy of the instances that have one, weighted by their durations (TensorBoard's kernel view); none where none has"`
+	Label     string  `col:"label" doc:"the run's label (see the summary table)"`
 }
 
 type stepRow struct {
@@ -454,11 +458,17 @@ func exportTables() []exportTable {
 	return []exportTable{
 		recordsTable("summary", "one per (file, device)", SummaryRecords(nil).Columns, func(in *ExportInput) *Table { return SummaryRecords(summaries(in)) }),
 		structTable("kernels", "one per kernel", func(in *ExportInput, put func(kernelRow) error) error {
+			sms := map[int]int{}
+			for _, d := range in.Trace.Devices {
+				sms[d.ID] = d.SMs
+			}
 			for i := range in.Trace.Kernels {
 				k := &in.Trace.Kernels[i]
+				blocks, warps, perSM := metrics.PerSM(k, sms[k.Device])
 				if err := put(kernelRow{in.Trace.Source, k.Device, k.Stream, k.Name, k.Start, k.End, k.Dur(), known(k.Correlation), known(k.ExternalID),
 					known(int64(k.Grid[0])), known(int64(k.Grid[1])), known(int64(k.Grid[2])), known(int64(k.Block[0])), known(int64(k.Block[1])),
 					known(int64(k.Block[2])), known(int64(k.Registers)), known(k.SharedMem), known(k.GraphID),
+					OptInt{int64(k.OccupancyPct), k.HasOccupancy}, optIf(blocks, perSM), optIf(warps, perSM),
 					in.KernelOps[i], in.KernelRegions[i], in.Label}); err != nil {
 					return err
 				}
@@ -469,7 +479,7 @@ func exportTables() []exportTable {
 			return eachDevice(in, func(d *metrics.DeviceTables) error {
 				for _, s := range d.KernelDists {
 					if err := put(kernelStatsRow{in.Trace.Source, d.Device, s.Name, metrics.Family(s.Name), s.Count, s.TotalNS, s.MeanNS,
-						s.MinNS, s.MaxNS, s.Share, s.MedianNS, s.StddevNS, in.Label}); err != nil {
+						s.MinNS, s.MaxNS, s.Share, s.MedianNS, s.StddevNS, optIf(s.OccupancyPct, s.HasOccupancy), in.Label}); err != nil {
 						return err
 					}
 				}
