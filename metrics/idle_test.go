@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/traceql/traceql/internal/shared"
 	"github.com/traceql/traceql/internal/synth"
 	"github.com/traceql/traceql/metrics"
 	"github.com/traceql/traceql/trace"
@@ -202,5 +203,94 @@ func TestStepCopiesChecked(t *testing.T) {
 		if want := map[bool]int{false: 0, true: 1}[tiny]; warned != want {
 			t.Errorf("tiny %v: %d warnings about step copies, want %d: %q", tiny, warned, want, s.Warnings)
 		}
+	}
+}
+
+// TestStreamGapsAgainstBruteForce: each stream's gaps, classified alone,
+// hold the idle time a nanosecond walk finds between that stream's
+// kernels — by class, with every host sync counting for every stream —
+// and each gap starts where the stream goes idle.
+func TestStreamGapsAgainstBruteForce(t *testing.T) {
+	for seed := int64(1); seed <= 4; seed++ {
+		gen, tr := writeIdle(t, synth.IdleConfig{Seed: seed, Launches: 150, GraphLaunches: int(seed % 3), FanOut: 3, Steps: 2})
+		gaps := metrics.ClassifyStreamGaps(tr)
+		streams := map[int64]bool{}
+		for _, k := range gen.Kernels {
+			streams[k.Stream] = true
+		}
+		if len(streams) < 2 {
+			t.Fatalf("seed %d: %d streams; the generator should make two", seed, len(streams))
+		}
+		for s := range streams {
+			sub := gen
+			sub.Kernels = nil
+			for _, k := range gen.Kernels {
+				if k.Stream == s {
+					sub.Kernels = append(sub.Kernels, k)
+				}
+			}
+			sync, launch, other := bruteIdle(sub)
+			var gs, gl, gother int64
+			for _, g := range gaps {
+				if !g.PerStream {
+					t.Fatalf("seed %d: a gap without its stream: %+v", seed, g)
+				}
+				if g.Stream != s {
+					continue
+				}
+				if g.SyncNS+g.LaunchNS+g.OtherNS != g.Len() {
+					t.Errorf("seed %d stream %d gap %v: %d+%d+%d != %d", seed, s, g.Interval, g.SyncNS, g.LaunchNS, g.OtherNS, g.Len())
+				}
+				ends := false
+				for _, k := range sub.Kernels {
+					if k.End == g.Start {
+						ends = true
+					}
+					if k.Start < g.End && k.End > g.Start {
+						t.Errorf("seed %d stream %d: gap %v overlaps a kernel of the stream %d–%d", seed, s, g.Interval, k.Start, k.End)
+					}
+				}
+				if !ends {
+					t.Errorf("seed %d stream %d: gap %v does not start where a kernel of the stream ends", seed, s, g.Interval)
+				}
+				gs, gl, gother = gs+g.SyncNS, gl+g.LaunchNS, gother+g.OtherNS
+			}
+			if gs != sync || gl != launch || gother != other {
+				t.Errorf("seed %d stream %d: sync/launch/other %d/%d/%d, brute force %d/%d/%d", seed, s, gs, gl, gother, sync, launch, other)
+			}
+		}
+	}
+}
+
+// TestStreamGapsReal: on the real Nsight exports and the README's sample,
+// each stream's gaps add up to the idle time StreamStats finds for it
+// (span − the union of its activity), computed by other code.
+func TestStreamGapsReal(t *testing.T) {
+	files, _ := filepath.Glob(filepath.Join(shared.Traces(t), "nsys", "*.sqlite"))
+	checked := 0
+	for _, f := range append(files, "../testdata/sample.pt.trace.json.gz") {
+		tr, err := trace.Open(context.Background(), f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		type key struct {
+			dev    int
+			stream int64
+		}
+		idle := map[key]int64{}
+		for _, g := range metrics.ClassifyStreamGaps(tr) {
+			idle[key{g.Device, g.Stream}] += g.Len()
+		}
+		for dev := range metrics.DeviceViews(tr) {
+			for _, st := range metrics.StreamStats(tr, dev) {
+				if got := idle[key{dev, st.Stream}]; got != st.IdleNS {
+					t.Errorf("%s device %d stream %d: gaps add up to %d ns, StreamStats idle %d", filepath.Base(f), dev, st.Stream, got, st.IdleNS)
+				}
+				checked++
+			}
+		}
+	}
+	if checked == 0 {
+		t.Error("no stream checked")
 	}
 }

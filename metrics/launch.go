@@ -281,6 +281,10 @@ const (
 // SyncNS + LaunchNS + OtherNS = Len().
 type ClassifiedGap struct {
 	Device int
+	// Stream is the stream whose gap this is when PerStream
+	// (ClassifyStreamGaps); a device's gaps (ClassifyGaps) have none.
+	Stream    int64
+	PerStream bool
 	Interval
 	SyncNS, LaunchNS, OtherNS int64
 	// OtherUnlinkedNS is OtherNS when the GPU work that ends the gap has
@@ -317,6 +321,30 @@ func ClassifyGaps(t *trace.Trace) []ClassifiedGap {
 	for dev, v := range DeviceViews(t) {
 		classifyGaps(v, dev, ix, syncs, Gaps(DeviceBusy(v, dev)), nil, func(g ClassifiedGap) { out = append(out, g) })
 	}
+	return out
+}
+
+// ClassifyStreamGaps is ClassifyGaps for each stream of each device
+// alone, HTA's per-stream idle time: the gaps between the merged activity
+// of one stream, classified by the same rules (a host sync idles every
+// stream; a late launch the stream it launches on), by device, stream,
+// then time. A gap of one stream may be busy time of the device.
+func ClassifyStreamGaps(t *trace.Trace) []ClassifiedGap {
+	var streams []int64
+	t.EachGPUActivity(func(a *trace.Activity) { streams = append(streams, a.Stream) })
+	slices.Sort(streams)
+	var out []ClassifiedGap
+	for _, s := range slices.Compact(streams) {
+		v := t.Filter(trace.Filter{Stream: func(x int64) bool { return x == s }})
+		v.Syncs = t.Syncs // the host waits, whichever stream it waits on
+		for _, g := range ClassifyGaps(v) {
+			g.Stream, g.PerStream = s, true
+			out = append(out, g)
+		}
+	}
+	slices.SortStableFunc(out, func(a, b ClassifiedGap) int {
+		return cmp.Or(cmp.Compare(a.Device, b.Device), cmp.Compare(a.Stream, b.Stream), cmp.Compare(a.Start, b.Start))
+	})
 	return out
 }
 

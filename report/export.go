@@ -326,6 +326,7 @@ type gapRow struct {
 	LaunchNS int64  `col:"launch_ns,ns" doc:"time of it waiting on a late launch (see idle_launch_ns)"`
 	OtherNS  int64  `col:"other_ns,ns" doc:"the rest: sync_ns + launch_ns + other_ns = dur_ns"`
 	Class    string `col:"class" doc:"the cause holding most of it: sync, launch or other"`
+	Stream   OptInt `col:"stream" doc:"the stream, for the gaps of each stream alone (--per-stream); none for a device's gaps"`
 	Label    string `col:"label" doc:"the run's label (see the summary table)"`
 }
 
@@ -499,9 +500,10 @@ func exportTables() []exportTable {
 			}
 			return nil
 		}),
-		structTable("gaps", "one per idle gap between merged busy intervals of a device", func(in *ExportInput, put func(gapRow) error) error {
+		structTable("gaps", "one per idle gap between merged busy intervals of a device (of a stream with --per-stream)", func(in *ExportInput, put func(gapRow) error) error {
 			for _, g := range in.Gaps {
-				if err := put(gapRow{in.Trace.Source, g.Device, g.Start, g.End, g.Len(), g.SyncNS, g.LaunchNS, g.OtherNS, g.Class(), in.Label}); err != nil {
+				if err := put(gapRow{in.Trace.Source, g.Device, g.Start, g.End, g.Len(), g.SyncNS, g.LaunchNS, g.OtherNS, g.Class(),
+					OptInt{g.Stream, g.PerStream}, in.Label}); err != nil {
 					return err
 				}
 			}

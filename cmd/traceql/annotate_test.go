@@ -208,7 +208,7 @@ func TestAnnotate(t *testing.T) {
 			}
 			var want [][]string
 			for _, r := range rows[1:] {
-				want = append(want, r[1:len(r)-1]) // without the file and label
+				want = append(want, r[1:len(r)-2]) // without the file, the stream (none for a device's gaps) and label
 			}
 			if len(want) == 0 {
 				t.Fatal("no gaps to compare")

@@ -571,7 +571,8 @@
 //	                projected or cpu; see summarize --help)
 //	  gaps          one row per idle gap between merged busy intervals: start, end, dur, its
 //	                time by cause (sync_ns + launch_ns + other_ns = dur_ns; see summarize
-//	                --help) and class, the cause holding most of it
+//	                --help) and class, the cause holding most of it; --per-stream: the gaps
+//	                of each stream alone, classified by the same rules, with their stream
 //	  memcpy        one row per copy: kind, src/dst memory, bytes, start/end/dur, GB/s
 //	  host          one row per trace without GPU activity (CPU, MPS runs): the host columns
 //	                of summarize --help (span, steps, time in and outside ops, torch.compile)
@@ -650,6 +651,7 @@
 //	      --kernel string       measure only the kernels whose names match this regular expression (copies and memsets stay)
 //	      --label strings       comma-separated run labels, one per FILE or DIR (a DIR's labels every trace in it); default: the file names, with as many folders as tell them apart
 //	  -o, --output string       file to write (a file is replaced atomically, a device or pipe written in place); stdout when absent or -
+//	      --per-stream          with --table gaps: the idle gaps of each stream alone (HTA's per-stream idle time), a stream column on each
 //	  -q, --quiet               no progress bar on stderr
 //	      --range string        measure only the span of the annotation, op or NVTX range with this name
 //	      --schema              print the --table's columns (name, type, unit, nullable, definition) as JSON, and read no trace

@@ -22,10 +22,13 @@ type exportOptions struct {
 	Format string
 	Output string
 	Schema bool // print the table's schema, read nothing
-	Labels []string
-	Shard  shard
-	Out    io.Writer
-	Err    io.Writer
+	// PerStream: the gaps table has each stream's gaps instead of each
+	// device's.
+	PerStream bool
+	Labels    []string
+	Shard     shard
+	Out       io.Writer
+	Err       io.Writer
 }
 
 func newExportCmd(runF func(context.Context, *exportOptions) error) *cobra.Command {
@@ -48,7 +51,8 @@ Tables:
                 projected or cpu; see summarize --help)
   gaps          one row per idle gap between merged busy intervals: start, end, dur, its
                 time by cause (sync_ns + launch_ns + other_ns = dur_ns; see summarize
-                --help) and class, the cause holding most of it
+                --help) and class, the cause holding most of it; --per-stream: the gaps
+                of each stream alone, classified by the same rules, with their stream
   memcpy        one row per copy: kind, src/dst memory, bytes, start/end/dur, GB/s
   host          one row per trace without GPU activity (CPU, MPS runs): the host columns
                 of summarize --help (span, steps, time in and outside ops, torch.compile)
@@ -96,6 +100,9 @@ worker's --shard part has the same columns: out/*.parquet reads as one table.` +
 			if _, ok := report.ExportColumns(opts.Table); !ok {
 				return usageError{fmt.Errorf("--table %q: want one of %s", opts.Table, strings.Join(report.ExportTables(), ", "))}
 			}
+			if opts.PerStream && opts.Table != "gaps" {
+				return usageError{fmt.Errorf("--per-stream is for --table gaps; the streams table has each stream's busy and idle time")}
+			}
 			if opts.Schema {
 				s, _ := report.SchemaOf(opts.Table)
 				return report.WriteSchemaJSON(opts.Out, s)
@@ -132,6 +139,7 @@ worker's --shard part has the same columns: out/*.parquet reads as one table.` +
 	f := cmd.Flags()
 	f.StringVarP(&opts.Table, "table", "t", "summary", "table: "+strings.Join(report.ExportTables(), ", "))
 	f.StringVarP(&opts.Format, "format", "f", "", "csv, json (one document), jsonl (JSON lines) or parquet (default: by -o's extension, .csv, .json, .jsonl or .parquet, else csv)")
+	f.BoolVar(&opts.PerStream, "per-stream", false, "with --table gaps: the idle gaps of each stream alone (HTA's per-stream idle time), a stream column on each")
 	f.BoolVar(&opts.Schema, "schema", false, "print the --table's columns (name, type, unit, nullable, definition) as JSON, and read no trace")
 	f.StringVarP(&opts.Output, "output", "o", "", "file to write (a file is replaced atomically, a device or pipe written in place); stdout when absent or -")
 	addLabelFlag(f, &opts.Labels, true)
@@ -210,7 +218,7 @@ func runExport(ctx context.Context, opts *exportOptions) error {
 			case active && host:
 				complain(opts.Err, f+": GPU activity; the "+opts.Table+" table has rows for traces without (CPU, MPS runs); no row written")
 			}
-			in := exportInput(opts.Table, t)
+			in := exportInput(opts.Table, opts.PerStream, t)
 			in.Label = labels[f]
 			return report.Export(rw, opts.Table, &in)
 		})
@@ -232,7 +240,7 @@ func runExport(ctx context.Context, opts *exportOptions) error {
 
 // exportInput computes what the table's rows are made of, and nothing
 // else: a table of kernels by name needs no idle-gap classes.
-func exportInput(table string, t *trace.Trace) report.ExportInput {
+func exportInput(table string, perStream bool, t *trace.Trace) report.ExportInput {
 	in := report.ExportInput{Trace: t}
 	summary := func() {
 		s := metrics.Summarize(t, metrics.Options{})
@@ -250,7 +258,11 @@ func exportInput(table string, t *trace.Trace) report.ExportInput {
 	case "kernels":
 		in.KernelOps, in.KernelRegions = metrics.KernelScopes(t)
 	case "gaps":
-		in.Gaps = metrics.ClassifyGaps(t)
+		if perStream {
+			in.Gaps = metrics.ClassifyStreamGaps(t)
+		} else {
+			in.Gaps = metrics.ClassifyGaps(t)
+		}
 	case "kernel-stats":
 		in.Devices = metrics.PerDevice(t, metrics.TablesOptions{KernelDists: true})
 	case "streams":
