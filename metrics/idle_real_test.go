@@ -20,7 +20,7 @@ import (
 // first activity starting at the gap's end that has a launch call (in
 // kernels, copies, memsets order) was launched by a call that began after
 // the gap did; else other.
-func bruteIdleTrace(t *trace.Trace, dev int) (sync, launch, other int64) {
+func bruteIdleTrace(t *trace.Trace, dev int) idleWalk {
 	var acts []*trace.Activity
 	var busy, blocked [][2]int64
 	t.EachGPUActivity(func(a *trace.Activity) {
@@ -44,13 +44,13 @@ func bruteIdleTrace(t *trace.Trace, dev int) (sync, launch, other int64) {
 			blocked = append(blocked, [2]int64{s.Start, s.End})
 		}
 	}
-	return walkIdle(busy, blocked, func(start, end int64) bool {
+	return walkIdle(busy, blocked, func(start, end int64) (late, graph bool) {
 		for _, a := range acts {
 			if c := calls[a.Correlation]; a.Start == end && a.Correlation != 0 && c != nil {
-				return c.Start > start
+				return c.Start > start, strings.Contains(c.Name, "GraphLaunch")
 			}
 		}
-		return false
+		return false, false
 	})
 }
 
@@ -74,10 +74,14 @@ func TestIdleRealTraces(t *testing.T) {
 				t.Fatal(err)
 			}
 			for _, d := range metrics.Summarize(tr, metrics.Options{}).Devices {
-				sync, launch, other := bruteIdleTrace(tr, d.Device)
-				if d.IdleSyncNS != sync || d.IdleLaunchNS != launch || d.IdleOtherNS != other {
+				w := bruteIdleTrace(tr, d.Device)
+				if d.IdleSyncNS != w.sync || d.IdleLaunchNS != w.launch || d.IdleOtherNS != w.other {
 					t.Errorf("GPU %d: idle sync/launch/other = %d/%d/%d, brute force %d/%d/%d", d.Device, d.IdleSyncNS, d.IdleLaunchNS,
-						d.IdleOtherNS, sync, launch, other)
+						d.IdleOtherNS, w.sync, w.launch, w.other)
+				}
+				if d.ShortLaunchNS != w.shortLaunch || d.ShortGraphLaunchNS != w.shortGraph {
+					t.Errorf("GPU %d: short launch time %d, before graph launches %d; brute force %d, %d", d.Device, d.ShortLaunchNS,
+						d.ShortGraphLaunchNS, w.shortLaunch, w.shortGraph)
 				}
 			}
 		})

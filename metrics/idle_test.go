@@ -21,7 +21,7 @@ import (
 // device sync record other than a stream wait is in progress; else launch
 // when the call that launched the kernel ending its gap began after the
 // gap did; else other.
-func bruteIdle(tr synth.IdleTrace) (sync, launch, other int64) {
+func bruteIdle(tr synth.IdleTrace) idleWalk {
 	var busy, blocked [][2]int64
 	for _, k := range tr.Kernels {
 		busy = append(busy, [2]int64{k.Start, k.End})
@@ -38,20 +38,29 @@ func bruteIdle(tr synth.IdleTrace) (sync, launch, other int64) {
 			blocked = append(blocked, [2]int64{s.Start, s.End})
 		}
 	}
-	return walkIdle(busy, blocked, func(start, end int64) bool {
+	return walkIdle(busy, blocked, func(start, end int64) (late, graph bool) {
 		for _, k := range tr.Kernels { // the kernel starting at the gap's end (one: starts are distinct)
 			if c, ok := calls[k.Corr]; ok && k.Start == end {
-				return c.Start > start
+				return c.Start > start, c.Graph
 			}
 		}
-		return false
+		return false, false
 	})
+}
+
+// idleWalk is what walkIdle counts: idle nanoseconds by class, and the
+// launch time of gaps under 1 ms, all and those waiting on a graph launch.
+type idleWalk struct {
+	sync, launch, other     int64
+	shortLaunch, shortGraph int64
 }
 
 // walkIdle classes each nanosecond from the first busy start to the last
 // busy end: busy, else sync when blocked, else launch when late says so of
-// its gap [start, end), else other.
-func walkIdle(busy, blocked [][2]int64, late func(start, end int64) bool) (sync, launch, other int64) {
+// its gap [start, end), else other. A gap's launch time counts as short
+// when the gap is under 1 ms, and as graph too when late says the late
+// call was a graph launch.
+func walkIdle(busy, blocked [][2]int64, late func(start, end int64) (late, graph bool)) idleWalk {
 	lo, hi := busy[0][0], busy[0][1]
 	for _, b := range busy {
 		lo, hi = min(lo, b[0]), max(hi, b[1])
@@ -67,6 +76,7 @@ func walkIdle(busy, blocked [][2]int64, late func(start, end int64) bool) (sync,
 	}
 	mark(isBusy, busy)
 	mark(isBlocked, blocked)
+	var w idleWalk
 	for x := int64(0); x < n; {
 		if isBusy[x] {
 			x++
@@ -76,19 +86,27 @@ func walkIdle(busy, blocked [][2]int64, late func(start, end int64) bool) (sync,
 		for x < n && !isBusy[x] {
 			x++
 		}
-		l := late(lo+g, lo+x)
+		l, graph := late(lo+g, lo+x)
+		var launch int64
 		for u := g; u < x; u++ {
 			switch {
 			case isBlocked[u]:
-				sync++
+				w.sync++
 			case l:
 				launch++
 			default:
-				other++
+				w.other++
+			}
+		}
+		w.launch += launch
+		if x-g < 1e6 {
+			w.shortLaunch += launch
+			if graph {
+				w.shortGraph += launch
 			}
 		}
 	}
-	return sync, launch, other
+	return w
 }
 
 // writeIdle writes the trace cfg describes to a file and reads it back.
@@ -115,6 +133,7 @@ func writeIdle(t *testing.T, cfg synth.IdleConfig) (synth.IdleTrace, *trace.Trac
 // kernels, reads them back, and checks every class total and the launch
 // numbers against the generator's events.
 func TestIdleAgainstBruteForce(t *testing.T) {
+	var graphWaits int // seeds whose short launch time waits on graph launches and on eager ones
 	for seed := int64(1); seed <= 12; seed++ {
 		cfg := synth.IdleConfig{Seed: seed, Launches: 150 + int(seed)*10, GraphLaunches: int(seed % 4), FanOut: 3 + int(seed%5), Steps: int(seed % 3)}
 		t.Run(fmt.Sprint(seed), func(t *testing.T) {
@@ -124,9 +143,17 @@ func TestIdleAgainstBruteForce(t *testing.T) {
 				t.Fatalf("%d devices", len(s.Devices))
 			}
 			d := s.Devices[0]
-			sync, launch, other := bruteIdle(gen)
+			w := bruteIdle(gen)
+			sync, launch, other := w.sync, w.launch, w.other
 			if d.IdleSyncNS != sync || d.IdleLaunchNS != launch || d.IdleOtherNS != other {
 				t.Errorf("idle sync/launch/other = %d/%d/%d, brute force %d/%d/%d", d.IdleSyncNS, d.IdleLaunchNS, d.IdleOtherNS, sync, launch, other)
+			}
+			if d.ShortLaunchNS != w.shortLaunch || d.ShortGraphLaunchNS != w.shortGraph {
+				t.Errorf("short launch time %d, before graph launches %d; brute force %d, %d", d.ShortLaunchNS, d.ShortGraphLaunchNS,
+					w.shortLaunch, w.shortGraph)
+			}
+			if w.shortGraph > 0 && w.shortGraph < w.shortLaunch {
+				graphWaits++
 			}
 			if sync == 0 || launch == 0 || other == 0 {
 				t.Errorf("a class is empty (%d/%d/%d): the generator should make all three", sync, launch, other)
@@ -171,6 +198,9 @@ func TestIdleAgainstBruteForce(t *testing.T) {
 				t.Errorf("comm kernels %d, want %d", d.Comm.Kernels, comm)
 			}
 		})
+	}
+	if graphWaits == 0 {
+		t.Error("no seed has short launch time both before graph launches and before eager ones: the split is untested")
 	}
 }
 
@@ -229,7 +259,8 @@ func TestStreamGapsAgainstBruteForce(t *testing.T) {
 					sub.Kernels = append(sub.Kernels, k)
 				}
 			}
-			sync, launch, other := bruteIdle(sub)
+			w := bruteIdle(sub)
+			sync, launch, other := w.sync, w.launch, w.other
 			var gs, gl, gother int64
 			for _, g := range gaps {
 				if !g.PerStream {

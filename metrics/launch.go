@@ -287,6 +287,9 @@ type ClassifiedGap struct {
 	PerStream bool
 	Interval
 	SyncNS, LaunchNS, OtherNS int64
+	// GraphLaunch says that LaunchNS waits on a graph launch: the call
+	// that launched the work ending the gap replays a CUDA graph.
+	GraphLaunch bool
 	// OtherUnlinkedNS is OtherNS when the GPU work that ends the gap has
 	// no launch call in the trace, else 0.
 	OtherUnlinkedNS int64
@@ -435,6 +438,7 @@ func classifyGaps(t *trace.Trace, dev int, ix launchIndex, host, gaps, steps []I
 		}
 		if ci >= 0 && t.APICalls[ci].Start > g.Start {
 			c.LaunchNS = rest
+			c.GraphLaunch = IsGraphLaunch(t.APICalls[ci].Name)
 		} else {
 			c.OtherNS = rest
 			if ci < 0 {

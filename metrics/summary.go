@@ -97,6 +97,9 @@ type DeviceSummary struct {
 	// a host busy elsewhere, what CUDA graphs can remove.
 	ShortLaunchGaps int
 	ShortLaunchNS   int64
+	// ShortGraphLaunchNS is the part of ShortLaunchNS that waits on graph
+	// launches: host time between replays, which graphs do not remove.
+	ShortGraphLaunchNS int64
 	// What IdleOtherNS is: the part before GPU work whose launch call is
 	// not in the trace, and the part outside every step window (between
 	// profiled steps; 0 without steps).
@@ -572,6 +575,9 @@ func summarizeTimeline(t *trace.Trace, d *DeviceSummary, w *traceWide) {
 			if g.LaunchNS > 0 && g.Len() < 1e6 {
 				d.ShortLaunchGaps++
 				d.ShortLaunchNS += g.LaunchNS
+				if g.GraphLaunch {
+					d.ShortGraphLaunchNS += g.LaunchNS
+				}
 			}
 			d.IdleOtherUnlinkedNS += g.OtherUnlinkedNS
 			d.IdleOtherOutsideStepsNS += g.OtherOutsideStepsNS

@@ -11,9 +11,10 @@ import (
 // with the numbers that show it; "" when nothing does (see noVerdict).
 func verdict(d *metrics.DeviceSummary) string {
 	share := func(ns int64) float64 { return pct(ns, d.IdleNS) }
-	// What CUDA graphs could remove at most: the launch time of the gaps
-	// under 1 ms, where the CPU was late by a launch's cost or so. Longer
-	// waits are the host busy elsewhere, which a graph does not shorten.
+	// What CUDA graphs, or less host work between launches, could remove
+	// at most: the launch time of the gaps under 1 ms, where the CPU was
+	// late by a launch's cost or so. Longer waits are the host busy
+	// elsewhere, which neither shortens.
 	upTo := func() string {
 		return fmt.Sprintf("up to %s of the %s span (%.0f %%)", Format(d.ShortLaunchNS, metrics.NS), Format(d.SpanNS, metrics.NS),
 			pct(d.ShortLaunchNS, d.SpanNS))
@@ -25,11 +26,15 @@ func verdict(d *metrics.DeviceSummary) string {
 			share(d.IdleLaunchNS), share(d.ShortLaunchNS), Format(d.ShortLaunchGaps, metrics.Count),
 			Format(d.Launch.Launches, metrics.Count), Format(d.KernelMedianNS, metrics.NS), upTo())
 	case metrics.GraphLaunchBound:
+		// Graphs already cut the launches: what the GPU waits on is host
+		// time between replays, before graph launches or eager ones.
 		return fmt.Sprintf("graph-launch-bound: %.0f %% of idle time waits on launches, %.0f %% in %s gaps under 1 ms, "+
-			"although %s graph launches replay %s kernels (%s eager kernel launches beside them) — "+
-			"the work launched outside the graphs waits: capturing it too could remove %s",
+			"although %s graph launches replay %s kernels — the GPU waits on the host between replays: %s before graph "+
+			"launches, which graphs do not shorten, and %s before the %s eager kernel launches beside them; less host work "+
+			"per step (Python, input copies, eager ops left out of the graphs) could remove %s",
 			share(d.IdleLaunchNS), share(d.ShortLaunchNS), Format(d.ShortLaunchGaps, metrics.Count),
 			Format(d.Launch.GraphLaunches, metrics.Count), Format(d.Launch.GraphKernels, metrics.Count),
+			Format(d.ShortGraphLaunchNS, metrics.NS), Format(d.ShortLaunchNS-d.ShortGraphLaunchNS, metrics.NS),
 			Format(d.Launch.Launches, metrics.Count), upTo())
 	case metrics.HostBound:
 		return fmt.Sprintf("host-bound: %.0f %% of idle time waits for the host to issue work, %.0f %% of it in gaps of "+
