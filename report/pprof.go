@@ -89,23 +89,31 @@ func WritePprof(w io.Writer, samples []metrics.StackSample) error {
 // into function, file and line; other names are functions without a file.
 func parseFrame(s string) (name, file string, line int64) {
 	head, fn, ok := strings.Cut(s, "): ")
-	if !ok {
-		return s, "", 0
-	}
 	i := strings.LastIndexByte(head, '(')
-	if i < 0 {
-		return s, "", 0
+	if !ok || i < 0 {
+		return bracketed(s), "", 0
 	}
 	n, err := strconv.ParseInt(head[i+1:], 10, 64)
 	if err != nil {
-		return s, "", 0
+		return bracketed(s), "", 0
 	}
-	if strings.HasPrefix(fn, "<") && strings.HasSuffix(fn, ">") {
-		// pprof strips C++ template arguments "<…>" for display, which
-		// would leave Python's "<module>" and "<lambda>" nameless.
-		fn = "[" + fn[1:len(fn)-1] + "]"
+	return bracketed(fn), head[:i], n
+}
+
+// bracketed writes a Python name in angle brackets, "<module>", "<lambda>"
+// or "<built-in method argmax of Tensor object at 0x7f…>", in square ones
+// without the object's address: pprof strips C++ template arguments "<…>"
+// for display, which would leave them nameless, and the address would make
+// one builtin a function per object.
+func bracketed(s string) string {
+	if len(s) < 2 || s[0] != '<' || s[len(s)-1] != '>' {
+		return s
 	}
-	return fn, head[:i], n
+	inner := s[1 : len(s)-1]
+	if i := strings.LastIndex(inner, " at 0x"); i >= 0 {
+		inner = inner[:i]
+	}
+	return "[" + inner + "]"
 }
 
 // grown returns xs, or a new slice of capacity n when xs is full: records

@@ -23,6 +23,9 @@ func TestPprofTotals(t *testing.T) {
 	}{
 		{sample, []string{"train_step", "aten::addmm"}, "", 0}, // a python_function and a cpu_op
 		{filepath.Join(realTraces(t), "kineto/vllm_decode_mi300x_hipgraph.json.gz"), []string{"_model_forward"}, "hipGraphLaunch", 421},
+		// An H100 torch.compile run with_stack: timm's forward, Python builtins named.
+		{"../../testdata/gpu/vit-small_default_b1_stack.pt.trace.json.gz",
+			[]string{"forward", "aten::addmm", "[built-in method argmax of Tensor object]"}, "", 0},
 	}
 	for _, tt := range tests {
 		t.Run(filepath.Base(tt.file), func(t *testing.T) {
