@@ -14,7 +14,7 @@ import (
 	"testing"
 )
 
-// The engine tests run the Many ranks recipes of the README with the
+// The engine tests run the recipes of docs/many-ranks.md with the
 // engines themselves, and skip, saying so, when an engine is not
 // installed (.ci/run installs them when it can).
 
@@ -29,7 +29,7 @@ func buildTraceql(t *testing.T) string {
 }
 
 // daskScript runs N shard tasks on a Dask LocalCluster; each calls
-// traceql export, as the README's Dask recipe does, and the script prints
+// traceql export, as the Dask recipe of docs/many-ranks.md does, and the script prints
 // the parts' paths.
 const daskScript = `
 import subprocess, sys
@@ -157,15 +157,14 @@ func duckdb(t *testing.T) func(sql string) [][]string {
 	}
 }
 
-// readmeQueries are the SQL of the duckdb -c "…" lines of the README's
-// Many ranks section.
-func readmeQueries(t *testing.T) []string {
-	b, err := os.ReadFile("../../README.md")
+// docQueries are the SQL of the duckdb -c "…" lines of
+// docs/many-ranks.md.
+func docQueries(t *testing.T) []string {
+	b, err := os.ReadFile("../../docs/many-ranks.md")
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, sec, _ := strings.Cut(string(b), "\n## Many ranks\n")
-	sec, _, _ = strings.Cut(sec, "\n## ")
+	sec := string(b)
 	var qs []string
 	for {
 		var ok bool
@@ -177,7 +176,7 @@ func readmeQueries(t *testing.T) []string {
 	}
 }
 
-// TestEngineDuckDB: the README's DuckDB queries over the Parquet parts of
+// TestEngineDuckDB: docs/many-ranks.md's DuckDB queries over the Parquet parts of
 // 16 shards give the rows they give over the CSV of one process, and the
 // GPUs by bound match the CSV counted here.
 func TestEngineDuckDB(t *testing.T) {
@@ -199,9 +198,9 @@ func TestEngineDuckDB(t *testing.T) {
 			t.Fatal(errOut)
 		}
 	}
-	qs := readmeQueries(t)
+	qs := docQueries(t)
 	if len(qs) < 3 {
-		t.Fatalf("%d duckdb queries in the README's Many ranks, want 3 or more", len(qs))
+		t.Fatalf("%d duckdb queries in docs/many-ranks.md, want 3 or more", len(qs))
 	}
 	for _, q := range qs {
 		name := ""
