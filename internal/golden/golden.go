@@ -3,6 +3,7 @@
 package golden
 
 import (
+	"bytes"
 	"flag"
 	"os"
 	"path/filepath"
@@ -34,5 +35,32 @@ func Check(t testing.TB, path string, got []byte) {
 	if diff := cmp.Diff(string(want), string(got)); diff != "" {
 		os.WriteFile(path+".got", got, 0o644)
 		t.Errorf("%s mismatch (-want +got):\n%s", path, diff)
+	}
+}
+
+// CheckSection compares got with the part of the file at path between the
+// lines "<!-- name -->" and "<!-- /name -->", a generated part of a
+// document; with -update it replaces that part.
+func CheckSection(t testing.TB, path, name string, got []byte) {
+	t.Helper()
+	doc, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	open, end := []byte("<!-- "+name+" -->\n"), []byte("<!-- /"+name+" -->")
+	i, j := bytes.Index(doc, open), bytes.Index(doc, end)
+	if i < 0 || j < i {
+		t.Fatalf("%s: no section %q (lines %q and %q)", path, name, open, end)
+	}
+	want := doc[i+len(open) : j]
+	if *update {
+		out := append(append(append([]byte{}, doc[:i+len(open)]...), got...), doc[j:]...)
+		if err := os.WriteFile(path, out, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	if diff := cmp.Diff(string(want), string(got)); diff != "" {
+		t.Errorf("%s, section %s, mismatch (-want +got; run with -update to rewrite it):\n%s", path, name, diff)
 	}
 }

@@ -1,0 +1,88 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/traceql/traceql/internal/golden"
+	"github.com/traceql/traceql/metrics"
+	"github.com/traceql/traceql/report"
+	"github.com/traceql/traceql/trace"
+)
+
+// gpuDir holds the H100 traces of timm ViTs under torch.compile's modes
+// (testdata/gpu/README.md).
+const gpuDir = "../../testdata/gpu"
+
+var (
+	gpuSizes   = []string{"small", "medium", "large"}
+	gpuBatches = []int{1, 32}
+	gpuModes   = []string{"eager", "default", "reduce-overhead", "max-autotune"}
+)
+
+func gpuFile(size, mode string, batch int) string {
+	return filepath.Join(gpuDir, fmt.Sprintf("vit-%s_%s_b%d.pt.trace.json.gz", size, mode, batch))
+}
+
+// TestGPUGolden pins what traceql says of the real H100 runs: the
+// headline pair's summaries, and every run's columns in one comparison.
+func TestGPUGolden(t *testing.T) {
+	t.Chdir(gpuDir) // relative names: the goldens do not depend on the checkout's path
+	pair := []string{filepath.Base(gpuFile("small", "default", 1)), filepath.Base(gpuFile("small", "reduce-overhead", 1))}
+	var all, labels []string
+	for _, size := range gpuSizes {
+		for _, batch := range gpuBatches {
+			for _, mode := range gpuModes {
+				all = append(all, filepath.Base(gpuFile(size, mode, batch)))
+				labels = append(labels, fmt.Sprintf("%s/b%d/%s", size, batch, mode))
+			}
+		}
+	}
+	for _, tt := range []struct {
+		name string
+		args []string
+	}{
+		{"gpu.small_b1.text", append([]string{"summarize", "--top", "5", "--names", "short"}, pair...)},
+		{"gpu.modes.csv", append([]string{"compare", "-f", "csv", "--label", strings.Join(labels, ",")}, all...)},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			out, errOut, code := traceql(tt.args...)
+			if code != 0 || errOut != "" {
+				t.Fatalf("exit %d: %s", code, errOut)
+			}
+			golden.Check(t, filepath.Join("../../cmd/traceql/testdata", tt.name+".golden"), []byte(out))
+		})
+	}
+}
+
+// TestReadmeGPUTable: the README's table of what traceql finds across
+// sizes, batches and modes is computed from the traces (-update rewrites
+// it).
+func TestReadmeGPUTable(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("| ViT | batch | mode | kernels | mean kernel | idle | GPU util | median step | launches | bound |\n")
+	b.WriteString("|---|---:|---|---:|---:|---:|---:|---:|---:|---|\n")
+	for _, size := range gpuSizes {
+		for _, batch := range gpuBatches {
+			for _, mode := range gpuModes {
+				tr, err := trace.Open(context.Background(), gpuFile(size, mode, batch))
+				if err != nil {
+					t.Fatal(err)
+				}
+				d := metrics.Summarize(tr, metrics.Options{}).Devices[0]
+				launches := report.Format(d.Launch.Launches, metrics.Count)
+				if d.Launch.GraphLaunches > 0 {
+					launches += fmt.Sprintf(" + %d graphs", d.Launch.GraphLaunches)
+				}
+				fmt.Fprintf(&b, "| %s | %d | %s | %s | %s | %s | %s | %s | %s | %s |\n", size, batch, mode,
+					report.Format(d.Kernels, metrics.Count), report.Format(d.KernelMeanNS, metrics.NS),
+					report.Format(d.IdleNS, metrics.NS), report.Format(d.GPUUtil, metrics.Ratio),
+					report.Format(d.StepMedianNS, metrics.NS), launches, metrics.Verdict(&d))
+			}
+		}
+	}
+	golden.CheckSection(t, "../../README.md", "gpu-table", []byte(b.String()))
+}
