@@ -294,13 +294,19 @@ func eagerOps(t *trace.Trace, dev int, ix launchIndex, w *compileWide, kernelNS 
 
 // EagerNote says what share of d's kernel time was launched outside
 // compiled code, when the trace has compiled ranges and some was; "" when
-// not.
+// not. A graph break splits a function into frames (Dynamo compiles the
+// code after the break as a frame of its own), so with one frame the
+// eager time is code around the compiled function, not a break.
 func EagerNote(d *DeviceSummary) string {
 	c := &d.Compile
 	if c.Regions+c.CompiledFunctions == 0 || d.KernelNS == 0 || c.KernelNS >= d.KernelNS {
 		return ""
 	}
-	return percentOf(d.KernelNS-c.KernelNS, d.KernelNS) + " of kernel time launches outside compiled regions (eager): graph breaks?"
+	note := percentOf(d.KernelNS-c.KernelNS, d.KernelNS) + " of kernel time launches outside compiled regions (eager)"
+	if c.Frames == 1 {
+		return note + ": code around the one compiled frame, not graph breaks (which make more frames)"
+	}
+	return note + ": graph breaks?"
 }
 
 // RecompileNotes says, frame by frame, how many times each frame with

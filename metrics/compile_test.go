@@ -264,6 +264,11 @@ func checkCompile(t *testing.T, path string) (compileTruth, metrics.Summary) {
 			if !strings.HasPrefix(note, pct+" of kernel time launches outside compiled regions") {
 				t.Errorf("%s GPU %d: note %q, want it to begin %q", path, d.Device, note, pct)
 			}
+			// Graph breaks are suggested only when there is more than
+			// one compiled frame (or frames are unknown).
+			if breaks := strings.HasSuffix(note, "graph breaks?"); breaks != (c.Frames != 1) {
+				t.Errorf("%s GPU %d: %d frames, note %q", path, d.Device, c.Frames, note)
+			}
 		}
 	}
 	return want, s
