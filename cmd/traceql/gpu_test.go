@@ -58,6 +58,45 @@ func TestGPUGolden(t *testing.T) {
 	}
 }
 
+// TestReadmeGPUDemo: the README's summary and comparison of the H100 runs
+// are what traceql prints (-update rewrites them), cut where the README
+// says "…".
+func TestReadmeGPUDemo(t *testing.T) {
+	t.Chdir("../..")
+	out, errOut, code := traceql("summarize", "testdata/gpu/vit-small_default_b1.pt.trace.json.gz")
+	if code != 0 || errOut != "" {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	head, _, ok := strings.Cut(out, "\n\ntop kernels")
+	if !ok {
+		t.Fatalf("no top kernels in\n%s", out)
+	}
+	golden.CheckSection(t, "README.md", "gpu-summary", []byte("```text\n$ traceql summarize testdata/gpu/vit-small_default_b1.pt.trace.json.gz\n"+
+		head+"\n…\n```\n"))
+
+	t.Chdir("testdata/gpu")
+	modes := []string{"eager", "default", "reduce-overhead", "max-autotune"}
+	var files []string
+	for _, m := range modes {
+		files = append(files, filepath.Base(gpuFile("small", m, 1)))
+	}
+	out, errOut, code = traceql(append([]string{"compare", "--label", strings.Join(modes, ",")}, files...)...)
+	if code != 0 || errOut != "" {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	// The table, then reduce-overhead's verdict.
+	lines := strings.Split(out, "\n")
+	table, _, _ := strings.Cut(out, "  H2D bandwidth")
+	_, verdict, _ := strings.Cut(out, "\n  reduce-overhead: ")
+	verdict, _, _ = strings.Cut(verdict, "\n  max-autotune: ")
+	if len(lines) < 12 || verdict == "" {
+		t.Fatalf("unexpected comparison:\n%s", out)
+	}
+	golden.CheckSection(t, "../../README.md", "gpu-compare", []byte("```text\n"+
+		"$ cd testdata/gpu; traceql compare vit-small_{eager,default,reduce-overhead,max-autotune}_b1.pt.trace.json.gz \\\n"+
+		"    --label eager,default,reduce-overhead,max-autotune\n"+table+"  …\n  reduce-overhead: "+verdict+"\n```\n"))
+}
+
 // TestReadmeGPUTable: the README's table of what traceql finds across
 // sizes, batches and modes is computed from the traces (-update rewrites
 // it).
