@@ -27,12 +27,11 @@ type compareOptions struct {
 	Metrics  []string
 	All      bool
 	PlotSize string // WxH in inches
-	Out      io.Writer
-	Err      io.Writer
+	IO       *ioStreams
 }
 
-func newCompareCmd(runF func(context.Context, *compareOptions) error) *cobra.Command {
-	opts := &compareOptions{}
+func newCompareCmd(ios *ioStreams, runF func(context.Context, *compareOptions) error) *cobra.Command {
+	opts := &compareOptions{IO: ios}
 	cmd := &cobra.Command{
 		Use:   "compare FILE FILE...",
 		Short: "Several runs side by side: metrics as rows, runs as columns, ratio to the first",
@@ -55,7 +54,6 @@ the memory available (see summarize --help).` + windowHelp,
 		Args: minArgs(2, "FILEs"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Files = args
-			opts.Out, opts.Err = cmd.OutOrStdout(), cmd.ErrOrStderr()
 			if len(opts.Labels) == 0 {
 				opts.Labels = runLabels(args)
 			}
@@ -71,7 +69,7 @@ the memory available (see summarize --help).` + windowHelp,
 			if err := checkMetrics(opts.Metrics); err != nil {
 				return err
 			}
-			if err := opts.Read.prepare(cmd); err != nil {
+			if err := opts.Read.prepare(opts.IO); err != nil {
 				return err
 			}
 			if runF != nil {
@@ -108,7 +106,7 @@ func writeComparePlots(opts *compareOptions, sums []metrics.Summary, positions i
 				path = strings.TrimSuffix(opts.Plot, ext) + fmt.Sprintf(".gpu%d", pos) + ext
 			}
 			title += fmt.Sprintf(" (device pair %d of %d: each run's GPU #%d)", pos+1, positions, pos)
-			complain(opts.Err, fmt.Sprintf("plot of device pair %d: %s", pos+1, path))
+			complain(opts.IO.ErrOut, fmt.Sprintf("plot of device pair %d: %s", pos+1, path))
 		}
 		if err := writePlotFile(path, func(w io.Writer, format string) error {
 			return report.PlotCompare(w, format, report.HeadlineBars(opts.Labels, sums, pos), title, size)
@@ -280,9 +278,9 @@ func runCompare(ctx context.Context, opts *compareOptions) error {
 	}
 	switch opts.Format {
 	case "csv":
-		return report.WriteCSV(opts.Out, report.CompareRecords(opts.Labels, sums))
+		return report.WriteCSV(opts.IO.Out, report.CompareRecords(opts.Labels, sums))
 	case "json":
-		return report.WriteJSON(opts.Out, "compare", report.CompareRecords(opts.Labels, sums))
+		return report.WriteJSON(opts.IO.Out, "compare", report.CompareRecords(opts.Labels, sums))
 	}
 	rows := opts.Metrics
 	if rows == nil && !opts.All {
@@ -296,9 +294,9 @@ func runCompare(ctx context.Context, opts *compareOptions) error {
 		tables = append(tables, &report.Table{Notes: []string{"every metric: --all; these or others: --metrics NAME,…"}})
 	}
 	if opts.Format == "markdown" {
-		return report.WriteMarkdown(opts.Out, tables...)
+		return report.WriteMarkdown(opts.IO.Out, tables...)
 	}
-	return report.WriteText(opts.Out, tables...)
+	return report.WriteText(opts.IO.Out, tables...)
 }
 
 // writeHostCompare compares runs without GPU activity (CPU or MPS runs,
@@ -309,9 +307,9 @@ func writeHostCompare(opts *compareOptions, sums []metrics.Summary) error {
 	}
 	switch opts.Format {
 	case "csv":
-		return report.WriteCSV(opts.Out, report.HostCompareRecords(opts.Labels, sums))
+		return report.WriteCSV(opts.IO.Out, report.HostCompareRecords(opts.Labels, sums))
 	case "json":
-		return report.WriteJSON(opts.Out, "host-compare", report.HostCompareRecords(opts.Labels, sums))
+		return report.WriteJSON(opts.IO.Out, "host-compare", report.HostCompareRecords(opts.Labels, sums))
 	}
 	// As for devices: --metrics names the rows and shows them alone.
 	tables := []*report.Table{report.HostMetricTable(opts.Labels, sums, opts.Metrics, opts.All)}
@@ -321,7 +319,7 @@ func writeHostCompare(opts *compareOptions, sums []metrics.Summary) error {
 		}
 	}
 	if opts.Format == "markdown" {
-		return report.WriteMarkdown(opts.Out, tables...)
+		return report.WriteMarkdown(opts.IO.Out, tables...)
 	}
-	return report.WriteText(opts.Out, tables...)
+	return report.WriteText(opts.IO.Out, tables...)
 }

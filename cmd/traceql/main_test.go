@@ -22,10 +22,11 @@ import (
 	"github.com/traceql/traceql/trace"
 )
 
-// traceql runs the whole CLI in-process.
+// traceql runs the whole CLI in-process, its stdout and stderr a pipe's
+// (testStreams).
 func traceql(args ...string) (stdout, stderr string, code int) {
-	var o, e bytes.Buffer
-	code = run(context.Background(), args, &o, &e)
+	ios, o, e := testStreams()
+	code = run(context.Background(), args, ios)
 	return o.String(), e.String(), code
 }
 
@@ -246,7 +247,8 @@ func TestTruncatedIsAWarning(t *testing.T) {
 // TestSummarizeFlags checks flag parsing alone, with the work stubbed out.
 func TestSummarizeFlags(t *testing.T) {
 	var got *summarizeOptions
-	cmd := newSummarizeCmd(func(_ context.Context, o *summarizeOptions) error { got = o; return nil })
+	ios, _, _ := testStreams()
+	cmd := newSummarizeCmd(ios, func(_ context.Context, o *summarizeOptions) error { got = o; return nil })
 	cmd.SetArgs([]string{"-f", "csv", "--top", "3", "--strict", "-j", "2", "a.json", "dir/"})
 	if err := cmd.Execute(); err != nil {
 		t.Fatal(err)
@@ -858,8 +860,8 @@ func TestInterrupted(t *testing.T) {
 		{"summarize", sample, sample, sample}, {"export", sample, sample}, {"compare", sample, sample},
 		{"diff", sample, sample},
 	} {
-		var out, errOut bytes.Buffer
-		code := run(ctx, args, &out, &errOut)
+		ios, _, errOut := testStreams()
+		code := run(ctx, args, ios)
 		if code != 130 || errOut.String() != "traceql: interrupted\n" {
 			t.Errorf("%v: exit %d, stderr %q; want 130 and one line", args[0], code, errOut.String())
 		}

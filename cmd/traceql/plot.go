@@ -25,13 +25,14 @@ type plotOptions struct {
 	Bins   int
 	Top    int
 	Weight string // time or count
+	IO     *ioStreams
 }
 
 // maxTimelineBins is the most bins --kind timeline draws.
 const maxTimelineBins = 2000
 
-func newPlotCmd(runF func(context.Context, *plotOptions) error) *cobra.Command {
-	opts := &plotOptions{}
+func newPlotCmd(ios *ioStreams, runF func(context.Context, *plotOptions) error) *cobra.Command {
+	opts := &plotOptions{IO: ios}
 	cmd := &cobra.Command{
 		Use:   "plot FILE... -o OUT.png|OUT.svg",
 		Short: "Draw kernel durations, idle gaps, utilization over time or top kernels",
@@ -91,7 +92,7 @@ on each run's share of its span, so that all show whole.` + windowHelp,
 			if err := checkNames(opts.Names); err != nil {
 				return err
 			}
-			if err := opts.Read.prepare(cmd); err != nil {
+			if err := opts.Read.prepare(opts.IO); err != nil {
 				return err
 			}
 			if runF != nil {

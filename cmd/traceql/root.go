@@ -3,7 +3,6 @@ package main
 import (
 	"cmp"
 	"fmt"
-	"io"
 	"runtime/debug"
 	"slices"
 	"strings"
@@ -11,7 +10,7 @@ import (
 	"github.com/spf13/cobra"
 )
 
-func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
+func newRootCmd(ios *ioStreams) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "traceql",
 		Short: "Exact numbers from GPU traces: PyTorch profiler (Kineto) JSON and Nsight Systems SQLite",
@@ -22,18 +21,19 @@ between them, utilization, copy bandwidth.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.SetOut(stdout)
-	root.SetErr(stderr)
+	root.SetIn(ios.In)
+	root.SetOut(ios.Out)
+	root.SetErr(ios.ErrOut)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
 	root.AddCommand(
-		newSummarizeCmd(nil),
-		newDiffCmd(nil),
-		newCompareCmd(nil),
-		newExportCmd(nil),
-		newPlotCmd(nil),
-		newPprofCmd(nil),
-		newReportCmd(nil),
-		newAnnotateCmd(nil),
+		newSummarizeCmd(ios, nil),
+		newDiffCmd(ios, nil),
+		newCompareCmd(ios, nil),
+		newExportCmd(ios, nil),
+		newPlotCmd(ios, nil),
+		newPprofCmd(ios, nil),
+		newReportCmd(ios, nil),
+		newAnnotateCmd(ios, nil),
 		newVersionCmd(),
 	)
 	registerCompletions(root)

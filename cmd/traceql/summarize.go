@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"io"
 	"slices"
 
 	"github.com/spf13/cobra"
@@ -24,12 +23,11 @@ type summarizeOptions struct {
 	By       []string // drill-down tables: kernel, stream, api, range
 	Labels   []string // --label, one per argument
 	Shard    shard
-	Out      io.Writer
-	Err      io.Writer
+	IO       *ioStreams
 }
 
-func newSummarizeCmd(runF func(context.Context, *summarizeOptions) error) *cobra.Command {
-	opts := &summarizeOptions{}
+func newSummarizeCmd(ios *ioStreams, runF func(context.Context, *summarizeOptions) error) *cobra.Command {
+	opts := &summarizeOptions{IO: ios}
 	cmd := &cobra.Command{
 		Use:   "summarize FILE|DIR...",
 		Short: "Per-device kernel, idle, utilization and copy numbers of each trace",
@@ -63,7 +61,6 @@ back: the text is their overview, --format csv their rows.` + windowHelp + shard
 		Args: minArgs(1, "FILE or DIR"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Args = args
-			opts.Out, opts.Err = cmd.OutOrStdout(), cmd.ErrOrStderr()
 			if err := checkFormat(&opts.Format, "text", "csv", "json", "markdown"); err != nil {
 				return err
 			}
@@ -87,7 +84,7 @@ back: the text is their overview, --format csv their rows.` + windowHelp + shard
 			if slices.Contains(opts.By, "op") || slices.Contains(opts.By, "region") {
 				opts.Read.needs = trace.Needs{Ops: true, Polls: true} // every cpu_op; polls too, as before
 			}
-			if err := opts.Read.prepare(cmd); err != nil {
+			if err := opts.Read.prepare(opts.IO); err != nil {
 				return err
 			}
 			if runF != nil {
@@ -111,7 +108,7 @@ back: the text is their overview, --format csv their rows.` + windowHelp + shard
 }
 
 func runSummarize(ctx context.Context, opts *summarizeOptions) error {
-	files, missing, err := inputFiles(opts.Args, opts.Err)
+	files, missing, err := inputFiles(opts.Args, opts.IO.ErrOut)
 	if err != nil {
 		return err
 	}
@@ -165,8 +162,8 @@ func summarizeFiles(ctx context.Context, files []string, labels map[string]strin
 			return ctx.Err() // interrupted: not a failure of each file
 		}
 		if err != nil {
-			if !skipNotTrace(opts.Err, file, err, named) {
-				complain(opts.Err, err.Error())
+			if !skipNotTrace(opts.IO.ErrOut, file, err, named) {
+				complain(opts.IO.ErrOut, err.Error())
 				failed++
 			}
 			return nil
@@ -190,30 +187,30 @@ func writeSummaries(opts *summarizeOptions, sums []metrics.Summary) error {
 		o := report.OverviewTable(sums, opts.Overview)
 		if !opts.Overview || o == nil {
 			for _, s := range sums {
-				tables = append(tables, report.SummaryTables(s, textLayout(opts.Out, opts.All, opts.Names))...)
+				tables = append(tables, report.SummaryTables(s, textLayout(opts.IO, opts.All, opts.Names))...)
 			}
 		}
 		if o != nil {
 			tables = append(tables, o) // last, where a terminal leaves it in view
 		}
 		if opts.Format == "text" {
-			return report.WriteText(opts.Out, tables...)
+			return report.WriteText(opts.IO.Out, tables...)
 		}
-		return report.WriteMarkdown(opts.Out, tables...)
+		return report.WriteMarkdown(opts.IO.Out, tables...)
 	}
 	if report.HostOnly(sums) { // host rows, one a file
 		if opts.Format == "csv" {
-			return report.WriteCSV(opts.Out, report.HostRecords(sums))
+			return report.WriteCSV(opts.IO.Out, report.HostRecords(sums))
 		}
-		return report.WriteHostJSON(opts.Out, sums)
+		return report.WriteHostJSON(opts.IO.Out, sums)
 	}
 	for _, s := range sums {
 		if len(s.Devices) == 0 { // not into the data
-			complain(opts.Err, noRows(s.Source))
+			complain(opts.IO.ErrOut, noRows(s.Source))
 		}
 	}
 	if opts.Format == "csv" {
-		return report.WriteCSV(opts.Out, report.SummaryRecords(sums))
+		return report.WriteCSV(opts.IO.Out, report.SummaryRecords(sums))
 	}
-	return report.WriteSummaryJSON(opts.Out, sums)
+	return report.WriteSummaryJSON(opts.IO.Out, sums)
 }
