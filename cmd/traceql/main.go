@@ -9,7 +9,6 @@ import (
 	"os"
 	"os/signal"
 	"slices"
-	"strings"
 
 	"github.com/traceql/traceql/report"
 )
@@ -38,8 +37,8 @@ func main() {
 }
 
 // run executes one traceql command line on the streams ios and returns the
-// exit code: 0 for success, 1 for an error, 2 for bad usage, 130 when
-// interrupted.
+// exit code: 0 for success, 1 for an error, 2 for bad usage (a
+// usageError), 130 when interrupted.
 func run(ctx context.Context, args []string, ios *ioStreams) int {
 	// Output whose write errors go unchecked (cobra's help) still fails
 	// the run: a report lost to a full disk must not exit 0.
@@ -65,8 +64,7 @@ func run(ctx context.Context, args []string, ios *ioStreams) int {
 	if !errors.As(err, &reported) {
 		complain(s.ErrOut, errorMessage(err))
 	}
-	var usage usageError
-	if errors.As(err, &usage) || strings.HasPrefix(err.Error(), "unknown command") {
+	if errors.As(err, new(usageError)) {
 		return 2
 	}
 	return 1

@@ -2,6 +2,7 @@ package main
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
 	"runtime/debug"
 	"slices"
@@ -68,7 +69,27 @@ between them, utilization, copy bandwidth.`,
 			return usageError{fmt.Errorf("completion: no shell %q; want bash, fish, powershell or zsh", args[0])}
 		}
 	}
+	usageArgs(root)
 	return root
+}
+
+// usageArgs makes the argument check of cmd and of every command under it
+// fail with a usageError, exit 2: traceql's own checks return one, but
+// cobra's validators (cobra.NoArgs of the completion scripts' commands)
+// return plain errors, which run must not tell apart by their words.
+func usageArgs(cmd *cobra.Command) {
+	if check := cmd.Args; check != nil {
+		cmd.Args = func(cmd *cobra.Command, args []string) error {
+			err := check(cmd, args)
+			if err != nil && !errors.As(err, new(usageError)) {
+				return usageError{err}
+			}
+			return err
+		}
+	}
+	for _, sub := range cmd.Commands() {
+		usageArgs(sub)
+	}
 }
 
 func newVersionCmd() *cobra.Command {
