@@ -60,14 +60,8 @@ the memory available (see summarize --help).` + windowHelp,
 			if err := checkLabels(opts.Labels, args); err != nil {
 				return err
 			}
-			if err := checkFormat(&opts.Format, "text", "csv", "json", "markdown"); err != nil {
-				return err
-			}
 			if opts.All && opts.Metrics != nil {
 				return usageError{fmt.Errorf("use one of --metrics and --all")}
-			}
-			if err := checkMetrics(opts.Metrics); err != nil {
-				return err
 			}
 			if err := opts.Read.prepare(opts.IO); err != nil {
 				return err
@@ -80,9 +74,9 @@ the memory available (see summarize --help).` + windowHelp,
 	}
 	f := cmd.Flags()
 	addLabelFlag(f, &opts.Labels, false)
-	f.StringVarP(&opts.Format, "format", "f", "text", "output format: text, csv, json or markdown")
+	formatFlag(cmd, &opts.Format, "text", tableFormats, "output format: text, csv, json or markdown")
 	f.StringVar(&opts.Plot, "plot", "", "also draw the headline metrics as grouped bars to this .png or .svg file")
-	f.StringSliceVar(&opts.Metrics, "metrics", nil, "the metrics shown, by CSV name, in this order (see summarize --help)")
+	enumSliceFlag(cmd, &opts.Metrics, "metrics", metricNames(), "the metrics shown, by CSV name, in this order (see summarize --help)")
 	f.BoolVar(&opts.All, "all", false, "show every metric, not the headline ones")
 	f.StringVar(&opts.PlotSize, "plot-size", "", "--plot image size WxH in inches (default 8x5)")
 	opts.Read.addFlags(f)
@@ -131,26 +125,17 @@ func parseSize(s string) ([2]float64, error) {
 	return [2]float64{w, h}, nil
 }
 
-// checkMetrics refuses names that are neither device nor host metrics,
-// listing those that are. Which of the two a comparison has is known
-// only once the runs are read (checkRunMetrics).
-func checkMetrics(names []string) error {
-	var known []string
-	ok := map[string]bool{}
-	for _, n := range deviceMetricNames() {
-		known, ok[n] = append(known, n), true
-	}
+// metricNames are the names --metrics takes: the device metrics, then
+// the host metrics that are not also device metrics. Which of the two a
+// comparison has is known only once the runs are read (checkRunMetrics).
+func metricNames() []string {
+	names := deviceMetricNames()
 	for _, n := range hostMetricNames() {
-		if !ok[n] {
-			known, ok[n] = append(known, n), true
+		if !slices.Contains(names, n) {
+			names = append(names, n)
 		}
 	}
-	for _, n := range names {
-		if !ok[n] {
-			return usageError{fmt.Errorf("--metrics: no metric %q; the metrics are %s", n, strings.Join(known, ", "))}
-		}
-	}
-	return nil
+	return names
 }
 
 // checkRunMetrics refuses the names of --metrics that the runs compared

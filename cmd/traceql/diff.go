@@ -59,27 +59,14 @@ out; --format json the same rows as one document ({"version", "table":
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Old, opts.New = args[0], args[1]
-			if opts.Group != "name" && opts.Group != "family" {
-				return usageError{fmt.Errorf("--group %q: want name or family", opts.Group)}
-			}
-			if err := checkFormat(&opts.Format, "text", "csv", "json", "markdown"); err != nil {
-				return err
-			}
 			if err := positive("top", opts.Top); err != nil {
 				return err
 			}
 			if err := checkLabels(opts.Labels, args); err != nil {
 				return err
 			}
-			if err := checkNames(opts.Names); err != nil {
-				return err
-			}
-			switch opts.By {
-			case "":
-			case "op":
+			if opts.By == "op" {
 				opts.Read.needs = trace.Needs{Ops: true, Polls: true} // every cpu_op; polls too, as before
-			default:
-				return usageError{fmt.Errorf("--by %q: want op", opts.By)}
 			}
 			if err := opts.Read.prepare(opts.IO); err != nil {
 				return err
@@ -91,11 +78,11 @@ out; --format json the same rows as one document ({"version", "table":
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&opts.Group, "group", "name", "match kernels by exact name or by family")
-	f.StringVar(&opts.By, "by", "", "op: also compare the GPU time launched from each host op (reads the cpu_ops)")
-	f.StringVarP(&opts.Format, "format", "f", "text", "output format: text, csv, json or markdown")
+	enumFlag(cmd, &opts.Group, "group", "", "name", []string{"name", "family"}, "match kernels by exact name or by family")
+	enumFlag(cmd, &opts.By, "by", "", "", []string{"op"}, "op: also compare the GPU time launched from each host op (reads the cpu_ops)")
+	formatFlag(cmd, &opts.Format, "text", tableFormats, "output format: text, csv, json or markdown")
 	f.IntVar(&opts.Top, "top", 20, "kernel rows shown")
-	namesFlag(f, &opts.Names)
+	namesFlag(cmd, &opts.Names)
 	addLabelFlag(f, &opts.Labels, false)
 	opts.Read.addFlags(f)
 	return cmd

@@ -95,9 +95,6 @@ worker's --shard part has the same columns: out/*.parquet reads as one table.` +
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Args = args
-			if _, ok := report.ExportColumns(opts.Table); !ok {
-				return usageError{fmt.Errorf("--table %q: want one of %s", opts.Table, strings.Join(report.ExportTables(), ", "))}
-			}
 			if opts.PerStream && opts.Table != "gaps" {
 				return usageError{fmt.Errorf("--per-stream is for --table gaps; the streams table has each stream's busy and idle time")}
 			}
@@ -135,8 +132,8 @@ worker's --shard part has the same columns: out/*.parquet reads as one table.` +
 		},
 	}
 	f := cmd.Flags()
-	f.StringVarP(&opts.Table, "table", "t", "summary", "table: "+strings.Join(report.ExportTables(), ", "))
-	f.StringVarP(&opts.Format, "format", "f", "", "csv, json (one document), jsonl (JSON lines) or parquet (default: by -o's extension, .csv, .json, .jsonl or .parquet, else csv)")
+	enumFlag(cmd, &opts.Table, "table", "t", "summary", report.ExportTables(), "table: "+strings.Join(report.ExportTables(), ", "))
+	formatFlag(cmd, &opts.Format, "", []string{"csv", "json", "jsonl", "parquet"}, "csv, json (one document), jsonl (JSON lines) or parquet (default: by -o's extension, .csv, .json, .jsonl or .parquet, else csv)")
 	f.BoolVar(&opts.PerStream, "per-stream", false, "with --table gaps: the idle gaps of each stream alone (HTA's per-stream idle time), a stream column on each")
 	f.BoolVar(&opts.Schema, "schema", false, "print the --table's columns (name, type, unit, nullable, definition) as JSON, and read no trace")
 	f.StringVarP(&opts.Output, "output", "o", "", "file to write (a file is replaced atomically, a device or pipe written in place); stdout when absent or -")
@@ -154,11 +151,6 @@ var exportExts = map[string]string{".csv": "csv", ".json": "json", ".jsonl": "js
 // does: "-o out.parquet" wrote CSV that pandas then failed to read. A
 // --format given too must agree with it.
 func formatFromName(opts *exportOptions) error {
-	if opts.Format != "" {
-		if err := checkFormat(&opts.Format, "csv", "json", "jsonl", "parquet"); err != nil {
-			return err
-		}
-	}
 	f, ok := exportExts[strings.ToLower(filepath.Ext(opts.Output))]
 	switch {
 	case !ok:

@@ -290,7 +290,7 @@ func TestHostCompareMetrics(t *testing.T) {
 	}{
 		{paths, "kernels", "--metrics: kernels is not a metric of runs without GPU activity"},
 		{[]string{sample, sample}, "host_span_ns", "--metrics: host_span_ns is not a metric of runs with GPU activity"},
-		{paths, "nonesuch", `--metrics: no metric "nonesuch"`},
+		{paths, "nonesuch", `--metrics "nonesuch": want one of device, kernels, `},
 	} {
 		_, errOut, code := traceql(append([]string{"compare", "--metrics", tt.flag}, tt.files...)...)
 		if code != 2 || !strings.Contains(errOut, tt.want) {

@@ -807,36 +807,6 @@ func TestSteady(t *testing.T) {
 	}
 }
 
-// TestFlagCompletion: every enum flag's values complete through cobra's
-// __complete, which the bash, zsh and fish scripts all call; each value
-// offered is one the command accepts.
-func TestFlagCompletion(t *testing.T) {
-	n := 0
-	for cmd, flags := range flagValues() {
-		for flag, want := range flags {
-			out, errOut, code := traceql("__complete", cmd, "--"+flag, "")
-			if code != 0 {
-				t.Fatalf("__complete %s --%s: exit %d: %s", cmd, flag, code, errOut)
-			}
-			got := strings.Split(strings.TrimSpace(out), "\n")
-			if len(got) == 0 || !strings.HasPrefix(got[len(got)-1], ":") || !slices.Equal(got[:len(got)-1], want) {
-				t.Errorf("__complete %s --%s: %q, want %q then a directive", cmd, flag, got, want)
-			}
-			n++
-		}
-	}
-	if n < 10 {
-		t.Errorf("%d flags completed, want every enum flag", n)
-	}
-	// The values offered are accepted: a few, run for real.
-	for _, args := range [][]string{{"plot", sample, "--kind", "steps", "-o", filepath.Join(t.TempDir(), "s.png")},
-		{"export", sample, "--table", "gaps", "--format", "json"}, {"diff", sample, sample, "--group", "family", "--names", "short"}} {
-		if _, errOut, code := traceql(args...); code != 0 {
-			t.Errorf("%v: exit %d: %s", args, code, errOut)
-		}
-	}
-}
-
 // TestUnknownCommand: a misspelt command is one line with the nearest
 // commands, exit 2; --version prints the version line.
 func TestUnknownCommand(t *testing.T) {

@@ -12,7 +12,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/spf13/pflag"
+	"github.com/spf13/cobra"
 
 	"github.com/traceql/traceql/report"
 )
@@ -43,17 +43,9 @@ func textLayout(ios *ioStreams, all bool, names string) report.Layout {
 }
 
 // namesFlag adds --names, the style of kernel names, to a command.
-func namesFlag(f *pflag.FlagSet, names *string) {
-	f.StringVar(names, "names", report.NamesFull, "kernel names: full (as recorded), short (demangled; templates, arguments and namespaces folded) or family (base name across instantiations)")
-}
-
-// checkNames validates --names.
-func checkNames(names string) error {
-	switch names {
-	case report.NamesFull, report.NamesShort, report.NamesFamily:
-		return nil
-	}
-	return usageError{fmt.Errorf("--names %q: want full, short or family", names)}
+func namesFlag(cmd *cobra.Command, names *string) {
+	enumFlag(cmd, names, "names", "", report.NamesFull, []string{report.NamesFull, report.NamesShort, report.NamesFamily},
+		"kernel names: full (as recorded), short (demangled; templates, arguments and namespaces folded) or family (base name across instantiations)")
 }
 
 // checkOutput refuses an output path that is a directory or one of the

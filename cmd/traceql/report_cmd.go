@@ -68,9 +68,6 @@ as summarize does.` + windowHelp,
 			if opts.Bins > maxTimelineBins {
 				return usageError{fmt.Errorf("--bins %d: at most %d", opts.Bins, maxTimelineBins)}
 			}
-			if err := checkNames(opts.Names); err != nil {
-				return err
-			}
 			if opts.Ops {
 				opts.Read.needs = trace.Needs{Ops: true} // the cpu_ops, which a lean read leaves out
 			}
@@ -89,7 +86,7 @@ as summarize does.` + windowHelp,
 	f.IntVar(&opts.Top, "top", 20, "kernels listed per device, rows per drill-down table")
 	f.BoolVar(&opts.Ops, "ops", false, "also GPU time by host op and code region (reads the cpu_ops: slower)")
 	f.IntVar(&opts.Bins, "bins", 200, "time bins of the utilization timeline")
-	namesFlag(f, &opts.Names)
+	namesFlag(cmd, &opts.Names)
 	opts.Read.addFlags(f)
 	opts.Read.addJobsFlag(f)
 	return cmd

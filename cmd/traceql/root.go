@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"runtime/debug"
-	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -25,7 +24,7 @@ between them, utilization, copy bandwidth.`,
 	root.SetIn(ios.In)
 	root.SetOut(ios.Out)
 	root.SetErr(ios.ErrOut)
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
+	root.SetFlagErrorFunc(flagError)
 	root.AddCommand(
 		newSummarizeCmd(ios, nil),
 		newDiffCmd(ios, nil),
@@ -37,7 +36,6 @@ between them, utilization, copy bandwidth.`,
 		newAnnotateCmd(ios, nil),
 		newVersionCmd(),
 	)
-	registerCompletions(root)
 	root.Version = versionString()
 	root.SetVersionTemplate("traceql {{.Version}}\n")
 	// An unknown command is one line naming the nearest commands, not
@@ -71,6 +69,19 @@ between them, utilization, copy bandwidth.`,
 	}
 	usageArgs(root)
 	return root
+}
+
+// flagError makes a flag that cobra cannot parse (an unknown flag, a
+// value missing or of the wrong type, an enum flag's value not among its
+// values) a usageError, exit 2. An enum flag's error is its own message,
+// which names the flag and lists its values, without pflag's "invalid
+// argument ... for ... flag:" before it.
+func flagError(_ *cobra.Command, err error) error {
+	var bad *enumError
+	if errors.As(err, &bad) {
+		return usageError{bad}
+	}
+	return usageError{err}
 }
 
 // usageArgs makes the argument check of cmd and of every command under it
@@ -135,18 +146,6 @@ func versionString() string {
 func noArgs(cmd *cobra.Command, args []string) error {
 	if len(args) > 0 {
 		return usageError{fmt.Errorf("%s takes no arguments", cmd.CommandPath())}
-	}
-	return nil
-}
-
-// checkFormat refuses a --format not among allowed, naming those; "md" is
-// taken for "markdown" wherever markdown is allowed.
-func checkFormat(f *string, allowed ...string) error {
-	if *f == "md" && slices.Contains(allowed, "markdown") {
-		*f = "markdown"
-	}
-	if !slices.Contains(allowed, *f) {
-		return usageError{fmt.Errorf("--format %q: want one of %s", *f, strings.Join(allowed, ", "))}
 	}
 	return nil
 }

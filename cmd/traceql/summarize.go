@@ -61,9 +61,6 @@ back: the text is their overview, --format csv their rows.` + windowHelp + shard
 		Args: minArgs(1, "FILE or DIR"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Args = args
-			if err := checkFormat(&opts.Format, "text", "csv", "json", "markdown"); err != nil {
-				return err
-			}
 			if err := checkLabels(opts.Labels, args); err != nil {
 				return err
 			}
@@ -72,14 +69,6 @@ back: the text is their overview, --format csv their rows.` + windowHelp + shard
 			}
 			if err := positive("top", opts.Top); err != nil {
 				return err
-			}
-			if err := checkNames(opts.Names); err != nil {
-				return err
-			}
-			for _, b := range opts.By {
-				if !slices.Contains([]string{"kernel", "stream", "api", "range", "op", "region"}, b) {
-					return usageError{fmt.Errorf("--by %q: want kernel, stream, api, range, op or region", b)}
-				}
 			}
 			if slices.Contains(opts.By, "op") || slices.Contains(opts.By, "region") {
 				opts.Read.needs = trace.Needs{Ops: true, Polls: true} // every cpu_op; polls too, as before
@@ -94,12 +83,12 @@ back: the text is their overview, --format csv their rows.` + windowHelp + shard
 		},
 	}
 	f := cmd.Flags()
-	f.StringVarP(&opts.Format, "format", "f", "text", "output format: text, csv, json or markdown")
+	formatFlag(cmd, &opts.Format, "text", tableFormats, "output format: text, csv, json or markdown")
 	f.IntVar(&opts.Top, "top", 10, "kernels (and host ops) listed per device")
 	f.BoolVar(&opts.Overview, "overview", false, "print only the overview of several traces, not each trace's tables")
-	f.StringSliceVar(&opts.By, "by", nil, "drill down, comma-separated: kernel (every kernel name with nsys stats' columns: instances, total, mean, median, min, max, stddev), stream (each stream's kernels, busy, idle, utilization), api (host API calls by name), range (record_function and NVTX ranges by name), op and region (GPU time by the innermost cpu_op, and record_function or NVTX range, enclosing each launch)")
+	enumSliceFlag(cmd, &opts.By, "by", []string{"kernel", "stream", "api", "range", "op", "region"}, "drill down, comma-separated: kernel (every kernel name with nsys stats' columns: instances, total, mean, median, min, max, stddev), stream (each stream's kernels, busy, idle, utilization), api (host API calls by name), range (record_function and NVTX ranges by name), op and region (GPU time by the innermost cpu_op, and record_function or NVTX range, enclosing each launch)")
 	f.BoolVar(&opts.All, "all", false, "text: after the headline and top kernels, every metric, copies by kind, steps and idle gaps")
-	namesFlag(f, &opts.Names)
+	namesFlag(cmd, &opts.Names)
 	addLabelFlag(f, &opts.Labels, true)
 	opts.Read.addFlags(f)
 	opts.Read.addJobsFlag(f)
