@@ -244,20 +244,6 @@ func TestTruncatedIsAWarning(t *testing.T) {
 	}
 }
 
-// TestSummarizeFlags checks flag parsing alone, with the work stubbed out.
-func TestSummarizeFlags(t *testing.T) {
-	var got *summarizeOptions
-	ios, _, _ := testStreams()
-	cmd := newSummarizeCmd(ios, func(_ context.Context, o *summarizeOptions) error { got = o; return nil })
-	cmd.SetArgs([]string{"-f", "csv", "--top", "3", "--strict", "-j", "2", "a.json", "dir/"})
-	if err := cmd.Execute(); err != nil {
-		t.Fatal(err)
-	}
-	if got.Format != "csv" || got.Top != 3 || !got.Read.Strict || got.Read.Jobs != 2 || strings.Join(got.Args, " ") != "a.json dir/" {
-		t.Errorf("options %+v", got)
-	}
-}
-
 // TestHelpShowsDefinitions: every metric's name, label (where it differs)
 // and definition is in summarize --help (wrapped: compared with whitespace collapsed).
 func TestHelpShowsDefinitions(t *testing.T) {
