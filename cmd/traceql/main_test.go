@@ -30,6 +30,15 @@ func traceql(args ...string) (stdout, stderr string, code int) {
 	return o.String(), e.String(), code
 }
 
+// checkRun pins what a user sees of one run: stdout in
+// testdata/NAME.golden and stderr, warnings and notes, in
+// testdata/NAME.stderr.golden (benchstat's x.stdout and x.stderr).
+func checkRun(t *testing.T, name, stdout, stderr string) {
+	t.Helper()
+	golden.Check(t, filepath.Join("testdata", name+".golden"), []byte(stdout))
+	golden.Check(t, filepath.Join("testdata", name+".stderr.golden"), []byte(stderr))
+}
+
 // sample is the README's sample trace, made by internal/synth.
 const sample = "../../testdata/sample.pt.trace.json.gz"
 
@@ -69,7 +78,7 @@ func TestSummarizeGolden(t *testing.T) {
 			if code != 0 {
 				t.Fatalf("exit %d: %s", code, errOut)
 			}
-			golden.Check(t, filepath.Join("testdata", tt.name+".golden"), []byte(out))
+			checkRun(t, tt.name, out, errOut)
 		})
 	}
 }
@@ -313,7 +322,7 @@ func TestDiffCompareGolden(t *testing.T) {
 			if code != 0 {
 				t.Fatalf("exit %d: %s", code, errOut)
 			}
-			golden.Check(t, filepath.Join("testdata", tt.name+".golden"), []byte(out))
+			checkRun(t, tt.name, out, errOut)
 		})
 	}
 }
