@@ -22,10 +22,11 @@ type annotateOptions struct {
 	File   string
 	Output string
 	Bins   int
+	IO     *ioStreams
 }
 
-func newAnnotateCmd(runF func(context.Context, *annotateOptions) error) *cobra.Command {
-	opts := &annotateOptions{}
+func newAnnotateCmd(ios *ioStreams, runF func(context.Context, *annotateOptions) error) *cobra.Command {
+	opts := &annotateOptions{IO: ios}
 	cmd := &cobra.Command{
 		Use:   "annotate FILE -o ANNOTATED.json[.gz]",
 		Short: "Add traceql's idle gaps, utilization, steps and verdicts to a Kineto trace or Nsight export, for Perfetto",
@@ -73,7 +74,7 @@ summary.`,
 			if opts.Bins > maxTimelineBins*10 {
 				return usageError{fmt.Errorf("--bins %d: at most %d", opts.Bins, maxTimelineBins*10)}
 			}
-			if err := opts.Read.prepare(cmd); err != nil {
+			if err := opts.Read.prepare(opts.IO); err != nil {
 				return err
 			}
 			if runF != nil {

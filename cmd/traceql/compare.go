@@ -27,12 +27,11 @@ type compareOptions struct {
 	Metrics  []string
 	All      bool
 	PlotSize string // WxH in inches
-	Out      io.Writer
-	Err      io.Writer
+	IO       *ioStreams
 }
 
-func newCompareCmd(runF func(context.Context, *compareOptions) error) *cobra.Command {
-	opts := &compareOptions{}
+func newCompareCmd(ios *ioStreams, runF func(context.Context, *compareOptions) error) *cobra.Command {
+	opts := &compareOptions{IO: ios}
 	cmd := &cobra.Command{
 		Use:   "compare FILE FILE...",
 		Short: "Several runs side by side: metrics as rows, runs as columns, ratio to the first",
@@ -55,23 +54,16 @@ the memory available (see summarize --help).` + windowHelp,
 		Args: minArgs(2, "FILEs"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Files = args
-			opts.Out, opts.Err = cmd.OutOrStdout(), cmd.ErrOrStderr()
 			if len(opts.Labels) == 0 {
 				opts.Labels = runLabels(args)
 			}
 			if err := checkLabels(opts.Labels, args); err != nil {
 				return err
 			}
-			if err := checkFormat(&opts.Format, "text", "csv", "json", "markdown"); err != nil {
-				return err
-			}
 			if opts.All && opts.Metrics != nil {
 				return usageError{fmt.Errorf("use one of --metrics and --all")}
 			}
-			if err := checkMetrics(opts.Metrics); err != nil {
-				return err
-			}
-			if err := opts.Read.prepare(cmd); err != nil {
+			if err := opts.Read.prepare(opts.IO); err != nil {
 				return err
 			}
 			if runF != nil {
@@ -82,9 +74,9 @@ the memory available (see summarize --help).` + windowHelp,
 	}
 	f := cmd.Flags()
 	addLabelFlag(f, &opts.Labels, false)
-	f.StringVarP(&opts.Format, "format", "f", "text", "output format: text, csv, json or markdown")
+	formatFlag(cmd, &opts.Format, "text", tableFormats, "output format: text, csv, json or markdown")
 	f.StringVar(&opts.Plot, "plot", "", "also draw the headline metrics as grouped bars to this .png or .svg file")
-	f.StringSliceVar(&opts.Metrics, "metrics", nil, "the metrics shown, by CSV name, in this order (see summarize --help)")
+	enumSliceFlag(cmd, &opts.Metrics, "metrics", metricNames(), "the metrics shown, by CSV name, in this order (see summarize --help)")
 	f.BoolVar(&opts.All, "all", false, "show every metric, not the headline ones")
 	f.StringVar(&opts.PlotSize, "plot-size", "", "--plot image size WxH in inches (default 8x5)")
 	opts.Read.addFlags(f)
@@ -108,7 +100,7 @@ func writeComparePlots(opts *compareOptions, sums []metrics.Summary, positions i
 				path = strings.TrimSuffix(opts.Plot, ext) + fmt.Sprintf(".gpu%d", pos) + ext
 			}
 			title += fmt.Sprintf(" (device pair %d of %d: each run's GPU #%d)", pos+1, positions, pos)
-			complain(opts.Err, fmt.Sprintf("plot of device pair %d: %s", pos+1, path))
+			complain(opts.IO.ErrOut, fmt.Sprintf("plot of device pair %d: %s", pos+1, path))
 		}
 		if err := writePlotFile(path, func(w io.Writer, format string) error {
 			return report.PlotCompare(w, format, report.HeadlineBars(opts.Labels, sums, pos), title, size)
@@ -133,26 +125,17 @@ func parseSize(s string) ([2]float64, error) {
 	return [2]float64{w, h}, nil
 }
 
-// checkMetrics refuses names that are neither device nor host metrics,
-// listing those that are. Which of the two a comparison has is known
-// only once the runs are read (checkRunMetrics).
-func checkMetrics(names []string) error {
-	var known []string
-	ok := map[string]bool{}
-	for _, n := range deviceMetricNames() {
-		known, ok[n] = append(known, n), true
-	}
+// metricNames are the names --metrics takes: the device metrics, then
+// the host metrics that are not also device metrics. Which of the two a
+// comparison has is known only once the runs are read (checkRunMetrics).
+func metricNames() []string {
+	names := deviceMetricNames()
 	for _, n := range hostMetricNames() {
-		if !ok[n] {
-			known, ok[n] = append(known, n), true
+		if !slices.Contains(names, n) {
+			names = append(names, n)
 		}
 	}
-	for _, n := range names {
-		if !ok[n] {
-			return usageError{fmt.Errorf("--metrics: no metric %q; the metrics are %s", n, strings.Join(known, ", "))}
-		}
-	}
-	return nil
+	return names
 }
 
 // checkRunMetrics refuses the names of --metrics that the runs compared
@@ -280,9 +263,9 @@ func runCompare(ctx context.Context, opts *compareOptions) error {
 	}
 	switch opts.Format {
 	case "csv":
-		return report.WriteCSV(opts.Out, report.CompareRecords(opts.Labels, sums))
+		return report.WriteCSV(opts.IO.Out, report.CompareRecords(opts.Labels, sums))
 	case "json":
-		return report.WriteJSON(opts.Out, "compare", report.CompareRecords(opts.Labels, sums))
+		return report.WriteJSON(opts.IO.Out, "compare", report.CompareRecords(opts.Labels, sums))
 	}
 	rows := opts.Metrics
 	if rows == nil && !opts.All {
@@ -296,9 +279,9 @@ func runCompare(ctx context.Context, opts *compareOptions) error {
 		tables = append(tables, &report.Table{Notes: []string{"every metric: --all; these or others: --metrics NAME,…"}})
 	}
 	if opts.Format == "markdown" {
-		return report.WriteMarkdown(opts.Out, tables...)
+		return report.WriteMarkdown(opts.IO.Out, tables...)
 	}
-	return report.WriteText(opts.Out, tables...)
+	return report.WriteText(opts.IO.Out, tables...)
 }
 
 // writeHostCompare compares runs without GPU activity (CPU or MPS runs,
@@ -309,9 +292,9 @@ func writeHostCompare(opts *compareOptions, sums []metrics.Summary) error {
 	}
 	switch opts.Format {
 	case "csv":
-		return report.WriteCSV(opts.Out, report.HostCompareRecords(opts.Labels, sums))
+		return report.WriteCSV(opts.IO.Out, report.HostCompareRecords(opts.Labels, sums))
 	case "json":
-		return report.WriteJSON(opts.Out, "host-compare", report.HostCompareRecords(opts.Labels, sums))
+		return report.WriteJSON(opts.IO.Out, "host-compare", report.HostCompareRecords(opts.Labels, sums))
 	}
 	// As for devices: --metrics names the rows and shows them alone.
 	tables := []*report.Table{report.HostMetricTable(opts.Labels, sums, opts.Metrics, opts.All)}
@@ -321,7 +304,7 @@ func writeHostCompare(opts *compareOptions, sums []metrics.Summary) error {
 		}
 	}
 	if opts.Format == "markdown" {
-		return report.WriteMarkdown(opts.Out, tables...)
+		return report.WriteMarkdown(opts.IO.Out, tables...)
 	}
-	return report.WriteText(opts.Out, tables...)
+	return report.WriteText(opts.IO.Out, tables...)
 }

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"io"
 
 	"github.com/spf13/cobra"
 
@@ -21,11 +20,11 @@ type diffOptions struct {
 	Format   string
 	Top      int
 	Labels   []string
-	Out      io.Writer
+	IO       *ioStreams
 }
 
-func newDiffCmd(runF func(context.Context, *diffOptions) error) *cobra.Command {
-	opts := &diffOptions{}
+func newDiffCmd(ios *ioStreams, runF func(context.Context, *diffOptions) error) *cobra.Command {
+	opts := &diffOptions{IO: ios}
 	cmd := &cobra.Command{
 		Use:   "diff OLD NEW",
 		Short: "What changed between two runs: every metric old/new/delta, per step and per kernel",
@@ -60,30 +59,16 @@ out; --format json the same rows as one document ({"version", "table":
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Old, opts.New = args[0], args[1]
-			opts.Out = cmd.OutOrStdout()
-			if opts.Group != "name" && opts.Group != "family" {
-				return usageError{fmt.Errorf("--group %q: want name or family", opts.Group)}
-			}
-			if err := checkFormat(&opts.Format, "text", "csv", "json", "markdown"); err != nil {
-				return err
-			}
 			if err := positive("top", opts.Top); err != nil {
 				return err
 			}
 			if err := checkLabels(opts.Labels, args); err != nil {
 				return err
 			}
-			if err := checkNames(opts.Names); err != nil {
-				return err
-			}
-			switch opts.By {
-			case "":
-			case "op":
+			if opts.By == "op" {
 				opts.Read.needs = trace.Needs{Ops: true, Polls: true} // every cpu_op; polls too, as before
-			default:
-				return usageError{fmt.Errorf("--by %q: want op", opts.By)}
 			}
-			if err := opts.Read.prepare(cmd); err != nil {
+			if err := opts.Read.prepare(opts.IO); err != nil {
 				return err
 			}
 			if runF != nil {
@@ -93,11 +78,11 @@ out; --format json the same rows as one document ({"version", "table":
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&opts.Group, "group", "name", "match kernels by exact name or by family")
-	f.StringVar(&opts.By, "by", "", "op: also compare the GPU time launched from each host op (reads the cpu_ops)")
-	f.StringVarP(&opts.Format, "format", "f", "text", "output format: text, csv, json or markdown")
+	enumFlag(cmd, &opts.Group, "group", "", "name", []string{"name", "family"}, "match kernels by exact name or by family")
+	enumFlag(cmd, &opts.By, "by", "", "", []string{"op"}, "op: also compare the GPU time launched from each host op (reads the cpu_ops)")
+	formatFlag(cmd, &opts.Format, "text", tableFormats, "output format: text, csv, json or markdown")
 	f.IntVar(&opts.Top, "top", 20, "kernel rows shown")
-	namesFlag(f, &opts.Names)
+	namesFlag(cmd, &opts.Names)
 	addLabelFlag(f, &opts.Labels, false)
 	opts.Read.addFlags(f)
 	return cmd
@@ -132,26 +117,26 @@ func runDiff(ctx context.Context, opts *diffOptions) error {
 		sums := []metrics.Summary{metrics.Summarize(ts[0], metrics.Options{}), metrics.Summarize(ts[1], metrics.Options{})}
 		switch opts.Format {
 		case "csv":
-			return report.WriteCSV(opts.Out, report.HostCompareRecords(labels, sums))
+			return report.WriteCSV(opts.IO.Out, report.HostCompareRecords(labels, sums))
 		case "json":
-			return report.WriteJSON(opts.Out, "host-compare", report.HostCompareRecords(labels, sums))
+			return report.WriteJSON(opts.IO.Out, "host-compare", report.HostCompareRecords(labels, sums))
 		case "markdown":
-			return report.WriteMarkdown(opts.Out, report.HostCompareTables(labels, sums, opts.Top)...)
+			return report.WriteMarkdown(opts.IO.Out, report.HostCompareTables(labels, sums, opts.Top)...)
 		}
-		return report.WriteText(opts.Out, report.HostCompareTables(labels, sums, opts.Top)...)
+		return report.WriteText(opts.IO.Out, report.HostCompareTables(labels, sums, opts.Top)...)
 	}
 	switch opts.Format {
 	case "csv", "json":
 		t := report.DiffRecords(d)
 		for _, n := range t.Notes { // not into the data
-			complain(opts.Read.stderr, n)
+			complain(opts.IO.ErrOut, n)
 		}
 		if opts.Format == "json" {
-			return report.WriteJSON(opts.Out, "diff", t)
+			return report.WriteJSON(opts.IO.Out, "diff", t)
 		}
-		return report.WriteCSV(opts.Out, t)
+		return report.WriteCSV(opts.IO.Out, t)
 	case "markdown":
-		return report.WriteMarkdown(opts.Out, report.DiffTables(d, opts.Top, textLayout(opts.Out, false, opts.Names))...)
+		return report.WriteMarkdown(opts.IO.Out, report.DiffTables(d, opts.Top, textLayout(opts.IO, false, opts.Names))...)
 	}
-	return report.WriteText(opts.Out, report.DiffTables(d, opts.Top, textLayout(opts.Out, false, opts.Names))...)
+	return report.WriteText(opts.IO.Out, report.DiffTables(d, opts.Top, textLayout(opts.IO, false, opts.Names))...)
 }

@@ -16,9 +16,9 @@ func TestDoc(t *testing.T) {
 	for _, args := range [][]string{{"--help"}, {"summarize", "--help"}, {"diff", "--help"}, {"compare", "--help"},
 		{"plot", "--help"}, {"export", "--help"}, {"pprof", "--help"},
 		{"report", "--help"}, {"annotate", "--help"}} {
-		out, _, code := traceql(args...)
-		if code != 0 {
-			t.Fatalf("%v: exit %d", args, code)
+		out, errOut, code := traceql(args...)
+		if code != 0 || errOut != "" {
+			t.Fatalf("%v: exit %d, stderr %q; want 0 and none", args, code, errOut)
 		}
 		if len(args) > 1 {
 			b.WriteString("\n# traceql " + args[0] + "\n\n")

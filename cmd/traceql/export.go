@@ -27,12 +27,11 @@ type exportOptions struct {
 	PerStream bool
 	Labels    []string
 	Shard     shard
-	Out       io.Writer
-	Err       io.Writer
+	IO        *ioStreams
 }
 
-func newExportCmd(runF func(context.Context, *exportOptions) error) *cobra.Command {
-	opts := &exportOptions{}
+func newExportCmd(ios *ioStreams, runF func(context.Context, *exportOptions) error) *cobra.Command {
+	opts := &exportOptions{IO: ios}
 	cmd := &cobra.Command{
 		Use:   "export FILE|DIR...",
 		Short: "Tidy CSV or JSON lines of kernels, kernel stats, steps, idle gaps, copies or summaries, for notebooks",
@@ -96,16 +95,12 @@ worker's --shard part has the same columns: out/*.parquet reads as one table.` +
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Args = args
-			opts.Out, opts.Err = cmd.OutOrStdout(), cmd.ErrOrStderr()
-			if _, ok := report.ExportColumns(opts.Table); !ok {
-				return usageError{fmt.Errorf("--table %q: want one of %s", opts.Table, strings.Join(report.ExportTables(), ", "))}
-			}
 			if opts.PerStream && opts.Table != "gaps" {
 				return usageError{fmt.Errorf("--per-stream is for --table gaps; the streams table has each stream's busy and idle time")}
 			}
 			if opts.Schema {
 				s, _ := report.SchemaOf(opts.Table)
-				return report.WriteSchemaJSON(opts.Out, s)
+				return report.WriteSchemaJSON(opts.IO.Out, s)
 			}
 			if opts.Output == stdout {
 				opts.Output = ""
@@ -117,7 +112,7 @@ worker's --shard part has the same columns: out/*.parquet reads as one table.` +
 				return err
 			}
 			if opts.Format == "parquet" && opts.Output == "" {
-				if err := binaryToTerminal(opts.Out, "--format parquet"); err != nil {
+				if err := binaryToTerminal(opts.IO, "--format parquet"); err != nil {
 					return err
 				}
 			}
@@ -127,7 +122,7 @@ worker's --shard part has the same columns: out/*.parquet reads as one table.` +
 			case "kernels":
 				opts.Read.needs = trace.Needs{Ops: true} // the cpu_ops of the op and region columns
 			}
-			if err := opts.Read.prepare(cmd); err != nil {
+			if err := opts.Read.prepare(opts.IO); err != nil {
 				return err
 			}
 			if runF != nil {
@@ -137,8 +132,8 @@ worker's --shard part has the same columns: out/*.parquet reads as one table.` +
 		},
 	}
 	f := cmd.Flags()
-	f.StringVarP(&opts.Table, "table", "t", "summary", "table: "+strings.Join(report.ExportTables(), ", "))
-	f.StringVarP(&opts.Format, "format", "f", "", "csv, json (one document), jsonl (JSON lines) or parquet (default: by -o's extension, .csv, .json, .jsonl or .parquet, else csv)")
+	enumFlag(cmd, &opts.Table, "table", "t", "summary", report.ExportTables(), "table: "+strings.Join(report.ExportTables(), ", "))
+	formatFlag(cmd, &opts.Format, "", []string{"csv", "json", "jsonl", "parquet"}, "csv, json (one document), jsonl (JSON lines) or parquet (default: by -o's extension, .csv, .json, .jsonl or .parquet, else csv)")
 	f.BoolVar(&opts.PerStream, "per-stream", false, "with --table gaps: the idle gaps of each stream alone (HTA's per-stream idle time), a stream column on each")
 	f.BoolVar(&opts.Schema, "schema", false, "print the --table's columns (name, type, unit, nullable, definition) as JSON, and read no trace")
 	f.StringVarP(&opts.Output, "output", "o", "", "file to write (a file is replaced atomically, a device or pipe written in place); stdout when absent or -")
@@ -156,11 +151,6 @@ var exportExts = map[string]string{".csv": "csv", ".json": "json", ".jsonl": "js
 // does: "-o out.parquet" wrote CSV that pandas then failed to read. A
 // --format given too must agree with it.
 func formatFromName(opts *exportOptions) error {
-	if opts.Format != "" {
-		if err := checkFormat(&opts.Format, "csv", "json", "jsonl", "parquet"); err != nil {
-			return err
-		}
-	}
 	f, ok := exportExts[strings.ToLower(filepath.Ext(opts.Output))]
 	switch {
 	case !ok:
@@ -174,7 +164,7 @@ func formatFromName(opts *exportOptions) error {
 }
 
 func runExport(ctx context.Context, opts *exportOptions) error {
-	files, missing, err := inputFiles(opts.Args, opts.Err)
+	files, missing, err := inputFiles(opts.Args, opts.IO.ErrOut)
 	if err != nil {
 		return err
 	}
@@ -203,8 +193,8 @@ func runExport(ctx context.Context, opts *exportOptions) error {
 			}
 			if err != nil {
 				// As summarize does: one bad rank does not hide the others.
-				if !skipNotTrace(opts.Err, f, err, named) {
-					complain(opts.Err, err.Error())
+				if !skipNotTrace(opts.IO.ErrOut, f, err, named) {
+					complain(opts.IO.ErrOut, err.Error())
 					failed++
 				}
 				return nil
@@ -214,9 +204,9 @@ func runExport(ctx context.Context, opts *exportOptions) error {
 			host := opts.Table == "host" || opts.Table == "host-ops"
 			switch active := len(metrics.ActiveDevices(t)) > 0; {
 			case !active && !host:
-				complain(opts.Err, noRows(f))
+				complain(opts.IO.ErrOut, noRows(f))
 			case active && host:
-				complain(opts.Err, f+": GPU activity; the "+opts.Table+" table has rows for traces without (CPU, MPS runs); no row written")
+				complain(opts.IO.ErrOut, f+": GPU activity; the "+opts.Table+" table has rows for traces without (CPU, MPS runs); no row written")
 			}
 			in := exportInput(opts.Table, opts.PerStream, t)
 			in.Label = labels[f]
@@ -228,7 +218,7 @@ func runExport(ctx context.Context, opts *exportOptions) error {
 		return rw.Flush()
 	}
 	if opts.Output == "" {
-		err = write(opts.Out)
+		err = write(opts.IO.Out)
 	} else {
 		err = writeOutput(opts.Output, write)
 	}

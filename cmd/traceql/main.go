@@ -9,38 +9,43 @@ import (
 	"os"
 	"os/signal"
 	"slices"
-	"strings"
 
 	"github.com/traceql/traceql/report"
 )
 
 func main() {
+	// The streams are asked once whether they are terminals; the commands
+	// ask the answers (ioStreams), never the files.
+	ios := newIOStreams(os.Stdin, os.Stdout, os.Stderr)
 	// Under a memory limit, the command runs in a child whose death by
 	// the limit becomes one line (supervise), fitted to the limit.
 	limits := currentLimits()
-	if code, ok := supervise(os.Args, os.Environ(), limits); ok {
+	if code, ok := supervise(os.Args, os.Environ(), limits, ios.IsStderrTTY()); ok {
 		os.Exit(code)
 	}
 	_, goLimitSet := os.LookupEnv("GOMEMLIMIT")
 	_, procsSet := os.LookupEnv("GOMAXPROCS")
 	limits.fit(goLimitSet, procsSet)
-	var stderr io.Writer = os.Stderr
 	if slices.Contains(os.Environ(), terminalEnv) {
-		stderr = supervisedTerminal{os.Stderr}
+		// Stderr is the pipe to a supervisor that copies it to a terminal.
+		ios.SetStderrTTY(true)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	code := run(ctx, os.Args[1:], os.Stdout, stderr)
+	code := run(ctx, os.Args[1:], ios)
 	stop()
 	os.Exit(code)
 }
 
-// run executes one traceql command line and returns the exit code: 0 for
-// success, 1 for an error, 2 for bad usage, 130 when interrupted.
-func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+// run executes one traceql command line on the streams ios and returns the
+// exit code: 0 for success, 1 for an error, 2 for bad usage (a
+// usageError), 130 when interrupted.
+func run(ctx context.Context, args []string, ios *ioStreams) int {
 	// Output whose write errors go unchecked (cobra's help) still fails
 	// the run: a report lost to a full disk must not exit 0.
-	out := &checkedWriter{w: stdout}
-	root := newRootCmd(out, stderr)
+	out := &checkedWriter{w: ios.Out}
+	s := *ios
+	s.Out = out
+	root := newRootCmd(&s)
 	root.SetArgs(args)
 	err := root.ExecuteContext(ctx)
 	if err == nil && out.err != nil {
@@ -52,15 +57,14 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if ctx.Err() != nil {
 		// Ctrl-C: one line, whatever each file's read made of it, and
 		// the shell's code for a run ended by SIGINT.
-		complain(stderr, "interrupted")
+		complain(s.ErrOut, "interrupted")
 		return 130
 	}
 	var reported errReported
 	if !errors.As(err, &reported) {
-		complain(stderr, errorMessage(err))
+		complain(s.ErrOut, errorMessage(err))
 	}
-	var usage usageError
-	if errors.As(err, &usage) || strings.HasPrefix(err.Error(), "unknown command") {
+	if errors.As(err, new(usageError)) {
 		return 2
 	}
 	return 1

@@ -22,11 +22,21 @@ import (
 	"github.com/traceql/traceql/trace"
 )
 
-// traceql runs the whole CLI in-process.
+// traceql runs the whole CLI in-process, its stdout and stderr a pipe's
+// (testStreams).
 func traceql(args ...string) (stdout, stderr string, code int) {
-	var o, e bytes.Buffer
-	code = run(context.Background(), args, &o, &e)
+	ios, o, e := testStreams()
+	code = run(context.Background(), args, ios)
 	return o.String(), e.String(), code
+}
+
+// checkRun pins what a user sees of one run: stdout in
+// testdata/NAME.golden and stderr, warnings and notes, in
+// testdata/NAME.stderr.golden (benchstat's x.stdout and x.stderr).
+func checkRun(t *testing.T, name, stdout, stderr string) {
+	t.Helper()
+	golden.Check(t, filepath.Join("testdata", name+".golden"), []byte(stdout))
+	golden.Check(t, filepath.Join("testdata", name+".stderr.golden"), []byte(stderr))
 }
 
 // sample is the README's sample trace, made by internal/synth.
@@ -68,7 +78,7 @@ func TestSummarizeGolden(t *testing.T) {
 			if code != 0 {
 				t.Fatalf("exit %d: %s", code, errOut)
 			}
-			golden.Check(t, filepath.Join("testdata", tt.name+".golden"), []byte(out))
+			checkRun(t, tt.name, out, errOut)
 		})
 	}
 }
@@ -243,19 +253,6 @@ func TestTruncatedIsAWarning(t *testing.T) {
 	}
 }
 
-// TestSummarizeFlags checks flag parsing alone, with the work stubbed out.
-func TestSummarizeFlags(t *testing.T) {
-	var got *summarizeOptions
-	cmd := newSummarizeCmd(func(_ context.Context, o *summarizeOptions) error { got = o; return nil })
-	cmd.SetArgs([]string{"-f", "csv", "--top", "3", "--strict", "-j", "2", "a.json", "dir/"})
-	if err := cmd.Execute(); err != nil {
-		t.Fatal(err)
-	}
-	if got.Format != "csv" || got.Top != 3 || !got.Read.Strict || got.Read.Jobs != 2 || strings.Join(got.Args, " ") != "a.json dir/" {
-		t.Errorf("options %+v", got)
-	}
-}
-
 // TestHelpShowsDefinitions: every metric's name, label (where it differs)
 // and definition is in summarize --help (wrapped: compared with whitespace collapsed).
 func TestHelpShowsDefinitions(t *testing.T) {
@@ -325,7 +322,7 @@ func TestDiffCompareGolden(t *testing.T) {
 			if code != 0 {
 				t.Fatalf("exit %d: %s", code, errOut)
 			}
-			golden.Check(t, filepath.Join("testdata", tt.name+".golden"), []byte(out))
+			checkRun(t, tt.name, out, errOut)
 		})
 	}
 }
@@ -805,36 +802,6 @@ func TestSteady(t *testing.T) {
 	}
 }
 
-// TestFlagCompletion: every enum flag's values complete through cobra's
-// __complete, which the bash, zsh and fish scripts all call; each value
-// offered is one the command accepts.
-func TestFlagCompletion(t *testing.T) {
-	n := 0
-	for cmd, flags := range flagValues() {
-		for flag, want := range flags {
-			out, errOut, code := traceql("__complete", cmd, "--"+flag, "")
-			if code != 0 {
-				t.Fatalf("__complete %s --%s: exit %d: %s", cmd, flag, code, errOut)
-			}
-			got := strings.Split(strings.TrimSpace(out), "\n")
-			if len(got) == 0 || !strings.HasPrefix(got[len(got)-1], ":") || !slices.Equal(got[:len(got)-1], want) {
-				t.Errorf("__complete %s --%s: %q, want %q then a directive", cmd, flag, got, want)
-			}
-			n++
-		}
-	}
-	if n < 10 {
-		t.Errorf("%d flags completed, want every enum flag", n)
-	}
-	// The values offered are accepted: a few, run for real.
-	for _, args := range [][]string{{"plot", sample, "--kind", "steps", "-o", filepath.Join(t.TempDir(), "s.png")},
-		{"export", sample, "--table", "gaps", "--format", "json"}, {"diff", sample, sample, "--group", "family", "--names", "short"}} {
-		if _, errOut, code := traceql(args...); code != 0 {
-			t.Errorf("%v: exit %d: %s", args, code, errOut)
-		}
-	}
-}
-
 // TestUnknownCommand: a misspelt command is one line with the nearest
 // commands, exit 2; --version prints the version line.
 func TestUnknownCommand(t *testing.T) {
@@ -858,8 +825,8 @@ func TestInterrupted(t *testing.T) {
 		{"summarize", sample, sample, sample}, {"export", sample, sample}, {"compare", sample, sample},
 		{"diff", sample, sample},
 	} {
-		var out, errOut bytes.Buffer
-		code := run(ctx, args, &out, &errOut)
+		ios, _, errOut := testStreams()
+		code := run(ctx, args, ios)
 		if code != 130 || errOut.String() != "traceql: interrupted\n" {
 			t.Errorf("%v: exit %d, stderr %q; want 130 and one line", args[0], code, errOut.String())
 		}

@@ -84,7 +84,7 @@ func readHead(path string, n int) ([]byte, error) {
 func writeMerged(opts *summarizeOptions, rec *report.Table) error {
 	switch opts.Format {
 	case "csv":
-		return report.WriteCSV(opts.Out, rec)
+		return report.WriteCSV(opts.IO.Out, rec)
 	case "json":
 		return usageError{fmt.Errorf("--format json has each trace's copies and top kernels, which Parquet parts do not: use csv, text or markdown")}
 	}
@@ -93,7 +93,7 @@ func writeMerged(opts *summarizeOptions, rec *report.Table) error {
 		return fmt.Errorf("the Parquet parts hold fewer than two traces with GPU activity: no overview")
 	}
 	if opts.Format == "text" {
-		return report.WriteText(opts.Out, o)
+		return report.WriteText(opts.IO.Out, o)
 	}
-	return report.WriteMarkdown(opts.Out, o)
+	return report.WriteMarkdown(opts.IO.Out, o)
 }

@@ -12,9 +12,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/mattn/go-isatty"
-	"github.com/spf13/pflag"
-	"golang.org/x/term"
+	"github.com/spf13/cobra"
 
 	"github.com/traceql/traceql/report"
 )
@@ -23,41 +21,31 @@ import (
 // and tar.
 const stdout = "-"
 
-// binaryToTerminal refuses to write a binary format to w when w is a
-// terminal, where it would garble the screen.
-func binaryToTerminal(w io.Writer, what string) error {
-	if f, ok := unwrapWriter(w).(*os.File); ok && isatty.IsTerminal(f.Fd()) {
+// binaryToTerminal refuses to write a binary format to standard output
+// when it is a terminal, where it would garble the screen.
+func binaryToTerminal(ios *ioStreams, what string) error {
+	if ios.IsStdoutTTY() {
 		return usageError{fmt.Errorf("%s is binary: give -o FILE or redirect the output", what)}
 	}
 	return nil
 }
 
-// textLayout fits text tables to w: on a terminal, names are cut to what
-// its width leaves after a kernel table's other columns; anywhere else
-// (a file, a pipe) they are whole.
-func textLayout(w io.Writer, all bool, names string) report.Layout {
+// textLayout fits text tables to standard output: on a terminal, names are
+// cut to what its width leaves after a kernel table's other columns;
+// anywhere else (a file, a pipe) they are whole.
+func textLayout(ios *ioStreams, all bool, names string) report.Layout {
 	l := report.Layout{All: all, Names: names}
-	if f, ok := unwrapWriter(w).(*os.File); ok && term.IsTerminal(int(f.Fd())) {
-		if width, _, err := term.GetSize(int(f.Fd())); err == nil {
-			// count, total, mean and share take about 40 columns.
-			l.NameWidth = max(width-42, 24)
-		}
+	if width := ios.TerminalWidth(); width > 0 {
+		// count, total, mean and share take about 40 columns.
+		l.NameWidth = max(width-42, 24)
 	}
 	return l
 }
 
 // namesFlag adds --names, the style of kernel names, to a command.
-func namesFlag(f *pflag.FlagSet, names *string) {
-	f.StringVar(names, "names", report.NamesFull, "kernel names: full (as recorded), short (demangled; templates, arguments and namespaces folded) or family (base name across instantiations)")
-}
-
-// checkNames validates --names.
-func checkNames(names string) error {
-	switch names {
-	case report.NamesFull, report.NamesShort, report.NamesFamily:
-		return nil
-	}
-	return usageError{fmt.Errorf("--names %q: want full, short or family", names)}
+func namesFlag(cmd *cobra.Command, names *string) {
+	enumFlag(cmd, names, "names", "", report.NamesFull, []string{report.NamesFull, report.NamesShort, report.NamesFamily},
+		"kernel names: full (as recorded), short (demangled; templates, arguments and namespaces folded) or family (base name across instantiations)")
 }
 
 // checkOutput refuses an output path that is a directory or one of the
@@ -242,32 +230,4 @@ func (c *checkedWriter) Write(p []byte) (int, error) {
 	n, err := c.w.Write(p)
 	c.err = err
 	return n, err
-}
-
-// unwrapWriter returns the writer under a checkedWriter, for the terminal
-// checks.
-func unwrapWriter(w io.Writer) io.Writer {
-	if t, ok := w.(supervisedTerminal); ok {
-		return t.File
-	}
-	if c, ok := w.(*checkedWriter); ok {
-		return c.w
-	}
-	return w
-}
-
-// A supervisedTerminal is the stderr of a run under a memory limit: a
-// pipe to the supervisor, which copies it to a terminal (supervise).
-type supervisedTerminal struct{ *os.File }
-
-// stderrIsTerminal reports whether w is a terminal, or the pipe to a
-// supervisor whose stderr is one: where a progress bar is seen.
-func stderrIsTerminal(w io.Writer) bool {
-	switch f := w.(type) {
-	case supervisedTerminal:
-		return true
-	case *os.File:
-		return isatty.IsTerminal(f.Fd())
-	}
-	return false
 }

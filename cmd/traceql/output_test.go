@@ -227,7 +227,7 @@ func TestWriteErrors(t *testing.T) {
 		{"pprof", sample, "-o", "-"}, {"--help"}, {"summarize", "--help"}, {"version"},
 	} {
 		var errOut bytes.Buffer
-		code := run(context.Background(), args, failWriter{}, &errOut)
+		code := run(context.Background(), args, newIOStreams(strings.NewReader(""), failWriter{}, &errOut))
 		e := errOut.String()
 		if code != 1 || !strings.HasPrefix(e, "traceql: ") || strings.Count(e, "\n") != 1 || !strings.Contains(e, "no space left on device") {
 			t.Errorf("%v: exit %d, %q; want 1 and one line", args, code, e)

@@ -25,13 +25,14 @@ type plotOptions struct {
 	Bins   int
 	Top    int
 	Weight string // time or count
+	IO     *ioStreams
 }
 
 // maxTimelineBins is the most bins --kind timeline draws.
 const maxTimelineBins = 2000
 
-func newPlotCmd(runF func(context.Context, *plotOptions) error) *cobra.Command {
-	opts := &plotOptions{}
+func newPlotCmd(ios *ioStreams, runF func(context.Context, *plotOptions) error) *cobra.Command {
+	opts := &plotOptions{IO: ios}
 	cmd := &cobra.Command{
 		Use:   "plot FILE... -o OUT.png|OUT.svg",
 		Short: "Draw kernel durations, idle gaps, utilization over time or top kernels",
@@ -61,15 +62,8 @@ on each run's share of its span, so that all show whole.` + windowHelp,
 		Args: minArgs(1, "FILE"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Files = args
-			switch opts.Kind {
-			case "kernels", "gaps", "timeline", "top", "steps":
-			case "ops":
+			if opts.Kind == "ops" {
 				opts.Read.needs = trace.Needs{Ops: true} // the cpu_ops, which a lean read leaves out
-			default:
-				return usageError{fmt.Errorf("--kind %q: want kernels, gaps, timeline, top, steps or ops", opts.Kind)}
-			}
-			if opts.Weight != "time" && opts.Weight != "count" {
-				return usageError{fmt.Errorf("--weight %q: want time or count", opts.Weight)}
 			}
 			if opts.Kind == "top" && len(args) > 1 {
 				return usageError{fmt.Errorf("--kind top draws one run's kernels; for %d runs, plot each, or compare them with diff", len(args))}
@@ -88,10 +82,7 @@ on each run's share of its span, so that all show whole.` + windowHelp,
 			if err := checkLabels(opts.Labels, args); err != nil {
 				return err
 			}
-			if err := checkNames(opts.Names); err != nil {
-				return err
-			}
-			if err := opts.Read.prepare(cmd); err != nil {
+			if err := opts.Read.prepare(opts.IO); err != nil {
 				return err
 			}
 			if runF != nil {
@@ -101,13 +92,13 @@ on each run's share of its span, so that all show whole.` + windowHelp,
 		},
 	}
 	f := cmd.Flags()
-	f.StringVarP(&opts.Kind, "kind", "k", "kernels", "kernels, gaps, timeline, top, steps or ops")
-	f.StringVar(&opts.Weight, "weight", "time", "histogram bins by time or count")
+	enumFlag(cmd, &opts.Kind, "kind", "k", "kernels", []string{"kernels", "gaps", "timeline", "top", "steps", "ops"}, "kernels, gaps, timeline, top, steps or ops")
+	enumFlag(cmd, &opts.Weight, "weight", "", "time", []string{"time", "count"}, "histogram bins by time or count")
 	f.StringVarP(&opts.Output, "output", "o", "", "output file, .png or .svg")
 	addLabelFlag(f, &opts.Labels, false)
 	f.IntVar(&opts.Bins, "bins", 100, "time bins of --kind timeline")
 	f.IntVar(&opts.Top, "top", 15, "kernels drawn by --kind top, ops by --kind ops")
-	namesFlag(f, &opts.Names)
+	namesFlag(cmd, &opts.Names)
 	opts.Read.addFlags(f)
 	return cmd
 }

@@ -15,12 +15,12 @@ import (
 type pprofOptions struct {
 	File   string
 	Output string
-	Out    io.Writer // for -o -
 	Read   readOptions
+	IO     *ioStreams // IO.Out for -o -
 }
 
-func newPprofCmd(runF func(context.Context, *pprofOptions) error) *cobra.Command {
-	opts := &pprofOptions{}
+func newPprofCmd(ios *ioStreams, runF func(context.Context, *pprofOptions) error) *cobra.Command {
+	opts := &pprofOptions{IO: ios}
 	cmd := &cobra.Command{
 		Use:   "pprof FILE -o gpu.pb.gz",
 		Short: "GPU time by the host stack that launched each kernel, as a pprof profile",
@@ -39,16 +39,16 @@ Kernels replayed by a CUDA graph sit under the graph launch's stack.
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.File, opts.Out = args[0], cmd.OutOrStdout()
+			opts.File = args[0]
 			switch opts.Output {
 			case "":
 				return usageError{fmt.Errorf("pprof needs -o FILE (e.g. gpu.pb.gz), or -o - for stdout")}
 			case stdout:
-				if err := binaryToTerminal(opts.Out, "a profile"); err != nil {
+				if err := binaryToTerminal(opts.IO, "a profile"); err != nil {
 					return err
 				}
 			}
-			if err := opts.Read.prepare(cmd); err != nil {
+			if err := opts.Read.prepare(opts.IO); err != nil {
 				return err
 			}
 			if runF != nil {
@@ -80,7 +80,7 @@ func runPprof(ctx context.Context, opts *pprofOptions) error {
 	}
 	samples := metrics.KernelStacks(t)
 	if opts.Output == stdout {
-		return report.WritePprof(opts.Out, samples)
+		return report.WritePprof(opts.IO.Out, samples)
 	}
 	return writeOutput(opts.Output, func(w io.Writer) error { return report.WritePprof(w, samples) })
 }

@@ -29,9 +29,9 @@ type progress struct {
 }
 
 // startProgress returns a running bar for reading files, or nil when none
-// should be shown.
-func startProgress(stderr io.Writer, files []string, quiet bool) *progress {
-	if quiet || !stderrIsTerminal(stderr) {
+// should be shown; tty says whether stderr is seen on a terminal.
+func startProgress(stderr io.Writer, tty bool, files []string, quiet bool) *progress {
+	if quiet || !tty {
 		return nil
 	}
 	// The bar counts the files' bytes; whether it is worth showing depends

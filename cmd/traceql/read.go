@@ -13,7 +13,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 	"golang.org/x/sync/semaphore"
 
@@ -42,6 +41,7 @@ type readOptions struct {
 	needs    trace.Needs // the host data the command reads besides the GPU metrics'; Op is --range's
 	stderr   io.Writer   // for the progress bar and warnings
 	stdin    io.Reader   // the trace of the argument "-"
+	tty      bool        // stderr is seen on a terminal: a progress bar may be drawn
 	progress *progress   // nil: none
 	// workers are the goroutines that decode traces, shared by the files
 	// read at once; nil until prepare or readEach sets them.
@@ -63,7 +63,7 @@ func (w *readOptions) shareWorkers() {
 // startProgress shows a progress bar while files are read, when stderr is
 // a terminal and they are large; call the returned func when done.
 func (r *readOptions) startProgress(files []string) func() {
-	r.progress = startProgress(r.stderr, files, r.Quiet)
+	r.progress = startProgress(r.stderr, r.tty, files, r.Quiet)
 	return r.progress.finish
 }
 
@@ -106,10 +106,10 @@ func (w *readOptions) addJobsFlag(f *pflag.FlagSet) {
 	f.IntVarP(&w.Jobs, "jobs", "j", 0, "files read at once (default 0: one per CPU, as memory allows)")
 }
 
-// prepare takes the command's stderr for the progress bar and validates
-// the flags.
-func (w *readOptions) prepare(cmd *cobra.Command) error {
-	w.stderr, w.stdin = cmd.ErrOrStderr(), cmd.InOrStdin()
+// prepare takes the command's stderr, for the progress bar and warnings,
+// and stdin, and validates the flags.
+func (w *readOptions) prepare(ios *ioStreams) error {
+	w.stderr, w.tty, w.stdin = ios.ErrOut, ios.IsStderrTTY(), ios.In
 	w.shareWorkers()
 	return w.check()
 }

@@ -23,11 +23,11 @@ type reportOptions struct {
 	Top    int
 	Bins   int
 	Ops    bool // GPU time by host op and code region: reads the cpu_ops
-	Err    io.Writer
+	IO     *ioStreams
 }
 
-func newReportCmd(runF func(context.Context, *reportOptions) error) *cobra.Command {
-	opts := &reportOptions{}
+func newReportCmd(ios *ioStreams, runF func(context.Context, *reportOptions) error) *cobra.Command {
+	opts := &reportOptions{IO: ios}
 	cmd := &cobra.Command{
 		Use:   "report FILE|DIR... -o REPORT.html",
 		Short: "One self-contained HTML page of one run or several: verdicts, comparison, plots, tables",
@@ -53,7 +53,6 @@ as summarize does.` + windowHelp,
 		Args: minArgs(1, "FILE or DIR"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Args = args
-			opts.Err = cmd.ErrOrStderr()
 			if opts.Output == "" {
 				return usageError{fmt.Errorf("report needs -o REPORT.html")}
 			}
@@ -69,13 +68,10 @@ as summarize does.` + windowHelp,
 			if opts.Bins > maxTimelineBins {
 				return usageError{fmt.Errorf("--bins %d: at most %d", opts.Bins, maxTimelineBins)}
 			}
-			if err := checkNames(opts.Names); err != nil {
-				return err
-			}
 			if opts.Ops {
 				opts.Read.needs = trace.Needs{Ops: true} // the cpu_ops, which a lean read leaves out
 			}
-			if err := opts.Read.prepare(cmd); err != nil {
+			if err := opts.Read.prepare(opts.IO); err != nil {
 				return err
 			}
 			if runF != nil {
@@ -90,7 +86,7 @@ as summarize does.` + windowHelp,
 	f.IntVar(&opts.Top, "top", 20, "kernels listed per device, rows per drill-down table")
 	f.BoolVar(&opts.Ops, "ops", false, "also GPU time by host op and code region (reads the cpu_ops: slower)")
 	f.IntVar(&opts.Bins, "bins", 200, "time bins of the utilization timeline")
-	namesFlag(f, &opts.Names)
+	namesFlag(cmd, &opts.Names)
 	opts.Read.addFlags(f)
 	opts.Read.addJobsFlag(f)
 	return cmd
@@ -108,7 +104,7 @@ type reportRun struct {
 }
 
 func runReport(ctx context.Context, opts *reportOptions) error {
-	files, missing, err := inputFiles(opts.Args, opts.Err)
+	files, missing, err := inputFiles(opts.Args, opts.IO.ErrOut)
 	if err != nil {
 		return err
 	}

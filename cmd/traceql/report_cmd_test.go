@@ -70,15 +70,16 @@ func reportCases(t *testing.T) []struct {
 	}
 }
 
-// writeReport runs traceql report and returns the HTML file's path.
-func writeReport(t *testing.T, args []string) string {
+// writeReport runs traceql report and returns the HTML file's path and
+// what it wrote to stderr.
+func writeReport(t *testing.T, args []string) (page, stderr string) {
 	t.Helper()
-	out := filepath.Join(t.TempDir(), "report.html")
-	_, errOut, code := traceql(append([]string{"report", "-o", out}, args...)...)
-	if code != 0 {
-		t.Fatalf("report: exit %d: %s", code, errOut)
+	page = filepath.Join(t.TempDir(), "report.html")
+	out, errOut, code := traceql(append([]string{"report", "-o", page}, args...)...)
+	if code != 0 || out != "" {
+		t.Fatalf("report: exit %d, stdout %q: %s", code, out, errOut)
 	}
-	return out
+	return page, errOut
 }
 
 // files leaves the flags out of a report's arguments.
@@ -166,7 +167,7 @@ func TestReportInBrowser(t *testing.T) {
 	exe := chromium(t)
 	for _, tc := range reportCases(t) {
 		t.Run(tc.name, func(t *testing.T) {
-			page := writeReport(t, tc.args)
+			page, _ := writeReport(t, tc.args)
 			csvOut, errOut, code := traceql(append([]string{"summarize", "-f", "csv"}, files(tc.args)...)...)
 			if code != 0 {
 				t.Fatalf("summarize: %s", errOut)
@@ -370,7 +371,8 @@ func TestReportInBrowser(t *testing.T) {
 func TestReportText(t *testing.T) {
 	for _, tc := range reportCases(t) {
 		t.Run(tc.name, func(t *testing.T) {
-			b, err := os.ReadFile(writeReport(t, tc.args))
+			page, errOut := writeReport(t, tc.args)
+			b, err := os.ReadFile(page)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -378,8 +380,10 @@ func TestReportText(t *testing.T) {
 			// The runs' paths are temporary.
 			for _, f := range files(tc.args) {
 				text = strings.ReplaceAll(text, f, filepath.Base(f))
+				errOut = strings.ReplaceAll(errOut, f, filepath.Base(f))
 			}
 			golden.Check(t, filepath.Join("testdata", "report_"+tc.name+".txt.golden"), []byte(text))
+			golden.Check(t, filepath.Join("testdata", "report_"+tc.name+".stderr.golden"), []byte(errOut))
 		})
 	}
 }
@@ -424,7 +428,7 @@ func TestReportSize(t *testing.T) {
 	}
 	f.Close()
 	st, _ := os.Stat(big)
-	page := writeReport(t, []string{big})
+	page, _ := writeReport(t, []string{big})
 	ps, err := os.Stat(page)
 	if err != nil {
 		t.Fatal(err)

@@ -2,16 +2,15 @@ package main
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
-	"io"
 	"runtime/debug"
-	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
 )
 
-func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
+func newRootCmd(ios *ioStreams) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "traceql",
 		Short: "Exact numbers from GPU traces: PyTorch profiler (Kineto) JSON and Nsight Systems SQLite",
@@ -22,21 +21,21 @@ between them, utilization, copy bandwidth.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.SetOut(stdout)
-	root.SetErr(stderr)
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
+	root.SetIn(ios.In)
+	root.SetOut(ios.Out)
+	root.SetErr(ios.ErrOut)
+	root.SetFlagErrorFunc(flagError)
 	root.AddCommand(
-		newSummarizeCmd(nil),
-		newDiffCmd(nil),
-		newCompareCmd(nil),
-		newExportCmd(nil),
-		newPlotCmd(nil),
-		newPprofCmd(nil),
-		newReportCmd(nil),
-		newAnnotateCmd(nil),
+		newSummarizeCmd(ios, nil),
+		newDiffCmd(ios, nil),
+		newCompareCmd(ios, nil),
+		newExportCmd(ios, nil),
+		newPlotCmd(ios, nil),
+		newPprofCmd(ios, nil),
+		newReportCmd(ios, nil),
+		newAnnotateCmd(ios, nil),
 		newVersionCmd(),
 	)
-	registerCompletions(root)
 	root.Version = versionString()
 	root.SetVersionTemplate("traceql {{.Version}}\n")
 	// An unknown command is one line naming the nearest commands, not
@@ -68,7 +67,40 @@ between them, utilization, copy bandwidth.`,
 			return usageError{fmt.Errorf("completion: no shell %q; want bash, fish, powershell or zsh", args[0])}
 		}
 	}
+	usageArgs(root)
 	return root
+}
+
+// flagError makes a flag that cobra cannot parse (an unknown flag, a
+// value missing or of the wrong type, an enum flag's value not among its
+// values) a usageError, exit 2. An enum flag's error is its own message,
+// which names the flag and lists its values, without pflag's "invalid
+// argument ... for ... flag:" before it.
+func flagError(_ *cobra.Command, err error) error {
+	var bad *enumError
+	if errors.As(err, &bad) {
+		return usageError{bad}
+	}
+	return usageError{err}
+}
+
+// usageArgs makes the argument check of cmd and of every command under it
+// fail with a usageError, exit 2: traceql's own checks return one, but
+// cobra's validators (cobra.NoArgs of the completion scripts' commands)
+// return plain errors, which run must not tell apart by their words.
+func usageArgs(cmd *cobra.Command) {
+	if check := cmd.Args; check != nil {
+		cmd.Args = func(cmd *cobra.Command, args []string) error {
+			err := check(cmd, args)
+			if err != nil && !errors.As(err, new(usageError)) {
+				return usageError{err}
+			}
+			return err
+		}
+	}
+	for _, sub := range cmd.Commands() {
+		usageArgs(sub)
+	}
 }
 
 func newVersionCmd() *cobra.Command {
@@ -114,18 +146,6 @@ func versionString() string {
 func noArgs(cmd *cobra.Command, args []string) error {
 	if len(args) > 0 {
 		return usageError{fmt.Errorf("%s takes no arguments", cmd.CommandPath())}
-	}
-	return nil
-}
-
-// checkFormat refuses a --format not among allowed, naming those; "md" is
-// taken for "markdown" wherever markdown is allowed.
-func checkFormat(f *string, allowed ...string) error {
-	if *f == "md" && slices.Contains(allowed, "markdown") {
-		*f = "markdown"
-	}
-	if !slices.Contains(allowed, *f) {
-		return usageError{fmt.Errorf("--format %q: want one of %s", *f, strings.Join(allowed, ", "))}
 	}
 	return nil
 }

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"io"
 	"slices"
 
 	"github.com/spf13/cobra"
@@ -24,12 +23,11 @@ type summarizeOptions struct {
 	By       []string // drill-down tables: kernel, stream, api, range
 	Labels   []string // --label, one per argument
 	Shard    shard
-	Out      io.Writer
-	Err      io.Writer
+	IO       *ioStreams
 }
 
-func newSummarizeCmd(runF func(context.Context, *summarizeOptions) error) *cobra.Command {
-	opts := &summarizeOptions{}
+func newSummarizeCmd(ios *ioStreams, runF func(context.Context, *summarizeOptions) error) *cobra.Command {
+	opts := &summarizeOptions{IO: ios}
 	cmd := &cobra.Command{
 		Use:   "summarize FILE|DIR...",
 		Short: "Per-device kernel, idle, utilization and copy numbers of each trace",
@@ -63,10 +61,6 @@ back: the text is their overview, --format csv their rows.` + windowHelp + shard
 		Args: minArgs(1, "FILE or DIR"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Args = args
-			opts.Out, opts.Err = cmd.OutOrStdout(), cmd.ErrOrStderr()
-			if err := checkFormat(&opts.Format, "text", "csv", "json", "markdown"); err != nil {
-				return err
-			}
 			if err := checkLabels(opts.Labels, args); err != nil {
 				return err
 			}
@@ -76,18 +70,10 @@ back: the text is their overview, --format csv their rows.` + windowHelp + shard
 			if err := positive("top", opts.Top); err != nil {
 				return err
 			}
-			if err := checkNames(opts.Names); err != nil {
-				return err
-			}
-			for _, b := range opts.By {
-				if !slices.Contains([]string{"kernel", "stream", "api", "range", "op", "region"}, b) {
-					return usageError{fmt.Errorf("--by %q: want kernel, stream, api, range, op or region", b)}
-				}
-			}
 			if slices.Contains(opts.By, "op") || slices.Contains(opts.By, "region") {
 				opts.Read.needs = trace.Needs{Ops: true, Polls: true} // every cpu_op; polls too, as before
 			}
-			if err := opts.Read.prepare(cmd); err != nil {
+			if err := opts.Read.prepare(opts.IO); err != nil {
 				return err
 			}
 			if runF != nil {
@@ -97,12 +83,12 @@ back: the text is their overview, --format csv their rows.` + windowHelp + shard
 		},
 	}
 	f := cmd.Flags()
-	f.StringVarP(&opts.Format, "format", "f", "text", "output format: text, csv, json or markdown")
+	formatFlag(cmd, &opts.Format, "text", tableFormats, "output format: text, csv, json or markdown")
 	f.IntVar(&opts.Top, "top", 10, "kernels (and host ops) listed per device")
 	f.BoolVar(&opts.Overview, "overview", false, "print only the overview of several traces, not each trace's tables")
-	f.StringSliceVar(&opts.By, "by", nil, "drill down, comma-separated: kernel (every kernel name with nsys stats' columns: instances, total, mean, median, min, max, stddev), stream (each stream's kernels, busy, idle, utilization), api (host API calls by name), range (record_function and NVTX ranges by name), op and region (GPU time by the innermost cpu_op, and record_function or NVTX range, enclosing each launch)")
+	enumSliceFlag(cmd, &opts.By, "by", []string{"kernel", "stream", "api", "range", "op", "region"}, "drill down, comma-separated: kernel (every kernel name with nsys stats' columns: instances, total, mean, median, min, max, stddev), stream (each stream's kernels, busy, idle, utilization), api (host API calls by name), range (record_function and NVTX ranges by name), op and region (GPU time by the innermost cpu_op, and record_function or NVTX range, enclosing each launch)")
 	f.BoolVar(&opts.All, "all", false, "text: after the headline and top kernels, every metric, copies by kind, steps and idle gaps")
-	namesFlag(f, &opts.Names)
+	namesFlag(cmd, &opts.Names)
 	addLabelFlag(f, &opts.Labels, true)
 	opts.Read.addFlags(f)
 	opts.Read.addJobsFlag(f)
@@ -111,7 +97,7 @@ back: the text is their overview, --format csv their rows.` + windowHelp + shard
 }
 
 func runSummarize(ctx context.Context, opts *summarizeOptions) error {
-	files, missing, err := inputFiles(opts.Args, opts.Err)
+	files, missing, err := inputFiles(opts.Args, opts.IO.ErrOut)
 	if err != nil {
 		return err
 	}
@@ -165,8 +151,8 @@ func summarizeFiles(ctx context.Context, files []string, labels map[string]strin
 			return ctx.Err() // interrupted: not a failure of each file
 		}
 		if err != nil {
-			if !skipNotTrace(opts.Err, file, err, named) {
-				complain(opts.Err, err.Error())
+			if !skipNotTrace(opts.IO.ErrOut, file, err, named) {
+				complain(opts.IO.ErrOut, err.Error())
 				failed++
 			}
 			return nil
@@ -190,30 +176,30 @@ func writeSummaries(opts *summarizeOptions, sums []metrics.Summary) error {
 		o := report.OverviewTable(sums, opts.Overview)
 		if !opts.Overview || o == nil {
 			for _, s := range sums {
-				tables = append(tables, report.SummaryTables(s, textLayout(opts.Out, opts.All, opts.Names))...)
+				tables = append(tables, report.SummaryTables(s, textLayout(opts.IO, opts.All, opts.Names))...)
 			}
 		}
 		if o != nil {
 			tables = append(tables, o) // last, where a terminal leaves it in view
 		}
 		if opts.Format == "text" {
-			return report.WriteText(opts.Out, tables...)
+			return report.WriteText(opts.IO.Out, tables...)
 		}
-		return report.WriteMarkdown(opts.Out, tables...)
+		return report.WriteMarkdown(opts.IO.Out, tables...)
 	}
 	if report.HostOnly(sums) { // host rows, one a file
 		if opts.Format == "csv" {
-			return report.WriteCSV(opts.Out, report.HostRecords(sums))
+			return report.WriteCSV(opts.IO.Out, report.HostRecords(sums))
 		}
-		return report.WriteHostJSON(opts.Out, sums)
+		return report.WriteHostJSON(opts.IO.Out, sums)
 	}
 	for _, s := range sums {
 		if len(s.Devices) == 0 { // not into the data
-			complain(opts.Err, noRows(s.Source))
+			complain(opts.IO.ErrOut, noRows(s.Source))
 		}
 	}
 	if opts.Format == "csv" {
-		return report.WriteCSV(opts.Out, report.SummaryRecords(sums))
+		return report.WriteCSV(opts.IO.Out, report.SummaryRecords(sums))
 	}
-	return report.WriteSummaryJSON(opts.Out, sums)
+	return report.WriteSummaryJSON(opts.IO.Out, sums)
 }

@@ -13,14 +13,13 @@ import (
 	"slices"
 	"strings"
 	"syscall"
-
-	"github.com/mattn/go-isatty"
 )
 
 // supervise runs the command line argv in a child process when the process has
 // a memory limit, and returns the child's exit code; ok is false when
 // there is no limit or no child could be started, and the caller runs the
-// command itself.
+// command itself. stderrTTY says whether this process's stderr is a
+// terminal, which the child, whose stderr is a pipe, is told.
 //
 // A Go program that runs out of memory under a limit cannot recover: the
 // runtime prints some 250 lines of goroutine stacks and exits 2, the code
@@ -32,7 +31,7 @@ import (
 // package net), each got a 64 MiB glibc malloc arena, 1.9 GB of address
 // space on a 16-core machine before any trace was read, and a 1 GB trace
 // that needs 180 MB then failed under ulimit -v 1048576.
-func supervise(argv, env []string, limits memoryLimits) (code int, ok bool) {
+func supervise(argv, env []string, limits memoryLimits, stderrTTY bool) (code int, ok bool) {
 	args := argv[1:]
 	if !limits.any() || slices.Contains(env, supervisedEnv) {
 		return 0, false
@@ -52,7 +51,7 @@ func supervise(argv, env []string, limits memoryLimits) (code int, ok bool) {
 	runtime.GOMAXPROCS(1) // it waits, no more
 	cmd := exec.Command(exe, args...)
 	cmd.Env = append(slices.Clone(env), supervisedEnv)
-	if isatty.IsTerminal(os.Stderr.Fd()) {
+	if stderrTTY {
 		cmd.Env = append(cmd.Env, terminalEnv)
 	}
 	cmd.Stdin, cmd.Stdout = os.Stdin, os.Stdout

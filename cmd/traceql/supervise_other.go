@@ -3,4 +3,4 @@
 package main
 
 // supervise runs nothing outside Unix: the command runs in this process.
-func supervise(argv, env []string, limits memoryLimits) (int, bool) { return 0, false }
+func supervise(argv, env []string, limits memoryLimits, stderrTTY bool) (int, bool) { return 0, false }

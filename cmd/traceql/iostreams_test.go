@@ -1,0 +1,159 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+// testStreams returns streams as a pipe gives them, stdout and stderr
+// not terminals, with the buffers their output lands in and an empty stdin;
+// a test sets a terminal with SetStdoutTTY, SetTerminalWidth and
+// SetStderrTTY (cli/cli's iostreams.Test).
+func testStreams() (ios *ioStreams, stdout, stderr *bytes.Buffer) {
+	stdout, stderr = &bytes.Buffer{}, &bytes.Buffer{}
+	return newIOStreams(strings.NewReader(""), stdout, stderr), stdout, stderr
+}
+
+// TestIOStreamsOfFiles: a file that is not a terminal is not taken for
+// one, and a width set on a stdout that is not a terminal is none.
+func TestIOStreamsOfFiles(t *testing.T) {
+	f, err := os.Create(filepath.Join(t.TempDir(), "out"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	ios := newIOStreams(f, f, f)
+	if ios.IsStdoutTTY() || ios.IsStderrTTY() || ios.TerminalWidth() != 0 {
+		t.Errorf("a regular file: stdout tty %v, stderr tty %v, width %d; want none a terminal",
+			ios.IsStdoutTTY(), ios.IsStderrTTY(), ios.TerminalWidth())
+	}
+	ios.SetTerminalWidth(80)
+	if ios.TerminalWidth() != 0 {
+		t.Errorf("width %d of a stdout that is no terminal; want 0", ios.TerminalWidth())
+	}
+}
+
+// TestTerminalWidth: on an 80-column terminal the kernel tables of text
+// output fit in 80 columns, names cut; in a pipe, or on a terminal of
+// unknown width, names are whole.
+func TestTerminalWidth(t *testing.T) {
+	const whole = "void pytorch_flash::flash_fwd_kernel<Flash_fwd_kernel_traits<128, 128, 64, 4, false, false, cutlass::bfloat16_t"
+	summarize := func(tty bool, width int) string {
+		t.Helper()
+		ios, out, errOut := testStreams()
+		ios.SetStdoutTTY(tty)
+		ios.SetTerminalWidth(width)
+		if code := run(context.Background(), []string{"summarize", sample}, ios); code != 0 {
+			t.Fatalf("exit %d: %s", code, errOut)
+		}
+		return out.String()
+	}
+	narrow := summarize(true, 80)
+	if strings.Contains(narrow, whole) || !strings.Contains(narrow, "void pytorch_flash::flash_fwd_kernel<…") {
+		t.Errorf("80 columns: want the flash kernel's name cut:\n%s", narrow)
+	}
+	rows := 0
+	inTable := false
+	for line := range strings.Lines(narrow) {
+		line = strings.TrimSuffix(line, "\n")
+		switch {
+		case strings.HasPrefix(line, "top kernels"):
+			inTable = true
+		case line == "":
+			inTable = false
+		case inTable:
+			rows++
+			if n := utf8.RuneCountInString(line); n > 80 {
+				t.Errorf("80 columns: a kernel row of %d: %q", n, line)
+			}
+		}
+	}
+	if rows < 10 {
+		t.Errorf("80 columns: %d kernel rows checked; want the top kernels of each GPU", rows)
+	}
+	pipe := summarize(false, 80)
+	if !strings.Contains(pipe, whole) {
+		t.Errorf("a pipe: want names whole:\n%s", pipe)
+	}
+	if unknown := summarize(true, 0); unknown != pipe {
+		t.Errorf("a terminal of unknown width: want the pipe's output")
+	}
+	if wide := summarize(true, 300); wide == narrow || !strings.Contains(wide, "…") {
+		t.Errorf("300 columns: want names cut later than at 80")
+	}
+}
+
+// TestBinaryToTerminal: a binary format is refused on a terminal's stdout
+// (a usage error, before any trace is read) and written to a pipe.
+func TestBinaryToTerminal(t *testing.T) {
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"export", sample, "-f", "parquet"}, "traceql: --format parquet is binary: give -o FILE or redirect the output\n"},
+		{[]string{"pprof", sample, "-o", "-"}, "traceql: a profile is binary: give -o FILE or redirect the output\n"},
+	} {
+		ios, out, errOut := testStreams()
+		ios.SetStdoutTTY(true)
+		if code := run(context.Background(), tt.args, ios); code != 2 || errOut.String() != tt.want || out.Len() != 0 {
+			t.Errorf("%v on a terminal: exit %d, %d bytes out, stderr %q; want 2, none and %q", tt.args, code, out.Len(), errOut, tt.want)
+		}
+		ios, out, errOut = testStreams()
+		if code := run(context.Background(), tt.args, ios); code != 0 || out.Len() == 0 || errOut.Len() != 0 {
+			t.Errorf("%v to a pipe: exit %d, %d bytes out, stderr %q; want 0 and the output", tt.args, code, out.Len(), errOut)
+		}
+	}
+}
+
+// TestProgressShown: reading large inputs draws a progress bar on a
+// terminal's stderr, cleared at the end, and never on a pipe or with
+// --quiet. The input is a sparse file of zeros: large, taking no disk,
+// and refused as soon as it is sniffed, after the bar has started; the
+// bar, drawn every 200 ms, may not be, but its line is cleared.
+func TestProgressShown(t *testing.T) {
+	big := filepath.Join(t.TempDir(), "big.json")
+	f, err := os.Create(big)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Truncate(2 * progressMin); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	const clear = "\r\033[K"
+	for _, tt := range []struct {
+		name  string
+		tty   bool
+		quiet bool
+		bar   bool
+	}{
+		{"terminal", true, false, true},
+		{"pipe", false, false, false},
+		{"terminal, --quiet", true, true, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			ios, _, errOut := testStreams()
+			ios.SetStderrTTY(tt.tty)
+			args := []string{"summarize", big}
+			if tt.quiet {
+				args = append(args, "--quiet")
+			}
+			code := run(context.Background(), args, ios)
+			e := errOut.String()
+			if code != 1 || !strings.Contains(e, "big.json: unknown trace format") {
+				t.Errorf("exit %d, stderr %q; want 1 and the format refused", code, e)
+			}
+			if got := strings.Contains(e, clear); got != tt.bar {
+				t.Errorf("progress bar drawn: %v, want %v; stderr %q", got, tt.bar, e)
+			}
+			if !tt.bar && strings.Contains(e, "\r") {
+				t.Errorf("stderr %q: want no carriage return off a terminal", e)
+			}
+		})
+	}
+}
