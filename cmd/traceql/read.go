@@ -216,8 +216,12 @@ func (r *readOptions) noteWarmup(path string, t *trace.Trace) {
 		return
 	}
 	if n := metrics.WarmupWindows(metrics.Steps(t)); n > 0 {
+		them := "them"
+		if n == 1 {
+			them = "it"
+		}
 		complain(r.stderr, fmt.Sprintf("note: %s: %s over twice the median step time "+
-			"(warm-up or compilation?): --steady leaves them out", path, firstSteps(n)))
+			"(warm-up or compilation?): --steady leaves %s out", path, firstSteps(n), them))
 	}
 }
 
