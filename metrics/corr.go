@@ -7,13 +7,13 @@ import (
 	"github.com/traceql/traceql/trace"
 )
 
-// corrKey identifies a correlation id: ids are unique per process in Nsight
-// exports and per trace in Kineto ones (whose device records carry no pid).
+// corrKey identifies a correlation id: ids are unique per process or per
+// trace, as the trace says (trace.Meta.CorrelationPerProcess).
 type corrKey struct{ pid, corr int64 }
 
 // keyOf returns the correlation key of a record of process pid.
 func keyOf(t *trace.Trace, pid, corr int64) corrKey {
-	if t.Meta.Format == trace.Nsys {
+	if t.Meta.CorrelationPerProcess {
 		return corrKey{pid, corr}
 	}
 	return corrKey{0, corr}

@@ -24,7 +24,10 @@ type Summary struct {
 	Window  string
 	Format  trace.Format
 	Version string
-	Rank    int // -1 when unknown
+	// VersionIsSchema says that Version numbers the trace's schema
+	// (trace.Meta.VersionIsSchema).
+	VersionIsSchema bool
+	Rank            int // -1 when unknown
 	// WorldSize is the job's number of ranks (distributedInfo); 0 when
 	// unknown.
 	WorldSize int
@@ -178,12 +181,13 @@ func Summarize(t *trace.Trace, o Options) Summary {
 		o.TopN = 10
 	}
 	s := Summary{
-		Source:    t.Source,
-		Format:    t.Meta.Format,
-		Version:   t.Meta.Version,
-		Rank:      t.Meta.Rank,
-		WorldSize: t.Meta.WorldSize,
-		Warnings:  t.Warnings,
+		Source:          t.Source,
+		Format:          t.Meta.Format,
+		Version:         t.Meta.Version,
+		VersionIsSchema: t.Meta.VersionIsSchema,
+		Rank:            t.Meta.Rank,
+		WorldSize:       t.Meta.WorldSize,
+		Warnings:        t.Warnings,
 	}
 	s.Window = windowLabel(t)
 	var wg sync.WaitGroup

@@ -105,7 +105,7 @@ func (nsysFormat) decode(ctx context.Context, in *input) (*Trace, error) {
 		path:   in.path,
 		size:   size,
 		strict: in.opts.Strict,
-		t:      &Trace{Source: in.path, Meta: Meta{Format: Nsys, Rank: -1}},
+		t:      &Trace{Source: in.path, Meta: Meta{Format: Nsys, Rank: -1, CorrelationPerProcess: true}},
 
 		progress: in.opts.Progress,
 		holdGC:   in.opts.HoldGC,
