@@ -232,6 +232,8 @@ type DiffOptions struct {
 	// Ops asks for each device's GPU time by host op (DeviceSummary.Ops)
 	// in both summaries, to compare by op.
 	Ops bool
+	// Workers is Options.Workers of both summaries.
+	Workers int
 }
 
 // A Diff compares two traces device by device.
@@ -269,7 +271,8 @@ func DiffTraces(a, b *trace.Trace, o DiffOptions) Diff {
 	if o.Family {
 		key = Family
 	}
-	d := Diff{Old: Summarize(a, Options{Scopes: o.Ops}), New: Summarize(b, Options{Scopes: o.Ops})}
+	so := Options{Scopes: o.Ops, Workers: o.Workers}
+	d := Diff{Old: Summarize(a, so), New: Summarize(b, so)}
 	// Unsorted: DiffKernels sorts.
 	ka, kb := devicesKernelStats(a, key), devicesKernelStats(b, key)
 	for i := range max(len(d.Old.Devices), len(d.New.Devices)) {

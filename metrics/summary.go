@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"iter"
 	"math"
-	"runtime"
 	"slices"
 	"sync"
 
@@ -173,6 +172,11 @@ type Options struct {
 	// kernels outside compiled code (DeviceCompile.TopEagerOps): the trace
 	// must hold its cpu_ops, which a lean read leaves out.
 	Scopes bool
+	// Workers is the most devices summarized at once, each by a goroutine
+	// of its own; 0 or 1: one after another. The program decides how
+	// many cores a summary may take (cmd/traceql: GOMAXPROCS), not
+	// metrics.
+	Workers int
 }
 
 // Summarize computes the per-device metrics of t.
@@ -215,11 +219,11 @@ func Summarize(t *trace.Trace, o Options) Summary {
 	prep.Wait()
 	s.Compile = w.compile.stats
 	s.Devices = make([]DeviceSummary, len(devs))
-	// A worker a CPU, each with a viewer of its own: the views' copies
-	// hold as many devices' records as there are workers, not all.
+	// Each worker has a viewer of its own: the views' copies hold as many
+	// devices' records as there are workers, not all.
 	views := newViewer(t, devs)
 	next := make(chan int)
-	for range min(runtime.GOMAXPROCS(0), len(devs)) {
+	for range min(max(o.Workers, 1), len(devs)) {
 		wg.Go(func() {
 			b := views.fork()
 			for i := range next {

@@ -417,8 +417,9 @@ func readTable[T, A any](r *nsysReader, table string, cols []string, where strin
 	if span >= parallelRows {
 		parts = min(r.workers, maxParts)
 	}
-	ts := pages.Make[T](r.holdGC, int(span), int(span))
-	as := pages.Make[A](r.holdGC, int(span), int(span))
+	alloc := pages.Options{Hold: r.holdGC, Workers: r.workers}
+	ts := pages.Make[T](alloc, int(span), int(span))
+	as := pages.Make[A](alloc, int(span), int(span))
 	type part struct {
 		lo, hi int64 // rowids, inclusive
 		n      int   // rows kept, stored from ts[p.lo-lo] on

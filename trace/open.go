@@ -18,6 +18,7 @@ import (
 
 	"github.com/klauspost/compress/gzip"
 
+	"github.com/traceql/traceql/internal/pages"
 	"github.com/traceql/traceql/trace/internal/blocks"
 )
 
@@ -56,6 +57,12 @@ const headLen = 512
 
 // contentSize guesses the size of the content: the file's, or for gzip
 // what gzipContentSize makes of the trailer and of the part inflated so far.
+// alloc says how the tables of the read are made: the collector held as
+// Options.HoldGC says, their pages written by the read's workers.
+func (in *input) alloc() pages.Options {
+	return pages.Options{Hold: in.opts.HoldGC, Workers: in.workers.Size()}
+}
+
 func (in *input) contentSize() int64 {
 	if !in.gzipped {
 		return in.size

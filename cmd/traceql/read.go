@@ -48,14 +48,22 @@ type readOptions struct {
 	gc      *gcHold
 }
 
+// cores is how many goroutines the work of a command takes at once: the
+// workers that decode the traces read (shareWorkers), and that write the
+// pages of their tables; the files read at once unless --jobs says
+// (readEach); the devices a summary measures at once (metrics.Options).
+// It is decided here alone, from GOMAXPROCS, which fit lowers under an
+// address-space limit; the packages below take it as an input.
+func cores() int { return runtime.GOMAXPROCS(0) }
+
 // shareWorkers gives the files this command reads one budget of decoding
-// goroutines, GOMAXPROCS of them: a folder of ranks read at once shares
-// them instead of taking GOMAXPROCS each, whose blocks in flight and
+// goroutines, cores() of them: a folder of ranks read at once shares
+// them instead of taking as many each, whose blocks in flight and
 // decoders would grow as the square of the cores. They share one gcHold
 // too.
 func (w *readOptions) shareWorkers() {
 	if w.workers == nil {
-		w.workers, w.gc = trace.NewWorkers(runtime.GOMAXPROCS(0)), &gcHold{}
+		w.workers, w.gc = trace.NewWorkers(cores()), &gcHold{}
 	}
 }
 
@@ -254,7 +262,7 @@ func readEach[R any](ctx context.Context, files []string, r *readOptions, do fun
 	}
 	jobs := r.Jobs
 	if jobs == 0 {
-		jobs = runtime.GOMAXPROCS(0)
+		jobs = cores()
 	}
 	slots := make(chan struct{}, jobs)
 	budget := r.memory

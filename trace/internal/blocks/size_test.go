@@ -1,6 +1,10 @@
 package blocks
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/traceql/traceql/internal/pages"
+)
 
 // TestGrow reads 1 GB in 1 MB parts into a table, with records in all of
 // it or only in its first 30 % (Kineto's layout for CPU ops), and with the
@@ -33,7 +37,7 @@ func TestGrow(t *testing.T) {
 					n = perPart
 				}
 				before := cap(tab)
-				tab = Grow(nil, tab, n, 0, int64(k+1)*part, c.size, c.trust)
+				tab = Grow(pages.Options{}, tab, n, 0, int64(k+1)*part, c.size, c.trust)
 				if cap(tab) != before {
 					allocs++
 					copied += len(tab)
