@@ -35,8 +35,8 @@ func kernelStats(t *trace.Trace, dev int, key func(string) string) []KernelStat 
 
 // kernelAgg aggregates kernel durations by name. Names map to indices into
 // one slice, not to a record each: a trace of a million distinct names
-// (1 M kernels, 193 MB) then makes two big allocations, not a million small
-// ones for the collector to scan.
+// then makes two big allocations, not a million small ones for the
+// collector to scan.
 type kernelAgg struct {
 	index map[string]int
 	stats []KernelStat
@@ -138,7 +138,7 @@ func top[T any](xs []T, n int, cmp func(a, b T) int) []T {
 // other names are kept.
 func Family(name string) string {
 	if strings.HasPrefix(name, "triton_") {
-		// Drop the generated counter: _0, _12.
+		// Drop the numeric suffix Inductor appends: _0, _12.
 		s := strings.TrimRight(name, "0123456789")
 		if len(s) < len(name) && strings.HasSuffix(s, "_") {
 			return s[:len(s)-1]

@@ -195,7 +195,7 @@ func Summarize(t *trace.Trace, o Options) Summary {
 	}
 	s.Window = windowLabel(t)
 	var wg sync.WaitGroup
-	var w traceWide
+	var w sharedInputs
 	var prep sync.WaitGroup
 	prep.Go(func() { w.ix = newLaunchIndex(t) })
 	prep.Go(func() {
@@ -210,8 +210,9 @@ func Summarize(t *trace.Trace, o Options) Summary {
 	})
 	// The host side is what a trace without GPU activity has to show, and
 	// only such a trace's report shows it; walking a GPU trace's ops for
-	// their self times took 44 % of BenchmarkSummarize/real for nothing.
-	// When needed, it is computed while the devices' inputs are built.
+	// their self times would be much of a summary's work, for nothing
+	// (BenchmarkSummarize/real tells). When needed, it is computed while
+	// the devices' inputs are built.
 	devs := activeDevices(t)
 	if len(devs) == 0 {
 		wg.Go(func() { s.Host = summarizeHost(t, o.TopN) })
@@ -284,28 +285,28 @@ func windowLabel(t *trace.Trace) string {
 	return w
 }
 
-// traceWide is what every device's summary reads of the whole trace, found
-// once for all of them.
-type traceWide struct {
+// sharedInputs are what every device's summary reads of the whole trace,
+// found once for all of them.
+type sharedInputs struct {
 	ix      launchIndex
 	steps   []Step               // Steps
 	stepOps map[int64][]trace.Op // gpuStepOps
 	syncs   []Interval           // hostSyncs
-	compile compileWide          // compileOps
+	compile compileInputs        // compileOps
 }
 
 // A viewer makes views of one device of a trace at a time: t with only
 // that device's kernels, copies, memsets and syncs (in their order), and
 // all of its host records. Each device's summary then reads its own
 // records, not every device's, eight times over for eight GPUs. The
-// records are copies, into room the viewer reuses for the next device's
-// view. A trace of one GPU is its own view.
+// records are copies, into buffers the viewer reuses for the next
+// device's view. A trace of one GPU is its own view.
 type viewer struct {
 	t   *trace.Trace
 	pos map[int]int // device ID → its place in the index lists
 	// The indices of each device's records, by place.
 	kernels, memcpys, memsets, syncs [][]int32
-	// The room of the last view.
+	// The buffers of the last view.
 	k []trace.Kernel
 	c []trace.Memcpy
 	m []trace.Memset
@@ -361,7 +362,7 @@ func DeviceViews(t *trace.Trace) iter.Seq2[int, *trace.Trace] {
 	}
 }
 
-// fork returns a viewer sharing b's indices, with room of its own.
+// fork returns a viewer sharing b's indices, with buffers of its own.
 func (b *viewer) fork() *viewer {
 	return &viewer{t: b.t, pos: b.pos, kernels: b.kernels, memcpys: b.memcpys, memsets: b.memsets, syncs: b.syncs}
 }
@@ -394,9 +395,9 @@ func indexByDevice[T any](xs []T, pos map[int]int, device func(*T) int) [][]int3
 	return out
 }
 
-// gather copies the records of xs at idx into room, grown if need be.
-func gather[T any](room, xs []T, idx []int32) []T {
-	out := slices.Grow(room[:0], len(idx))
+// gather copies the records of xs at idx into buf, grown if need be.
+func gather[T any](buf, xs []T, idx []int32) []T {
+	out := slices.Grow(buf[:0], len(idx))
 	for _, i := range idx {
 		out = append(out, xs[i])
 	}
@@ -426,8 +427,8 @@ func DeviceBusy(t *trace.Trace, dev int) []Interval {
 	// Capacities are for a trace of one device, the common case: they
 	// spare growing the slices, which costs more than the loops; and only
 	// the pages of the unions are written. Each table is sorted by start;
-	// the few copies and memsets are merged first, then into the room left
-	// after the kernels, which are not copied again.
+	// the few copies and memsets are merged first, then into the space
+	// left after the kernels, which are not copied again.
 	m := make([]Interval, 0, len(t.Memsets))
 	for i := range t.Memsets {
 		if a := &t.Memsets[i].Activity; a.Device == dev {
@@ -450,7 +451,7 @@ func DeviceBusy(t *trace.Trace, dev int) []Interval {
 	return unionSorted(mergeInto(k, c))
 }
 
-func summarizeDevice(t *trace.Trace, dev trace.Device, topN int, w *traceWide) DeviceSummary {
+func summarizeDevice(t *trace.Trace, dev trace.Device, topN int, w *sharedInputs) DeviceSummary {
 	d := DeviceSummary{Device: dev.ID, Name: dev.Name, Window: windowLabel(t)}
 	// Three independent parts, in parallel: launches, the timeline (busy,
 	// gaps, steps), and the per-kernel and copy statistics.
@@ -549,7 +550,7 @@ func summarizeDevice(t *trace.Trace, dev trace.Device, topN int, w *traceWide) D
 }
 
 // summarizeTimeline fills in d's span, busy and idle time, gaps and steps.
-func summarizeTimeline(t *trace.Trace, d *DeviceSummary, w *traceWide) {
+func summarizeTimeline(t *trace.Trace, d *DeviceSummary, w *sharedInputs) {
 	busy := DeviceBusy(t, d.Device)
 	d.Steps = stepStats(t, d.Device, deviceSteps(t, w.steps, w.stepOps[int64(d.Device)]), busy)
 	lens := make([]int64, len(d.Steps))

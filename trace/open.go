@@ -440,8 +440,8 @@ func (g *gzipReader) Read(p []byte) (int, error) {
 
 // bufSize picks a read buffer for content of about n bytes. It serves the
 // sniffing and the JSON before the events, which the scanner reads 64 kB at
-// a time; the events are read past it, a block at a time. A megabyte, as
-// before, was most of what a folder of 1 MB ranks allocated.
+// a time; the events are read past it, a block at a time. A larger buffer
+// would be most of what a folder of small ranks allocates.
 func bufSize(n int64) int {
 	return int(min(max(n, headLen), 64<<10))
 }
