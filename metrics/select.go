@@ -56,6 +56,8 @@ var ErrNoGPUActivity = errors.New("no GPU activity to measure from")
 // steps, numbered First to Last.
 type NoStepsSelectedError struct{ First, Last int }
 
+// Error says which steps there were, for a message that names the
+// selection before it ("--steps 9 selects none of steps 1..4").
 func (e *NoStepsSelectedError) Error() string {
 	return fmt.Sprintf("selects none of steps %d..%d", e.First, e.Last)
 }
@@ -64,6 +66,8 @@ func (e *NoStepsSelectedError) Error() string {
 // which lasts ActivityNS.
 type LateWindowError struct{ ActivityNS int64 }
 
+// Error says how long the GPU activity lasts, for a message that names
+// the span before it.
 func (e *LateWindowError) Error() string {
 	return fmt.Sprintf("starts after the GPU activity, which lasts %d ns", e.ActivityNS)
 }
