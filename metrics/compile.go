@@ -75,17 +75,17 @@ type DeviceCompile struct {
 // A thread is a host thread.
 type thread struct{ pid, tid int64 }
 
-// compileWide is what the devices' compile metrics read of the whole
-// trace.
-type compileWide struct {
+// compileInputs are what the devices' compile metrics read of the whole
+// trace, found once for all of them.
+type compileInputs struct {
 	stats CompileStats
 	// ranges are the compiled ranges of each thread, merged.
 	ranges map[thread][]Interval
 }
 
 // compileOps reads t's torch.compile ops (within t.Window, when set).
-func compileOps(t *trace.Trace) compileWide {
-	var w compileWide
+func compileOps(t *trace.Trace) compileInputs {
+	var w compileInputs
 	type fr struct{ f, r string }
 	seen := map[fr]bool{}
 	frames := map[string]int{} // frame → distinct R > 0
@@ -186,7 +186,7 @@ func inRanges(rs []Interval, start, end int64) bool {
 // deviceCompile computes the compiled share of device dev's kernels, and
 // the top topN kernels launched outside compiled code. It walks the
 // kernels only when the trace has compiled ranges.
-func deviceCompile(t *trace.Trace, dev int, ix launchIndex, w *compileWide, kernelNS, graphNS int64, topN int) DeviceCompile {
+func deviceCompile(t *trace.Trace, dev int, ix launchIndex, w *compileInputs, kernelNS, graphNS int64, topN int) DeviceCompile {
 	d := DeviceCompile{CompileStats: w.stats, GraphKernelNS: graphNS}
 	if len(w.ranges) == 0 {
 		return d
@@ -224,7 +224,7 @@ func deviceCompile(t *trace.Trace, dev int, ix launchIndex, w *compileWide, kern
 // compiled code (as deviceCompile tells them) to the innermost cpu_op on
 // the launching thread, as Scopes does for all GPU work; the topN by GPU
 // time. Nil when the trace has no compiled ranges or no such kernels.
-func eagerOps(t *trace.Trace, dev int, ix launchIndex, w *compileWide, kernelNS int64, topN int) []ScopeStat {
+func eagerOps(t *trace.Trace, dev int, ix launchIndex, w *compileInputs, kernelNS int64, topN int) []ScopeStat {
 	if len(w.ranges) == 0 {
 		return nil
 	}

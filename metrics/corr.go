@@ -7,13 +7,13 @@ import (
 	"github.com/traceql/traceql/trace"
 )
 
-// corrKey identifies a correlation id: ids are unique per process in Nsight
-// exports and per trace in Kineto ones (whose device records carry no pid).
+// corrKey identifies a correlation id: ids are unique per process or per
+// trace, as the trace says (trace.Meta.CorrelationPerProcess).
 type corrKey struct{ pid, corr int64 }
 
 // keyOf returns the correlation key of a record of process pid.
 func keyOf(t *trace.Trace, pid, corr int64) corrKey {
-	if t.Meta.Format == trace.Nsys {
+	if t.Meta.CorrelationPerProcess {
 		return corrKey{pid, corr}
 	}
 	return corrKey{0, corr}
@@ -21,16 +21,15 @@ func keyOf(t *trace.Trace, pid, corr int64) corrKey {
 
 // A corrTable maps correlation keys to values. CUPTI numbers correlation
 // ids upward from 1 in each process, so a process's ids are nearly dense:
-// a trace records one API call in 3 to 6 of the ids CUPTI hands out (the
-// real traces in ../shared). Each key has a slot in vals, fixed when the
-// table is made. A dense process finds a key's slot through a bitmap of
-// its ids: a set bit is a key, and the keys below it (a count kept a word
-// at a time, plus the word's bits below it) are its slot. That is 1.5 bits
-// an id, where a slice of slots indexed by id took 32 (19 MB a table on
-// the README's 1 GB real layout, whose summary made two); on the hundreds
-// of thousands of lookups a summary makes, in nearly increasing id order,
-// either is several times faster than a hash map. A process whose ids are
-// too sparse for the bitmap gets a map.
+// a trace records an API call for a few of the ids CUPTI hands out, not
+// all. Each key has a slot in vals, fixed when the table is made. A dense
+// process finds a key's slot through a bitmap of its ids: a set bit is a
+// key, and the keys below it (a count kept a word at a time, plus the
+// word's bits below it) are its slot. That is under two bits an id, where
+// a slice of slots indexed by id takes 32; and the lookups a summary
+// makes, many and in nearly increasing id order, find a bitmap faster
+// than a hash map (BenchmarkSummarize tells whether it still pays). A
+// process whose ids are too sparse for the bitmap gets a map.
 //
 // The keys are fixed when the table is made; lookups may run concurrently.
 type corrTable[V any] struct {

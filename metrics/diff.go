@@ -35,8 +35,8 @@ func kernelStats(t *trace.Trace, dev int, key func(string) string) []KernelStat 
 
 // kernelAgg aggregates kernel durations by name. Names map to indices into
 // one slice, not to a record each: a trace of a million distinct names
-// (1 M kernels, 193 MB) then makes two big allocations, not a million small
-// ones for the collector to scan.
+// then makes two big allocations, not a million small ones for the
+// collector to scan.
 type kernelAgg struct {
 	index map[string]int
 	stats []KernelStat
@@ -138,7 +138,7 @@ func top[T any](xs []T, n int, cmp func(a, b T) int) []T {
 // other names are kept.
 func Family(name string) string {
 	if strings.HasPrefix(name, "triton_") {
-		// Drop the generated counter: _0, _12.
+		// Drop the numeric suffix Inductor appends: _0, _12.
 		s := strings.TrimRight(name, "0123456789")
 		if len(s) < len(name) && strings.HasSuffix(s, "_") {
 			return s[:len(s)-1]
@@ -232,6 +232,8 @@ type DiffOptions struct {
 	// Ops asks for each device's GPU time by host op (DeviceSummary.Ops)
 	// in both summaries, to compare by op.
 	Ops bool
+	// Workers is Options.Workers of both summaries.
+	Workers int
 }
 
 // A Diff compares two traces device by device.
@@ -269,7 +271,8 @@ func DiffTraces(a, b *trace.Trace, o DiffOptions) Diff {
 	if o.Family {
 		key = Family
 	}
-	d := Diff{Old: Summarize(a, Options{Scopes: o.Ops}), New: Summarize(b, Options{Scopes: o.Ops})}
+	so := Options{Scopes: o.Ops, Workers: o.Workers}
+	d := Diff{Old: Summarize(a, so), New: Summarize(b, so)}
 	// Unsorted: DiffKernels sorts.
 	ka, kb := devicesKernelStats(a, key), devicesKernelStats(b, key)
 	for i := range max(len(d.Old.Devices), len(d.New.Devices)) {

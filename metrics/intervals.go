@@ -50,7 +50,7 @@ func appendUnion(ivs []Interval, iv Interval) []Interval {
 	return append(ivs, iv)
 }
 
-// mergeInto merges b into the room after a, both sorted by start, a's
+// mergeInto merges b into the space after a, both sorted by start, a's
 // first on ties, from the back: cap(a) must hold both.
 func mergeInto(a, b []Interval) []Interval {
 	i, j := len(a)-1, len(b)-1

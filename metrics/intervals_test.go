@@ -39,7 +39,7 @@ func TestUnion(t *testing.T) {
 	}
 }
 
-// TestMergeInto: merging from the back into the room after a gives what
+// TestMergeInto: merging from the back into the space after a gives what
 // a stable sort of both lists, a's first, gives.
 func TestMergeInto(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"iter"
 	"math"
-	"runtime"
 	"slices"
 	"sync"
 
@@ -24,7 +23,10 @@ type Summary struct {
 	Window  string
 	Format  trace.Format
 	Version string
-	Rank    int // -1 when unknown
+	// VersionIsSchema says that Version numbers the trace's schema
+	// (trace.Meta.VersionIsSchema).
+	VersionIsSchema bool
+	Rank            int // -1 when unknown
 	// WorldSize is the job's number of ranks (distributedInfo); 0 when
 	// unknown.
 	WorldSize int
@@ -173,6 +175,11 @@ type Options struct {
 	// kernels outside compiled code (DeviceCompile.TopEagerOps): the trace
 	// must hold its cpu_ops, which a lean read leaves out.
 	Scopes bool
+	// Workers is the most devices summarized at once, each by a goroutine
+	// of its own; 0 or 1: one after another. The program decides how
+	// many cores a summary may take (cmd/traceql: GOMAXPROCS), not
+	// metrics.
+	Workers int
 }
 
 // Summarize computes the per-device metrics of t.
@@ -181,16 +188,17 @@ func Summarize(t *trace.Trace, o Options) Summary {
 		o.TopN = 10
 	}
 	s := Summary{
-		Source:    t.Source,
-		Format:    t.Meta.Format,
-		Version:   t.Meta.Version,
-		Rank:      t.Meta.Rank,
-		WorldSize: t.Meta.WorldSize,
-		Warnings:  t.Warnings,
+		Source:          t.Source,
+		Format:          t.Meta.Format,
+		Version:         t.Meta.Version,
+		VersionIsSchema: t.Meta.VersionIsSchema,
+		Rank:            t.Meta.Rank,
+		WorldSize:       t.Meta.WorldSize,
+		Warnings:        t.Warnings,
 	}
 	s.Window = windowLabel(t)
 	var wg sync.WaitGroup
-	var w traceWide
+	var w sharedInputs
 	var prep sync.WaitGroup
 	prep.Go(func() { w.ix = newLaunchIndex(t) })
 	prep.Go(func() {
@@ -205,8 +213,9 @@ func Summarize(t *trace.Trace, o Options) Summary {
 	})
 	// The host side is what a trace without GPU activity has to show, and
 	// only such a trace's report shows it; walking a GPU trace's ops for
-	// their self times took 44 % of BenchmarkSummarize/real for nothing.
-	// When needed, it is computed while the devices' inputs are built.
+	// their self times would be much of a summary's work, for nothing
+	// (BenchmarkSummarize/real tells). When needed, it is computed while
+	// the devices' inputs are built.
 	devs := activeDevices(t)
 	if len(devs) == 0 {
 		wg.Go(func() { s.Host = summarizeHost(t, o.TopN) })
@@ -214,11 +223,11 @@ func Summarize(t *trace.Trace, o Options) Summary {
 	prep.Wait()
 	s.Compile = w.compile.stats
 	s.Devices = make([]DeviceSummary, len(devs))
-	// A worker a CPU, each with a viewer of its own: the views' copies
-	// hold as many devices' records as there are workers, not all.
+	// Each worker has a viewer of its own: the views' copies hold as many
+	// devices' records as there are workers, not all.
 	views := newViewer(t, devs)
 	next := make(chan int)
-	for range min(runtime.GOMAXPROCS(0), len(devs)) {
+	for range min(max(o.Workers, 1), len(devs)) {
 		wg.Go(func() {
 			b := views.fork()
 			for i := range next {
@@ -279,28 +288,28 @@ func windowLabel(t *trace.Trace) string {
 	return w
 }
 
-// traceWide is what every device's summary reads of the whole trace, found
-// once for all of them.
-type traceWide struct {
+// sharedInputs are what every device's summary reads of the whole trace,
+// found once for all of them.
+type sharedInputs struct {
 	ix      launchIndex
 	steps   []Step               // Steps
 	stepOps map[int64][]trace.Op // gpuStepOps
 	syncs   []Interval           // hostSyncs
-	compile compileWide          // compileOps
+	compile compileInputs        // compileOps
 }
 
 // A viewer makes views of one device of a trace at a time: t with only
 // that device's kernels, copies, memsets and syncs (in their order), and
 // all of its host records. Each device's summary then reads its own
 // records, not every device's, eight times over for eight GPUs. The
-// records are copies, into room the viewer reuses for the next device's
-// view. A trace of one GPU is its own view.
+// records are copies, into buffers the viewer reuses for the next
+// device's view. A trace of one GPU is its own view.
 type viewer struct {
 	t   *trace.Trace
 	pos map[int]int // device ID → its place in the index lists
 	// The indices of each device's records, by place.
 	kernels, memcpys, memsets, syncs [][]int32
-	// The room of the last view.
+	// The buffers of the last view.
 	k []trace.Kernel
 	c []trace.Memcpy
 	m []trace.Memset
@@ -356,7 +365,7 @@ func DeviceViews(t *trace.Trace) iter.Seq2[int, *trace.Trace] {
 	}
 }
 
-// fork returns a viewer sharing b's indices, with room of its own.
+// fork returns a viewer sharing b's indices, with buffers of its own.
 func (b *viewer) fork() *viewer {
 	return &viewer{t: b.t, pos: b.pos, kernels: b.kernels, memcpys: b.memcpys, memsets: b.memsets, syncs: b.syncs}
 }
@@ -389,9 +398,9 @@ func indexByDevice[T any](xs []T, pos map[int]int, device func(*T) int) [][]int3
 	return out
 }
 
-// gather copies the records of xs at idx into room, grown if need be.
-func gather[T any](room, xs []T, idx []int32) []T {
-	out := slices.Grow(room[:0], len(idx))
+// gather copies the records of xs at idx into buf, grown if need be.
+func gather[T any](buf, xs []T, idx []int32) []T {
+	out := slices.Grow(buf[:0], len(idx))
 	for _, i := range idx {
 		out = append(out, xs[i])
 	}
@@ -421,8 +430,8 @@ func DeviceBusy(t *trace.Trace, dev int) []Interval {
 	// Capacities are for a trace of one device, the common case: they
 	// spare growing the slices, which costs more than the loops; and only
 	// the pages of the unions are written. Each table is sorted by start;
-	// the few copies and memsets are merged first, then into the room left
-	// after the kernels, which are not copied again.
+	// the few copies and memsets are merged first, then into the space
+	// left after the kernels, which are not copied again.
 	m := make([]Interval, 0, len(t.Memsets))
 	for i := range t.Memsets {
 		if a := &t.Memsets[i].Activity; a.Device == dev {
@@ -445,7 +454,7 @@ func DeviceBusy(t *trace.Trace, dev int) []Interval {
 	return unionSorted(mergeInto(k, c))
 }
 
-func summarizeDevice(t *trace.Trace, dev trace.Device, topN int, w *traceWide) DeviceSummary {
+func summarizeDevice(t *trace.Trace, dev trace.Device, topN int, w *sharedInputs) DeviceSummary {
 	d := DeviceSummary{Device: dev.ID, Name: dev.Name, Window: windowLabel(t)}
 	// Three independent parts, in parallel: launches, the timeline (busy,
 	// gaps, steps), and the per-kernel and copy statistics.
@@ -544,7 +553,7 @@ func summarizeDevice(t *trace.Trace, dev trace.Device, topN int, w *traceWide) D
 }
 
 // summarizeTimeline fills in d's span, busy and idle time, gaps and steps.
-func summarizeTimeline(t *trace.Trace, d *DeviceSummary, w *traceWide) {
+func summarizeTimeline(t *trace.Trace, d *DeviceSummary, w *sharedInputs) {
 	busy := DeviceBusy(t, d.Device)
 	d.Steps = stepStats(t, d.Device, deviceSteps(t, w.steps, w.stepOps[int64(d.Device)]), busy)
 	lens := make([]int64, len(d.Steps))

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"testing"
 
@@ -113,5 +114,29 @@ func TestGroundTruth(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestSummarizeWorkers: the devices summarized at once do not change the
+// summary, whether fewer or more than the devices.
+func TestSummarizeWorkers(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "t.json")
+	if _, err := synth.WriteFile(path, synth.Config{Seed: 5, Devices: 4, Streams: 2, Steps: 3, KernelsPerStep: 20, GraphLaunches: 1}, false); err != nil {
+		t.Fatal(err)
+	}
+	tr, err := trace.Open(context.Background(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := metrics.Options{KernelDists: true, StreamStats: true, APIStats: true, RangeStats: true, Scopes: true}
+	one := metrics.Summarize(tr, o)
+	if len(one.Devices) != 4 {
+		t.Fatalf("%d devices, want 4", len(one.Devices))
+	}
+	for _, n := range []int{2, 3, 8} {
+		o.Workers = n
+		if got := metrics.Summarize(tr, o); !reflect.DeepEqual(got, one) {
+			t.Errorf("%d workers: the summary differs from one worker's", n)
+		}
 	}
 }

@@ -12,7 +12,6 @@ import (
 	"strings"
 
 	"github.com/traceql/traceql/metrics"
-	"github.com/traceql/traceql/trace"
 )
 
 // A Cell is a value with its own unit, for tables whose rows differ in unit
@@ -69,7 +68,7 @@ func SummaryTables(s metrics.Summary, l Layout) []*Table {
 	title := fmt.Sprintf("%s  (%s", Printable(s.Source), s.Format) // a line of its own
 	switch {
 	case s.Version == "":
-	case s.Format == trace.Kineto:
+	case s.VersionIsSchema:
 		title += ", schema " + s.Version
 	default:
 		title += " " + s.Version

@@ -30,7 +30,7 @@ func (kinetoFormat) decode(ctx context.Context, in *input) (*Trace, error) {
 		ctx:         ctx,
 		in:          in,
 		sc:          jsonlex.NewScanner(in.r, min(in.size, 64<<10, in.opts.blockBytes()), cmp.Or(in.opts.MaxEventBytes, defaultMaxEventBytes)),
-		t:           &Trace{Source: in.path, Meta: Meta{Format: Kineto, Rank: -1}},
+		t:           &Trace{Source: in.path, Meta: Meta{Format: Kineto, Rank: -1, VersionIsSchema: true}},
 		truncatedAt: -1,
 	}
 	d.sc.SetBase(in.leadingSpace)

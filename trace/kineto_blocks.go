@@ -68,7 +68,7 @@ func (s *tableSink) grow(p *part) {
 		}
 	}
 	big := p.size >= 64<<10
-	size, hold := s.d.in.contentSize(), s.d.in.opts.HoldGC
+	size, alloc := s.d.in.contentSize(), s.d.in.alloc()
 	for i, n := range counts {
 		if n > 0 && held[i] == 0 {
 			s.since[i] = p.end - int64(p.size)
@@ -76,7 +76,7 @@ func (s *tableSink) grow(p *part) {
 		if n > 0 && big && kinds == 1 {
 			s.alone[i] = true
 		}
-		recordTables[i].grow(t, hold, n, s.since[i], p.end, size, big && !s.alone[i])
+		recordTables[i].grow(t, alloc, n, s.since[i], p.end, size, big && !s.alone[i])
 	}
 }
 
@@ -107,10 +107,10 @@ func (s *tableSink) reserve(ra io.ReaderAt, from, end int64) {
 		}
 	}
 	// The tables are made at once, their pages written by all cores.
-	t, hold := s.d.t, s.d.in.opts.HoldGC
+	t, alloc := s.d.t, s.d.in.alloc()
 	var wg sync.WaitGroup
 	for i, tab := range recordTables {
-		wg.Go(func() { tab.reserve(t, hold, est[i]) })
+		wg.Go(func() { tab.reserve(t, alloc, est[i]) })
 	}
 	wg.Wait()
 }

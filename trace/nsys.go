@@ -105,7 +105,7 @@ func (nsysFormat) decode(ctx context.Context, in *input) (*Trace, error) {
 		path:   in.path,
 		size:   size,
 		strict: in.opts.Strict,
-		t:      &Trace{Source: in.path, Meta: Meta{Format: Nsys, Rank: -1}},
+		t:      &Trace{Source: in.path, Meta: Meta{Format: Nsys, Rank: -1, CorrelationPerProcess: true}},
 
 		progress: in.opts.Progress,
 		holdGC:   in.opts.HoldGC,
@@ -417,8 +417,9 @@ func readTable[T, A any](r *nsysReader, table string, cols []string, where strin
 	if span >= parallelRows {
 		parts = min(r.workers, maxParts)
 	}
-	ts := pages.Make[T](r.holdGC, int(span), int(span))
-	as := pages.Make[A](r.holdGC, int(span), int(span))
+	alloc := pages.Options{Hold: r.holdGC, Workers: r.workers}
+	ts := pages.Make[T](alloc, int(span), int(span))
+	as := pages.Make[A](alloc, int(span), int(span))
 	type part struct {
 		lo, hi int64 // rowids, inclusive
 		n      int   // rows kept, stored from ts[p.lo-lo] on

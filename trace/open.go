@@ -18,6 +18,7 @@ import (
 
 	"github.com/klauspost/compress/gzip"
 
+	"github.com/traceql/traceql/internal/pages"
 	"github.com/traceql/traceql/trace/internal/blocks"
 )
 
@@ -56,6 +57,12 @@ const headLen = 512
 
 // contentSize guesses the size of the content: the file's, or for gzip
 // what gzipContentSize makes of the trailer and of the part inflated so far.
+// alloc says how the tables of the read are made: the collector held as
+// Options.HoldGC says, their pages written by the read's workers.
+func (in *input) alloc() pages.Options {
+	return pages.Options{Hold: in.opts.HoldGC, Workers: in.workers.Size()}
+}
+
 func (in *input) contentSize() int64 {
 	if !in.gzipped {
 		return in.size
@@ -433,8 +440,8 @@ func (g *gzipReader) Read(p []byte) (int, error) {
 
 // bufSize picks a read buffer for content of about n bytes. It serves the
 // sniffing and the JSON before the events, which the scanner reads 64 kB at
-// a time; the events are read past it, a block at a time. A megabyte, as
-// before, was most of what a folder of 1 MB ranks allocated.
+// a time; the events are read past it, a block at a time. A larger buffer
+// would be most of what a folder of small ranks allocates.
 func bufSize(n int64) int {
 	return int(min(max(n, headLen), 64<<10))
 }

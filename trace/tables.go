@@ -3,6 +3,7 @@ package trace
 import (
 	"unsafe"
 
+	"github.com/traceql/traceql/internal/pages"
 	"github.com/traceql/traceql/trace/internal/blocks"
 )
 
@@ -17,9 +18,9 @@ type recordTable interface {
 	// empty empties t's table, keeping its memory.
 	empty(t *Trace)
 	// grow makes room for n more records (blocks.Grow).
-	grow(t *Trace, hold func() func(), n int, since, end, size int64, projected bool)
+	grow(t *Trace, alloc pages.Options, n int, since, end, size int64, projected bool)
 	// reserve makes room for est records (blocks.Reserve).
-	reserve(t *Trace, hold func() func(), est float64)
+	reserve(t *Trace, alloc pages.Options, est float64)
 	recordBytes() uintptr
 }
 
@@ -39,14 +40,14 @@ func (f table[T]) empty(t *Trace) {
 	*s = (*s)[:0]
 }
 
-func (f table[T]) grow(t *Trace, hold func() func(), n int, since, end, size int64, projected bool) {
+func (f table[T]) grow(t *Trace, alloc pages.Options, n int, since, end, size int64, projected bool) {
 	s := f(t)
-	*s = blocks.Grow(hold, *s, n, since, end, size, projected)
+	*s = blocks.Grow(alloc, *s, n, since, end, size, projected)
 }
 
-func (f table[T]) reserve(t *Trace, hold func() func(), est float64) {
+func (f table[T]) reserve(t *Trace, alloc pages.Options, est float64) {
 	s := f(t)
-	*s = blocks.Reserve(hold, *s, est)
+	*s = blocks.Reserve(alloc, *s, est)
 }
 
 func (table[T]) recordBytes() uintptr {

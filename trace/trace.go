@@ -59,6 +59,15 @@ type Trace struct {
 type Meta struct {
 	Format  Format
 	Version string // Kineto schemaVersion; Nsight exporter version ("2024.2.1.106"); "" when unknown
+	// VersionIsSchema says that Version numbers the file's schema (Kineto's
+	// schemaVersion) rather than a release of the program that wrote it:
+	// people read "schema 1", not "1".
+	VersionIsSchema bool
+	// CorrelationPerProcess says that correlation ids are unique per
+	// process (the records' PID), not per trace: Nsight numbers each
+	// process's ids on its own. Kineto's ids are unique in the trace, and
+	// its device records carry no process.
+	CorrelationPerProcess bool
 	// BaseTimeNS is Kineto's baseTimeNanoseconds: the epoch time of ts 0
 	// (0 when absent). Absolute ns = BaseTimeNS + time.
 	BaseTimeNS int64

@@ -150,7 +150,7 @@ func writeMaybeGzip(w io.Writer, name string, write func(io.Writer) error) error
 // annotations computes what annotate adds to t.
 func annotations(t *trace.Trace, bins int) report.Annotations {
 	a := report.Annotations{
-		Summary:  metrics.Summarize(t, metrics.Options{}),
+		Summary:  metrics.Summarize(t, metrics.Options{Workers: cores()}),
 		Gaps:     metrics.ClassifyGaps(t),
 		Timeline: map[int][]metrics.Point{},
 		Steps:    map[int][]metrics.StepStat{},

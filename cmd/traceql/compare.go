@@ -233,7 +233,7 @@ func runCompare(ctx context.Context, opts *compareOptions) error {
 	}
 	done := opts.Read.startProgress(opts.Files)
 	var sums []metrics.Summary
-	summarize := func(t *trace.Trace) metrics.Summary { return metrics.Summarize(t, metrics.Options{}) }
+	summarize := func(t *trace.Trace) metrics.Summary { return metrics.Summarize(t, metrics.Options{Workers: cores()}) }
 	err := readEach(ctx, opts.Files, &opts.Read, summarize, func(file string, s metrics.Summary, err error) error {
 		if err != nil {
 			return err

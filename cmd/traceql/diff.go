@@ -106,7 +106,7 @@ func runDiff(ctx context.Context, opts *diffOptions) error {
 	if err != nil {
 		return err
 	}
-	d := metrics.DiffTraces(ts[0], ts[1], metrics.DiffOptions{Family: opts.Group == "family", Ops: opts.By == "op"})
+	d := metrics.DiffTraces(ts[0], ts[1], metrics.DiffOptions{Family: opts.Group == "family", Ops: opts.By == "op", Workers: cores()})
 	labels := opts.Labels
 	if labels == nil {
 		labels = runLabels([]string{opts.Old, opts.New})

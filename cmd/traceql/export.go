@@ -233,7 +233,7 @@ func runExport(ctx context.Context, opts *exportOptions) error {
 func exportInput(table string, perStream bool, t *trace.Trace) report.ExportInput {
 	in := report.ExportInput{Trace: t}
 	summary := func() {
-		s := metrics.Summarize(t, metrics.Options{})
+		s := metrics.Summarize(t, metrics.Options{Workers: cores()})
 		in.Summary = &s
 	}
 	switch table {

@@ -49,21 +49,22 @@ const threadCost = 128 << 20
 // fit makes the Go runtime live within the limits, unless GOMEMLIMIT and
 // GOMAXPROCS (given as goLimitSet and procsSet) say otherwise: the heap
 // is kept to half the address space left (freed heap stays mapped), or to
-// nine tenths of the cgroup's room, so that the collector works harder
-// before the limit rather than the run dying at it; and under an
-// address-space limit, no more threads run Go code than the room holds.
+// nine tenths of the cgroup's available memory, so that the collector
+// works harder before the limit rather than the run dying at it; and under
+// an address-space limit, no more threads run Go code than the address
+// space left holds.
 // The memory budget of readEach follows the Go memory limit, so fewer
 // files are read at once.
 func (l memoryLimits) fit(goLimitSet, procsSet bool) {
 	var heap int64 = math.MaxInt64
-	if room := l.asAvailable(); room > 0 {
-		heap = room / 2
+	if as := l.asAvailable(); as > 0 {
+		heap = as / 2
 		if !procsSet {
-			runtime.GOMAXPROCS(int(min(max(room/threadCost, 1), int64(runtime.GOMAXPROCS(0)))))
+			runtime.GOMAXPROCS(int(min(max(as/threadCost, 1), int64(runtime.GOMAXPROCS(0)))))
 		}
 	}
-	if room := cgroupRoom("/"); room > 0 {
-		heap = min(heap, room/10*9)
+	if c := cgroupAvailable("/"); c > 0 {
+		heap = min(heap, c/10*9)
 	}
 	if heap != math.MaxInt64 && !goLimitSet {
 		debug.SetMemoryLimit(heap)

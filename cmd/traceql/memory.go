@@ -12,7 +12,7 @@ import (
 
 // memoryBudget is how much memory the files read at once may be estimated
 // to take (trace.Footprint): half of what the system has available, or of
-// the room left in the process's cgroup where that is less, and no more
+// what the process's cgroup has available where that is less, and no more
 // than the Go memory limit (GOMEMLIMIT) when one is set. It is 0, no
 // limit, where none of them is known (outside Linux).
 func memoryBudget() int64 {
@@ -23,8 +23,8 @@ func memoryBudget() int64 {
 // Go memory limit goLimit (math.MaxInt64 when unset).
 func budgetFrom(root string, goLimit int64) int64 {
 	avail := memAvailable(root)
-	if room := cgroupRoom(root); room > 0 && (avail == 0 || room < avail) {
-		avail = room
+	if c := cgroupAvailable(root); c > 0 && (avail == 0 || c < avail) {
+		avail = c
 	}
 	budget := (avail + 1) / 2 // 1 byte left still limits: to one file at a time
 	if goLimit != math.MaxInt64 && (budget == 0 || goLimit < budget) {
@@ -59,13 +59,13 @@ func field(path, key string) (int64, bool) {
 	return 0, false
 }
 
-// cgroupRoom is what the process's memory cgroup may still take, where
-// containers and batch schedulers limit a job below what /proc/meminfo
-// shows: the least room of the cgroup and its ancestors, as Slurm sets a
-// job's limit on a cgroup above its tasks'. 0 when there is no limit or it
-// is unknown.
-func cgroupRoom(root string) int64 {
-	return cgroupLeast(root, cgroupFiles.room)
+// cgroupAvailable is the memory available to the process's memory cgroup,
+// what it may still take, where containers and batch schedulers limit a
+// job below what /proc/meminfo shows: the least available of the cgroup
+// and its ancestors, as Slurm sets a job's limit on a cgroup above its
+// tasks'. 0 when there is no limit or it is unknown.
+func cgroupAvailable(root string) int64 {
+	return cgroupLeast(root, cgroupFiles.available)
 }
 
 // cgroupLimit is the least memory limit of the process's cgroup and its
@@ -149,12 +149,13 @@ var (
 	cgroupV1 = cgroupFiles{"memory.limit_in_bytes", "memory.usage_in_bytes", "total_inactive_file"}
 )
 
-// room is what the cgroup in dir may still take: its limit less its
-// working set, the usage without the inactive page cache, which the kernel
-// reclaims before it runs out (a job that wrote a 3 GB file into a 3 GiB
-// cgroup used all of it, nearly all cache). 0 when it has no limit ("max"
-// in v2, 2^63 rounded down to a page in v1) or the files cannot be read.
-func (c cgroupFiles) room(dir string) int64 {
+// available is the memory the cgroup in dir may still take: its limit
+// less its working set, the usage without the inactive page cache, which
+// the kernel reclaims before it runs out (a job that wrote a 3 GB file
+// into a 3 GiB cgroup used all of it, nearly all cache). 0 when it has no
+// limit ("max" in v2, 2^63 rounded down to a page in v1) or the files
+// cannot be read.
+func (c cgroupFiles) available(dir string) int64 {
 	limit, usage := c.limitOf(dir), readInt(filepath.Join(dir, c.usage))
 	if limit == 0 {
 		return 0

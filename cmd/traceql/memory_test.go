@@ -10,8 +10,8 @@ import (
 // TestBudgetFrom: the budget is half the memory available, from
 // /proc/meminfo or the process's cgroup (v1 or v2, with or without a
 // cgroup namespace, the limit on it or an ancestor, its inactive page
-// cache counted as room) where that has less room, and the Go memory
-// limit where that is lower; nothing known gives no limit.
+// cache counted as available) where that has less available, and the Go
+// memory limit where that is lower; nothing known gives no limit.
 func TestBudgetFrom(t *testing.T) {
 	const meminfo = "MemTotal:       24684084 kB\nMemFree:         1000000 kB\nMemAvailable:   20000000 kB\n"
 	const gib = 1 << 30
@@ -65,7 +65,7 @@ func TestBudgetFrom(t *testing.T) {
 			"sys/fs/cgroup/memory/memory.limit_in_bytes": "9223372036854771712\n",
 			"sys/fs/cgroup/memory/memory.usage_in_bytes": "12357390336\n",
 		}, math.MaxInt64, 20000000 << 10 / 2},
-		{"cgroup with more room than the machine", map[string]string{
+		{"cgroup with more memory available than the machine", map[string]string{
 			"proc/meminfo":                 meminfo,
 			"proc/self/cgroup":             "0::/\n",
 			"sys/fs/cgroup/memory.max":     "1099511627776\n",

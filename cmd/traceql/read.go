@@ -17,7 +17,6 @@ import (
 	"golang.org/x/sync/semaphore"
 
 	"github.com/traceql/traceql/metrics"
-	"github.com/traceql/traceql/report"
 	"github.com/traceql/traceql/trace"
 )
 
@@ -49,14 +48,22 @@ type readOptions struct {
 	gc      *gcHold
 }
 
+// cores is how many goroutines the work of a command takes at once: the
+// workers that decode the traces read (shareWorkers), and that write the
+// pages of their tables; the files read at once unless --jobs says
+// (readEach); the devices a summary measures at once (metrics.Options).
+// It is decided here alone, from GOMAXPROCS, which fit lowers under an
+// address-space limit; the packages below take it as an input.
+func cores() int { return runtime.GOMAXPROCS(0) }
+
 // shareWorkers gives the files this command reads one budget of decoding
-// goroutines, GOMAXPROCS of them: a folder of ranks read at once shares
-// them instead of taking GOMAXPROCS each, whose blocks in flight and
+// goroutines, cores() of them: a folder of ranks read at once shares
+// them instead of taking as many each, whose blocks in flight and
 // decoders would grow as the square of the cores. They share one gcHold
 // too.
 func (w *readOptions) shareWorkers() {
 	if w.workers == nil {
-		w.workers, w.gc = trace.NewWorkers(runtime.GOMAXPROCS(0)), &gcHold{}
+		w.workers, w.gc = trace.NewWorkers(cores()), &gcHold{}
 	}
 }
 
@@ -180,179 +187,24 @@ func (w *readOptions) active() bool {
 	return w.Steps != "" || w.SkipSteps > 0 || w.Window != "" || w.Range != "" || w.Steady
 }
 
-// apply clips t to the selected window.
+// apply clips t to the selected window (metrics.SelectWindow).
 func (w *readOptions) apply(t *trace.Trace) (*trace.Trace, error) {
 	if !w.active() {
 		return t, nil
 	}
-	var win trace.Window
-	switch {
-	case w.Range != "":
-		r, err := metrics.RangeWindow(t, w.Range)
-		if err != nil {
-			return nil, fmt.Errorf("%s: --range: %w", t.Source, err)
-		}
-		win = trace.Window{Start: r.Start, End: r.End, Label: "range " + w.Range}
-	case w.Steady:
-		all := metrics.Steps(t)
-		if len(all) == 0 {
-			c := *t
-			c.Warnings = append(slices.Clip(t.Warnings), "--steady: no ProfilerStep#N (profile with a schedule and call prof.step()): "+
-				"the whole trace is measured")
-			return &c, nil
-		}
-		n := metrics.WarmupWindows(all)
-		win = stepsWindow(all[n:])
-		win.Label = "steady: " + win.Label
-		if n > 0 {
-			win.Label += fmt.Sprintf(" (warm-up %s left out)", stepRange(all[:n]))
-		}
-	case w.Window != "":
-		origin, last, ok := gpuSpan(t)
-		if !ok {
-			return nil, fmt.Errorf("%s: --window: no GPU activity to measure from", t.Source)
-		}
-		a, b, _ := parseWindow(w.Window)
-		if a >= last-origin {
-			return nil, fmt.Errorf("%s: --window %s starts after the GPU activity, which lasts %s", t.Source, w.Window,
-				report.Format(last-origin, metrics.NS))
-		}
-		// Times are within ±trace.MaxTime: so are the bounds, which then
-		// cannot wrap around.
-		a, b = min(a, trace.MaxTime), min(b, trace.MaxTime)
-		win = trace.Window{Start: origin + a, End: origin + b, Label: "window " + w.Window}
-		if b < 0 {
-			win.End = 1<<63 - 1
-		}
-	default:
-		from, to, _ := parseStepSpec(w.Steps)
-		all := metrics.Steps(t)
-		if len(all) == 0 {
-			return nil, fmt.Errorf("%s: --steps: the trace has no ProfilerStep#N (profile with a schedule and call prof.step())", t.Source)
-		}
-		sel := metrics.SelectSteps(all, from, to, w.SkipSteps)
-		if len(sel) == 0 {
-			var flags []string
-			if w.Steps != "" {
-				flags = append(flags, "--steps "+w.Steps)
-			}
-			if w.SkipSteps > 0 {
-				flags = append(flags, fmt.Sprintf("--skip-steps %d", w.SkipSteps))
-			}
-			return nil, fmt.Errorf("%s: %s selects none of steps %d..%d", t.Source, strings.Join(flags, " "), all[0].Number, all[len(all)-1].Number)
-		}
-		win = stepsWindow(sel)
+	sel, err := metrics.SelectWindow(t, w.windowSpec())
+	if err != nil {
+		return nil, w.windowError(t.Source, err)
 	}
-	return t.Clip(win), nil
-}
-
-// stepsWindow is the window of the steps sel, labelled with their numbers.
-func stepsWindow(sel []metrics.Step) trace.Window {
-	win := trace.Window{Start: sel[0].Start, End: sel[0].End, Label: stepRange(sel)}
-	for _, s := range sel {
-		win.Start, win.End = min(win.Start, s.Start), max(win.End, s.End)
-		win.Steps = append(win.Steps, s.Number)
+	if sel.Warning != "" {
+		c := *t
+		c.Warnings = append(slices.Clip(t.Warnings), "--steady: "+sel.Warning)
+		t = &c
 	}
-	return win
-}
-
-// stepRange names steps: "step 3", or "steps 2–9" from the first to the
-// last number.
-func stepRange(steps []metrics.Step) string {
-	a, b := steps[0].Number, steps[len(steps)-1].Number
-	if a == b {
-		return fmt.Sprintf("step %d", a)
+	if sel.Window == nil {
+		return t, nil
 	}
-	return fmt.Sprintf("steps %d–%d", a, b)
-}
-
-// gpuSpan returns the earliest start and the latest end of GPU work.
-func gpuSpan(t *trace.Trace) (first, last int64, ok bool) {
-	t.EachGPUActivity(func(a *trace.Activity) {
-		if !ok {
-			first, last, ok = a.Start, a.End, true
-		}
-		first, last = min(first, a.Start), max(last, a.End)
-	})
-	return first, last, ok
-}
-
-// parseStepSpec reads "3:", "3:5", ":5" or "4"; -1 is an open bound.
-func parseStepSpec(s string) (from, to int, err error) {
-	if s == "" {
-		return -1, -1, nil
-	}
-	a, b, colon := strings.Cut(s, ":")
-	if !colon {
-		b = a
-	}
-	bound := func(x string) (int, error) {
-		if x == "" {
-			return -1, nil
-		}
-		n, err := strconv.Atoi(x)
-		if err != nil || n < 0 {
-			return 0, fmt.Errorf("--steps %q: want N, A:B, A: or :B with step numbers", s)
-		}
-		return n, nil
-	}
-	if from, err = bound(a); err != nil {
-		return
-	}
-	if to, err = bound(b); err == nil && to >= 0 && to < from {
-		err = fmt.Errorf("--steps %q: the last step is before the first", s)
-	}
-	return
-}
-
-// parseWindow reads "A:B" with units; an empty A is 0, an empty B is -1
-// (to the end).
-func parseWindow(s string) (a, b int64, err error) {
-	if s == "" {
-		return 0, -1, nil
-	}
-	x, y, ok := strings.Cut(s, ":")
-	if !ok {
-		return 0, 0, fmt.Errorf("--window %q: want START:END, e.g. 100ms:500ms", s)
-	}
-	if a, err = parseDuration(x, 0); err != nil {
-		return 0, 0, fmt.Errorf("--window %q: %w", s, err)
-	}
-	if b, err = parseDuration(y, -1); err != nil {
-		return 0, 0, fmt.Errorf("--window %q: %w", s, err)
-	}
-	if b >= 0 && b <= a {
-		return 0, 0, fmt.Errorf("--window %q: want an end after the start", s)
-	}
-	return a, b, nil
-}
-
-// parseDuration reads "250ms", "1.5s", "20us", "20µs", "100ns" into ns.
-func parseDuration(s string, empty int64) (int64, error) {
-	if s == "" {
-		return empty, nil
-	}
-	for _, u := range []struct {
-		suffix string
-		ns     int64
-	}{{"ns", 1}, {"us", 1e3}, {"µs", 1e3}, {"ms", 1e6}, {"s", 1e9}} {
-		if num, ok := strings.CutSuffix(s, u.suffix); ok {
-			us, err := trace.MicrosToNanos(num) // exact decimal: value in "µs" ×1000
-			if err != nil || us < 0 {
-				return 0, fmt.Errorf("bad time %q", s)
-			}
-			// us is num×1000; scale to ns of the unit without float64.
-			if u.ns == 1 {
-				return us / 1000, nil
-			}
-			f := u.ns / 1e3
-			if us > (1<<63-1)/f {
-				return 0, fmt.Errorf("time %q too large", s)
-			}
-			return us * f, nil
-		}
-	}
-	return 0, fmt.Errorf("time %q needs a unit: ns, us, ms or s", s)
+	return t.Clip(*sel.Window), nil
 }
 
 // openTrace reads a trace and clips it to the selected window.
@@ -372,8 +224,12 @@ func (r *readOptions) noteWarmup(path string, t *trace.Trace) {
 		return
 	}
 	if n := metrics.WarmupWindows(metrics.Steps(t)); n > 0 {
+		them := "them"
+		if n == 1 {
+			them = "it"
+		}
 		complain(r.stderr, fmt.Sprintf("note: %s: %s over twice the median step time "+
-			"(warm-up or compilation?): --steady leaves them out", path, firstSteps(n)))
+			"(warm-up or compilation?): --steady leaves %s out", path, firstSteps(n), them))
 	}
 }
 
@@ -406,7 +262,7 @@ func readEach[R any](ctx context.Context, files []string, r *readOptions, do fun
 	}
 	jobs := r.Jobs
 	if jobs == 0 {
-		jobs = runtime.GOMAXPROCS(0)
+		jobs = cores()
 	}
 	slots := make(chan struct{}, jobs)
 	budget := r.memory

@@ -167,7 +167,7 @@ func runReport(ctx context.Context, opts *reportOptions) error {
 // reportSeries summarizes t and computes its plots' series, per device
 // labelled "GPU N".
 func reportSeries(t *trace.Trace, opts *reportOptions) reportRun {
-	run := reportRun{sum: metrics.Summarize(t, metrics.Options{TopN: opts.Top, StreamStats: true, APIStats: true, RangeStats: true, Scopes: opts.Ops})}
+	run := reportRun{sum: metrics.Summarize(t, metrics.Options{TopN: opts.Top, StreamStats: true, APIStats: true, RangeStats: true, Scopes: opts.Ops, Workers: cores()})}
 	for dev, v := range metrics.DeviceViews(t) {
 		l := fmt.Sprintf("GPU %d", dev)
 		run.kernels = append(run.kernels, report.Series{Label: l, Values: metrics.KernelDurations(v, dev)})

@@ -123,7 +123,7 @@ func runSummarize(ctx context.Context, opts *summarizeOptions) error {
 	done := opts.Read.startProgress(files)
 	sums, failed := summarizeFiles(ctx, files, labels, opts, metrics.Options{TopN: opts.Top, KernelDists: slices.Contains(opts.By, "kernel"),
 		StreamStats: slices.Contains(opts.By, "stream"), APIStats: slices.Contains(opts.By, "api"), RangeStats: slices.Contains(opts.By, "range"),
-		Scopes: slices.Contains(opts.By, "op") || slices.Contains(opts.By, "region")})
+		Scopes: slices.Contains(opts.By, "op") || slices.Contains(opts.By, "region"), Workers: cores()})
 	failed += missing
 	done()
 	if err := ctx.Err(); err != nil { // interrupted: no partial report

@@ -12,32 +12,42 @@
 //
 // A large allocation may itself start a collection, whose workers then scan
 // the new slice on the other cores while it is being written. So Make
-// takes a hook, hold, that a program may use to hold the collector off
-// while a slice of HoldBytes or more is made and written: big traces'
+// takes a hook, Options.Hold, that a program may use to hold the collector
+// off while a slice of HoldBytes or more is made and written: big traces'
 // tables of hundreds of megabytes would otherwise be scanned first, and
 // their writes fault twice. Whether to do so is the program's
 // decision (the collector's setting is process-wide), never this
-// package's: cmd/traceql's gcHold makes it.
+// package's: cmd/traceql's gcHold makes it. So is how many goroutines
+// write a slice's pages (Options.Workers): the reader passes its own
+// budget of workers down.
 package pages
 
 import (
-	"runtime"
 	"sync"
 	"unsafe"
 )
 
-// HoldBytes is the size from which Make calls its hold hook.
+// HoldBytes is the size from which Make calls Options.Hold.
 const HoldBytes = 16 << 20
 
-// Make returns make([]T, n, c) with every page of its memory written to.
-// When the slice takes HoldBytes or more and hold is not nil, hold is
-// called before it is made, and the function hold returns once it is
-// written.
-func Make[T any](hold func() (release func()), n, c int) []T {
+// Options say how Make makes a slice; the zero Options hold nothing and
+// write the pages in the caller's goroutine.
+type Options struct {
+	// Hold, when not nil, is called before a slice of HoldBytes or more
+	// is made, and the function it returns once the slice is written.
+	Hold func() (release func())
+	// Workers is the most goroutines that write a large slice's pages,
+	// splitBytes or more each; 0 or 1: the caller's alone.
+	Workers int
+}
+
+// Make returns make([]T, n, c) with every page of its memory written to,
+// as o says.
+func Make[T any](o Options, n, c int) []T {
 	var zero T
 	size := c * int(unsafe.Sizeof(zero))
-	if size >= HoldBytes && hold != nil {
-		defer hold()()
+	if size >= HoldBytes && o.Hold != nil {
+		defer o.Hold()()
 	}
 	s := make([]T, n, c)
 	if size == 0 {
@@ -46,7 +56,7 @@ func Make[T any](hold func() (release func()), n, c int) []T {
 	// The memory holds zeros: writing zero bytes changes no value anyone
 	// could see.
 	b := unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(s))), size)
-	parts := min(runtime.GOMAXPROCS(0), size/splitBytes+1)
+	parts := min(max(o.Workers, 1), size/splitBytes+1)
 	if parts == 1 {
 		touch(b)
 		return s

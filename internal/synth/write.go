@@ -503,10 +503,10 @@ func (g *gen) spineCluster(d *devState, budget int) int {
 			if k == 0 || g.r.IntN(4) > 0 { // else touch the previous item
 				start += g.q(g.r.Int64N((length-pos)/left + 1))
 			}
-			room := length - start
+			rest := length - start // of the cluster, after start
 			dur := int64(0)
-			if room >= g.u {
-				dur = min(room, g.qmin(g.r.Int64N(room/left+1)))
+			if rest >= g.u {
+				dur = min(rest, g.qmin(g.r.Int64N(rest/left+1)))
 			}
 			p := g.r.IntN(100)
 			switch {

@@ -6,7 +6,8 @@ import "github.com/traceql/traceql/internal/pages"
 // fresh one and copies the records over: each time, the new table's pages
 // are faulted in, and the old one is left to the collector. So a table is
 // grown to what its density so far projects (Grow), or, before a read,
-// reserved from samples (Sample, Reserve). hold is pages.Make's.
+// reserved from samples (Sample, Reserve). alloc says how the tables
+// are made (pages.Make).
 
 // Grow makes room in table t for n more records, read up to file offset
 // end of a file of about size bytes; the table's records began at offset
@@ -16,7 +17,7 @@ import "github.com/traceql/traceql/internal/pages"
 // quarter, so that growth stays geometric when the size was guessed low
 // (gzip); and by at most fourfold unless the projection is to be believed
 // (projected).
-func Grow[T any](hold func() func(), t []T, n int, since, end, size int64, projected bool) []T {
+func Grow[T any](alloc pages.Options, t []T, n int, since, end, size int64, projected bool) []T {
 	need := len(t) + n
 	if need <= cap(t) {
 		return t
@@ -29,7 +30,7 @@ func Grow[T any](hold func() func(), t []T, n int, since, end, size int64, proje
 	// The pages are touched before the copy, so that each faults once:
 	// copying into them first costs copy-on-write faults and TLB flushes
 	// (see package pages).
-	return append(pages.Make[T](hold, 0, need+int(more)), t...)
+	return append(pages.Make[T](alloc, 0, need+int(more)), t...)
 }
 
 const (
@@ -41,10 +42,10 @@ const (
 )
 
 // Reserve gives t room for est records and ReserveMargin more.
-func Reserve[T any](hold func() func(), t []T, est float64) []T {
+func Reserve[T any](alloc pages.Options, t []T, est float64) []T {
 	c := int(est * ReserveMargin)
 	if est < ReserveMinRecords || c <= cap(t) {
 		return t
 	}
-	return append(pages.Make[T](hold, 0, c), t...)
+	return append(pages.Make[T](alloc, 0, c), t...)
 }

@@ -1,6 +1,10 @@
 package blocks
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/traceql/traceql/internal/pages"
+)
 
 // TestGrow reads 1 GB in 1 MB parts into a table, with records in all of
 // it or only in its first 30 % (Kineto's layout for CPU ops), and with the
@@ -12,15 +16,15 @@ func TestGrow(t *testing.T) {
 		name        string
 		upTo        int   // parts that hold records
 		size        int64 // the size grow is told
-		trust       bool
-		allocs      int // at most
+		projected   bool  // the projection is to be believed (Grow)
+		allocs      int   // at most
 		spare       float64
 		copiedTimes float64 // records copied by growing, per record kept
 	}{
 		// Growing fourfold copies a record 1/4 + 1/16 + ... = 1/3 times
 		// on average; by a quarter, 0.8 + 0.64 + ... = 4 times.
 		{"evenly mixed", parts, parts * part, true, 1, 0.25, 0},
-		{"evenly mixed, not trusted", parts, parts * part, false, 6, 0.3, 0.5},
+		{"evenly mixed, projection not believed", parts, parts * part, false, 6, 0.3, 0.5},
 		{"first 30 %", parts * 3 / 10, parts * part, false, 5, 3, 0.5},
 		{"size guessed low", parts, parts * part / 10, true, 35, 0.25, 5},
 	} {
@@ -33,7 +37,7 @@ func TestGrow(t *testing.T) {
 					n = perPart
 				}
 				before := cap(tab)
-				tab = Grow(nil, tab, n, 0, int64(k+1)*part, c.size, c.trust)
+				tab = Grow(pages.Options{}, tab, n, 0, int64(k+1)*part, c.size, c.projected)
 				if cap(tab) != before {
 					allocs++
 					copied += len(tab)

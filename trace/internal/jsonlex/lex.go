@@ -438,8 +438,8 @@ type memberPrefix struct {
 
 // Bounds on what a memo holds, against input whose every object differs.
 const (
-	memoPositions = 64
-	memoLeads     = 256
+	memoPositions = 64  // member positions remembered
+	memoPrefixes  = 256 // prefixes known at once
 )
 
 // match returns the prefix of member position k when b[i:] begins with it
@@ -449,9 +449,9 @@ func (m *MemberMemo) match(b []byte, i, k int) (memberPrefix, bool) {
 	if m == nil || k >= len(m.prefixes) {
 		return memberPrefix{}, false
 	}
-	l := m.prefixes[k]
-	n := len(l.text)
-	return l, n > 0 && len(b)-i > n && Str(b[i:i+n]) == l.text && !isSpace[b[i+n]]
+	p := m.prefixes[k]
+	n := len(p.text)
+	return p, n > 0 && len(b)-i > n && Str(b[i:i+n]) == p.text && !isSpace[b[i+n]]
 }
 
 // learn makes text, which led to key's value, the prefix of member position k.
@@ -459,18 +459,18 @@ func (m *MemberMemo) learn(k int, text []byte, key string) {
 	if m == nil || k >= memoPositions {
 		return
 	}
-	l, ok := m.known[string(text)]
+	p, ok := m.known[string(text)]
 	if !ok {
-		if m.known == nil || len(m.known) >= memoLeads {
+		if m.known == nil || len(m.known) >= memoPrefixes {
 			m.known = map[string]memberPrefix{}
 		}
-		l = memberPrefix{text: string(text), key: strings.Clone(key)}
-		m.known[l.text] = l
+		p = memberPrefix{text: string(text), key: strings.Clone(key)}
+		m.known[p.text] = p
 	}
 	for len(m.prefixes) <= k {
 		m.prefixes = append(m.prefixes, memberPrefix{})
 	}
-	m.prefixes[k] = l
+	m.prefixes[k] = p
 }
 
 // keyText is a key as a string, unescaped if it has escapes.
