@@ -134,15 +134,19 @@ func windowName(w string) string {
 // warmupNote says that leading steps look like warm-up, and how to leave
 // them out; "" when none does.
 func warmupNote(d *metrics.DeviceSummary) string {
-	n := metrics.WarmupSteps(d.Steps)
-	if n == 0 {
+	return warmupSentence(metrics.WarmupSteps(d.Steps))
+}
+
+// warmupSentence says that the first n steps are warm-up; "" when n is 0.
+func warmupSentence(n int) string {
+	first, them := "the first step", "it"
+	switch {
+	case n == 0:
 		return ""
+	case n > 1:
+		first, them = fmt.Sprintf("the first %d steps", n), "them"
 	}
-	first := "the first step"
-	if n > 1 {
-		first = fmt.Sprintf("the first %d steps", n)
-	}
-	return first + " took over twice the median step time (warm-up or compilation?): --steady leaves them out"
+	return first + " took over twice the median step time (warm-up or compilation?): --steady leaves " + them + " out"
 }
 
 // headlineTable answers the question for one device in a few lines: how
@@ -918,12 +922,8 @@ func stepStatsTable(steps []metrics.StepStat, suffix string) *Table {
 			break
 		}
 	}
-	if n := metrics.WarmupSteps(steps); n > 0 {
-		first := "the first step"
-		if n > 1 {
-			first = fmt.Sprintf("the first %d steps", n)
-		}
-		t.Notes = append(t.Notes, first+" took over twice the median step time: warm-up or compilation? --steady leaves them out")
+	if note := warmupSentence(metrics.WarmupSteps(steps)); note != "" {
+		t.Notes = append(t.Notes, note)
 	}
 	return t
 }

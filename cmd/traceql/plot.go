@@ -71,8 +71,8 @@ on each run's share of its span, so that all show whole.` + windowHelp,
 			if err := cmp.Or(positive("top", opts.Top), positive("bins", opts.Bins)); err != nil {
 				return err
 			}
-			// More bins than pixels draw nothing more, and a rasterized
-			// line of 10,000 points took 8 s.
+			// More bins than pixels draw nothing more, and rasterizing a
+			// line of many thousand points is slow.
 			if opts.Bins > maxTimelineBins {
 				return usageError{fmt.Errorf("--bins %d: at most %d, two a pixel of the plot's width; for detail, plot a --window of the run", opts.Bins, maxTimelineBins)}
 			}

@@ -28,9 +28,9 @@ import (
 // stderr and exit and turns either into one line naming the limit and
 // what to do. It also starts the child with MALLOC_ARENA_MAX=1: the
 // runtime's threads, made by pthread_create because cgo is linked in (for
-// package net), each got a 64 MiB glibc malloc arena, 1.9 GB of address
-// space on a 16-core machine before any trace was read, and a 1 GB trace
-// that needs 180 MB then failed under ulimit -v 1048576.
+// package net), each get a 64 MiB glibc malloc arena: on a machine of
+// many cores that is gigabytes of address space before any trace is read,
+// and a trace that fits the heap fails under ulimit -v.
 func supervise(argv, env []string, limits memoryLimits, stderrTTY bool) (code int, ok bool) {
 	args := argv[1:]
 	if !limits.any() || slices.Contains(env, supervisedEnv) {
