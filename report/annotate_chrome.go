@@ -24,7 +24,7 @@ import (
 // args; times as decimal µs to the nanosecond.
 func WriteChromeTrace(w io.Writer, t *trace.Trace, a Annotations) error {
 	out := bufio.NewWriterSize(w, 1<<20)
-	c := chromeWriter{out: out}
+	c := chromeWriter{out: out, corr: chromeCorrelations(t)}
 	out.WriteString(`{"schemaVersion":1,"displayTimeUnit":"ns","traceql":`)
 	writeMeta(out, a)
 	if t.Meta.Version != "" {
@@ -82,7 +82,7 @@ func WriteChromeTrace(w io.Writer, t *trace.Trace, a Annotations) error {
 		}
 		c.slice(cat, call.Name, call.PID, call.TID, call.Start, call.End)
 		c.b = append(c.b, `,"args":{"correlation":`...)
-		c.b = strconv.AppendInt(c.b, call.Correlation, 10)
+		c.b = strconv.AppendInt(c.b, c.corr(call.PID, call.Correlation), 10)
 		c.intArg("External id", call.ExternalID)
 		c.end()
 	}
@@ -119,9 +119,62 @@ func WriteChromeTrace(w io.Writer, t *trace.Trace, a Annotations) error {
 // chromeWriter appends events to b, comma-separated, flushing it to out
 // as it grows.
 type chromeWriter struct {
-	out *bufio.Writer
-	b   []byte
-	n   int // events written
+	out  *bufio.Writer
+	b    []byte
+	n    int                         // events written
+	corr func(pid, corr int64) int64 // the correlation id written for a record
+}
+
+// chromeCorrelations returns the correlation id to write for a record of
+// process pid. Kineto's ids are one space per trace and Nsight's one per
+// process (trace.Meta.CorrelationPerProcess): an id that two processes of
+// an export both use is written, for every process but the first to use
+// it, as a new id above all of the trace's, so that the trace read back
+// joins each kernel to its own process's call.
+func chromeCorrelations(t *trace.Trace) func(pid, corr int64) int64 {
+	same := func(_, corr int64) int64 { return corr }
+	if !t.Meta.CorrelationPerProcess {
+		return same
+	}
+	type key struct{ pid, corr int64 }
+	owner := map[int64]int64{} // id → the first process seen with it
+	moved := map[key]int64{}
+	var top int64
+	see := func(pid, corr int64) {
+		if corr == 0 {
+			return
+		}
+		top = max(top, corr)
+		if p, ok := owner[corr]; !ok {
+			owner[corr] = pid
+		} else if p != pid {
+			moved[key{pid, corr}] = 0
+		}
+	}
+	for i := range t.APICalls {
+		see(t.APICalls[i].PID, t.APICalls[i].Correlation)
+	}
+	t.EachGPUActivity(func(a *trace.Activity) { see(a.PID, a.Correlation) })
+	for i := range t.Syncs {
+		see(t.Syncs[i].PID, t.Syncs[i].Correlation)
+	}
+	if len(moved) == 0 {
+		return same
+	}
+	keys := make([]key, 0, len(moved))
+	for k := range moved {
+		keys = append(keys, k)
+	}
+	slices.SortFunc(keys, func(a, b key) int { return cmp.Or(cmp.Compare(a.pid, b.pid), cmp.Compare(a.corr, b.corr)) })
+	for i, k := range keys {
+		moved[k] = top + 1 + int64(i)
+	}
+	return func(pid, corr int64) int64 {
+		if id, ok := moved[key{pid, corr}]; ok {
+			return id
+		}
+		return corr
+	}
 }
 
 // begin starts an event.
@@ -161,7 +214,7 @@ func (c *chromeWriter) device(cat, name string, a *trace.Activity) {
 	c.b = append(c.b, `,"args":{"device":`...)
 	c.b = strconv.AppendInt(c.b, int64(a.Device), 10)
 	c.intArg("stream", a.Stream)
-	c.intArg("correlation", a.Correlation)
+	c.intArg("correlation", c.corr(a.PID, a.Correlation))
 }
 
 // intArg appends an integer member of args.

@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/csv"
 	"encoding/json"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -14,6 +15,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/traceql/traceql/internal/nsysgen"
 	"github.com/traceql/traceql/report"
 	"github.com/traceql/traceql/trace"
 )
@@ -394,5 +396,40 @@ func TestAnnotateNsys(t *testing.T) {
 	}
 	if checked == 0 {
 		t.Fatal("no Nsight export in ../shared/traces/nsys")
+	}
+}
+
+// TestAnnotateNsysSharedCorrelation: two processes of an export number
+// their correlation ids alike (CUPTI counts from 1 in each); the annotated
+// trace, whose ids are one space, still joins each kernel to its own
+// process's launch, so its launch numbers and gaps equal the export's.
+func TestAnnotateNsysSharedCorrelation(t *testing.T) {
+	var spec nsysgen.Spec
+	spec.Version = "2026.1.1.204"
+	spec.GPUs = []nsysgen.GPU{{ID: 0, Name: "generated GPU", SMs: 132}}
+	// Process 100 launches early and its kernels queue; process 200
+	// launches late, just before its kernels: mis-joined, the queue
+	// delays and the gaps' classes would change.
+	for i := int64(0); i < 20; i++ {
+		for _, p := range []struct{ pid, call, kernel int64 }{{100, 1000 + 10*i, 5000 + 400*i}, {200, 5190 + 400*i, 5200 + 400*i}} {
+			spec.Runtime = append(spec.Runtime, nsysgen.API{Start: p.call, End: p.call + 5, PID: p.pid, TID: p.pid + 1, Correlation: i + 1, Name: "cudaLaunchKernel_v7000"})
+			spec.Kernels = append(spec.Kernels, nsysgen.Kernel{Activity: nsysgen.Activity{Start: p.kernel, End: p.kernel + 100, Stream: 7,
+				Correlation: i + 1, PID: p.pid}, Name: fmt.Sprintf("k%d", p.pid)})
+		}
+	}
+	in := filepath.Join(t.TempDir(), "two.sqlite")
+	if err := nsysgen.Write(in, spec); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "two.json")
+	mustRun(t, "annotate", "-q", in, "-o", out)
+	// The kernels table would differ in its correlation column: process
+	// 200's ids are renumbered.
+	for _, args := range [][]string{{"summarize", "-f", "csv"}, {"export", "--table", "gaps"}} {
+		a := mustRun(t, append(append([]string{}, args...), "-q", "--label", "run", in)...)
+		b := strings.ReplaceAll(mustRun(t, append(append([]string{}, args...), "-q", "--label", "run", out)...), out, in)
+		if a != b {
+			t.Errorf("%v of the annotated trace differs:\n%s\nwant\n%s", args, b, a)
+		}
 	}
 }
