@@ -262,3 +262,29 @@ func TestGPUTracesWarmup(t *testing.T) {
 		t.Errorf("first step %d ns, last %d ns: compilation should make the first over 1000 times longer", first, steady)
 	}
 }
+
+// TestSummarizeKeepsGaps: the gaps and timeline a summary keeps when asked
+// (Options.Gaps, TimelineBins) are ClassifyGaps' and Timeline's, on the
+// H100 runs and the generated sample (two GPUs).
+func TestSummarizeKeepsGaps(t *testing.T) {
+	for _, f := range []string{gpuRun("small", "reduce-overhead", 1), gpuRun("medium", "default", 32), "../testdata/sample.pt.trace.json.gz"} {
+		tr, err := trace.Open(context.Background(), f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := metrics.Summarize(tr, metrics.Options{Gaps: true, TimelineBins: 100})
+		var kept []metrics.ClassifiedGap
+		for _, d := range s.Devices {
+			for _, g := range d.Gaps {
+				g.OtherOutsideStepsNS = 0 // measured only against the summary's steps
+				kept = append(kept, g)
+			}
+			if want := metrics.Timeline(tr, d.Device, 100); !slices.Equal(d.Timeline, want) || len(want) == 0 {
+				t.Errorf("%s GPU %d: timeline of %d points differs from Timeline's %d", f, d.Device, len(d.Timeline), len(want))
+			}
+		}
+		if want := metrics.ClassifyGaps(tr); !slices.Equal(kept, want) || len(want) == 0 {
+			t.Errorf("%s: %d gaps kept, ClassifyGaps gives %d, or they differ", f, len(kept), len(want))
+		}
+	}
+}

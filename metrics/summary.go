@@ -106,6 +106,13 @@ type DeviceSummary struct {
 	// not in the trace, and the part outside every step window (between
 	// profiled steps; 0 without steps).
 	IdleOtherUnlinkedNS, IdleOtherOutsideStepsNS int64
+
+	// Gaps (Options.Gaps) are the idle gaps classified, in time order,
+	// as ClassifyGaps gives them but for OtherOutsideStepsNS, which only
+	// the summary, knowing the steps, measures. Timeline
+	// (Options.TimelineBins) is the device's utilization timeline.
+	Gaps     []ClassifiedGap
+	Timeline []Point
 }
 
 // A CopyStat aggregates memcpys of one kind (and, in Copies, one pair of
@@ -175,6 +182,12 @@ type Options struct {
 	// kernels outside compiled code (DeviceCompile.TopEagerOps): the trace
 	// must hold its cpu_ops, which a lean read leaves out.
 	Scopes bool
+	// Gaps asks for each device's idle gaps, classified
+	// (DeviceSummary.Gaps), and TimelineBins > 0 for its utilization
+	// timeline in that many bins (DeviceSummary.Timeline): what the
+	// summary computes on the way, kept instead of computed again.
+	Gaps         bool
+	TimelineBins int
 	// Workers is the most devices summarized at once, each by a goroutine
 	// of its own; 0 or 1: one after another. The program decides how
 	// many cores a summary may take (cmd/traceql: GOMAXPROCS), not
@@ -232,7 +245,7 @@ func Summarize(t *trace.Trace, o Options) Summary {
 			b := views.fork()
 			for i := range next {
 				v := b.view(devs[i].ID)
-				s.Devices[i] = summarizeDevice(v, devs[i], o.TopN, &w)
+				s.Devices[i] = summarizeDevice(v, devs[i], o, &w)
 				if o.KernelDists {
 					s.Devices[i].KernelDists = KernelDists(v, devs[i].ID)
 				}
@@ -454,13 +467,13 @@ func DeviceBusy(t *trace.Trace, dev int) []Interval {
 	return unionSorted(mergeInto(k, c))
 }
 
-func summarizeDevice(t *trace.Trace, dev trace.Device, topN int, w *sharedInputs) DeviceSummary {
+func summarizeDevice(t *trace.Trace, dev trace.Device, o Options, w *sharedInputs) DeviceSummary {
 	d := DeviceSummary{Device: dev.ID, Name: dev.Name, Window: windowLabel(t)}
 	// Three independent parts, in parallel: launches, the timeline (busy,
 	// gaps, steps), and the per-kernel and copy statistics.
 	var wg sync.WaitGroup
 	wg.Go(func() { d.Launch = launches(t, dev.ID, w.ix) })
-	wg.Go(func() { summarizeTimeline(t, &d, w) })
+	wg.Go(func() { summarizeTimeline(t, &d, w, o) })
 	streams := map[int64]bool{}
 
 	durs := make([]int64, 0, len(t.Kernels))
@@ -502,7 +515,7 @@ func summarizeDevice(t *trace.Trace, dev trace.Device, topN int, w *sharedInputs
 	d.Comm = commStat(commKernels, comm, compute)
 	// The union of all kernels, by inclusion–exclusion of its two parts.
 	d.KernelBusyNS = d.Comm.NS + d.Comm.ComputeNS - d.Comm.OverlapNS
-	d.TopKernels = top(names.done(), topN, longestFirst)
+	d.TopKernels = top(names.done(), o.TopN, longestFirst)
 
 	copies := map[CopyStat]*CopyStat{} // keyed by Kind/Src/Dst only
 	for i := range t.Memcpys {
@@ -548,12 +561,12 @@ func summarizeDevice(t *trace.Trace, dev trace.Device, topN int, w *sharedInputs
 	}
 	d.Streams = len(streams)
 	wg.Wait()
-	d.Compile = deviceCompile(t, dev.ID, w.ix, &w.compile, d.KernelNS, d.Launch.GraphKernelNS, topN)
+	d.Compile = deviceCompile(t, dev.ID, w.ix, &w.compile, d.KernelNS, d.Launch.GraphKernelNS, o.TopN)
 	return d
 }
 
 // summarizeTimeline fills in d's span, busy and idle time, gaps and steps.
-func summarizeTimeline(t *trace.Trace, d *DeviceSummary, w *sharedInputs) {
+func summarizeTimeline(t *trace.Trace, d *DeviceSummary, w *sharedInputs, o Options) {
 	busy := DeviceBusy(t, d.Device)
 	d.Steps = stepStats(t, d.Device, deviceSteps(t, w.steps, w.stepOps[int64(d.Device)]), busy)
 	lens := make([]int64, len(d.Steps))
@@ -590,7 +603,11 @@ func summarizeTimeline(t *trace.Trace, d *DeviceSummary, w *sharedInputs) {
 			}
 			d.IdleOtherUnlinkedNS += g.OtherUnlinkedNS
 			d.IdleOtherOutsideStepsNS += g.OtherOutsideStepsNS
+			if o.Gaps {
+				d.Gaps = append(d.Gaps, g)
+			}
 		})
+		d.Timeline = timeline(busy, o.TimelineBins)
 		if d.SpanNS > 0 {
 			d.GPUUtil = float64(d.BusyNS) / float64(d.SpanNS)
 		} else {

@@ -14,7 +14,11 @@ type Point struct {
 // activity clipped to the bin, so overlapping streams never push a bin
 // past 100 % (unlike nsys' gpu_time_util, which sums).
 func Timeline(t *trace.Trace, dev int, n int) []Point {
-	busy := DeviceBusy(t, dev)
+	return timeline(DeviceBusy(t, dev), n)
+}
+
+// timeline is Timeline of a device's busy intervals.
+func timeline(busy []Interval, n int) []Point {
 	if len(busy) == 0 || n < 1 {
 		return nil
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
 	"strings"
 
 	"github.com/klauspost/compress/gzip"
@@ -108,6 +109,11 @@ func runAnnotate(ctx context.Context, opts *annotateOptions) error {
 			return writeMaybeGzip(w, opts.Output, func(w io.Writer) error { return report.WriteChromeTrace(w, t, a) })
 		})
 	}
+	// The copy needs only the annotations: collect the model now, or the
+	// heap would grow to twice it (GOGC) with the copy's garbage before
+	// the next collection.
+	t = nil
+	runtime.GC()
 	in, err := os.Open(opts.File)
 	if err != nil {
 		return err
@@ -147,19 +153,19 @@ func writeMaybeGzip(w io.Writer, name string, write func(io.Writer) error) error
 	return zw.Close()
 }
 
-// annotations computes what annotate adds to t.
+// annotations computes what annotate adds to t, in one summary: the gaps
+// and timelines it finds on the way, not found again.
 func annotations(t *trace.Trace, bins int) report.Annotations {
 	a := report.Annotations{
-		Summary:  metrics.Summarize(t, metrics.Options{Workers: cores()}),
-		Gaps:     metrics.ClassifyGaps(t),
+		Summary:  metrics.Summarize(t, metrics.Options{Workers: cores(), Gaps: true, TimelineBins: bins}),
 		Timeline: map[int][]metrics.Point{},
 		Steps:    map[int][]metrics.StepStat{},
 	}
-	for _, d := range a.Summary.Devices {
-		a.Steps[d.Device] = d.Steps
-	}
-	for dev, v := range metrics.DeviceViews(t) {
-		a.Timeline[dev] = metrics.Timeline(v, dev, bins)
+	for i := range a.Summary.Devices {
+		d := &a.Summary.Devices[i]
+		a.Gaps = append(a.Gaps, d.Gaps...)
+		a.Steps[d.Device], a.Timeline[d.Device] = d.Steps, d.Timeline
+		d.Gaps, d.Timeline = nil, nil
 	}
 	return a
 }
