@@ -2,9 +2,12 @@ package report
 
 import (
 	"bufio"
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
+	"math"
+	"slices"
 	"strconv"
 
 	"github.com/traceql/traceql/metrics"
@@ -41,10 +44,12 @@ const AnnotationCategory = "traceql"
 // or array form) from src to dst unchanged but for what it adds: a
 // top-level "traceql" member with each device's verdict, and at the start
 // of traceEvents one process per device named "traceql GPU N", its
-// process_labels the verdict, with a thread of idle gaps (slices named by
-// class: sync, launch, other), a thread of steps (a slice over each step
-// with its time, kernels, busy and idle time and utilization) and a
-// "GPU utilization" counter. It reads src once, in order, holding only a
+// process_labels the verdict, with a
+// thread of idle gaps (slices named by class: sync, launch, other), a
+// thread of steps (a slice over each step with its time, kernels, busy
+// and idle time and utilization; steps that partially overlap on more
+// threads, as Perfetto nests a thread's slices) and a "GPU utilization"
+// counter. It reads src once, in order, holding only a
 // buffer: the events it passes are neither parsed nor kept.
 func Annotate(dst io.Writer, src io.Reader, a Annotations) error {
 	in := bufio.NewReaderSize(src, 1<<20)
@@ -219,6 +224,100 @@ func usTime(ns int64) string {
 	return fmt.Sprintf("%s%d.%03d", sign, ns/1000, ns%1000)
 }
 
+// PerfettoNS is the time in ns that Perfetto's JSON importer reads for
+// usTime(ns). It reads decimal µs as a double, the integer part plus the
+// fraction (StringToDouble in src/trace_processor/util/json_parser.h),
+// and rounds that times 1000 to the nanosecond (CoerceToTs in
+// src/trace_processor/importers/json/json_trace_tokenizer.cc). That is
+// exact below 2^51 ns (2.2e12 µs, 26 days); Kineto's times, around
+// 4.5e12 µs since boot or 1.7e15 µs since 1970, come out up to 1 ns or
+// up to 250 ns off, each its own way.
+func PerfettoNS(ns int64) int64 {
+	neg := ns < 0
+	if neg {
+		ns = -ns
+	}
+	v := float64(ns/1000) + float64(ns%1000)/1000
+	var r int64
+	if v == math.Trunc(v) {
+		r = int64(v) * 1000
+	} else {
+		r = int64(math.Round(v * 1000)) // llround: halves away from 0
+	}
+	if neg {
+		return -r
+	}
+	return r
+}
+
+// sliceDur is the dur of a complete ("X") event from start to end: the
+// length between the ends as Perfetto reads them, not end − start.
+// Perfetto puts a slice's end at its ts as read plus its dur, and its
+// ends are each read off by up to PerfettoNS's error: written exact, a
+// slice that ends where the next begins, as steps do, can end past the
+// next's start there, and Perfetto, which nests the slices of a thread
+// and takes no partial overlap (MaybeCloseStack in
+// src/trace_processor/importers/common/slice_tracker.cc), moves the next
+// to an overflow track and reports an error, or, before June 2026,
+// drops it. Read so, the ends keep their order: slices disjoint or
+// nested stay so. The args hold the exact lengths.
+func sliceDur(start, end int64) string {
+	return usTime(max(0, PerfettoNS(end)-PerfettoNS(start)))
+}
+
+// sliceLanes assigns slices, given as start and end, to lanes (threads)
+// on which Perfetto nests them all: a slice goes on the first lane where
+// it does not partially overlap one still open, taken in Perfetto's
+// order, by start then longest first (trace_sorter.h), at the times
+// Perfetto reads (PerfettoNS). Steps may overlap (device-side windows of
+// several streams); gaps never do.
+func sliceLanes(start, end []int64) []int {
+	type open struct{ start, end int64 }
+	order := make([]int, len(start))
+	for i := range order {
+		order[i] = i
+	}
+	read := func(i int) (int64, int64) {
+		s := PerfettoNS(start[i])
+		return s, s + max(0, PerfettoNS(end[i])-s)
+	}
+	slices.SortStableFunc(order, func(a, b int) int {
+		sa, ea := read(a)
+		sb, eb := read(b)
+		if sa != sb {
+			return cmp.Compare(sa, sb)
+		}
+		return cmp.Compare(eb-sb, ea-sa)
+	})
+	lane := make([]int, len(start))
+	var stacks [][]open
+	for _, i := range order {
+		s, e := read(i)
+		l := 0
+		for ; l < len(stacks); l++ {
+			st := stacks[l]
+			for len(st) > 0 {
+				top := st[len(st)-1]
+				if top.end < s || top.end == s && !(top.start == top.end && s == e) {
+					st = st[:len(st)-1]
+					continue
+				}
+				break
+			}
+			stacks[l] = st
+			if len(st) == 0 || e <= st[len(st)-1].end {
+				break
+			}
+		}
+		if l == len(stacks) {
+			stacks = append(stacks, nil)
+		}
+		stacks[l] = append(stacks[l], open{s, e})
+		lane[i] = l
+	}
+	return lane
+}
+
 // writeEvents writes the added events, comma-separated, and returns how
 // many.
 func writeEvents(out *bufio.Writer, a Annotations) int {
@@ -232,24 +331,35 @@ func writeEvents(out *bufio.Writer, a Annotations) int {
 		n++
 	}
 	const cat = `"cat":"` + AnnotationCategory + `"`
+	stepLanes := map[int][]int{}
 	for i := range a.Summary.Devices {
 		d := &a.Summary.Devices[i]
 		pid := AnnotationPID + d.Device
+		steps := a.Steps[d.Device]
+		start, end := make([]int64, len(steps)), make([]int64, len(steps))
+		for j, s := range steps {
+			start[j], end[j] = s.Start, s.End
+		}
+		lanes := sliceLanes(start, end)
+		stepLanes[d.Device] = lanes
 		ev(`{"ph":"M",%s,"name":"process_name","pid":%d,"tid":0,"args":{"name":"traceql GPU %d"}}`, cat, pid, d.Device)
 		ev(`{"ph":"M",%s,"name":"process_labels","pid":%d,"tid":0,"args":{"labels":%s}}`, cat, pid, jsonString(deviceVerdict(d)))
 		ev(`{"ph":"M",%s,"name":"process_sort_index","pid":%d,"tid":0,"args":{"sort_index":%d}}`, cat, pid, pid)
 		ev(`{"ph":"M",%s,"name":"thread_name","pid":%d,"tid":%d,"args":{"name":"idle gaps (by class)"}}`, cat, pid, annotateGapsTID)
 		ev(`{"ph":"M",%s,"name":"thread_name","pid":%d,"tid":%d,"args":{"name":"steps"}}`, cat, pid, annotateStepsTID)
+		for l := 1; l <= slices.Max(append(lanes, 0)); l++ {
+			ev(`{"ph":"M",%s,"name":"thread_name","pid":%d,"tid":%d,"args":{"name":"steps (overlapping, %d)"}}`, cat, pid, annotateStepsTID+l, l+1)
+		}
 	}
 	for _, g := range a.Gaps {
 		ev(`{"ph":"X",%s,"name":"%s","pid":%d,"tid":%d,"ts":%s,"dur":%s,"args":{"dur_ns":%d,"sync_ns":%d,"launch_ns":%d,"other_ns":%d}}`,
-			cat, g.Class(), AnnotationPID+g.Device, annotateGapsTID, usTime(g.Start), usTime(g.Len()), g.Len(), g.SyncNS, g.LaunchNS, g.OtherNS)
+			cat, g.Class(), AnnotationPID+g.Device, annotateGapsTID, usTime(g.Start), sliceDur(g.Start, g.End), g.Len(), g.SyncNS, g.LaunchNS, g.OtherNS)
 	}
 	for _, d := range a.Summary.Devices {
 		pid := AnnotationPID + d.Device
-		for _, s := range a.Steps[d.Device] {
+		for j, s := range a.Steps[d.Device] {
 			ev(`{"ph":"X",%s,"name":"step %d","pid":%d,"tid":%d,"ts":%s,"dur":%s,"args":{"time_ns":%d,"kernels":%d,"busy_ns":%d,"idle_ns":%d,"gpu_util":%s}}`,
-				cat, s.Number, pid, annotateStepsTID, usTime(s.Start), usTime(s.DurNS()), s.DurNS(), s.Kernels, s.BusyNS, s.IdleNS,
+				cat, s.Number, pid, annotateStepsTID+stepLanes[d.Device][j], usTime(s.Start), sliceDur(s.Start, s.End), s.DurNS(), s.Kernels, s.BusyNS, s.IdleNS,
 				strconv.FormatFloat(s.Util, 'g', -1, 64))
 		}
 		pts := a.Timeline[d.Device]

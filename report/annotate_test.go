@@ -3,6 +3,8 @@ package report
 import (
 	"bytes"
 	"encoding/json"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -80,4 +82,69 @@ func TestAnnotateSplice(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestPerfettoNS: the times Perfetto's JSON importer reads for Kineto's
+// decimal µs: exact below 2^51 ns (2.2e12 µs), up to 1 ns off at 4.5e12
+// µs (since boot) and up to 250 ns at 1.7e15 µs (since 1970).
+func TestPerfettoNS(t *testing.T) {
+	for _, tt := range []struct{ ns, want int64 }{
+		{123_456_789, 123_456_789},
+		{-1_500, -1_500},
+		{4_498_181_057_784_028, 4_498_181_057_784_029},
+		{1_712_195_495_603_245_883, 1_712_195_495_603_246_000},
+		{1_712_195_495_698_982_741, 1_712_195_495_698_982_656},
+		{1_712_195_495_698_982_000, 1_712_195_495_698_982_000},
+	} {
+		if got := PerfettoNS(tt.ns); got != tt.want {
+			t.Errorf("PerfettoNS(%d) = %d, want %d", tt.ns, got, tt.want)
+		}
+	}
+}
+
+// TestSliceLanes: slices go on as few threads as Perfetto, which nests a
+// thread's slices and takes no partial overlap, needs: one for disjoint
+// or nested slices, and for slices that end where the next begins even
+// where Perfetto reads their times off (the dur is then the length
+// between the ends as read); another for one that partially overlaps.
+func TestSliceLanes(t *testing.T) {
+	const epoch = 1_712_195_495_603_245_883 // read 117 ns late
+	for _, tt := range []struct {
+		name       string
+		start, end []int64
+		want       []int
+	}{
+		{"disjoint", []int64{0, 20}, []int64{10, 30}, []int{0, 0}},
+		{"abutting", []int64{0, 10}, []int64{10, 20}, []int{0, 0}},
+		{"nested", []int64{0, 10}, []int64{100, 20}, []int{0, 0}},
+		{"abutting at 1.7e15 µs", []int64{epoch, epoch + 95_736_858}, []int64{epoch + 95_736_858, epoch + 2*95_736_858}, []int{0, 0}},
+		{"overlapping", []int64{0, 50, 120}, []int64{100, 150, 200}, []int{0, 1, 0}},
+		{"out of order", []int64{50, 0, 60}, []int64{150, 100, 70}, []int{1, 0, 0}},
+		{"same start", []int64{0, 0}, []int64{10, 20}, []int{0, 0}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := sliceLanes(tt.start, tt.end); !slices.Equal(got, tt.want) {
+				t.Errorf("lanes %v, want %v", got, tt.want)
+			}
+		})
+	}
+	// Written so, abutting slices at 1.7e15 µs end, as Perfetto reads
+	// them, where the next begins; written exact, the first would end
+	// 202 ns past it.
+	mid := int64(epoch + 95_736_858)
+	if end := PerfettoNS(epoch) + usNS(t, sliceDur(epoch, mid)); end != PerfettoNS(mid) {
+		t.Errorf("the first ends at %d as read, the second begins at %d", end, PerfettoNS(mid))
+	}
+}
+
+// usNS reads decimal µs written by usTime back to ns.
+func usNS(t *testing.T, s string) int64 {
+	t.Helper()
+	whole, frac, _ := strings.Cut(s, ".")
+	w, err1 := strconv.ParseInt(whole, 10, 64)
+	f, err2 := strconv.ParseInt(frac, 10, 64)
+	if err1 != nil || err2 != nil || len(frac) != 3 || w < 0 {
+		t.Fatalf("%q: not µs to the ns", s)
+	}
+	return w*1000 + f
 }

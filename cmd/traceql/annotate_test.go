@@ -2,12 +2,14 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"compress/gzip"
 	"context"
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -148,6 +150,19 @@ func TestAnnotate(t *testing.T) {
 				t.Errorf("traceql metadata: %+v", ann.Traceql)
 			}
 
+			// Every added event as Perfetto reads it, on processes of
+			// its own.
+			ours := checkPerfetto(t, name, added)
+			for _, raw := range kept {
+				var e struct{ PID any }
+				if err := json.Unmarshal(raw, &e); err != nil {
+					t.Fatal(err)
+				}
+				if f, ok := e.PID.(float64); ok && ours[int64(f)] {
+					t.Fatalf("the trace's own event %s is on a traceql process", raw)
+				}
+			}
+
 			// Every added event per the Trace Event Format.
 			named := map[int64]bool{} // pids with a process_name
 			var gaps [][]string
@@ -171,15 +186,23 @@ func TestAnnotate(t *testing.T) {
 					if e.TS == nil || e.Dur == nil || usToNS(t, *e.Dur) < 0 {
 						t.Fatalf("complete event %+v: needs ts and a dur of 0 or more", e)
 					}
+					var a map[string]json.Number
+					if err := json.Unmarshal(mustJSON(t, e.Args), &a); err != nil {
+						t.Fatal(err)
+					}
+					start := usToNS(t, *e.TS)
+					length, _ := cmp.Or(a["dur_ns"], a["time_ns"]).Int64()
+					// The dur is the length between the ends as Perfetto
+					// reads them, which keeps their order; args hold the
+					// exact length.
+					end := start + length
+					if got, want := perfettoTime(t, *e.TS)+perfettoTime(t, *e.Dur), perfettoTime(t, json.Number(usString(end))); got != want {
+						t.Errorf("slice %+v ends at %d ns in Perfetto, not at %d where it ends, %s, is read", e, got, want, usString(end))
+					}
 					if tid, _ := e.TID.Int64(); tid == 1 {
-						var a map[string]int64
-						if err := json.Unmarshal(mustJSON(t, e.Args), &a); err != nil {
-							t.Fatal(err)
-						}
-						start := usToNS(t, *e.TS)
 						gaps = append(gaps, []string{strconv.FormatInt(pid-report.AnnotationPID, 10), strconv.FormatInt(start, 10),
-							strconv.FormatInt(start+usToNS(t, *e.Dur), 10), strconv.FormatInt(a["dur_ns"], 10), strconv.FormatInt(a["sync_ns"], 10),
-							strconv.FormatInt(a["launch_ns"], 10), strconv.FormatInt(a["other_ns"], 10), e.Name})
+							strconv.FormatInt(end, 10), string(a["dur_ns"]), string(a["sync_ns"]),
+							string(a["launch_ns"]), string(a["other_ns"]), e.Name})
 					} else {
 						steps++
 					}
@@ -196,9 +219,18 @@ func TestAnnotate(t *testing.T) {
 					t.Errorf("event %+v: phase %q", e, e.Ph)
 				}
 			}
+			threads := map[string]bool{} // "pid tid" with a thread_name
+			for _, e := range added {
+				if e.Ph == "M" && e.Name == "thread_name" {
+					threads[e.PID.String()+" "+e.TID.String()] = true
+				}
+			}
 			for _, e := range added {
 				if pid, _ := e.PID.Int64(); !named[pid] {
 					t.Fatalf("event %+v: its process has no process_name", e)
+				}
+				if e.Ph == "X" && !threads[e.PID.String()+" "+e.TID.String()] {
+					t.Fatalf("slice %+v: its thread has no thread_name", e)
 				}
 			}
 
@@ -264,10 +296,15 @@ func TestAnnotateRefuses(t *testing.T) {
 }
 
 // TestAnnotateRealTraces: each real Kineto trace, annotated, summarizes
-// byte for byte as the original.
+// byte for byte as the original, and what annotate added opens in
+// Perfetto as meant (checkPerfetto). One of HTA's traces has steps that
+// end where the next begins, at 1.7e15 µs, where Perfetto reads times up
+// to 250 ns off.
 func TestAnnotateRealTraces(t *testing.T) {
 	dir := filepath.Join(realTraces(t), "kineto")
 	paths, _ := filepath.Glob(filepath.Join(dir, "*.json.gz"))
+	abutting, _ := filepath.Glob(filepath.Join(realTraces(t), "hta", "ns_resolution_trace", "*.json.gz"))
+	paths = append(paths, abutting...)
 	checked := 0
 	for _, in := range paths {
 		out := filepath.Join(t.TempDir(), filepath.Base(in))
@@ -280,6 +317,33 @@ func TestAnnotateRealTraces(t *testing.T) {
 		if a != b {
 			t.Errorf("%s: the annotated trace summarizes differently:\n%s\nwant\n%s", in, b, a)
 		}
+		var doc struct {
+			TraceEvents []json.RawMessage `json:"traceEvents"`
+		}
+		if err := json.Unmarshal(readJSON(t, out), &doc); err != nil {
+			t.Fatal(err)
+		}
+		var added []addedEvent
+		for _, raw := range doc.TraceEvents {
+			var c struct{ Cat any }
+			if err := json.Unmarshal(raw, &c); err != nil {
+				t.Fatal(err)
+			}
+			if c.Cat != report.AnnotationCategory {
+				continue // the trace's own: "tid": "stream 7" and the like
+			}
+			var e addedEvent
+			d := json.NewDecoder(bytes.NewReader(raw))
+			d.UseNumber()
+			if err := d.Decode(&e); err != nil {
+				t.Fatal(err)
+			}
+			added = append(added, e)
+		}
+		if len(added) == 0 {
+			t.Errorf("%s: nothing added", in)
+		}
+		checkPerfetto(t, filepath.Base(in), added)
 		checked++
 	}
 	if checked == 0 {
@@ -432,4 +496,131 @@ func TestAnnotateNsysSharedCorrelation(t *testing.T) {
 			t.Errorf("%v of the annotated trace differs:\n%s\nwant\n%s", args, b, a)
 		}
 	}
+}
+
+// usString writes ns as decimal µs, as Kineto does.
+func usString(ns int64) string {
+	sign := ""
+	if ns < 0 {
+		sign, ns = "-", -ns
+	}
+	return sign + strconv.FormatInt(ns/1000, 10) + "." + fmt.Sprintf("%03d", ns%1000)
+}
+
+// perfettoTime is the time in ns that Perfetto's JSON importer reads for
+// a ts or dur written as n, decimal µs: an integer times 1000, else the
+// integer part plus the fraction as a double (StringToDouble in
+// src/trace_processor/util/json_parser.h), times 1000 and rounded
+// half away from 0 (CoerceToTs in
+// src/trace_processor/importers/json/json_trace_tokenizer.cc).
+func perfettoTime(t *testing.T, n json.Number) int64 {
+	t.Helper()
+	s := string(n)
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	whole, frac, _ := strings.Cut(s, ".")
+	w, err := strconv.ParseInt(whole, 10, 64)
+	if err != nil || strings.ContainsAny(s, "eE") {
+		t.Fatalf("time %s: not a decimal", n)
+	}
+	var ns int64
+	if frac == "" {
+		ns = w * 1000
+	} else {
+		f, err := strconv.ParseInt(frac, 10, 64)
+		if err != nil {
+			t.Fatalf("time %s: not a decimal", n)
+		}
+		v := float64(w) + float64(f)/math.Pow10(len(frac))
+		if v == math.Trunc(v) {
+			ns = int64(v) * 1000
+		} else {
+			ns = int64(math.Round(v * 1000))
+		}
+	}
+	if neg {
+		return -ns
+	}
+	return ns
+}
+
+// checkPerfetto checks events against what Perfetto's JSON importer
+// (src/trace_processor/importers/json/) needs to show each where it was
+// meant: pid and tid integers from 0 to 2^32−1 (a negative or larger one
+// becomes 0: CoerceToUint32 in json_trace_tokenizer.cc); the complete
+// ("X") slices of a thread nested or disjoint at the times Perfetto
+// reads, taken in its order (by ts, longest first: trace_sorter.h), or
+// Perfetto moves a slice that partially overlaps one still open to an
+// overflow track and reports an error, or drops it (MaybeCloseStack in
+// importers/common/slice_tracker.cc); counter ("C") args numbers, each
+// its own track (json_trace_parser.cc); metadata ("M") events of the
+// kinds it reads, with their arg (process_labels is chrome://tracing's:
+// Perfetto skips it), sort indexes within int32. It returns the pids
+// used.
+func checkPerfetto(t *testing.T, name string, events []addedEvent) map[int64]bool {
+	t.Helper()
+	type thread struct{ pid, tid int64 }
+	type slice struct {
+		start, end int64
+		e          addedEvent
+	}
+	pids := map[int64]bool{}
+	byThread := map[thread][]slice{}
+	for _, e := range events {
+		pid, err1 := e.PID.Int64()
+		tid, err2 := e.TID.Int64()
+		if err1 != nil || err2 != nil || pid < 0 || tid < 0 || pid > math.MaxUint32 || tid > math.MaxUint32 {
+			t.Fatalf("%s: event %+v: Perfetto reads a pid or tid that is not an integer from 0 to 2^32-1 as 0", name, e)
+		}
+		pids[pid] = true
+		if tid == 0 && pid != 0 {
+			tid = pid // as Perfetto does
+		}
+		switch e.Ph {
+		case "X":
+			start := perfettoTime(t, *e.TS)
+			dur := perfettoTime(t, *e.Dur)
+			byThread[thread{pid, tid}] = append(byThread[thread{pid, tid}], slice{start, start + dur, e})
+		case "C":
+			for k, v := range e.Args {
+				if _, err := strconv.ParseFloat(string(v), 64); err != nil {
+					t.Errorf("%s: counter %s = %s: Perfetto takes numbers", name, k, v)
+				}
+			}
+		case "M":
+			key := map[string]string{"process_name": "name", "thread_name": "name", "process_sort_index": "sort_index",
+				"thread_sort_index": "sort_index", "process_labels": "labels"}[e.Name]
+			if key == "" || e.Args[key] == nil {
+				t.Errorf("%s: metadata event %+v: unknown, or its args lack %q", name, e, key)
+			}
+			if key == "sort_index" {
+				if v, err := strconv.ParseInt(string(e.Args[key]), 10, 32); err != nil {
+					t.Errorf("%s: %s %d: Perfetto takes an int32", name, e.Name, v)
+				}
+			}
+		}
+	}
+	for th, ss := range byThread {
+		slices.SortStableFunc(ss, func(a, b slice) int {
+			return cmp.Or(cmp.Compare(a.start, b.start), cmp.Compare(b.end-b.start, a.end-a.start))
+		})
+		var open []slice
+		for _, s := range ss {
+			for len(open) > 0 {
+				top := open[len(open)-1]
+				if top.end < s.start || top.end == s.start && !(top.start == top.end && s.start == s.end) {
+					open = open[:len(open)-1]
+					continue
+				}
+				break
+			}
+			if len(open) > 0 && s.end > open[len(open)-1].end {
+				t.Errorf("%s: pid %d tid %d: as Perfetto reads them, slice %+v [%d, %d] partially overlaps %+v [%d, %d]",
+					name, th.pid, th.tid, s.e, s.start, s.end, open[len(open)-1].e, open[len(open)-1].start, open[len(open)-1].end)
+				continue
+			}
+			open = append(open, s)
+		}
+	}
+	return pids
 }

@@ -785,7 +785,9 @@
 //	                        sync, launch or other (see summarize --help),
 //	                        its time by cause in the slice's args
 //	  steps                 a slice over each ProfilerStep#N: its time,
-//	                        kernels, busy and idle time, utilization
+//	                        kernels, busy and idle time, utilization (steps
+//	                        that partially overlap on a second thread, as
+//	                        Perfetto nests a thread's slices)
 //	  GPU utilization       a counter, the busy share of --bins bins
 //
 //	and a top-level "traceql" member with each GPU's verdict. The events are
