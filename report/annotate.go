@@ -43,8 +43,8 @@ const AnnotationCategory = "traceql"
 // Annotate copies a Kineto trace (Chrome Trace Event Format JSON, object
 // or array form) from src to dst unchanged but for what it adds: a
 // top-level "traceql" member with each device's verdict, and at the start
-// of traceEvents one process per device named "traceql GPU N", its
-// process_labels the verdict, with a
+// of traceEvents one process per device named "traceql GPU N" and its
+// bound (annotationProcess), its process_labels the verdict, with a
 // thread of idle gaps (slices named by class: sync, launch, other), a
 // thread of steps (a slice over each step with its time, kernels, busy
 // and idle time and utilization; steps that partially overlap on more
@@ -211,6 +211,20 @@ func deviceVerdict(d *metrics.DeviceSummary) string {
 	return noVerdict(d)
 }
 
+// annotationProcess names device d's traceql process: "traceql GPU N",
+// and what holds it back when something does ("traceql GPU 0
+// (launch-bound)"). Perfetto shows no process_labels (only
+// process_name, thread_name and the sort indexes among the "M" events,
+// in src/trace_processor/importers/json/json_trace_parser.cc): without
+// it there, Perfetto would show no verdict.
+func annotationProcess(d *metrics.DeviceSummary) string {
+	name := fmt.Sprintf("traceql GPU %d", d.Device)
+	if b := metrics.Verdict(d); b != metrics.Unbound {
+		name += " (" + b.String() + "-bound)"
+	}
+	return name
+}
+
 // jsonString quotes s as a JSON string.
 func jsonString(s string) string { return string(appendJSONString(nil, s)) }
 
@@ -342,7 +356,7 @@ func writeEvents(out *bufio.Writer, a Annotations) int {
 		}
 		lanes := sliceLanes(start, end)
 		stepLanes[d.Device] = lanes
-		ev(`{"ph":"M",%s,"name":"process_name","pid":%d,"tid":0,"args":{"name":"traceql GPU %d"}}`, cat, pid, d.Device)
+		ev(`{"ph":"M",%s,"name":"process_name","pid":%d,"tid":0,"args":{"name":%s}}`, cat, pid, jsonString(annotationProcess(d)))
 		ev(`{"ph":"M",%s,"name":"process_labels","pid":%d,"tid":0,"args":{"labels":%s}}`, cat, pid, jsonString(deviceVerdict(d)))
 		ev(`{"ph":"M",%s,"name":"process_sort_index","pid":%d,"tid":0,"args":{"sort_index":%d}}`, cat, pid, pid)
 		ev(`{"ph":"M",%s,"name":"thread_name","pid":%d,"tid":%d,"args":{"name":"idle gaps (by class)"}}`, cat, pid, annotateGapsTID)

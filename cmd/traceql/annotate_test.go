@@ -181,6 +181,18 @@ func TestAnnotate(t *testing.T) {
 					}
 					if e.Name == "process_name" {
 						named[pid] = true
+						// Perfetto shows no process_labels: the bound is in the name.
+						var n string
+						json.Unmarshal(e.Args["name"], &n)
+						for _, d := range ann.Traceql.Devices {
+							want := "traceql GPU " + strconv.Itoa(d.Device)
+							if d.Bound != "none" {
+								want += " (" + d.Bound + "-bound)"
+							}
+							if d.PID == int(pid) && n != want {
+								t.Errorf("process %d named %q, want %q", pid, n, want)
+							}
+						}
 					}
 				case "X":
 					if e.TS == nil || e.Dur == nil || usToNS(t, *e.Dur) < 0 {
