@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"cmp"
 	"io"
+	"maps"
 	"slices"
 	"strconv"
 
@@ -13,8 +14,9 @@ import (
 // WriteChromeTrace writes t, a trace read from a format a timeline viewer
 // does not open (an Nsight Systems export), as a Chrome Trace Event Format
 // JSON object in Kineto's dialect, followed by the tracks Annotate adds:
-// kernels, copies, memsets and device syncs on process "GPU N" (pid N,
-// as Kineto writes them), one thread a stream; runtime and driver calls
+// kernels, copies and memsets on process "GPU N" (pid N, as Kineto
+// writes them), one thread a stream, and device syncs beside them, one
+// thread a stream's (syncTID); runtime and driver calls
 // and host ranges (NVTX, ops) on their host process and thread; metadata
 // events naming every process and thread. Kineto's dialect, so that
 // traceql reads the result back as it read t: categories kernel,
@@ -71,7 +73,7 @@ func WriteChromeTrace(w io.Writer, t *trace.Trace, a Annotations) error {
 	}
 	for i := range t.Syncs {
 		s := &t.Syncs[i]
-		c.device("cuda_sync", s.Kind, &s.Activity)
+		c.deviceOn(syncTID(s.Stream), "cuda_sync", s.Kind, &s.Activity)
 		c.end()
 	}
 	for i := range t.APICalls {
@@ -210,7 +212,23 @@ func (c *chromeWriter) slice(cat, name string, pid, tid, start, end int64) {
 // device starts an event of GPU activity on process "GPU N", thread
 // "stream S", up to the last of its args.
 func (c *chromeWriter) device(cat, name string, a *trace.Activity) {
-	c.slice(cat, name, int64(a.Device), a.Stream, a.Start, a.End)
+	c.deviceOn(a.Stream, cat, name, a)
+}
+
+// syncTID is the thread of the syncs of stream s on its GPU's process.
+// Not the stream's: Kineto puts a sync on its stream's thread, where it
+// may start inside a copy or kernel and end after it, and Perfetto, which
+// nests a thread's slices, moves or drops such a slice (MaybeCloseStack
+// in src/trace_processor/importers/common/slice_tracker.cc). And never
+// negative: Perfetto reads a negative tid, a sync on no stream (-1), as
+// 0 (CoerceToUint32 in
+// src/trace_processor/importers/json/json_trace_tokenizer.cc). Far above
+// stream IDs; traceql reads the stream from args.
+func syncTID(s int64) int64 { return 1<<30 + s }
+
+// deviceOn is device on thread tid.
+func (c *chromeWriter) deviceOn(tid int64, cat, name string, a *trace.Activity) {
+	c.slice(cat, name, int64(a.Device), tid, a.Start, a.End)
 	c.b = append(c.b, `,"args":{"device":`...)
 	c.b = strconv.AppendInt(c.b, int64(a.Device), 10)
 	c.intArg("stream", a.Stream)
@@ -254,7 +272,21 @@ func (c *chromeWriter) names(t *trace.Trace) {
 		meta("process_sort_index", int64(d.ID), 0, "sort_index", strconv.Itoa(d.ID))
 	}
 	for _, s := range t.Streams {
-		meta("thread_name", int64(s.Device), s.ID, "name", jsonString("stream "+strconv.FormatInt(s.ID, 10)))
+		if s.ID >= 0 { // -1: syncs on no stream, which have their own thread
+			meta("thread_name", int64(s.Device), s.ID, "name", jsonString("stream "+strconv.FormatInt(s.ID, 10)))
+		}
+	}
+	type stream struct{ dev, id int64 }
+	syncs := map[stream]bool{}
+	for i := range t.Syncs {
+		syncs[stream{int64(t.Syncs[i].Device), t.Syncs[i].Stream}] = true
+	}
+	for _, s := range slices.SortedFunc(maps.Keys(syncs), func(a, b stream) int { return cmp.Or(cmp.Compare(a.dev, b.dev), cmp.Compare(a.id, b.id)) }) {
+		name := "stream " + strconv.FormatInt(s.id, 10) + " syncs"
+		if s.id < 0 {
+			name = "syncs on no stream"
+		}
+		meta("thread_name", s.dev, syncTID(s.id), "name", jsonString(name))
 	}
 	type thread struct{ pid, tid int64 }
 	seen := map[thread]bool{}

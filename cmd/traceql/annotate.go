@@ -53,10 +53,10 @@ so the annotated trace summarizes as the original does. The output is
 gzipped when its name ends in .gz.
 
 An Nsight Systems export (.sqlite) is written as a Chrome trace in
-Kineto's form, with the same tracks: kernels, copies, memsets and syncs
-on "GPU N" (a thread a stream), runtime and driver calls and NVTX ranges
-on their host process and thread; traceql reads it back to the same
-summary.`,
+Kineto's form, with the same tracks: kernels, copies and memsets on
+"GPU N" (a thread a stream) and syncs beside them (a thread a stream's
+syncs), runtime and driver calls and NVTX ranges on their host process
+and thread; traceql reads it back to the same summary.`,
 		Example: `  traceql annotate run.pt.trace.json.gz -o run.annotated.json.gz
   # then open run.annotated.json.gz in https://ui.perfetto.dev`,
 		Args: func(cmd *cobra.Command, args []string) error {

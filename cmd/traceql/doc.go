@@ -799,10 +799,10 @@
 //	gzipped when its name ends in .gz.
 //
 //	An Nsight Systems export (.sqlite) is written as a Chrome trace in
-//	Kineto's form, with the same tracks: kernels, copies, memsets and syncs
-//	on "GPU N" (a thread a stream), runtime and driver calls and NVTX ranges
-//	on their host process and thread; traceql reads it back to the same
-//	summary.
+//	Kineto's form, with the same tracks: kernels, copies and memsets on
+//	"GPU N" (a thread a stream) and syncs beside them (a thread a stream's
+//	syncs), runtime and driver calls and NVTX ranges on their host process
+//	and thread; traceql reads it back to the same summary.
 //
 //	Usage:
 //	  traceql annotate FILE -o ANNOTATED.json[.gz] [flags]
