@@ -293,11 +293,11 @@ func HeadlineBars(labels []string, sums []metrics.Summary, pos int) Bars {
 		m := BarMetric{Name: c.Label, Unit: c.Unit}
 		zero := true
 		for _, s := range sums {
-			v := math.NaN() // no GPU activity: nothing measured
+			v := math.NaN() // no GPU activity, or no value (a bandwidth of no copies): no bar
 			if pos < len(s.Devices) {
-				v = toFloat(c.Value(&s.Devices[pos]))
+				v = toFloat(c.Get(&s.Devices[pos]))
 			}
-			zero = zero && v == 0
+			zero = zero && (v == 0 || math.IsNaN(v))
 			m.Values = append(m.Values, v)
 		}
 		if !zero { // a metric no run has (no copies) is no bars at all

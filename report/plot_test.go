@@ -300,6 +300,24 @@ func TestPlotTimelineOrigin(t *testing.T) {
 	}
 }
 
+// TestHeadlineBarsMissing: a metric a run has no value of (a bandwidth
+// of no copies) is no bar, not a bar of 0; a metric no run has is left out.
+func TestHeadlineBarsMissing(t *testing.T) {
+	with := metrics.DeviceSummary{Kernels: 3, H2D: metrics.CopyStat{Copies: 1, Bytes: 1e6, NS: 1e3, GBps: 1}}
+	without := metrics.DeviceSummary{Kernels: 4}
+	b := HeadlineBars([]string{"a", "b"}, []metrics.Summary{{Devices: []metrics.DeviceSummary{with}}, {Devices: []metrics.DeviceSummary{without}}}, 0)
+	seen := map[string][]float64{}
+	for _, m := range b.Metrics {
+		seen[m.Name] = m.Values
+	}
+	if v := seen["H2D bandwidth"]; len(v) != 2 || v[0] != 1 || !math.IsNaN(v[1]) {
+		t.Errorf("H2D bandwidth bars %v, want [1 NaN]", v)
+	}
+	if _, ok := seen["D2H bandwidth"]; ok {
+		t.Error("D2H bandwidth, which no run has, has bars")
+	}
+}
+
 func TestPlotErrors(t *testing.T) {
 	tests := []struct {
 		name   string
