@@ -200,7 +200,10 @@ func (d *eventDecoder) event(b []byte, i int, p *part) (int, error) {
 	if end, ok, err := d.dropKnown(b, i, p); ok {
 		return end, err
 	}
-	r := eventRead{d: d, b: b, start: i, decided: -1}
+	// r is set field by field: from a composite literal the compiler
+	// built the whole struct aside and then copied it, on every event.
+	var r eventRead
+	r.d, r.b, r.start, r.decided = d, b, i, -1
 	lx, e := &d.lx, &r.e
 	lx.Lenient = false
 	// The members are read here, in a closure: the common paths inline,
