@@ -197,8 +197,10 @@ type rawEvent struct {
 // the rest of it is only skipped; what is kept, or has no readable
 // category, is checked as JSON in full.
 func (d *eventDecoder) event(b []byte, i int, p *part) (int, error) {
-	if end, ok, err := d.dropKnown(b, i, p); ok {
-		return end, err
+	if n, tag, ok := d.drops.Match(b[i:]); ok {
+		if end, ok, err := d.dropKnown(b, i+n, tag, p); ok {
+			return end, err
+		}
 	}
 	// r is set field by field: from a composite literal the compiler
 	// built the whole struct aside and then copied it, on every event.
@@ -287,14 +289,11 @@ func (d *eventDecoder) event(b []byte, i int, p *part) (int, error) {
 	return end, nil
 }
 
-// dropKnown skips the event at b[i] if it begins as an event dropped
-// before did (dropMemo); ok says whether it did.
-func (d *eventDecoder) dropKnown(b []byte, i int, p *part) (end int, ok bool, err error) {
-	n, tag, ok := d.drops.Match(b[i:])
-	if !ok {
-		return 0, false, nil
-	}
-	j := i + n
+// dropKnown skips the rest of an event, from b[j], that began as an event
+// dropped before did (d.drops, whose tag for it is tag); ok says whether
+// it did. The memo is matched in event, so that an event it does not
+// know costs one call (Match), not two.
+func (d *eventDecoder) dropKnown(b []byte, j int, tag dropTag, p *part) (end int, ok bool, err error) {
 	if tag.byName && !d.leanName(b, &j) {
 		return 0, false, nil
 	}
