@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/traceql/traceql/internal/usns"
 	"github.com/traceql/traceql/metrics"
 	"github.com/traceql/traceql/trace"
 )
@@ -155,7 +156,7 @@ func jsonCounts(t *testing.T, path string) gpuCounts {
 		corr := fmt.Sprint(e.Args["correlation"])
 		switch e.Cat {
 		case "kernel", "gpu_memcpy", "gpu_memset":
-			start, dur := usToNS(t, e.Ts), usToNS(t, e.Dur)
+			start, dur := usns.Parse(t, e.Ts.String()), usns.Parse(t, e.Dur.String())
 			busy = append(busy, [2]int64{start, start + dur})
 			if e.Cat == "kernel" {
 				c.Kernels++
@@ -201,23 +202,6 @@ func jsonCounts(t *testing.T, path string) gpuCounts {
 		}
 	}
 	return c
-}
-
-// usToNS converts Kineto's microseconds with up to three decimals to
-// integer nanoseconds from the text, never through float64.
-func usToNS(t *testing.T, n json.Number) int64 {
-	s := string(n)
-	whole, frac, _ := strings.Cut(s, ".")
-	if len(frac) > 3 {
-		t.Fatalf("%s: more than three decimals", s)
-	}
-	frac += strings.Repeat("0", 3-len(frac))
-	w, err1 := strconv.ParseInt(whole, 10, 64)
-	f, err2 := strconv.ParseInt(frac, 10, 64)
-	if err1 != nil || err2 != nil {
-		t.Fatalf("%s: not a decimal", s)
-	}
-	return w*1000 + f
 }
 
 // TestGPUTracesIdle walks the idle nanoseconds of the shorter real graph and

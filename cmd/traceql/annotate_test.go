@@ -18,6 +18,7 @@ import (
 	"testing"
 
 	"github.com/traceql/traceql/internal/nsysgen"
+	"github.com/traceql/traceql/internal/usns"
 	"github.com/traceql/traceql/report"
 	"github.com/traceql/traceql/trace"
 )
@@ -47,26 +48,6 @@ func readJSON(t *testing.T, path string) []byte {
 		}
 	}
 	return b
-}
-
-// usToNS converts a Kineto time (decimal µs) to ns exactly.
-func usToNS(t *testing.T, n json.Number) int64 {
-	t.Helper()
-	s := string(n)
-	whole, frac, _ := strings.Cut(s, ".")
-	if len(frac) > 3 {
-		t.Fatalf("time %s: finer than 1 ns", s)
-	}
-	frac += strings.Repeat("0", 3-len(frac))
-	w, err1 := strconv.ParseInt(whole, 10, 64)
-	f, err2 := strconv.ParseInt(frac, 10, 64)
-	if err1 != nil || err2 != nil || f < 0 {
-		t.Fatalf("time %s: not a decimal", s)
-	}
-	if strings.HasPrefix(whole, "-") {
-		return w*1000 - f
-	}
-	return w*1000 + f
 }
 
 type addedEvent struct {
@@ -195,14 +176,14 @@ func TestAnnotate(t *testing.T) {
 						}
 					}
 				case "X":
-					if e.TS == nil || e.Dur == nil || usToNS(t, *e.Dur) < 0 {
+					if e.TS == nil || e.Dur == nil || usns.Parse(t, e.Dur.String()) < 0 {
 						t.Fatalf("complete event %+v: needs ts and a dur of 0 or more", e)
 					}
 					var a map[string]json.Number
 					if err := json.Unmarshal(mustJSON(t, e.Args), &a); err != nil {
 						t.Fatal(err)
 					}
-					start := usToNS(t, *e.TS)
+					start := usns.Parse(t, e.TS.String())
 					length, _ := cmp.Or(a["dur_ns"], a["time_ns"]).Int64()
 					// The dur is the length between the ends as Perfetto
 					// reads them, which keeps their order; args hold the
@@ -434,10 +415,10 @@ func TestAnnotateNsys(t *testing.T) {
 					threads[thread{e.PID.String(), e.TID.String()}] = true
 				}
 			case "X":
-				if e.TS == nil || e.Dur == nil || usToNS(t, *e.Dur) < 0 {
+				if e.TS == nil || e.Dur == nil || usns.Parse(t, e.Dur.String()) < 0 {
 					t.Fatalf("%s: complete event %+v: needs ts and a dur of 0 or more", in, e)
 				}
-				usToNS(t, *e.TS)
+				usns.Parse(t, e.TS.String())
 				used = append(used, thread{e.PID.String(), e.TID.String()})
 				count[e.Cat]++
 			case "C":

@@ -21,6 +21,7 @@ import (
 
 	"github.com/traceql/traceql/internal/golden"
 	"github.com/traceql/traceql/internal/synth"
+	"github.com/traceql/traceql/internal/usns"
 	"github.com/traceql/traceql/metrics"
 	"github.com/traceql/traceql/report"
 )
@@ -326,9 +327,9 @@ func TestHostPlotReal(t *testing.T) {
 	var ivs [][2]int64
 	for _, e := range doc.TraceEvents {
 		if e.Ph == "X" && e.Cat == "cpu_op" {
-			totals[e.Name] += usToNS(t, e.Dur)
-			start := usToNS(t, e.Ts)
-			ivs = append(ivs, [2]int64{start, start + usToNS(t, e.Dur)})
+			totals[e.Name] += usns.Parse(t, e.Dur.String())
+			start := usns.Parse(t, e.Ts.String())
+			ivs = append(ivs, [2]int64{start, start + usns.Parse(t, e.Dur.String())})
 		}
 	}
 	// Time in ops: the union of the ops' intervals.
