@@ -9,12 +9,12 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/traceql/traceql/internal/shared"
 	"github.com/traceql/traceql/internal/synth"
+	"github.com/traceql/traceql/internal/usns"
 	"github.com/traceql/traceql/metrics"
 	"github.com/traceql/traceql/trace"
 )
@@ -175,8 +175,8 @@ func decodeEvents(t *testing.T, path string) []event {
 			continue
 		}
 		ev := event{cat: strings.ToLower(e.Cat), name: e.Name, pid: fmt.Sprint(e.Pid), tid: fmt.Sprint(e.Tid)}
-		ev.start = nsOf(t, string(e.Ts))
-		ev.end = ev.start + nsOf(t, string(e.Dur))
+		ev.start = usns.Parse(t, string(e.Ts))
+		ev.end = ev.start + usns.Parse(t, string(e.Dur))
 		if c, ok := e.Args["correlation"].(json.Number); ok {
 			ev.corr, _ = c.Int64()
 		}
@@ -194,25 +194,6 @@ func decodeEvents(t *testing.T, path string) []event {
 		out = append(out, ev)
 	}
 	return out
-}
-
-// nsOf converts decimal µs text with at most three decimals to ns.
-func nsOf(t *testing.T, s string) int64 {
-	t.Helper()
-	whole, frac, _ := strings.Cut(s, ".")
-	if len(frac) > 3 {
-		t.Fatalf("%q: more than ns precision", s)
-	}
-	frac += strings.Repeat("0", 3-len(frac))
-	w, err1 := strconv.ParseInt(whole, 10, 64)
-	f, err2 := strconv.ParseInt(frac, 10, 64)
-	if err1 != nil || err2 != nil {
-		t.Fatalf("%q: not a decimal", s)
-	}
-	if strings.HasPrefix(whole, "-") {
-		f = -f
-	}
-	return w*1000 + f
 }
 
 // checkCompile compares the summary of the trace at path, read as

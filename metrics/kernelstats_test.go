@@ -18,6 +18,7 @@ import (
 
 	"github.com/traceql/traceql/internal/shared"
 	"github.com/traceql/traceql/internal/synth"
+	"github.com/traceql/traceql/internal/usns"
 	"github.com/traceql/traceql/metrics"
 	"github.com/traceql/traceql/trace"
 )
@@ -417,7 +418,7 @@ func TestOccupancyReal(t *testing.T) {
 				wants[k] = w
 			}
 			if pct, ok := num(e.Args, "est. achieved occupancy %"); ok {
-				dur := nsOf(t, string(e.Dur))
+				dur := usns.Parse(t, string(e.Dur))
 				w.pctNS, w.ns, w.withOcc = w.pctNS+int64(pct)*dur, w.ns+dur, w.withOcc+1
 			}
 			b, okB := num(e.Args, "blocks per SM")
