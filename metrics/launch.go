@@ -319,12 +319,18 @@ func (g ClassifiedGap) Class() string {
 // the GPU drains claims only the time it overlaps, not the host time that
 // follows it.
 func ClassifyGaps(t *trace.Trace) []ClassifiedGap {
-	ix, syncs := newLaunchIndex(t), hostSyncs(t)
 	var out []ClassifiedGap
-	for dev, v := range DeviceViews(t) {
-		classifyGaps(v, dev, ix, syncs, Gaps(DeviceBusy(v, dev)), nil, func(g ClassifiedGap) { out = append(out, g) })
-	}
+	classifyAll(t, newLaunchIndex(t), hostSyncs(t), func(g ClassifiedGap) { out = append(out, g) })
 	return out
+}
+
+// classifyAll classifies the gaps of each device of t with the launch
+// index and host syncs of t, or of the trace t is a view of (a view keeps
+// every API call).
+func classifyAll(t *trace.Trace, ix launchIndex, syncs []Interval, class func(ClassifiedGap)) {
+	for dev, v := range DeviceViews(t) {
+		classifyGaps(v, dev, ix, syncs, Gaps(DeviceBusy(v, dev)), nil, class)
+	}
 }
 
 // ClassifyStreamGaps is ClassifyGaps for each stream of each device
@@ -337,13 +343,14 @@ func ClassifyStreamGaps(t *trace.Trace) []ClassifiedGap {
 	t.EachGPUActivity(func(a *trace.Activity) { streams = append(streams, a.Stream) })
 	slices.Sort(streams)
 	var out []ClassifiedGap
+	ix, syncs := newLaunchIndex(t), hostSyncs(t)
 	for _, s := range slices.Compact(streams) {
 		v := t.Filter(trace.Filter{Stream: func(x int64) bool { return x == s }})
 		v.Syncs = t.Syncs // the host waits, whichever stream it waits on
-		for _, g := range ClassifyGaps(v) {
+		classifyAll(v, ix, syncs, func(g ClassifiedGap) {
 			g.Stream, g.PerStream = s, true
 			out = append(out, g)
-		}
+		})
 	}
 	slices.SortStableFunc(out, func(a, b ClassifiedGap) int {
 		return cmp.Or(cmp.Compare(a.Device, b.Device), cmp.Compare(a.Stream, b.Stream), cmp.Compare(a.Start, b.Start))
