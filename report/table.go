@@ -50,6 +50,13 @@ func cell(v any, u metrics.Unit, human bool) string {
 // text left-aligned and numbers right-aligned. It returns the first error
 // writing w.
 func WriteText(out io.Writer, tables ...*Table) error {
+	return WriteTextWidth(out, 0, tables...)
+}
+
+// WriteTextWidth is WriteText for a terminal of the given columns (0:
+// unknown, a file or pipe): notes wrap within it even where a table is
+// wider, so that the terminal does not break their words.
+func WriteTextWidth(out io.Writer, termWidth int, tables ...*Table) error {
 	w := bufio.NewWriter(out) // keeps the first error
 	for i, t := range tables {
 		if i > 0 {
@@ -100,7 +107,11 @@ func WriteText(out io.Writer, tables ...*Table) error {
 			wide = max(wide, columns(row))
 			fmt.Fprintln(w, row)
 		}
-		writeNotes(w, t.Notes, max(wide, noteWidth))
+		width := max(wide, noteWidth)
+		if termWidth > 0 {
+			width = min(width, max(termWidth, noteWidth/2))
+		}
+		writeNotes(w, t.Notes, width)
 	}
 	return w.Flush()
 }

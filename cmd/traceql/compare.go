@@ -281,7 +281,7 @@ func runCompare(ctx context.Context, opts *compareOptions) error {
 	if opts.Format == "markdown" {
 		return report.WriteMarkdown(opts.IO.Out, tables...)
 	}
-	return report.WriteText(opts.IO.Out, tables...)
+	return report.WriteTextWidth(opts.IO.Out, opts.IO.TerminalWidth(), tables...)
 }
 
 // writeHostCompare compares runs without GPU activity (CPU or MPS runs,
@@ -306,5 +306,5 @@ func writeHostCompare(opts *compareOptions, sums []metrics.Summary) error {
 	if opts.Format == "markdown" {
 		return report.WriteMarkdown(opts.IO.Out, tables...)
 	}
-	return report.WriteText(opts.IO.Out, tables...)
+	return report.WriteTextWidth(opts.IO.Out, opts.IO.TerminalWidth(), tables...)
 }

@@ -123,7 +123,7 @@ func runDiff(ctx context.Context, opts *diffOptions) error {
 		case "markdown":
 			return report.WriteMarkdown(opts.IO.Out, report.HostCompareTables(labels, sums, opts.Top)...)
 		}
-		return report.WriteText(opts.IO.Out, report.HostCompareTables(labels, sums, opts.Top)...)
+		return report.WriteTextWidth(opts.IO.Out, opts.IO.TerminalWidth(), report.HostCompareTables(labels, sums, opts.Top)...)
 	}
 	switch opts.Format {
 	case "csv", "json":
@@ -138,5 +138,5 @@ func runDiff(ctx context.Context, opts *diffOptions) error {
 	case "markdown":
 		return report.WriteMarkdown(opts.IO.Out, report.DiffTables(d, opts.Top, textLayout(opts.IO, false, opts.Names))...)
 	}
-	return report.WriteText(opts.IO.Out, report.DiffTables(d, opts.Top, textLayout(opts.IO, false, opts.Names))...)
+	return report.WriteTextWidth(opts.IO.Out, opts.IO.TerminalWidth(), report.DiffTables(d, opts.Top, textLayout(opts.IO, false, opts.Names))...)
 }

@@ -88,6 +88,45 @@ func TestTerminalWidth(t *testing.T) {
 	}
 }
 
+// TestNotesFitTerminal: compare's table of four runs is wider than 80
+// columns, and on an 80-column terminal its verdicts wrap within 80
+// rather than at the table's width, for the terminal to break mid-word;
+// in a pipe they wrap at the table's width as before.
+func TestNotesFitTerminal(t *testing.T) {
+	var files []string
+	for _, m := range gpuModes {
+		files = append(files, gpuFile("small", m, 1))
+	}
+	compare := func(tty bool) string {
+		t.Helper()
+		ios, out, errOut := testStreams()
+		ios.SetStdoutTTY(tty)
+		ios.SetTerminalWidth(80)
+		if code := run(context.Background(), append([]string{"compare", "--label", strings.Join(gpuModes, ",")}, files...), ios); code != 0 {
+			t.Fatalf("exit %d: %s", code, errOut)
+		}
+		return out.String()
+	}
+	notes, wide := 0, false
+	for line := range strings.Lines(compare(true)) {
+		line = strings.TrimSuffix(line, "\n")
+		n := utf8.RuneCountInString(line)
+		wide = wide || n > 80
+		if strings.HasPrefix(line, "    ") || strings.Contains(line, "-bound: ") {
+			notes++
+			if n > 80 {
+				t.Errorf("80 columns: a note line of %d: %q", n, line)
+			}
+		}
+	}
+	if !wide || notes < 8 {
+		t.Errorf("want a table wider than 80 columns and the four verdicts (%d note lines)", notes)
+	}
+	if pipe := compare(false); !strings.Contains(pipe, "graph-launch-bound: 94 % of idle time waits on launches, 94 % in 29 gaps under 1 ms,\n") {
+		t.Errorf("a pipe: want the verdicts wrapped at the table's width:\n%s", pipe)
+	}
+}
+
 // TestBinaryToTerminal: a binary format is refused on a terminal's stdout
 // (a usage error, before any trace is read) and written to a pipe.
 func TestBinaryToTerminal(t *testing.T) {

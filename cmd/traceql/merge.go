@@ -93,7 +93,7 @@ func writeMerged(opts *summarizeOptions, rec *report.Table) error {
 		return fmt.Errorf("the Parquet parts hold fewer than two traces with GPU activity: no overview")
 	}
 	if opts.Format == "text" {
-		return report.WriteText(opts.IO.Out, o)
+		return report.WriteTextWidth(opts.IO.Out, opts.IO.TerminalWidth(), o)
 	}
 	return report.WriteMarkdown(opts.IO.Out, o)
 }

@@ -183,7 +183,7 @@ func writeSummaries(opts *summarizeOptions, sums []metrics.Summary) error {
 			tables = append(tables, o) // last, where a terminal leaves it in view
 		}
 		if opts.Format == "text" {
-			return report.WriteText(opts.IO.Out, tables...)
+			return report.WriteTextWidth(opts.IO.Out, opts.IO.TerminalWidth(), tables...)
 		}
 		return report.WriteMarkdown(opts.IO.Out, tables...)
 	}
