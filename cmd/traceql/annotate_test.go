@@ -298,51 +298,67 @@ func TestAnnotateRealTraces(t *testing.T) {
 	paths, _ := filepath.Glob(filepath.Join(dir, "*.json.gz"))
 	abutting, _ := filepath.Glob(filepath.Join(realTraces(t), "hta", "ns_resolution_trace", "*.json.gz"))
 	paths = append(paths, abutting...)
-	checked := 0
-	for _, in := range paths {
-		out := filepath.Join(t.TempDir(), filepath.Base(in))
-		if _, errOut, code := traceql("annotate", "-q", in, "-o", out); code != 0 {
-			t.Errorf("annotate %s: exit %d: %s", in, code, errOut)
-			continue
-		}
-		a := mustRun(t, "summarize", "-q", "-f", "csv", in)
-		b := strings.ReplaceAll(mustRun(t, "summarize", "-q", "-f", "csv", out), out, in)
-		if a != b {
-			t.Errorf("%s: the annotated trace summarizes differently:\n%s\nwant\n%s", in, b, a)
-		}
-		var doc struct {
-			TraceEvents []json.RawMessage `json:"traceEvents"`
-		}
-		if err := json.Unmarshal(readJSON(t, out), &doc); err != nil {
-			t.Fatal(err)
-		}
-		var added []addedEvent
-		for _, raw := range doc.TraceEvents {
-			var c struct{ Cat any }
-			if err := json.Unmarshal(raw, &c); err != nil {
-				t.Fatal(err)
-			}
-			if c.Cat != report.AnnotationCategory {
-				continue // the trace's own: "tid": "stream 7" and the like
-			}
-			var e addedEvent
-			d := json.NewDecoder(bytes.NewReader(raw))
-			d.UseNumber()
-			if err := d.Decode(&e); err != nil {
-				t.Fatal(err)
-			}
-			added = append(added, e)
-		}
-		if len(added) == 0 {
-			t.Errorf("%s: nothing added", in)
-		}
-		checkPerfetto(t, filepath.Base(in), added)
-		checked++
-	}
-	if checked == 0 {
+	if len(paths) == 0 {
 		t.Fatalf("no Kineto trace in %s", dir)
 	}
-	t.Logf("%d real traces annotated", checked)
+	for _, in := range paths {
+		checkAnnotated(t, in)
+	}
+	t.Logf("%d real traces annotated", len(paths))
+}
+
+// TestAnnotateGPUTraces: the H100 runs of testdata/gpu annotate as the
+// shared traces do, the one profiled from its first step (compilation's
+// host events, graph capture) among them.
+func TestAnnotateGPUTraces(t *testing.T) {
+	for _, in := range []string{gpuFile("small", "default", 1), gpuFile("small", "reduce-overhead", 1),
+		filepath.Join(gpuDir, "vit-small_reduce-overhead_b1_warmup.pt.trace.json.gz")} {
+		checkAnnotated(t, in)
+	}
+}
+
+// checkAnnotated annotates the Kineto trace in, and checks that the
+// output summarizes as in does and that what annotate added opens in
+// Perfetto as meant (checkPerfetto).
+func checkAnnotated(t *testing.T, in string) {
+	t.Helper()
+	out := filepath.Join(t.TempDir(), filepath.Base(in))
+	if _, errOut, code := traceql("annotate", "-q", in, "-o", out); code != 0 {
+		t.Errorf("annotate %s: exit %d: %s", in, code, errOut)
+		return
+	}
+	a := mustRun(t, "summarize", "-q", "-f", "csv", in)
+	b := strings.ReplaceAll(mustRun(t, "summarize", "-q", "-f", "csv", out), out, in)
+	if a != b {
+		t.Errorf("%s: the annotated trace summarizes differently:\n%s\nwant\n%s", in, b, a)
+	}
+	var doc struct {
+		TraceEvents []json.RawMessage `json:"traceEvents"`
+	}
+	if err := json.Unmarshal(readJSON(t, out), &doc); err != nil {
+		t.Fatal(err)
+	}
+	var added []addedEvent
+	for _, raw := range doc.TraceEvents {
+		var c struct{ Cat any }
+		if err := json.Unmarshal(raw, &c); err != nil {
+			t.Fatal(err)
+		}
+		if c.Cat != report.AnnotationCategory {
+			continue // the trace's own: "tid": "stream 7" and the like
+		}
+		var e addedEvent
+		d := json.NewDecoder(bytes.NewReader(raw))
+		d.UseNumber()
+		if err := d.Decode(&e); err != nil {
+			t.Fatal(err)
+		}
+		added = append(added, e)
+	}
+	if len(added) == 0 {
+		t.Errorf("%s: nothing added", in)
+	}
+	checkPerfetto(t, filepath.Base(in), added)
 }
 
 // TestAnnotateNsys: each shared Nsight export, annotated, is a Chrome
