@@ -114,8 +114,8 @@ func runAnnotate(ctx context.Context, opts *annotateOptions) error {
 		})
 	}
 	// The copy needs only the annotations: collect the model now, or the
-	// heap would grow to twice it (GOGC) with the copy's garbage before
-	// the next collection.
+	// copy's garbage would pile up to a heap goal set while the model was
+	// live, raising the peak the summary set.
 	t = nil
 	runtime.GC()
 	in, err := os.Open(opts.File)
