@@ -779,9 +779,9 @@
 //
 //	Annotate writes a copy of a Kineto trace, every event unchanged, with tracks
 //	added for a timeline viewer (Perfetto UI, chrome://tracing): per GPU a
-//	process "traceql GPU N", followed by what holds it back when something
-//	does ("traceql GPU 0 (launch-bound)"), labelled with the verdict, that
-//	holds
+//	process "traceql GPU N", named with what holds it back when something
+//	does ("traceql GPU 0 (launch-bound)") and labelled with the verdict,
+//	that holds
 //
 //	  idle gaps (by class)  a slice over each idle gap, named by what held it:
 //	                        sync, launch or other (see summarize --help),
