@@ -29,13 +29,15 @@ func signChar(v float64) string {
 	return "+"
 }
 
-// Change formats new relative to old: "−98.6 % ×0.0140"; "new" when old is 0.
+// Change formats new relative to old: "−98.6 % ×0.0140"; "from 0" when
+// old is 0, which no ratio describes ("new" would read as a metric or
+// kernel only the new run has).
 func Change(old, new float64) string {
 	switch {
 	case old == new:
 		return "0 %"
 	case old == 0:
-		return "new"
+		return "from 0"
 	}
 	pct := 100 * (new - old) / old
 	size := sig3(math.Abs(pct))
