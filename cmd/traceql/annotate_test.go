@@ -5,7 +5,6 @@ import (
 	"cmp"
 	"compress/gzip"
 	"context"
-	"encoding/csv"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -229,10 +228,7 @@ func TestAnnotate(t *testing.T) {
 
 			// The gaps track: export --table gaps, row for row.
 			exp, _, _ := traceql("export", "--table", "gaps", in)
-			rows, err := csv.NewReader(strings.NewReader(exp)).ReadAll()
-			if err != nil {
-				t.Fatal(err)
-			}
+			rows := csvRecords(t, exp)
 			var want [][]string
 			for _, r := range rows[1:] {
 				want = append(want, r[1:len(r)-2]) // without the file, the stream (none for a device's gaps) and label

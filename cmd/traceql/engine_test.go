@@ -231,15 +231,7 @@ func TestEngineDuckDB(t *testing.T) {
 // checkBounds compares rows of (bound, gpus, …) with the CSV's bound
 // column, counted here.
 func checkBounds(t *testing.T, csvPath string, rows [][]string) {
-	f, err := os.Open(csvPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	recs, err := csv.NewReader(f).ReadAll()
-	if err != nil {
-		t.Fatal(err)
-	}
+	recs := csvRecords(t, string(readFile(t, csvPath)))
 	col := slices.Index(recs[0], "bound")
 	n := map[string]int{}
 	for _, r := range recs[1:] {

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"encoding/csv"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -168,15 +167,7 @@ func columnTypes(t *testing.T, s report.TableSchema) []string {
 }
 
 func readCSVTable(t *testing.T, path string, s report.TableSchema) [][]any {
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	recs, err := csv.NewReader(f).ReadAll()
-	if err != nil {
-		t.Fatal(err)
-	}
+	recs := csvRecords(t, string(readFile(t, path)))
 	types := columnTypes(t, s)
 	for j, c := range s.Columns {
 		if recs[0][j] != c.Name {

@@ -102,10 +102,7 @@ func TestHostOnly(t *testing.T) {
 		if code != 0 {
 			t.Fatalf("exit %d: %s", code, errOut)
 		}
-		recs, err := csv.NewReader(strings.NewReader(out)).ReadAll()
-		if err != nil {
-			t.Fatal(err)
-		}
+		recs := csvRecords(t, out)
 		ops := 0
 		for _, r := range recs[1:] {
 			if r[2] != "op_total_ns" {
@@ -166,10 +163,7 @@ func TestHostExport(t *testing.T) {
 	if code != 0 || errOut != "" {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
-	recs, err := csv.NewReader(strings.NewReader(out)).ReadAll()
-	if err != nil {
-		t.Fatal(err)
-	}
+	recs := csvRecords(t, out)
 	want := map[string]int64{}
 	for i, r := range runs {
 		for _, op := range r.Ops {

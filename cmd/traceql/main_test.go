@@ -98,10 +98,7 @@ func TestSummarizeRanks(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("csv: %s", errOut)
 	}
-	recs, err := csv.NewReader(strings.NewReader(csvOut)).ReadAll()
-	if err != nil {
-		t.Fatal(err)
-	}
+	recs := csvRecords(t, csvOut)
 	col, commCol := slices.Index(recs[0], "gpu_util"), slices.Index(recs[0], "comm_ns")
 	var ranks []string
 	var comm []int
@@ -359,10 +356,7 @@ func TestDiffKnownDeltas(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
-	rows, err := csv.NewReader(strings.NewReader(out)).ReadAll()
-	if err != nil {
-		t.Fatal(err)
-	}
+	rows := csvRecords(t, out)
 	got := map[string][]string{}
 	for _, r := range rows[1:] {
 		got[r[4]] = r[5:8] // old, new, delta
@@ -395,10 +389,7 @@ func TestExportSteps(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
-	rows, err := csv.NewReader(strings.NewReader(out)).ReadAll()
-	if err != nil {
-		t.Fatal(err)
-	}
+	rows := csvRecords(t, out)
 	type key struct{ dev, step string }
 	got := map[key][]string{}
 	for _, r := range rows[1:] {
@@ -745,10 +736,7 @@ func TestSteady(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
-	recs, err := csv.NewReader(strings.NewReader(out)).ReadAll()
-	if err != nil {
-		t.Fatal(err)
-	}
+	recs := csvRecords(t, out)
 	// A row per run: every measure of warm's steady steps is cold's.
 	head, rows := recs[0], map[string][]string{}
 	for _, r := range recs[1:] {
@@ -935,10 +923,7 @@ func TestFilters(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
-	recs, err := csv.NewReader(strings.NewReader(out)).ReadAll()
-	if err != nil {
-		t.Fatal(err)
-	}
+	recs := csvRecords(t, out)
 	col := func(name string) int { return slices.Index(recs[0], name) }
 	if len(recs) != 2 || recs[1][col("device")] != "1" || recs[1][col("kernels")] != strconv.Itoa(want["1"]) || want["1"] == 0 ||
 		recs[1][col("window")] != "whole; only kernels matching ^triton, device 1, stream 7" {
@@ -947,4 +932,24 @@ func TestFilters(t *testing.T) {
 	if _, errOut, code := traceql("summarize", sample, "--kernel", "("); code != 2 || !strings.Contains(errOut, "--kernel") {
 		t.Errorf("--kernel (: exit %d, %s", code, errOut)
 	}
+}
+
+// csvRecords parses CSV text, failing t when it is not CSV.
+func csvRecords(t *testing.T, text string) [][]string {
+	t.Helper()
+	recs, err := csv.NewReader(strings.NewReader(text)).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return recs
+}
+
+// readFile returns the bytes of path, failing t when it cannot be read.
+func readFile(t *testing.T, path string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }

@@ -172,10 +172,7 @@ func TestReportInBrowser(t *testing.T) {
 			if code != 0 {
 				t.Fatalf("summarize: %s", errOut)
 			}
-			records, err := csv.NewReader(strings.NewReader(csvOut)).ReadAll()
-			if err != nil {
-				t.Fatal(err)
-			}
+			records := csvRecords(t, csvOut)
 
 			opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(exe), chromedp.NoSandbox,
 				chromedp.WindowSize(1200, 900))
@@ -190,7 +187,7 @@ func TestReportInBrowser(t *testing.T) {
 			defer cancel()
 			var mu sync.Mutex
 			var problems, requests []string
-			err = chromedp.Listen(ctx, func(ev any) {
+			err := chromedp.Listen(ctx, func(ev any) {
 				mu.Lock()
 				defer mu.Unlock()
 				switch e := ev.(type) {

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/csv"
 	"errors"
 	"os"
 	"os/exec"
@@ -43,10 +42,7 @@ func TestReportHTML(t *testing.T) {
 		t.Errorf("%d plots, want the steps and the gaps", n)
 	}
 	out, _, _ := traceql("summarize", sample, "-f", "csv")
-	recs, err := csv.NewReader(strings.NewReader(out)).ReadAll()
-	if err != nil {
-		t.Fatal(err)
-	}
+	recs := csvRecords(t, out)
 	kernels := slices.Index(recs[0], "kernels")
 	for _, r := range recs[1:] {
 		// 106 kernels → "106, mean 99.1 µs, …" in the headline.
