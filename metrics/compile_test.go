@@ -140,22 +140,30 @@ func computeCompileTruth(t *testing.T, evs []event) compileTruth {
 	return tr
 }
 
-// decodeEvents decodes a Kineto file's complete events with encoding/json.
-func decodeEvents(t *testing.T, path string) []event {
+// decodeJSON decodes the JSON file at path, gzipped or not, into v with
+// encoding/json, numbers kept as their text (json.Number).
+func decodeJSON(t *testing.T, path string, v any) {
 	t.Helper()
 	b, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
+	var r io.Reader = bytes.NewReader(b)
 	if bytes.HasPrefix(b, []byte{0x1f, 0x8b}) {
-		zr, err := gzip.NewReader(bytes.NewReader(b))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if b, err = io.ReadAll(zr); err != nil {
+		if r, err = gzip.NewReader(r); err != nil {
 			t.Fatal(err)
 		}
 	}
+	d := json.NewDecoder(r)
+	d.UseNumber()
+	if err := d.Decode(v); err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+}
+
+// decodeEvents decodes a Kineto file's complete events with encoding/json.
+func decodeEvents(t *testing.T, path string) []event {
+	t.Helper()
 	var doc struct {
 		TraceEvents []struct {
 			Ph, Cat, Name string
@@ -164,11 +172,7 @@ func decodeEvents(t *testing.T, path string) []event {
 			Args          map[string]any
 		} `json:"traceEvents"`
 	}
-	d := json.NewDecoder(bytes.NewReader(b))
-	d.UseNumber()
-	if err := d.Decode(&doc); err != nil {
-		t.Fatalf("%s: %v", path, err)
-	}
+	decodeJSON(t, path, &doc)
 	var out []event
 	for _, e := range doc.TraceEvents {
 		if e.Ph != "X" || e.Ts == "" {

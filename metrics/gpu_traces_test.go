@@ -1,11 +1,9 @@
 package metrics_test
 
 import (
-	"compress/gzip"
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -124,17 +122,6 @@ type gpuCounts struct {
 // correlation id a kernel carries; a graph launch, a cudaGraphLaunch whose
 // id kernels carry.
 func jsonCounts(t *testing.T, path string) gpuCounts {
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	zr, err := gzip.NewReader(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	dec := json.NewDecoder(zr)
-	dec.UseNumber()
 	var doc struct {
 		TraceEvents []struct {
 			Ph, Cat, Name string
@@ -142,9 +129,7 @@ func jsonCounts(t *testing.T, path string) gpuCounts {
 			Args          map[string]any
 		} `json:"traceEvents"`
 	}
-	if err := dec.Decode(&doc); err != nil {
-		t.Fatal(err)
-	}
+	decodeJSON(t, path, &doc)
 	var c gpuCounts
 	var busy [][2]int64
 	kernelCorr := map[string]bool{}

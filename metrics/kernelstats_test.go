@@ -1,7 +1,6 @@
 package metrics_test
 
 import (
-	"compress/gzip"
 	"context"
 	"database/sql"
 	"encoding/json"
@@ -234,15 +233,6 @@ func TestCopyDists(t *testing.T) {
 	} else if err := json.Unmarshal(b, &truth); err != nil {
 		t.Fatal(err)
 	}
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	zr, err := gzip.NewReader(f)
-	if err != nil {
-		t.Fatal(err)
-	}
 	var doc struct {
 		TraceEvents []struct {
 			Cat  string `json:"cat"`
@@ -253,9 +243,7 @@ func TestCopyDists(t *testing.T) {
 			} `json:"args"`
 		} `json:"traceEvents"`
 	}
-	if err := json.NewDecoder(zr).Decode(&doc); err != nil {
-		t.Fatal(err)
-	}
+	decodeJSON(t, path, &doc)
 	sizes := map[string][]int64{} // "device name" → sizes
 	for _, e := range doc.TraceEvents {
 		if e.Cat == "gpu_memcpy" {
@@ -367,14 +355,6 @@ func TestOccupancyReal(t *testing.T) {
 	checked := 0
 	for _, rel := range []string{"hta/trace_diff/control/control.json.gz", "kineto/resnet50_v100_workers0.pt.trace.json.gz"} {
 		path := filepath.Join(dir, rel)
-		f, err := os.Open(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		zr, err := gzip.NewReader(f)
-		if err != nil {
-			t.Fatal(err)
-		}
 		var doc struct {
 			TraceEvents []struct {
 				Ph, Cat, Name string
@@ -382,12 +362,7 @@ func TestOccupancyReal(t *testing.T) {
 				Args          map[string]any
 			} `json:"traceEvents"`
 		}
-		d := json.NewDecoder(zr)
-		d.UseNumber()
-		if err := d.Decode(&doc); err != nil {
-			t.Fatalf("%s: %v", rel, err)
-		}
-		f.Close()
+		decodeJSON(t, path, &doc)
 		type key struct {
 			dev  int
 			name string
