@@ -170,10 +170,19 @@ var categories = []struct {
 	{"memcpy", clsMemcpy}, {"memset", clsMemset}, {"runtime", clsRuntime}, {"operator", clsCPUOp},
 }
 
-// classify maps a category to what traceql keeps of its events.
-func classify(cat string) eventClass {
+// classOf is the class of an event whose "cat" is v: clsSkip for a
+// category not kept, or not a string, and for python_function unless the
+// read needs stacks.
+func (d *eventDecoder) classOf(v jsonlex.Value) eventClass {
+	if v.Kind != 's' {
+		return clsSkip
+	}
+	cat := v.Text()
 	for _, c := range categories {
 		if len(c.name) == len(cat) && strings.EqualFold(c.name, cat) {
+			if c.cls == clsPython && !d.stacks {
+				return clsSkip
+			}
 			return c.cls
 		}
 	}
@@ -224,15 +233,7 @@ func (d *eventDecoder) event(b []byte, i int, p *part) (int, error) {
 		case "cat":
 			var v jsonlex.Value
 			i, err := lx.Value(b, i, &v)
-			r.seenCat = true
-			e.catOK = v.Kind == 's'
-			e.cls = clsSkip
-			if e.catOK {
-				e.cls = classify(v.Text())
-			}
-			if e.cls == clsPython && !d.stacks {
-				e.cls = clsSkip
-			}
+			r.seenCat, e.catOK, e.cls = true, v.Kind == 's', d.classOf(v)
 			if d.dropHost && e.name.Kind != 0 {
 				r.leaned = d.lean(e)
 			}
@@ -272,12 +273,7 @@ func (d *eventDecoder) event(b []byte, i int, p *part) (int, error) {
 		return lx.Value(b, i, nil)
 	})
 	if err == jsonlex.ErrDropped {
-		if r.leaned {
-			p.leanSkipped++
-		}
-		if r.decided > r.start {
-			d.drops.Learn(b[r.start:r.decided], dropTag{lean: r.leaned, byName: r.byName})
-		}
+		r.dropped(p)
 		return end, nil
 	}
 	if err != nil {
@@ -307,6 +303,17 @@ type eventRead struct {
 	byName  bool // the prefix is a cpu_op's up to its name
 	leaned  bool // the drop is for the read's needs
 	seenCat bool
+}
+
+// dropped counts an event that was dropped while its members were read,
+// and teaches the memo how it began.
+func (r *eventRead) dropped(p *part) {
+	if r.leaned {
+		p.leanSkipped++
+	}
+	if r.decided > r.start {
+		r.d.drops.Learn(r.b[r.start:r.decided], dropTag{lean: r.leaned, byName: r.byName})
+	}
 }
 
 // dropAt drops the event whose member that decided it ends at b[i]: a cat
@@ -420,98 +427,121 @@ func isFlowPhase(ph []byte) bool {
 
 // keep turns a kept event into a model record, or counts why it cannot.
 func (d *eventDecoder) keep(e *rawEvent, p *part) {
+	start, end, ok := e.span(p)
+	if !ok {
+		return
+	}
+	name := d.intern(e.name.Text(), p)
+	switch e.cls {
+	case clsKernel, clsMemcpy, clsMemset, clsSync:
+		e.keepActivity(name, start, end, p)
+	case clsRuntime, clsDriver:
+		e.keepAPICall(name, start, end, p)
+	case clsCPUOp, clsUserAnnotation, clsGPUAnnotation, clsPython:
+		e.keepOp(name, start, end, p)
+	}
+}
+
+// span reads e's start and end, or counts why it has none: only complete
+// events (ph X) with a ts and dur that are decimal µs within ±MaxTime.
+func (e *rawEvent) span(p *part) (start, end int64, ok bool) {
 	if ph := e.ph.Text(); e.ph.Kind != 's' || ph != "X" {
 		p.warn.add(fmt.Sprintf("%s events with ph %q (not a complete event) skipped", e.catName(), ph))
-		return
+		return 0, 0, false
 	}
 	if !e.hasTS || !e.hasDur {
 		p.warn.add(e.catName() + ` events without "ts" or "dur" skipped`)
-		return
+		return 0, 0, false
 	}
-	start, err := d.micros(e.ts)
+	start, err := micros(e.ts)
 	if err != nil {
 		p.warn.add(fmt.Sprintf("%s events with a bad ts skipped (%v)", e.catName(), err))
-		return
+		return 0, 0, false
 	}
-	dur, err := d.micros(e.dur)
+	dur, err := micros(e.dur)
 	if err != nil {
 		p.warn.add(fmt.Sprintf("%s events with a bad dur skipped (%v)", e.catName(), err))
-		return
+		return 0, 0, false
 	}
 	if dur < 0 {
 		p.warn.add(e.catName() + " events with negative dur skipped")
-		return
+		return 0, 0, false
 	}
 	if start < -MaxTime || start > MaxTime || dur > MaxTime-start {
 		p.warn.add(e.catName() + " events beyond ±2^62 ns (146 years) of zero skipped")
-		return
+		return 0, 0, false
 	}
-	end := start + dur
-	a := &e.args
-	name := d.intern(e.name.Text(), p)
-	t := &p.t
+	return start, start + dur, true
+}
+
+// keepActivity adds a kernel, copy, memset or sync record. Its device and
+// stream come from args, or else from pid and tid as Kineto lays them out.
+func (e *rawEvent) keepActivity(name string, start, end int64, p *part) {
+	a, t := &e.args, &p.t
+	act := Activity{Start: start, End: end, Correlation: a.correlation, Device: int(a.device), Stream: a.stream}
+	if !a.hasDevice {
+		id, ok := jsonlex.IntOf(e.pid)
+		if !ok {
+			p.warn.add(e.catName() + " events without a numeric device skipped")
+			return
+		}
+		act.Device = int(id)
+	}
+	if !a.hasStream {
+		act.Stream = streamOf(e.tid)
+	}
 	switch e.cls {
-	case clsKernel, clsMemcpy, clsMemset, clsSync:
-		act := Activity{Start: start, End: end, Correlation: a.correlation}
-		act.Device = int(a.device)
-		if !a.hasDevice {
-			id, ok := jsonlex.IntOf(e.pid)
-			if !ok {
-				p.warn.add(e.catName() + " events without a numeric device skipped")
-				return
-			}
-			act.Device = int(id)
-		}
-		act.Stream = a.stream
-		if !a.hasStream {
-			act.Stream = streamOf(e.tid)
-		}
-		switch e.cls {
-		case clsKernel:
-			t.Kernels = append(t.Kernels, Kernel{Activity: act, Name: name, ExternalID: a.external,
-				Grid: a.grid, Block: a.block, Registers: a.registers, OccupancyPct: a.occupancy, HasOccupancy: a.hasOccupancy, SharedMem: a.sharedMem,
-				GraphID: a.graphID, GraphNode: a.graphNode})
-		case clsMemcpy:
-			kind, src, dst := parseMemcpyName(name)
-			t.Memcpys = append(t.Memcpys, Memcpy{Activity: act, Kind: kind, Src: src, Dst: dst, Bytes: a.bytes})
-		case clsMemset:
-			t.Memsets = append(t.Memsets, Memset{Activity: act, Mem: parseMemsetName(name), Bytes: a.bytes})
-		case clsSync:
-			t.Syncs = append(t.Syncs, Sync{Activity: act, Kind: name})
-		}
-	case clsRuntime, clsDriver:
-		pid, _ := jsonlex.IntOf(e.pid)
-		tid, _ := jsonlex.IntOf(e.tid)
-		kind := Runtime
-		if e.cls == clsDriver {
-			kind = Driver
-		}
-		t.APICalls = append(t.APICalls, APICall{Name: name, Kind: kind, PID: pid, TID: tid,
-			Start: start, End: end, Correlation: a.correlation, ExternalID: a.external})
-	case clsCPUOp, clsUserAnnotation, clsGPUAnnotation, clsPython:
-		op := Op{Name: name, Start: start, End: end, ExternalID: a.external}
-		op.PID, _ = jsonlex.IntOf(e.pid)
-		op.TID, _ = jsonlex.IntOf(e.tid)
-		switch e.cls {
-		case clsCPUOp:
-			op.Kind = CPUOp
-		case clsUserAnnotation:
-			op.Kind = UserAnnotation
-		case clsPython:
-			op.Kind = PythonFunction
-		case clsGPUAnnotation:
-			op.Kind = GPUAnnotation
-			if a.hasDevice {
-				op.PID = a.device
-			}
-			if a.hasStream {
-				op.TID = a.stream
-			} else {
-				op.TID = streamOf(e.tid)
-			}
-		}
-		t.Ops = append(t.Ops, op)
+	case clsKernel:
+		t.Kernels = append(t.Kernels, Kernel{Activity: act, Name: name, ExternalID: a.external,
+			Grid: a.grid, Block: a.block, Registers: a.registers, OccupancyPct: a.occupancy, HasOccupancy: a.hasOccupancy, SharedMem: a.sharedMem,
+			GraphID: a.graphID, GraphNode: a.graphNode})
+	case clsMemcpy:
+		kind, src, dst := parseMemcpyName(name)
+		t.Memcpys = append(t.Memcpys, Memcpy{Activity: act, Kind: kind, Src: src, Dst: dst, Bytes: a.bytes})
+	case clsMemset:
+		t.Memsets = append(t.Memsets, Memset{Activity: act, Mem: parseMemsetName(name), Bytes: a.bytes})
+	case clsSync:
+		t.Syncs = append(t.Syncs, Sync{Activity: act, Kind: name})
 	}
+}
+
+// keepAPICall adds a runtime or driver call record.
+func (e *rawEvent) keepAPICall(name string, start, end int64, p *part) {
+	pid, _ := jsonlex.IntOf(e.pid)
+	tid, _ := jsonlex.IntOf(e.tid)
+	kind := Runtime
+	if e.cls == clsDriver {
+		kind = Driver
+	}
+	p.t.APICalls = append(p.t.APICalls, APICall{Name: name, Kind: kind, PID: pid, TID: tid,
+		Start: start, End: end, Correlation: e.args.correlation, ExternalID: e.args.external})
+}
+
+// keepOp adds a host op record: a cpu_op, an annotation or a Python
+// function. A GPU annotation lies on a device and stream, not a thread.
+func (e *rawEvent) keepOp(name string, start, end int64, p *part) {
+	a := &e.args
+	op := Op{Name: name, Start: start, End: end, ExternalID: a.external}
+	op.PID, _ = jsonlex.IntOf(e.pid)
+	op.TID, _ = jsonlex.IntOf(e.tid)
+	switch e.cls {
+	case clsCPUOp:
+		op.Kind = CPUOp
+	case clsUserAnnotation:
+		op.Kind = UserAnnotation
+	case clsPython:
+		op.Kind = PythonFunction
+	case clsGPUAnnotation:
+		op.Kind = GPUAnnotation
+		if a.hasDevice {
+			op.PID = a.device
+		}
+		op.TID = a.stream
+		if !a.hasStream {
+			op.TID = streamOf(e.tid)
+		}
+	}
+	p.t.Ops = append(p.t.Ops, op)
 }
 
 func (e *rawEvent) catName() string {
@@ -519,7 +549,7 @@ func (e *rawEvent) catName() string {
 }
 
 // micros converts a ts or dur member to ns.
-func (d *eventDecoder) micros(v jsonlex.Value) (int64, error) {
+func micros(v jsonlex.Value) (int64, error) {
 	switch v.Kind {
 	case 'n':
 		return jsonlex.MicrosToNanos(jsonlex.Str(v.Raw))
