@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"testing"
 
 	"github.com/traceql/traceql/internal/shared"
@@ -49,9 +50,11 @@ func benchTrace(b *testing.B, size int64, gz bool) (string, synth.Truth) {
 // BenchmarkKinetoOpen reads a generated 128 MB Kineto trace (the event mix
 // of a training trace with python_function stacks), plain and gzipped, and
 // a 1 MB one, as the ranks of a short profile are: what it allocates a read
-// is most of the cost of a folder of such files. lean reads as the summary
-// does (Options.Needs).
+// is most of the cost of a folder of such files. The reads share Workers,
+// as a command's do, and with them their buffers. lean reads as the
+// summary does (Options.Needs).
 func BenchmarkKinetoOpen(b *testing.B) {
+	workers := NewWorkers(runtime.GOMAXPROCS(0))
 	for _, tc := range []struct {
 		name     string
 		size     int64
@@ -63,7 +66,7 @@ func BenchmarkKinetoOpen(b *testing.B) {
 			b.SetBytes(truth.Bytes)
 			b.ReportAllocs()
 			for b.Loop() {
-				var o Options
+				o := Options{Workers: workers}
 				if tc.lean {
 					o.Needs = &Needs{}
 				}

@@ -118,7 +118,7 @@ func (s *tableSink) reserve(ra io.ReaderAt, from, end int64) {
 // sampleTables estimates how many records each table gets from the events
 // in bytes [from, end) of ra, a file read with in (blocks.Sample).
 func sampleTables(ra io.ReaderAt, from, end int64, in *input) (est [tableCount]float64) {
-	counts := blocks.Sample(ra, from, end, in.workers, in.newDecoder, func(p *part) []int {
+	counts := blocks.Sample(ra, from, end, in.workers.b, in.newDecoder, func(p *part) []int {
 		n := tableLens(&p.t)
 		p.recycle()
 		return n[:]
@@ -134,7 +134,7 @@ func (d *kinetoDecoder) events(bare bool) error {
 	sink := &tableSink{d: d}
 	limit := cmp.Or(d.in.opts.MaxEventBytes, defaultMaxEventBytes)
 	s := blocks.NewStitcher(blocks.Config[*part]{NewDecoder: d.in.newDecoder, Take: sink.take,
-		MaxElemBytes: limit, Workers: d.in.workers}, sc.Offset(), blocks.First)
+		MaxElemBytes: limit, Workers: d.in.workers.b}, sc.Offset(), blocks.First)
 	err := s.Decode(sc.Buffered())
 	var readErr error
 	var readErrAt int64

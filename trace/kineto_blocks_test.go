@@ -347,7 +347,7 @@ func checkReserve(t *testing.T, data []byte) {
 		t.Fatal(err)
 	}
 	from := int64(bytes.Index(data, []byte(`"traceEvents"`)))
-	est := sampleTables(bytes.NewReader(data), from, int64(len(data)), &input{workers: blocks.NewBudget(runtime.GOMAXPROCS(0))})
+	est := sampleTables(bytes.NewReader(data), from, int64(len(data)), &input{workers: NewWorkers(runtime.GOMAXPROCS(0))})
 	for i, n := range tableLens(grown) {
 		if n >= blocks.ReserveMinRecords && math.Abs(est[i]-float64(n)) > 0.1*float64(n) {
 			t.Errorf("table %d: %.0f records estimated, %d read", i, est[i], n)
@@ -370,7 +370,7 @@ func TestReserveBound(t *testing.T) {
 		fmt.Fprintf(&b, `{"ph":"X","cat":"kernel","name":"k","pid":0,"tid":7,"ts":%d,"dur":2,"args":{"device":0,"stream":7}},`, i)
 	}
 	b.WriteString(`{}]}`)
-	in := &input{opts: Options{reserveFrom: 1}, workers: blocks.NewBudget(runtime.GOMAXPROCS(0))}
+	in := &input{opts: Options{reserveFrom: 1}, workers: NewWorkers(runtime.GOMAXPROCS(0))}
 	s := &tableSink{d: &kinetoDecoder{in: in, t: &Trace{}}}
 	s.reserve(bytes.NewReader(b.Bytes()), 0, int64(b.Len()))
 	got := tableBytes(s.d.t)

@@ -24,12 +24,13 @@ type eventDecoder struct {
 	eventMemo jsonlex.MemberMemo
 	argsMemo  [clsPython + 1]jsonlex.MemberMemo // by class: args differ by class
 	drops     *jsonlex.DropMemo[dropTag]        // how dropped events began; nil: none (a test's reference)
+	parts     *sync.Pool                        // emptied parts (Workers.parts)
 }
 
 func newEventDecoder(in *input) *eventDecoder {
 	n, lean := in.opts.needs()
 	d := &eventDecoder{stacks: n.Stacks, dropOps: lean && !n.Ops && !n.Stacks, dropPolls: lean && !n.Polls, keepOp: n.Op,
-		names: map[string]string{}, drops: &jsonlex.DropMemo[dropTag]{}}
+		names: map[string]string{}, drops: &jsonlex.DropMemo[dropTag]{}, parts: &in.workers.parts}
 	d.dropHost = d.dropOps || d.dropPolls
 	return d
 }
@@ -44,19 +45,17 @@ type part struct {
 	err  *eventError // the error that stopped the run
 	// leanSkipped counts the events skipped for the read's needs.
 	leanSkipped int
+	pool        *sync.Pool // where recycle puts it
 }
 
 // Parts are recycled once the stitcher has copied their records into the
 // trace, so that decoding a block does not allocate (and zero, and fault
-// in) fresh slices for its records.
-var parts sync.Pool
-
-// newPart returns an empty part, a recycled one when there is one.
-func newPart() *part {
-	if p, ok := parts.Get().(*part); ok {
+// in) fresh slices for its records; reads that share Workers share them.
+func newPart(pool *sync.Pool) *part {
+	if p, ok := pool.Get().(*part); ok {
 		return p
 	}
-	return &part{}
+	return &part{pool: pool}
 }
 
 // recycle empties p, whose records were copied, for reuse by newPart.
@@ -64,8 +63,8 @@ func (p *part) recycle() {
 	for _, tab := range recordTables {
 		tab.empty(&p.t)
 	}
-	*p = part{t: p.t}
-	parts.Put(p)
+	*p = part{t: p.t, pool: p.pool}
+	p.pool.Put(p)
 }
 
 // An eventError is malformed input in the events array. Its message
@@ -91,7 +90,7 @@ func (p *part) fail(off int64, i int, msg func(int) string) {
 // cuts short is left unread, so that stop is where reading resumes when
 // more bytes are at hand.
 func (d *eventDecoder) Decode(b []byte, base int64, st blocks.State) (stop int, _ blocks.State, p *part) {
-	p = newPart()
+	p = newPart(d.parts)
 	defer func() { p.size, p.end = stop, base+int64(stop) }()
 	i := 0
 	for {

@@ -33,7 +33,7 @@ type decoded struct {
 // returns what each pass read, and how many prefixes the memo holds at the
 // end.
 func decodeEvents(array []byte, o Options, memo bool) (_ [2]decoded, prefixes int) {
-	dec := newEventDecoder(&input{opts: o})
+	dec := newEventDecoder(&input{opts: o, workers: NewWorkers(1)})
 	if !memo {
 		dec.drops = nil
 	}

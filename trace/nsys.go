@@ -109,7 +109,7 @@ func (nsysFormat) decode(ctx context.Context, in *input) (*Trace, error) {
 
 		progress: in.opts.Progress,
 		holdGC:   in.opts.HoldGC,
-		workers:  in.workers.Size(),
+		workers:  in.workers.b.Size(),
 	}
 	defer r.db.close()
 	return r.read()

@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync"
 	"sync/atomic"
 
 	"github.com/klauspost/compress/gzip"
@@ -47,7 +48,7 @@ type input struct {
 	isize        int64       // a gzip file's last four bytes: its content's size modulo 4 GiB
 	file         *fileReader // the file, counting the bytes read
 	opts         Options
-	workers      *blocks.Budget // opts.Workers', or the read's own
+	workers      *Workers // opts.Workers, or the read's own
 }
 
 // newDecoder returns an event decoder for a block worker.
@@ -60,7 +61,7 @@ const headLen = 512
 // alloc says how the tables of the read are made: the collector held as
 // Options.HoldGC says, their pages written by the read's workers.
 func (in *input) alloc() pages.Options {
-	return pages.Options{Hold: in.opts.HoldGC, Workers: in.workers.Size()}
+	return pages.Options{Hold: in.opts.HoldGC, Workers: in.workers.b.Size()}
 }
 
 func (in *input) contentSize() int64 {
@@ -198,7 +199,9 @@ type Options struct {
 	// Workers is the budget of goroutines that decode a Kineto trace in
 	// parallel. Files read at once should share one (NewWorkers), so that
 	// each takes those free instead of a full set; nil gives each read
-	// its own, of GOMAXPROCS.
+	// its own, of GOMAXPROCS. Reads that share Workers reuse each other's
+	// buffers too: a program that reads many small files should pass one,
+	// even to reads one after another.
 	Workers *Workers
 	// HoldGC, when set, is called before a table of many megabytes is
 	// made and its pages written, and the function it returns after. A
@@ -228,12 +231,15 @@ func (o *Options) blockBytes() int64 { return cmp.Or(o.blockBytesOpt, defaultBlo
 // going on at once: each takes those free, at least one, and more as
 // other reads end and give theirs back. Reads that took a full set each
 // would hold blocks in flight and decoders growing as the square of the
-// number of cores.
-type Workers struct{ b *blocks.Budget }
+// number of cores. The reads also share the buffers they decode into.
+type Workers struct {
+	b     *blocks.Budget
+	parts sync.Pool // of *part, emptied (part.recycle)
+}
 
 // NewWorkers returns a budget of n workers, at least one: GOMAXPROCS for a
 // process that reads traces and does little else.
-func NewWorkers(n int) *Workers { return &Workers{blocks.NewBudget(n)} }
+func NewWorkers(n int) *Workers { return &Workers{b: blocks.NewBudget(n)} }
 
 // A fileReader reads the file, counting the bytes read (atomically: the
 // gzip content size is projected from the count while the file is read)
@@ -350,10 +356,8 @@ var errNotLean = errors.New("a trace without GPU activity needs all its host eve
 // read decodes the content of r, which is the file at path.
 func (o Options) read(ctx context.Context, path string, r io.Reader, size int64) (*Trace, error) {
 	in := &input{path: path, size: size, opts: o}
-	if o.Workers != nil {
-		in.workers = o.Workers.b
-	} else {
-		in.workers = blocks.NewBudget(runtime.GOMAXPROCS(0))
+	if in.workers = o.Workers; in.workers == nil {
+		in.workers = NewWorkers(runtime.GOMAXPROCS(0))
 	}
 	if ra, ok := r.(io.ReaderAt); ok {
 		var tail [4]byte

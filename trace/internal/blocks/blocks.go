@@ -89,13 +89,14 @@ type block[P Part] struct {
 
 // A reader reads blocks from r and hands them to workers.
 type reader[P Part] struct {
-	order chan *block[P] // every block, in file order
-	work  chan *block[P] // to the workers
-	free  chan []byte    // buffers to reuse (nil: allocate one)
-	quit  chan struct{}  // closed to stop reading
-	wg    sync.WaitGroup
-	err   error // a read error, or the context's; valid once order is closed
-	errAt int64
+	order  chan *block[P] // every block, in file order
+	work   chan *block[P] // to the workers
+	free   chan []byte    // buffers to reuse (nil: allocate one)
+	quit   chan struct{}  // closed to stop reading
+	wg     sync.WaitGroup
+	err    error // a read error, or the context's; valid once order is closed
+	errAt  int64
+	budget *Budget
 }
 
 // startReader reads blocks of size bytes from r, whose first byte is at
@@ -106,10 +107,11 @@ func startReader[P Part](ctx context.Context, r io.Reader, off, size int64, budg
 	most := budget.Size()
 	inflight := 2*most + 2
 	br := &reader[P]{
-		order: make(chan *block[P], inflight),
-		work:  make(chan *block[P], inflight),
-		free:  make(chan []byte, inflight),
-		quit:  make(chan struct{}),
+		order:  make(chan *block[P], inflight),
+		work:   make(chan *block[P], inflight),
+		free:   make(chan []byte, inflight),
+		quit:   make(chan struct{}),
+		budget: budget,
 	}
 	br.free <- nil
 	br.free <- nil
@@ -152,7 +154,7 @@ func startReader[P Part](ctx context.Context, r io.Reader, off, size int64, budg
 				return
 			}
 			if buf == nil {
-				buf = newBlockBuf(int(size))
+				buf = budget.newBuf(int(size))
 			}
 			n, err := readFull(r, buf[:size])
 			if n > 0 {
@@ -189,14 +191,10 @@ func (br *reader[P]) recycle(b *block[P]) {
 	br.free <- b.buf[:cap(b.buf)]
 }
 
-// blockBufs keeps block buffers from one file's read to the next: a folder
-// of small ranks otherwise allocates and zeroes a block a file, most of
-// what it allocates after the read buffer.
-var blockBufs sync.Pool // of *[]byte
-
-// newBlockBuf returns a buffer of size bytes, one kept if it is big enough.
-func newBlockBuf(size int) []byte {
-	if p, ok := blockBufs.Get().(*[]byte); ok && cap(*p) >= size {
+// newBuf returns a block buffer of size bytes, one that an earlier read
+// gave back if it is big enough.
+func (b *Budget) newBuf(size int) []byte {
+	if p, ok := b.bufs.Get().(*[]byte); ok && cap(*p) >= size {
 		return (*p)[:size]
 	}
 	return make([]byte, size)
@@ -206,13 +204,13 @@ func newBlockBuf(size int) []byte {
 // of rest (blocks returned by stop, whose bytes were copied out) among them.
 func (br *reader[P]) release(rest []*block[P]) {
 	for _, b := range rest {
-		blockBufs.Put(&b.buf)
+		br.budget.bufs.Put(&b.buf)
 	}
 	for {
 		select {
 		case buf := <-br.free:
 			if buf != nil {
-				blockBufs.Put(&buf)
+				br.budget.bufs.Put(&buf)
 			}
 		default:
 			return

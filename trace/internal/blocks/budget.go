@@ -1,14 +1,22 @@
 package blocks
 
-import "sync/atomic"
+import (
+	"sync"
+	"sync/atomic"
+)
 
 // A Budget is a number of workers that reads going on at once share: each
 // read takes those free, at least one, and more as other reads end and
 // give theirs back. Reads that took a full set each would have blocks in
 // flight and decoders growing as the square of the cores.
+//
+// The reads also share their block buffers through it: a folder of small
+// ranks would otherwise allocate and zero a block a file, most of what a
+// read allocates after its read buffer.
 type Budget struct {
 	size int
 	busy atomic.Int64
+	bufs sync.Pool // of *[]byte
 }
 
 // NewBudget returns a budget of n workers, at least one.
