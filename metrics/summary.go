@@ -146,7 +146,8 @@ type Bin struct {
 }
 
 // HostSummary describes the CPU side: what is left to say for a trace
-// without GPU activity. Summarize leaves it empty for a trace with some.
+// without GPU activity. Summarize leaves it empty for a trace with some,
+// unless Options.Host asks for it.
 type HostSummary struct {
 	Ops      int // cpu_op events
 	APICalls int // runtime and driver calls
@@ -188,6 +189,10 @@ type Options struct {
 	// summary computes on the way, kept instead of computed again.
 	Gaps         bool
 	TimelineBins int
+	// Host asks for the host side (Summary.Host) of a trace with GPU
+	// activity too, which only a trace without any gets otherwise: its
+	// ops' total and self times, to compare runs' host ops.
+	Host bool
 	// Workers is the most devices summarized at once, each by a goroutine
 	// of its own; 0 or 1: one after another. The program decides how
 	// many cores a summary may take (cmd/traceql: GOMAXPROCS), not
@@ -230,7 +235,7 @@ func Summarize(t *trace.Trace, o Options) Summary {
 	// (BenchmarkSummarize/real tells). When needed, it is computed while
 	// the devices' inputs are built.
 	devs := activeDevices(t)
-	if len(devs) == 0 {
+	if len(devs) == 0 || o.Host {
 		wg.Go(func() { s.Host = summarizeHost(t, o.TopN) })
 	}
 	prep.Wait()

@@ -179,21 +179,6 @@ func opsByLongest(sums []metrics.Summary) (names []string, byName []map[string]m
 	return names, byName
 }
 
-// OpBars gathers the total time of the top ops (opsByLongest) of each
-// run for PlotCompare: an op a run did not run is 0 there.
-func OpBars(labels []string, sums []metrics.Summary, top int) Bars {
-	b := Bars{Runs: labels}
-	names, byName := opsByLongest(sums)
-	for _, n := range names[:min(len(names), top)] {
-		m := BarMetric{Name: n, Unit: metrics.NS}
-		for i := range sums {
-			m.Values = append(m.Values, float64(byName[i][n].TotalNS))
-		}
-		b.Metrics = append(b.Metrics, m)
-	}
-	return b
-}
-
 // HostSteps is the host steps of a summary (ProfilerStep#N on the CPU),
 // for PlotSteps: what a run without GPU activity has in place of device
 // steps.

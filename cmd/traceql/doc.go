@@ -18,7 +18,7 @@
 //	  diff        What changed between two runs: every metric old/new/delta, per step and per kernel
 //	  export      Tidy CSV or JSON lines of kernels, kernel stats, steps, idle gaps, copies or summaries, for notebooks
 //	  help        Help about any command
-//	  plot        Draw kernel durations, idle gaps, utilization over time or top kernels
+//	  plot        Draw kernel durations, idle gaps, utilization, top kernels, steps or host ops
 //	  pprof       GPU time by the host stack that launched each kernel, as a pprof profile
 //	  report      One self-contained HTML page of one run or several: verdicts, comparison, plots, tables
 //	  summarize   Per-device kernel, idle, utilization and copy numbers of each trace
@@ -498,8 +498,8 @@
 //	  --kind steps     step time per ProfilerStep#N, one line per run and device, the
 //	                   warm-up steps (over twice the median, which --steady leaves out)
 //	                   drawn as rings: warm-up against the steady state
-//	  --kind ops       the --top host ops by total time, one bar per run, as ratios to
-//	                   the first run: eager against compiled, CPU or MPS runs included
+//	  --kind ops       the --top host ops (cpu_ops) by total time as horizontal bars, one
+//	                   per run: eager against compiled; an op a run did not call is "none"
 //
 //	Runs without GPU activity (CPU, Apple MPS) have host steps and ops only:
 //	plot them with --kind steps or ops.

@@ -1,13 +1,16 @@
 package main
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/traceql/traceql/internal/golden"
+	"github.com/traceql/traceql/internal/usns"
 	"github.com/traceql/traceql/metrics"
 	"github.com/traceql/traceql/report"
 	"github.com/traceql/traceql/trace"
@@ -124,4 +127,38 @@ func TestReadmeGPUTable(t *testing.T) {
 		}
 	}
 	golden.CheckSection(t, "../../README.md", "gpu-table", []byte(b.String()))
+}
+
+// TestGPUOpsPlot: plot --kind ops draws the host ops of runs with GPU
+// activity too (it said they had none), against each run's cpu_op totals
+// read apart from traceql; ops only the compiled runs have are "none" in
+// eager's bars.
+func TestGPUOpsPlot(t *testing.T) {
+	var paths []string
+	var totals []map[string]int64
+	for _, mode := range []string{"eager", "default", "reduce-overhead"} {
+		path := gpuFile("small", mode, 1)
+		var doc struct {
+			TraceEvents []struct {
+				Ph, Cat, Name string
+				Dur           json.Number
+			} `json:"traceEvents"`
+		}
+		d := json.NewDecoder(bytes.NewReader(readJSON(t, path)))
+		d.UseNumber()
+		if err := d.Decode(&doc); err != nil {
+			t.Fatal(err)
+		}
+		run := map[string]int64{}
+		for _, e := range doc.TraceEvents {
+			if e.Ph == "X" && e.Cat == "cpu_op" {
+				run[e.Name] += usns.Parse(t, e.Dur.String())
+			}
+		}
+		paths, totals = append(paths, path), append(totals, run)
+	}
+	if _, ok := totals[0]["Torch-Compiled Region: 0/0"]; ok {
+		t.Fatal("eager has a compiled region: the test no longer checks an op a run lacks")
+	}
+	checkOpsPlot(t, paths, totals, 6)
 }

@@ -191,15 +191,13 @@ func TestHostExport(t *testing.T) {
 	}
 }
 
-// TestHostPlot: runs without GPU activity plot their host steps and ops;
-// the ops' bars carry each run's total time of the op as the generator
-// wrote it, the top --top ops by their longest total in either run; a GPU
-// kind says what such a run can plot instead.
+// TestHostPlot: runs without GPU activity plot their host steps and ops
+// (checkOpsPlot, against the ops the generator wrote); a GPU kind says
+// what such a run can plot instead.
 func TestHostPlot(t *testing.T) {
 	paths, runs := writeHostRuns(t)
 	dir := t.TempDir()
 	totals := make([]map[string]int64, len(runs))
-	longest := map[string]int64{}
 	for i, r := range runs {
 		totals[i] = map[string]int64{}
 		for _, op := range r.Ops {
@@ -207,43 +205,8 @@ func TestHostPlot(t *testing.T) {
 				totals[i][op.Name] += op.End - op.Start
 			}
 		}
-		for n, v := range totals[i] {
-			longest[n] = max(longest[n], v)
-		}
 	}
-	var names []string
-	for n := range longest {
-		names = append(names, n)
-	}
-	slices.SortFunc(names, func(a, b string) int { return cmp.Or(cmp.Compare(longest[b], longest[a]), cmp.Compare(a, b)) })
-	const top = 4
-	svg := filepath.Join(dir, "ops.svg")
-	if out, errOut, code := traceql(append([]string{"plot", "--kind", "ops", "--top", strconv.Itoa(top), "-o", svg}, paths...)...); code != 0 {
-		t.Fatalf("exit %d: %s%s", code, out, errOut)
-	}
-	b, err := os.ReadFile(svg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	// Long names wrap over several text elements: compare without spaces.
-	var drawnText strings.Builder
-	for _, m := range regexp.MustCompile(`>([^<]*)<`).FindAllStringSubmatch(string(b), -1) {
-		drawnText.WriteString(strings.Join(strings.Fields(html.UnescapeString(m[1])), ""))
-	}
-	for k, n := range names {
-		drawn := strings.Contains(drawnText.String(), strings.ReplaceAll(n, " ", ""))
-		if drawn != (k < top) {
-			t.Errorf("op %q (longest %d ns, rank %d): drawn %v, want the top %d only", n, longest[n], k, drawn, top)
-		}
-		if k >= top {
-			continue
-		}
-		for i := range runs {
-			if label := report.Format(float64(totals[i][n]), metrics.NS); !strings.Contains(string(b), ">"+label+"<") {
-				t.Errorf("op %q: no bar labelled %s, the total of run %d", n, label, i)
-			}
-		}
-	}
+	checkOpsPlot(t, paths, totals, 4)
 
 	png := filepath.Join(dir, "steps.png")
 	if out, errOut, code := traceql(append([]string{"plot", "--kind", "steps", "-o", png}, paths...)...); code != 0 {
@@ -411,6 +374,57 @@ func TestReportHost(t *testing.T) {
 	for _, want := range []string{"<h2>Comparison</h2>", "<caption>host ops: total time per run</caption>", "<svg"} {
 		if !strings.Contains(string(dom), want) {
 			t.Errorf("Chromium's DOM of the page lacks %q", want)
+		}
+	}
+}
+
+// checkOpsPlot runs plot --kind ops --top top on paths and checks the
+// drawing against totals, each run's total time by cpu_op name: the top
+// ops by their longest total in any run are drawn, and no other, each with
+// a bar per run labelled with the run's total, or "none".
+func checkOpsPlot(t *testing.T, paths []string, totals []map[string]int64, top int) {
+	t.Helper()
+	longest := map[string]int64{}
+	for _, run := range totals {
+		for n, v := range run {
+			longest[n] = max(longest[n], v)
+		}
+	}
+	var names []string
+	for n := range longest {
+		names = append(names, n)
+	}
+	slices.SortFunc(names, func(a, b string) int { return cmp.Or(cmp.Compare(longest[b], longest[a]), cmp.Compare(a, b)) })
+	svg := filepath.Join(t.TempDir(), "ops.svg")
+	if out, errOut, code := traceql(append([]string{"plot", "--kind", "ops", "--top", strconv.Itoa(top), "-o", svg}, paths...)...); code != 0 {
+		t.Fatalf("exit %d: %s%s", code, out, errOut)
+	}
+	b := readFile(t, svg)
+	var texts []string // each text element
+	for _, m := range regexp.MustCompile(`>([^<]*)<`).FindAllStringSubmatch(string(b), -1) {
+		texts = append(texts, html.UnescapeString(m[1]))
+	}
+	for k, n := range names {
+		// A name cut to fit is drawn up to its ellipsis.
+		drawn := false
+		for _, tx := range texts {
+			cut, ok := strings.CutSuffix(tx, "…")
+			drawn = drawn || tx == n || ok && len(cut) > 20 && strings.HasPrefix(n, cut)
+		}
+		if drawn != (k < top) {
+			t.Errorf("op %q (longest %d ns, rank %d): drawn %v, want the top %d only", n, longest[n], k, drawn, top)
+		}
+		if k >= top {
+			continue
+		}
+		for i, run := range totals {
+			label := "none"
+			if v, ok := run[n]; ok {
+				label = report.Format(float64(v), metrics.NS)
+			}
+			if !strings.Contains(string(b), ">"+label+"<") {
+				t.Errorf("op %q: no bar labelled %s, the total of run %d", n, label, i)
+			}
 		}
 	}
 }

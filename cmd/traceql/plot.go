@@ -35,7 +35,7 @@ func newPlotCmd(ios *ioStreams, runF func(context.Context, *plotOptions) error) 
 	opts := &plotOptions{IO: ios}
 	cmd := &cobra.Command{
 		Use:   "plot FILE... -o OUT.png|OUT.svg",
-		Short: "Draw kernel durations, idle gaps, utilization over time or top kernels",
+		Short: "Draw kernel durations, idle gaps, utilization, top kernels, steps or host ops",
 		Long: `Plot draws one picture of one or more runs (PNG or SVG by the output's extension):
 
   --kind kernels   kernel-duration histogram on a log axis, runs overlaid
@@ -47,8 +47,8 @@ func newPlotCmd(ios *ioStreams, runF func(context.Context, *plotOptions) error) 
   --kind steps     step time per ProfilerStep#N, one line per run and device, the
                    warm-up steps (over twice the median, which --steady leaves out)
                    drawn as rings: warm-up against the steady state
-  --kind ops       the --top host ops by total time, one bar per run, as ratios to
-                   the first run: eager against compiled, CPU or MPS runs included
+  --kind ops       the --top host ops (cpu_ops) by total time as horizontal bars, one
+                   per run: eager against compiled; an op a run did not call is "none"
 
 Runs without GPU activity (CPU, Apple MPS) have host steps and ops only:
 plot them with --kind steps or ops.
@@ -127,7 +127,7 @@ func runPlot(ctx context.Context, opts *plotOptions) error {
 		label := labels[i]
 		devs := metrics.ActiveDevices(t)
 		if opts.Kind == "ops" {
-			hostSums = append(hostSums, metrics.Summarize(t, metrics.Options{}))
+			hostSums = append(hostSums, metrics.Summarize(t, metrics.Options{Host: true}))
 			continue
 		}
 		if len(devs) == 0 {
@@ -192,15 +192,11 @@ func runPlot(ctx context.Context, opts *plotOptions) error {
 		case "steps":
 			return report.PlotSteps(w, format, steps, "step time per step")
 		case "ops":
-			b := report.OpBars(labels, hostSums, opts.Top)
-			if len(b.Metrics) == 0 {
-				return fmt.Errorf("nothing to plot: no host ops (cpu_op events) in %s", strings.Join(opts.Files, ", "))
+			err := report.PlotOps(w, format, labels, hostSums, opts.Top, "host ops by total time")
+			if err != nil {
+				return fmt.Errorf("%w in %s", err, strings.Join(opts.Files, ", "))
 			}
-			title := "host ops by total time"
-			if len(labels) > 1 {
-				title += ", ratio to " + labels[0]
-			}
-			return report.PlotCompare(w, format, b, title, [2]float64{max(8, 1+0.6*float64(len(b.Metrics)*len(labels))), 5})
+			return nil
 		}
 		return report.PlotTopKernels(w, format, top, "top kernels by total time: "+topLabel)
 	})
