@@ -47,6 +47,9 @@ type DeviceSummary struct {
 	Name    string
 	Streams int
 	Window  string // the Summary's Window, for the window column
+	// Partial: only some of the device's kernels or streams are measured
+	// (trace.Trace.Partial), so its idle time is not time it sat idle.
+	Partial bool
 
 	Kernels        int
 	KernelNS       int64
@@ -473,7 +476,7 @@ func DeviceBusy(t *trace.Trace, dev int) []Interval {
 }
 
 func summarizeDevice(t *trace.Trace, dev trace.Device, o Options, w *sharedInputs) DeviceSummary {
-	d := DeviceSummary{Device: dev.ID, Name: dev.Name, Window: windowLabel(t)}
+	d := DeviceSummary{Device: dev.ID, Name: dev.Name, Window: windowLabel(t), Partial: t.Partial}
 	// Three independent parts, in parallel: launches, the timeline (busy,
 	// gaps, steps), and the per-kernel and copy statistics.
 	var wg sync.WaitGroup

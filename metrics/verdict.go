@@ -30,8 +30,13 @@ func (b Bound) String() string {
 }
 
 // Verdict says what holds the device back: idle time is a large part of
-// the span and one cause has at least half of it.
+// the span and one cause has at least half of it. A device measured in
+// part has none: the time between the kernels kept may have been spent
+// running the others.
 func Verdict(d *DeviceSummary) Bound {
+	if d.Partial {
+		return Unbound
+	}
 	// Shares in float64: doubling or multiplying times near MaxTime
 	// would overflow.
 	if d.SpanNS == 0 || float64(d.IdleNS) < 0.1*float64(d.SpanNS) {

@@ -28,6 +28,7 @@ func TestVerdict(t *testing.T) {
 		{"launch under half, sync half", dev(4e8, 2e8-1, 2e8-1, 2e8, 0), SyncBound},
 		{"neither has half", dev(4e8, 2e8-1, 2e8-1, 2e8-1, 0), Unbound},
 		{"near MaxTime", &DeviceSummary{SpanNS: trace.MaxTime, IdleNS: trace.MaxTime, IdleSyncNS: trace.MaxTime}, SyncBound},
+		{"measured in part", &DeviceSummary{SpanNS: 1e9, IdleNS: 1e9, IdleLaunchNS: 1e9, ShortLaunchNS: 1e9, Partial: true}, Unbound},
 	} {
 		if got := Verdict(c.d); got != c.want {
 			t.Errorf("%s: Verdict = %v, want %v", c.name, got, c.want)

@@ -50,6 +50,10 @@ func verdict(d *metrics.DeviceSummary) string {
 // noVerdict says why metrics.Verdict names no cause: which of its
 // conditions holds, and what the largest share of idle time is.
 func noVerdict(d *metrics.DeviceSummary) string {
+	if d.Partial {
+		return "no verdict: only some of the GPU's kernels or streams are measured (--kernel, --stream), and the " +
+			"time between them may have been spent running the others"
+	}
 	if d.SpanNS == 0 {
 		return "no verdict: all GPU activity at one instant"
 	}

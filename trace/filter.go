@@ -17,6 +17,7 @@ type Filter struct {
 func (t *Trace) Filter(f Filter) *Trace {
 	c := *t
 	c.Only = f.Label
+	c.Partial = t.Partial || f.Kernel != nil || f.Stream != nil
 	act := func(a *Activity) bool {
 		return (f.Device == nil || f.Device(a.Device)) && (f.Stream == nil || f.Stream(a.Stream))
 	}

@@ -45,6 +45,10 @@ type Trace struct {
 	// Only says which device records Filter kept ("kernels matching
 	// ^triton, device 1"); "" for all.
 	Only string
+	// Partial says that Filter kept some of a device's kernels or streams,
+	// not all its work: time between what is kept is not time the device
+	// sat idle.
+	Partial bool
 	// Unclipped is the trace Clip was called on; nil for the whole trace.
 	// Steps are found on it, so that a step partly outside the window is
 	// seen as such.

@@ -340,7 +340,7 @@
 //	  -f, --format string       output format: text, csv, json or markdown (default "text")
 //	  -h, --help                help for summarize
 //	  -j, --jobs int            files read at once (default 0: one per CPU, as memory allows)
-//	      --kernel string       measure only the kernels whose names match this regular expression (copies and memsets stay)
+//	      --kernel string       measure only the kernels whose names match this regular expression (copies and memsets stay; no verdict)
 //	      --label strings       comma-separated run labels, one per FILE or DIR (a DIR's labels every trace in it); default: the file names, with as many folders as tell them apart
 //	      --names string        kernel names: full (as recorded), short (demangled; templates, arguments and namespaces folded) or family (base name across instantiations) (default "full")
 //	      --overview            print only the overview of several traces, not each trace's tables
@@ -350,7 +350,7 @@
 //	      --skip-steps int      drop the first N recorded ProfilerStep#N
 //	      --steady              measure only the steps after the warm-up (leading steps over twice the median)
 //	      --steps string        measure only these ProfilerStep#N: 3:, 3:5, :5 or 4
-//	      --stream int64Slice   measure only this stream, on every device (repeat or comma-separate for several) (default [])
+//	      --stream int64Slice   measure only this stream, on every device (repeat or comma-separate for several; no verdict) (default [])
 //	      --strict              treat skipped or malformed events and truncation as errors
 //	      --top int             kernels (and host ops) listed per device (default 10)
 //	      --window string       measure only START:END after the first GPU activity, e.g. 100ms:500ms
@@ -410,7 +410,7 @@
 //	  -f, --format string       output format: text, csv, json or markdown (default "text")
 //	      --group string        match kernels by exact name or by family (default "name")
 //	  -h, --help                help for diff
-//	      --kernel string       measure only the kernels whose names match this regular expression (copies and memsets stay)
+//	      --kernel string       measure only the kernels whose names match this regular expression (copies and memsets stay; no verdict)
 //	      --label strings       comma-separated run labels, one per file; default: the file names, with as many folders as tell them apart
 //	      --names string        kernel names: full (as recorded), short (demangled; templates, arguments and namespaces folded) or family (base name across instantiations) (default "full")
 //	  -q, --quiet               no progress bar on stderr
@@ -418,7 +418,7 @@
 //	      --skip-steps int      drop the first N recorded ProfilerStep#N
 //	      --steady              measure only the steps after the warm-up (leading steps over twice the median)
 //	      --steps string        measure only these ProfilerStep#N: 3:, 3:5, :5 or 4
-//	      --stream int64Slice   measure only this stream, on every device (repeat or comma-separate for several) (default [])
+//	      --stream int64Slice   measure only this stream, on every device (repeat or comma-separate for several; no verdict) (default [])
 //	      --strict              treat skipped or malformed events and truncation as errors
 //	      --top int             kernel rows shown (default 20)
 //	      --window string       measure only START:END after the first GPU activity, e.g. 100ms:500ms
@@ -471,7 +471,7 @@
 //	  -f, --format string       output format: text, csv, json or markdown (default "text")
 //	  -h, --help                help for compare
 //	  -j, --jobs int            files read at once (default 0: one per CPU, as memory allows)
-//	      --kernel string       measure only the kernels whose names match this regular expression (copies and memsets stay)
+//	      --kernel string       measure only the kernels whose names match this regular expression (copies and memsets stay; no verdict)
 //	      --label strings       comma-separated run labels, one per file; default: the file names, with as many folders as tell them apart
 //	      --metrics strings     the metrics shown, by CSV name, in this order (see summarize --help)
 //	      --plot string         also draw the headline metrics as grouped bars to this .png or .svg file
@@ -481,7 +481,7 @@
 //	      --skip-steps int      drop the first N recorded ProfilerStep#N
 //	      --steady              measure only the steps after the warm-up (leading steps over twice the median)
 //	      --steps string        measure only these ProfilerStep#N: 3:, 3:5, :5 or 4
-//	      --stream int64Slice   measure only this stream, on every device (repeat or comma-separate for several) (default [])
+//	      --stream int64Slice   measure only this stream, on every device (repeat or comma-separate for several; no verdict) (default [])
 //	      --strict              treat skipped or malformed events and truncation as errors
 //	      --window string       measure only START:END after the first GPU activity, e.g. 100ms:500ms
 //
@@ -538,7 +538,7 @@
 //	      --bins int            time bins of --kind timeline (default 100)
 //	      --device ints         measure only this device (repeat or comma-separate for several)
 //	  -h, --help                help for plot
-//	      --kernel string       measure only the kernels whose names match this regular expression (copies and memsets stay)
+//	      --kernel string       measure only the kernels whose names match this regular expression (copies and memsets stay; no verdict)
 //	  -k, --kind string         kernels, gaps, timeline, top, steps or ops (default "kernels")
 //	      --label strings       comma-separated run labels, one per file; default: the file names, with as many folders as tell them apart
 //	      --names string        kernel names: full (as recorded), short (demangled; templates, arguments and namespaces folded) or family (base name across instantiations) (default "full")
@@ -548,7 +548,7 @@
 //	      --skip-steps int      drop the first N recorded ProfilerStep#N
 //	      --steady              measure only the steps after the warm-up (leading steps over twice the median)
 //	      --steps string        measure only these ProfilerStep#N: 3:, 3:5, :5 or 4
-//	      --stream int64Slice   measure only this stream, on every device (repeat or comma-separate for several) (default [])
+//	      --stream int64Slice   measure only this stream, on every device (repeat or comma-separate for several; no verdict) (default [])
 //	      --strict              treat skipped or malformed events and truncation as errors
 //	      --top int             kernels drawn by --kind top, ops by --kind ops (default 15)
 //	      --weight string       histogram bins by time or count (default "time")
@@ -648,7 +648,7 @@
 //	  -f, --format string       csv, json (one document), jsonl (JSON lines) or parquet (default: by -o's extension, .csv, .json, .jsonl or .parquet, else csv)
 //	  -h, --help                help for export
 //	  -j, --jobs int            files read at once (default 0: one per CPU, as memory allows)
-//	      --kernel string       measure only the kernels whose names match this regular expression (copies and memsets stay)
+//	      --kernel string       measure only the kernels whose names match this regular expression (copies and memsets stay; no verdict)
 //	      --label strings       comma-separated run labels, one per FILE or DIR (a DIR's labels every trace in it); default: the file names, with as many folders as tell them apart
 //	  -o, --output string       file to write (a file is replaced atomically, a device or pipe written in place); stdout when absent or -
 //	      --per-stream          with --table gaps: the idle gaps of each stream alone (HTA's per-stream idle time), a stream column on each
@@ -659,7 +659,7 @@
 //	      --skip-steps int      drop the first N recorded ProfilerStep#N
 //	      --steady              measure only the steps after the warm-up (leading steps over twice the median)
 //	      --steps string        measure only these ProfilerStep#N: 3:, 3:5, :5 or 4
-//	      --stream int64Slice   measure only this stream, on every device (repeat or comma-separate for several) (default [])
+//	      --stream int64Slice   measure only this stream, on every device (repeat or comma-separate for several; no verdict) (default [])
 //	      --strict              treat skipped or malformed events and truncation as errors
 //	  -t, --table string        table: summary, kernels, kernel-stats, steps, gaps, memcpy, host, host-ops, streams, api, ranges, ops, regions, copy-stats (default "summary")
 //	      --window string       measure only START:END after the first GPU activity, e.g. 100ms:500ms
@@ -699,14 +699,14 @@
 //	Flags:
 //	      --device ints         measure only this device (repeat or comma-separate for several)
 //	  -h, --help                help for pprof
-//	      --kernel string       measure only the kernels whose names match this regular expression (copies and memsets stay)
+//	      --kernel string       measure only the kernels whose names match this regular expression (copies and memsets stay; no verdict)
 //	  -o, --output string       profile to write (gzipped protobuf; - for stdout)
 //	  -q, --quiet               no progress bar on stderr
 //	      --range string        measure only the span of the annotation, op or NVTX range with this name
 //	      --skip-steps int      drop the first N recorded ProfilerStep#N
 //	      --steady              measure only the steps after the warm-up (leading steps over twice the median)
 //	      --steps string        measure only these ProfilerStep#N: 3:, 3:5, :5 or 4
-//	      --stream int64Slice   measure only this stream, on every device (repeat or comma-separate for several) (default [])
+//	      --stream int64Slice   measure only this stream, on every device (repeat or comma-separate for several; no verdict) (default [])
 //	      --strict              treat skipped or malformed events and truncation as errors
 //	      --window string       measure only START:END after the first GPU activity, e.g. 100ms:500ms
 //
@@ -760,7 +760,7 @@
 //	      --device ints         measure only this device (repeat or comma-separate for several)
 //	  -h, --help                help for report
 //	  -j, --jobs int            files read at once (default 0: one per CPU, as memory allows)
-//	      --kernel string       measure only the kernels whose names match this regular expression (copies and memsets stay)
+//	      --kernel string       measure only the kernels whose names match this regular expression (copies and memsets stay; no verdict)
 //	      --label strings       comma-separated run labels, one per file (default: the file names)
 //	      --names string        kernel names: full (as recorded), short (demangled; templates, arguments and namespaces folded) or family (base name across instantiations) (default "full")
 //	      --ops                 also GPU time by host op and code region (reads the cpu_ops: slower)
@@ -770,7 +770,7 @@
 //	      --skip-steps int      drop the first N recorded ProfilerStep#N
 //	      --steady              measure only the steps after the warm-up (leading steps over twice the median)
 //	      --steps string        measure only these ProfilerStep#N: 3:, 3:5, :5 or 4
-//	      --stream int64Slice   measure only this stream, on every device (repeat or comma-separate for several) (default [])
+//	      --stream int64Slice   measure only this stream, on every device (repeat or comma-separate for several; no verdict) (default [])
 //	      --strict              treat skipped or malformed events and truncation as errors
 //	      --top int             kernels listed per device, rows per drill-down table (default 20)
 //	      --window string       measure only START:END after the first GPU activity, e.g. 100ms:500ms

@@ -929,8 +929,34 @@ func TestFilters(t *testing.T) {
 		recs[1][col("window")] != "whole; only kernels matching ^triton, device 1, stream 7" {
 		t.Errorf("rows %q; want one row of device 1 with %d kernels", recs, want["1"])
 	}
+	if recs[1][col("bound")] != "none" {
+		t.Errorf("bound %q: a device measured in part has no verdict", recs[1][col("bound")])
+	}
 	if _, errOut, code := traceql("summarize", sample, "--kernel", "("); code != 2 || !strings.Contains(errOut, "--kernel") {
 		t.Errorf("--kernel (: exit %d, %s", code, errOut)
+	}
+}
+
+// TestFiltersKeepNothing: a --device, --stream or --kernel that keeps none
+// of a trace's GPU activity is an error that says what the trace has, not
+// a summary of a trace whose activity was lost.
+func TestFiltersKeepNothing(t *testing.T) {
+	for _, tt := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"--device", "5"}, 1, sample + ": --device 5: no such device; it has devices 0, 1\n"},
+		{[]string{"--device", "1", "--stream", "99"}, 1, sample + ": --stream 99: no such stream; it has streams 7, 20, 21\n"},
+		{[]string{"--kernel", "^nomatch$"}, 1, sample + ": --kernel \"^nomatch$\" matches none of its kernels\n"},
+		{[]string{"--device", "-1"}, 2, "--device -1: want a device number, 0 or more\n"},
+	} {
+		for _, cmd := range [][]string{{"summarize", sample}, {"compare", sample, sample}} {
+			out, errOut, code := traceql(append(cmd, tt.args...)...)
+			if code != tt.code || errOut != "traceql: "+tt.want || out != "" {
+				t.Errorf("%s %q: exit %d, stderr %q, stdout %d bytes; want exit %d, %q", cmd, tt.args, code, errOut, len(out), tt.code, tt.want)
+			}
+		}
 	}
 }
 

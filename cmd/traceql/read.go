@@ -103,9 +103,9 @@ func (w *readOptions) addFlags(f *pflag.FlagSet) {
 	f.StringVar(&w.Window, "window", "", "measure only START:END after the first GPU activity, e.g. 100ms:500ms")
 	f.StringVar(&w.Range, "range", "", "measure only the span of the annotation, op or NVTX range with this name")
 	f.BoolVar(&w.Steady, "steady", false, "measure only the steps after the warm-up (leading steps over twice the median)")
-	f.StringVar(&w.Kernel, "kernel", "", "measure only the kernels whose names match this regular expression (copies and memsets stay)")
+	f.StringVar(&w.Kernel, "kernel", "", "measure only the kernels whose names match this regular expression (copies and memsets stay; no verdict)")
 	f.IntSliceVar(&w.Devices, "device", nil, "measure only this device (repeat or comma-separate for several)")
-	f.Int64SliceVar(&w.Streams, "stream", nil, "measure only this stream, on every device (repeat or comma-separate for several)")
+	f.Int64SliceVar(&w.Streams, "stream", nil, "measure only this stream, on every device (repeat or comma-separate for several; no verdict)")
 }
 
 // addJobsFlag adds --jobs, for commands that read many files (readEach).
@@ -135,6 +135,11 @@ func (w *readOptions) check() error {
 	if w.SkipSteps < 0 {
 		return usageError{fmt.Errorf("--skip-steps %d: want 0 or more", w.SkipSteps)}
 	}
+	for _, d := range w.Devices {
+		if d < 0 {
+			return usageError{fmt.Errorf("--device %d: want a device number, 0 or more", d)}
+		}
+	}
 	if w.Jobs < 0 {
 		return usageError{fmt.Errorf("--jobs %d: want 0 (one per CPU) or more", w.Jobs)}
 	}
@@ -151,10 +156,13 @@ func (w *readOptions) check() error {
 }
 
 // filter keeps the kernels, devices and streams --kernel, --device and
-// --stream ask for; the trace itself without them.
-func (w *readOptions) filter(t *trace.Trace) *trace.Trace {
+// --stream ask for; the trace itself without them. Of a trace with GPU
+// activity, keeping none, or no kernel with --kernel, is an error that
+// says what the trace has: a typo must not read as a trace whose
+// activity was lost.
+func (w *readOptions) filter(t *trace.Trace) (*trace.Trace, error) {
 	if w.Kernel == "" && w.Devices == nil && w.Streams == nil {
-		return t
+		return t, nil
 	}
 	var f trace.Filter
 	var what []string
@@ -172,7 +180,41 @@ func (w *readOptions) filter(t *trace.Trace) *trace.Trace {
 		what = append(what, "stream "+joinInts(w.Streams))
 	}
 	f.Label = strings.Join(what, ", ")
-	return t.Filter(f)
+	kept := t.Filter(f)
+	activity := func(t *trace.Trace) int { return len(t.Kernels) + len(t.Memcpys) + len(t.Memsets) }
+	noKernel := f.Kernel != nil && len(kept.Kernels) == 0 && len(t.Kernels) > 0
+	if activity(t) == 0 || activity(kept) > 0 && !noKernel {
+		return kept, nil
+	}
+	var devs []int                // the trace's devices
+	var streams []int64           // its streams on the devices kept
+	for _, s := range t.Streams { // sorted by (Device, ID)
+		if len(devs) == 0 || devs[len(devs)-1] != s.Device {
+			devs = append(devs, s.Device)
+		}
+		if f.Device == nil || f.Device(s.Device) {
+			streams = append(streams, s.ID)
+		}
+	}
+	slices.Sort(streams)
+	streams = slices.Compact(streams)
+	switch {
+	case f.Device != nil && !slices.ContainsFunc(devs, f.Device):
+		return nil, fmt.Errorf("%s: --device %s: no such device; it has %s %s", t.Source, joinInts(w.Devices), noun(len(devs), "device"), joinInts(devs))
+	case f.Stream != nil && !slices.ContainsFunc(streams, f.Stream):
+		return nil, fmt.Errorf("%s: --stream %s: no such stream; it has %s %s", t.Source, joinInts(w.Streams), noun(len(streams), "stream"), joinInts(streams))
+	case noKernel:
+		return nil, fmt.Errorf("%s: --kernel %q matches none of its kernels", t.Source, w.Kernel)
+	}
+	return nil, fmt.Errorf("%s: %s: no GPU activity", t.Source, f.Label)
+}
+
+// noun is singular for one, plural otherwise.
+func noun(n int, singular string) string {
+	if n == 1 {
+		return singular
+	}
+	return singular + "s"
 }
 
 func joinInts[T int | int64](xs []T) string {
@@ -333,7 +375,13 @@ func readTrace(ctx context.Context, path string, r *readOptions) (*trace.Trace, 
 	needs := r.needs
 	needs.Op = r.Range
 	o := trace.Options{Strict: r.Strict, Needs: &needs, MaxEventBytes: eventBound(budget), Workers: r.workers,
-		Select: func(t *trace.Trace) (*trace.Trace, error) { return r.apply(r.filter(t)) }}
+		Select: func(t *trace.Trace) (*trace.Trace, error) {
+			t, err := r.filter(t)
+			if err != nil {
+				return nil, err
+			}
+			return r.apply(t)
+		}}
 	if r.gc != nil {
 		o.HoldGC = r.gc.hold
 	}
