@@ -63,7 +63,7 @@ func WriteTextWidth(out io.Writer, termWidth int, tables ...*Table) error {
 			fmt.Fprintln(w)
 		}
 		if t.Title != "" {
-			fmt.Fprintln(w, printableLines(t.Title))
+			writeTitle(w, printableLines(t.Title), termWidth)
 		}
 		if len(t.Columns) == 0 { // a title and notes only
 			writeNotes(w, t.Notes, noteWidth)
@@ -114,6 +114,27 @@ func WriteTextWidth(out io.Writer, termWidth int, tables ...*Table) error {
 		writeNotes(w, t.Notes, width)
 	}
 	return w.Flush()
+}
+
+// writeTitle writes a title, each of its lines wider than a terminal of
+// termWidth columns (0: none) wrapped within it, further lines indented
+// two more than the line's own indent.
+func writeTitle(w io.Writer, title string, termWidth int) {
+	for _, line := range strings.Split(title, "\n") {
+		body := strings.TrimLeft(line, " ")
+		indent := line[:len(line)-len(body)]
+		if termWidth <= 0 || columns(line) <= termWidth {
+			fmt.Fprintln(w, line)
+			continue
+		}
+		limit := max(termWidth-len(indent), 20)
+		for i, l := range wrap(body, limit, limit-2) {
+			if i > 0 {
+				l = "  " + l
+			}
+			fmt.Fprintln(w, indent+l)
+		}
+	}
 }
 
 // printableLines is Printable for each line of a title, which may have

@@ -3,6 +3,7 @@ package main
 import (
 	"io"
 	"os"
+	"strconv"
 
 	"github.com/mattn/go-isatty"
 	"golang.org/x/term"
@@ -35,9 +36,11 @@ func newIOStreams(in io.Reader, out, errOut io.Writer) *ioStreams {
 	s := &ioStreams{In: in, Out: out, ErrOut: errOut}
 	if f, ok := out.(*os.File); ok && isatty.IsTerminal(f.Fd()) {
 		s.stdoutTTY = true
-		if w, _, err := term.GetSize(int(f.Fd())); err == nil {
-			s.width = w
+		w, _, err := term.GetSize(int(f.Fd()))
+		if err != nil {
+			w = 0
 		}
+		s.width = terminalWidth(os.Getenv("COLUMNS"), w)
 	}
 	if f, ok := errOut.(*os.File); ok {
 		s.stderrTTY = isatty.IsTerminal(f.Fd())
@@ -69,3 +72,17 @@ func (s *ioStreams) TerminalWidth() int {
 
 // SetTerminalWidth sets the columns of the terminal Out writes to.
 func (s *ioStreams) SetTerminalWidth(columns int) { s.width = columns }
+
+// terminalWidth is a terminal's width in columns: $COLUMNS when it is a
+// positive number, as ls and git let a user set it, else what the
+// terminal says (ioctl), else 80. script, some CI runners and editor
+// shells answer 0 columns: without the fallback names went uncut.
+func terminalWidth(columns string, ioctl int) int {
+	if n, err := strconv.Atoi(columns); err == nil && n > 0 {
+		return n
+	}
+	if ioctl > 0 {
+		return ioctl
+	}
+	return 80
+}

@@ -196,3 +196,40 @@ func TestProgressShown(t *testing.T) {
 		})
 	}
 }
+
+// TestTerminalWidthFallback: $COLUMNS first, then the terminal's answer,
+// then 80 when it answers 0 (script, some CI runners).
+func TestTerminalWidthFallback(t *testing.T) {
+	for _, tt := range []struct {
+		columns string
+		ioctl   int
+		want    int
+	}{
+		{"", 120, 120}, {"100", 120, 100}, {"", 0, 80}, {"abc", 0, 80}, {"-5", 90, 90}, {"0", 0, 80}, {"60", 0, 60},
+	} {
+		if got := terminalWidth(tt.columns, tt.ioctl); got != tt.want {
+			t.Errorf("COLUMNS=%q, terminal %d: width %d, want %d", tt.columns, tt.ioctl, got, tt.want)
+		}
+	}
+}
+
+// TestSummaryFits80: on an 80-column terminal every line of the summary of
+// a real H100 trace fits, the title and torch.compile's line wrapped.
+func TestSummaryFits80(t *testing.T) {
+	for _, args := range [][]string{
+		{"summarize", gpuFile("small", "default", 1)},
+		{"summarize", "--all", gpuFile("small", "default", 1)},
+	} {
+		ios, out, errOut := testStreams()
+		ios.SetStdoutTTY(true)
+		ios.SetTerminalWidth(80)
+		if code := run(context.Background(), args, ios); code != 0 {
+			t.Fatalf("%q: exit %d: %s", args, code, errOut)
+		}
+		for line := range strings.Lines(out.String()) {
+			if n := utf8.RuneCountInString(strings.TrimSuffix(line, "\n")); n > 80 {
+				t.Errorf("%q: a line of %d columns: %q", args, n, line)
+			}
+		}
+	}
+}
