@@ -2,6 +2,7 @@ package metrics_test
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -154,14 +155,15 @@ func TestKernelStacks(t *testing.T) {
 	if len(got) != len(samples) {
 		t.Errorf("%d samples for %d kernel names: %v", len(samples), len(got), samples)
 	}
+	// The step is no frame but the sample's Step.
 	want := map[string]string{
-		"k1":     "ProfilerStep#1 > train.py(3): step > aten::mm > cudaLaunchKernel > k1",
-		"g1":     "ProfilerStep#1 > train.py(3): step > cudaGraphLaunch > g1",
-		"g2":     "ProfilerStep#1 > train.py(3): step > cudaGraphLaunch > g2",
-		"orphan": metrics.NoLaunch + " > orphan",
+		"k1":     "ProfilerStep#1: train.py(3): step > aten::mm > cudaLaunchKernel > k1",
+		"g1":     "ProfilerStep#1: train.py(3): step > cudaGraphLaunch > g1",
+		"g2":     "ProfilerStep#1: train.py(3): step > cudaGraphLaunch > g2",
+		"orphan": ": " + metrics.NoLaunch + " > orphan",
 	}
 	for k, w := range want {
-		if s := strings.Join(got[k].Stack, " > "); s != w {
+		if s := got[k].Step + ": " + strings.Join(got[k].Stack, " > "); s != w {
 			t.Errorf("%s: %s, want %s", k, s, w)
 		}
 	}
@@ -197,5 +199,40 @@ func TestKernelStacksAnyByte(t *testing.T) {
 		if s.Kernels != 1 {
 			t.Errorf("%q: %d kernels, want 1", s.Stack, s.Kernels)
 		}
+	}
+}
+
+// TestKernelStacksSteps: a ProfilerStep#N range becomes the sample's Step,
+// so one stack in two steps is two samples of one stack, in step order;
+// other annotations, and a name that only starts like a step, stay frames.
+func TestKernelStacksSteps(t *testing.T) {
+	op := func(name string, s, e int64) trace.Op {
+		return trace.Op{Name: name, Kind: trace.UserAnnotation, PID: 1, TID: 1, Start: s, End: e}
+	}
+	tr := &trace.Trace{
+		Devices: []trace.Device{{ID: 0}},
+		Kernels: []trace.Kernel{
+			{Activity: trace.Activity{Start: 100, End: 110, Correlation: 1}, Name: "k"},
+			{Activity: trace.Activity{Start: 200, End: 230, Correlation: 2}, Name: "k"},
+		},
+		APICalls: []trace.APICall{
+			{Name: "cudaLaunchKernel", PID: 1, TID: 1, Start: 12, End: 14, Correlation: 1},
+			{Name: "cudaLaunchKernel", PID: 1, TID: 1, Start: 62, End: 64, Correlation: 2},
+		},
+		Ops: []trace.Op{
+			op("ProfilerStep#10", 0, 50), op("forward", 10, 20), op("ProfilerStep#x", 11, 19),
+			op("ProfilerStep#9", 50, 100), op("forward", 60, 70), op("ProfilerStep#x", 61, 69),
+		},
+	}
+	var got []string
+	for _, s := range metrics.KernelStacks(tr) {
+		got = append(got, fmt.Sprintf("%s: %s %d", s.Step, strings.Join(s.Stack, " > "), s.GPUNS))
+	}
+	want := []string{
+		"ProfilerStep#9: forward > ProfilerStep#x > cudaLaunchKernel > k 30",
+		"ProfilerStep#10: forward > ProfilerStep#x > cudaLaunchKernel > k 10",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("samples\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }

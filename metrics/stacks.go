@@ -11,10 +11,12 @@ import (
 // A StackSample is GPU time attributed to one host stack: the ops, Python
 // frames, annotations and NVTX ranges open on the launching thread when the
 // launch call began (outermost first), then the launch call, then the
-// kernel name.
+// kernel name. The profiler step the launch fell in is not a frame but
+// Step: as a frame it would split every stack into one copy a step.
 type StackSample struct {
 	Stack   []string
-	GPUNS   int64 // kernel time
+	Step    string // the ProfilerStep#N range open at the launch; "" if none
+	GPUNS   int64  // kernel time
 	Kernels int
 }
 
@@ -41,27 +43,35 @@ func KernelStacks(t *trace.Trace) []StackSample {
 	// made once a sample.
 	type key struct {
 		stack  int
+		step   string
 		kernel string
 	}
 	index := map[key]int{}
 	var out []StackSample
 	for i := range t.Kernels {
 		k := &t.Kernels[i]
-		kk := key{noLaunch, k.Name}
+		kk := key{noLaunch, "", k.Name}
 		if ci := callOf[i]; ci >= 0 {
-			kk.stack = stacks.ofCall[ci]
+			kk.stack, kk.step = stacks.ofCall[ci], stacks.stepOf[ci]
 		}
 		j, ok := index[kk]
 		if !ok {
 			j = len(out)
 			index[kk] = j
 			stack := stacks.stacks[kk.stack]
-			out = append(out, StackSample{Stack: append(stack[:len(stack):len(stack)], k.Name)})
+			out = append(out, StackSample{Stack: append(stack[:len(stack):len(stack)], k.Name), Step: kk.step})
 		}
 		out[j].GPUNS += k.Dur()
 		out[j].Kernels++
 	}
-	slices.SortFunc(out, func(a, b StackSample) int { return slices.Compare(a.Stack, b.Stack) })
+	slices.SortFunc(out, func(a, b StackSample) int {
+		if c := slices.Compare(a.Stack, b.Stack); c != 0 {
+			return c
+		}
+		an, _ := stepNumber(a.Step) // by number: ProfilerStep#10 after #9
+		bn, _ := stepNumber(b.Step)
+		return cmp.Or(cmp.Compare(an, bn), cmp.Compare(a.Step, b.Step))
+	})
 	return out
 }
 
@@ -69,7 +79,8 @@ func KernelStacks(t *trace.Trace) []StackSample {
 type stackSet struct {
 	ids    map[string]int // the frames, each led by its length → index in stacks
 	stacks [][]string
-	ofCall []int // API call index → its stack's index; only needed calls are set
+	ofCall []int    // API call index → its stack's index; only needed calls are set
+	stepOf []string // API call index → the ProfilerStep#N range open at it, or ""
 	buf    []byte
 }
 
@@ -90,13 +101,17 @@ func (s *stackSet) id(frames []string) int {
 
 // callStacks finds, for each needed API call, the names of the host ranges
 // open on its thread when it began, outermost first, followed by the
-// call's own name.
+// call's own name. A ProfilerStep#N range is the call's step, not a frame.
 func callStacks(t *trace.Trace, need []bool) *stackSet {
-	s := &stackSet{ids: map[string]int{}, ofCall: make([]int, len(t.APICalls))}
+	s := &stackSet{ids: map[string]int{}, ofCall: make([]int, len(t.APICalls)), stepOf: make([]string, len(t.APICalls))}
 	var frames []string
 	eachCallScope(t, need, func(ci int, open []*trace.Op) {
 		frames = frames[:0]
 		for _, o := range open {
+			if _, ok := stepNumber(o.Name); ok {
+				s.stepOf[ci] = o.Name // the innermost, were steps ever nested
+				continue
+			}
 			frames = append(frames, o.Name)
 		}
 		s.ofCall[ci] = s.id(append(frames, t.APICalls[ci].Name))

@@ -128,12 +128,8 @@ func collectSteps(ops []trace.Op) (gpu, cpu []Step) {
 	byNum := [2]map[int]*Step{{}, {}}
 	for i := range ops {
 		op := &ops[i]
-		rest, ok := strings.CutPrefix(op.Name, trace.StepPrefix)
+		n, ok := stepNumber(op.Name)
 		if !ok {
-			continue
-		}
-		n, err := strconv.Atoi(rest)
-		if err != nil {
 			continue
 		}
 		side, src := 1, "cpu"
@@ -155,6 +151,16 @@ func collectSteps(ops []trace.Op) (gpu, cpu []Step) {
 		return out
 	}
 	return sorted(byNum[0]), sorted(byNum[1])
+}
+
+// stepNumber returns N of a range named ProfilerStep#N.
+func stepNumber(name string) (int, bool) {
+	rest, ok := strings.CutPrefix(name, trace.StepPrefix)
+	if !ok {
+		return 0, false
+	}
+	n, err := strconv.Atoi(rest)
+	return n, err == nil
 }
 
 // windowed keeps the steps of a clipped trace's window: those selected by

@@ -16,7 +16,10 @@ import (
 // two sample values, gpu_time (ns) and kernels (count). `go tool pprof -top`
 // and `-http` then show where GPU time comes from in the user's code.
 // Python frames written as "file.py(12): func" become function func in
-// file.py at line 12.
+// file.py at line 12. A sample's step is its string label "step", so
+// `-tagfocus 'step=ProfilerStep#7$'` picks a step while the flame graph
+// merges them. Each function's SystemName is its full name and Name what
+// pprof shows (see displayNames).
 func WritePprof(w io.Writer, samples []metrics.StackSample) error {
 	p := &profile.Profile{
 		SampleType:        []*profile.ValueType{{Type: "gpu_time", Unit: "nanoseconds"}, {Type: "kernels", Unit: "count"}},
@@ -42,7 +45,7 @@ func WritePprof(w io.Writer, samples []metrics.StackSample) error {
 		f := funcs[fnKey{name, file}]
 		if f == nil {
 			fnSlab = grown(fnSlab, len(samples))
-			fnSlab = append(fnSlab, profile.Function{ID: uint64(len(p.Function) + 1), Name: name, SystemName: name, Filename: file})
+			fnSlab = append(fnSlab, profile.Function{ID: uint64(len(p.Function) + 1), SystemName: name, Filename: file})
 			f = &fnSlab[len(fnSlab)-1]
 			funcs[fnKey{name, file}] = f
 			p.Function = append(p.Function, f)
@@ -71,8 +74,12 @@ func WritePprof(w io.Writer, samples []metrics.StackSample) error {
 		v := values[2*i : 2*i+2 : 2*i+2]
 		v[0], v[1] = s.GPUNS, int64(s.Kernels)
 		ss[i] = profile.Sample{Location: ls, Value: v}
+		if s.Step != "" {
+			ss[i].Label = map[string][]string{"step": {s.Step}}
+		}
 		p.Sample[i] = &ss[i]
 	}
+	displayNames(p.Function)
 	if err := p.CheckValid(); err != nil {
 		return fmt.Errorf("pprof: %w", err)
 	}

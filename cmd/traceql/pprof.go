@@ -29,9 +29,18 @@ attributed to the host stack that launched each kernel: the Python frames
 (with_stack=True), ops and annotations (NVTX ranges for Nsight) open on the
 launching thread, then the launch call, then the kernel name as the leaf.
 Kernels replayed by a CUDA graph sit under the graph launch's stack.
+The profiler step is no frame but the label "step", so the flame graph
+merges steps and -tagfocus picks one.
+
+Kernels are named as pprof shortens C++ names, without parameters and
+template arguments, except where that would merge distinct kernels: those
+keep their template arguments (to the depth that tells them apart) or get
+a " #2" suffix. -symbolize=demangle=none shows the full names.
 
   go tool pprof -top gpu.pb.gz
-  go tool pprof -http=: gpu.pb.gz     # flame graph of GPU time by source line` + windowHelp,
+  go tool pprof -http=: gpu.pb.gz     # flame graph of GPU time by source line
+  go tool pprof -tags gpu.pb.gz       # GPU time by step
+  go tool pprof -top -tagfocus='step=ProfilerStep#7$' gpu.pb.gz   # a regexp: $ keeps #70 out` + windowHelp,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) != 1 {
 				return usageError{fmt.Errorf("pprof takes one trace; got %d", len(args))}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	stdmaps "maps"
 	"os"
 	"path/filepath"
 	"strings"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/google/pprof/profile"
 
+	"github.com/traceql/traceql/internal/pproftest"
 	"github.com/traceql/traceql/trace"
 )
 
@@ -98,5 +100,85 @@ func TestOutputDash(t *testing.T) {
 	}
 	if _, err := os.Stat("-"); err == nil {
 		t.Error("a file named - was written")
+	}
+}
+
+// TestPprofSteps: on a real run of ten steps, no frame is a ProfilerStep#N
+// range, each sample carries its step as the label "step", and a step's GPU
+// time is the sum, kernel by kernel, over the kernels whose launch call
+// began inside that step's range on its thread. pprof's own -top keeps the
+// three cutlass GEMMs that share "void cutlass::Kernel2" apart, and its
+// -tags splits by step.
+func TestPprofSteps(t *testing.T) {
+	const file = "../../testdata/gpu/vit-small_default_b1_stack.pt.trace.json.gz"
+	out, errOut, code := traceql("pprof", file, "-o", "-")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	p, err := profile.ParseData([]byte(out))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range p.Location {
+		if fn := l.Line[0].Function; strings.HasPrefix(fn.SystemName, trace.StepPrefix) {
+			t.Errorf("location %d is the step frame %q", l.ID, fn.SystemName)
+		}
+	}
+	got := map[string]int64{}
+	for _, s := range p.Sample {
+		steps := s.Label["step"]
+		if len(steps) != 1 {
+			t.Fatalf("sample %v has step labels %q, want one", s.Value, steps)
+		}
+		got[steps[0]] += s.Value[0]
+	}
+
+	// Brute force: each kernel's launch call (this run is one process, so
+	// a correlation id is one call), then the step range around it.
+	tr, err := trace.Open(context.Background(), file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	calls := map[int64]trace.APICall{}
+	for _, c := range tr.APICalls {
+		calls[c.Correlation] = c
+	}
+	want := map[string]int64{}
+	for _, k := range tr.Kernels {
+		c, ok := calls[k.Correlation]
+		if !ok {
+			t.Fatalf("kernel %s: no launch call", k.Name)
+		}
+		step := ""
+		for _, o := range tr.Ops {
+			if o.Kind != trace.GPUAnnotation && strings.HasPrefix(o.Name, trace.StepPrefix) &&
+				o.PID == c.PID && o.TID == c.TID && o.Start <= c.Start && c.Start < o.End {
+				step = o.Name
+			}
+		}
+		want[step] += k.Dur()
+	}
+	if len(want) != 10 || want[""] != 0 {
+		t.Fatalf("brute force: %v; want ten steps, every kernel in one", want)
+	}
+	if !stdmaps.Equal(got, want) {
+		t.Errorf("GPU ns by step label %v, want %v", got, want)
+	}
+
+	top := pproftest.Report(t, []byte(out), "-top", "-nodecount=0")
+	var gemms int
+	for _, line := range strings.Split(top, "\n") {
+		if strings.Contains(line, "void cutlass::Kernel2<cutlass_80_tensorop_s1688gemm_") {
+			gemms++
+		}
+		if strings.Contains(line, "ProfilerStep#") {
+			t.Errorf("-top: %s", line)
+		}
+	}
+	if gemms != 3 {
+		t.Errorf("-top lists %d cutlass::Kernel2 GEMMs, want 3:\n%s", gemms, top)
+	}
+	if tags := pproftest.Report(t, []byte(out), "-tags"); strings.Count(tags, ": ProfilerStep#") != 10 {
+		t.Errorf("-tags does not list ten steps:\n%s", tags)
 	}
 }
