@@ -102,7 +102,10 @@ func plotHist(w io.Writer, format string, s []Series, title, xlabel, noun, timeN
 	p := newPlot()
 	p.X.Label.Text = xlabel + " (log scale)"
 	p.X.Tick.Marker = plot.TickerFunc(nsLogTicks)
-	p.X.Min, p.X.Max = edges[0], edges[nbins]
+	// A bin's width of room at each end: the first and last bins show
+	// whole, their outlines clear of the y axis and of the plot's edge,
+	// rather than flush with them as if the histogram went on.
+	p.X.Min, p.X.Max = edges[0]-step, edges[nbins]+step
 	p.X.Padding = 0
 	p.Y.Label.Text = noun
 	linear, logT := plot.TickerFunc(countTicks), plot.TickerFunc(countLogTicks)
