@@ -14,6 +14,8 @@ import (
 	"strings"
 	"testing"
 
+	"gonum.org/v1/plot/vg"
+
 	"github.com/traceql/traceql/internal/golden"
 	"github.com/traceql/traceql/metrics"
 )
@@ -471,5 +473,41 @@ func TestStepTicks(t *testing.T) {
 		if labels == 0 {
 			t.Errorf("%v: no labelled tick", r)
 		}
+	}
+}
+
+// TestBarLabelStart: a bar's value label never crosses the dashed 1× line
+// (at 100 points here) nor runs into its bar.
+func TestBarLabelStart(t *testing.T) {
+	b := &barPlot{ref: 100, hasRef: true}
+	id := func(v float64) vg.Length { return vg.Length(v) }
+	tests := []struct {
+		name       string
+		top, n     vg.Length // the bar's top, the label's length
+		start      vg.Length
+		wantInside bool
+	}{
+		{"above the line", 120, 30, 120 + labelGap, false},
+		{"at the line: clear of its width", 100, 30, 100 + refHalf + labelGap, false},
+		{"well under the line", 40, 30, 40 + labelGap, false},
+		{"just under the line: lifted over it", 99, 30, 100 + refHalf + labelGap, false},
+		{"crossing: inside the bar's top", 80, 30, 80 - labelGap - 30, true},
+		{"crossing a bar too short to hold it: over the line", 80, 75, 100 + refHalf + labelGap, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := vg.Rectangle{Min: vg.Point{X: 0, Y: 0}, Max: vg.Point{X: 10, Y: tt.top}}
+			start, inside := b.labelStart(r, tt.n, id)
+			if start != tt.start || inside != tt.wantInside {
+				t.Errorf("labelStart = %v, %v; want %v, %v", start, inside, tt.start, tt.wantInside)
+			}
+			end := start + tt.n
+			if !inside && start < tt.top+labelGap {
+				t.Errorf("label from %v runs into its bar (top %v)", start, tt.top)
+			}
+			if end > 100-refHalf && start < 100+refHalf {
+				t.Errorf("label from %v to %v crosses the line", start, end)
+			}
+		})
 	}
 }
