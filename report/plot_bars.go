@@ -177,12 +177,15 @@ func PlotTopKernels(w io.Writer, format string, k []metrics.KernelStat, title st
 	p.X.Label.Text = "total time"
 	p.X.Tick.Marker = plot.TickerFunc(nsTicks)
 	p.Y.Tick.Label = styled(p.Y.Tick.Label, 9, text.XRight, text.YCenter)
-	p.Y.Tick.Length = 0
+	// White (unseen) ticks keep the names off the axis: a raster's hinted glyphs
+	// draw a long name a few pixels wider than it measures.
+	p.Y.Tick.Length = topNameGap
+	p.Y.Tick.LineStyle.Color = color.White
 	p.Y.Padding = 0
 	bars := &barPlot{part: barAll, width: 0.7, horizontal: true, label: styled(p.X.Tick.Label, 9, text.XLeft, text.YCenter)}
 	var names plot.ConstantTicks
 	var longest int64
-	labels := shortNames(ks, kernelName, 60)
+	labels := fitNames(p.Y.Tick.Label, ks, topNameWidth)
 	for i, s := range ks {
 		y := float64(len(ks) - 1 - i)
 		names = append(names, plot.Tick{Value: y, Label: labels[i]})
@@ -196,6 +199,35 @@ func PlotTopKernels(w io.Writer, format string, k []metrics.KernelStat, title st
 	p.Y.Min, p.Y.Max = -0.5, float64(len(ks))-0.5
 	h := 1.25*vg.Inch + vg.Length(len(ks))*vg.Inch/4
 	return renderFigure(w, format, figure{title: title, p: p, w: 10 * vg.Inch, h: max(h, 3*vg.Inch)})
+}
+
+const (
+	topNameWidth = 270 // points for a kernel name of PlotTopKernels, at most
+	topNameGap   = 8   // points between the names and the axis, besides a space
+)
+
+// fitNames returns the kernels' names cut by shortNames (so that names
+// alike keep what tells them apart) to at most 60 runes, and those still
+// wider than w points in st to fewer, until they fit.
+func fitNames(st text.Style, ks []metrics.KernelStat, w vg.Length) []string {
+	names := shortNames(ks, kernelName, 60)
+	for n := 59; n >= 8; n-- {
+		wide := false
+		var cut []string
+		for i, s := range names {
+			if st.Width(s) <= w {
+				continue
+			}
+			if cut == nil {
+				cut = shortNames(ks, kernelName, n)
+			}
+			names[i], wide = cut[i], true
+		}
+		if !wide {
+			break
+		}
+	}
+	return names
 }
 
 // A plotBar is one bar of a barPlot: centered at pos on the category axis,

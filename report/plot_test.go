@@ -511,3 +511,18 @@ func TestBarLabelStart(t *testing.T) {
 		})
 	}
 }
+
+// TestFitNames: the names of PlotTopKernels fit the room left of the axis,
+// however wide their letters, and say where they were cut.
+func TestFitNames(t *testing.T) {
+	ks := append(plotKernelStats(), metrics.KernelStat{Name: strings.Repeat("WM", 40)}, metrics.KernelStat{Name: "fmha_cutlassF_f32_aligned_64x64_rf_sm80(PyTorchMemEffAttention::AttentionKernel<float, cutlass::arch::Sm80, true, 64, 64, 64, true, true>::Params)"})
+	st := styled(newPlot().Y.Tick.Label, 9, 0, 0)
+	for i, s := range fitNames(st, ks, topNameWidth) {
+		if w := st.Width(s); w > topNameWidth {
+			t.Errorf("%q: %.0f points wide, want at most %d", s, w, topNameWidth)
+		}
+		if s != ks[i].Name && !strings.Contains(s, "…") {
+			t.Errorf("%q, cut from %q, has no ellipsis", s, ks[i].Name)
+		}
+	}
+}
