@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"flag"
+	"fmt"
 	"image"
 	"image/color"
 	"image/png"
@@ -150,6 +151,14 @@ func plotCases() []plotCase {
 		}},
 		{"gap_hist", 768, 480, func(w io.Writer, f string) error {
 			return PlotGapHist(w, f, plotGapSeries(), "idle time by gap length", true)
+		}},
+		{"gap_hist_panels", 960, 96 * (2 + 3*3) / 2, func(w io.Writer, f string) error {
+			// Over MaxOverlaid runs: a panel each.
+			var s []Series
+			for i := range 7 {
+				s = append(s, Series{fmt.Sprintf("run %d of seven, on shared axes", i+1), lognormalNS(uint64(10+i), 400, 5e3*float64(i+1), 0.7)})
+			}
+			return PlotGapHist(w, f, s, "idle time by gap length, seven runs", true)
 		}},
 		{"timeline_share", 960, 384, func(w io.Writer, f string) error {
 			return PlotTimeline(w, f, []Line{
