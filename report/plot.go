@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"image/color"
 	"io"
+	"math"
 	"strings"
 
 	xfont "golang.org/x/image/font"
@@ -23,12 +24,16 @@ import (
 // writes one image, "png" (96 dpi) or "svg", to w. The same input always
 // gives the same bytes.
 
-// figure is a plot with its title and a legend row drawn above it.
+// figure is a plot with its title and a legend row drawn above it, or
+// panels of plots (small multiples, nil where a row ends early) with their
+// axes' names drawn once, xlabel below and ylabel left of them all.
 type figure struct {
-	title  string
-	p      *plot.Plot
-	legend []legendEntry
-	w, h   vg.Length
+	title          string
+	p              *plot.Plot
+	legend         []legendEntry
+	panels         [][]*plot.Plot
+	xlabel, ylabel string
+	w, h           vg.Length
 }
 
 // A legendEntry is a label after a swatch: a filled box, a line, or a box
@@ -63,10 +68,39 @@ func renderFigure(w io.Writer, format string, f figure) error {
 	if len(f.legend) > 0 {
 		c.Max.Y = drawLegend(c, styled(f.p.X.Tick.Label, 10, text.XLeft, text.YCenter), f.legend) - 4
 	}
-	f.p.Title.Text = ""
-	f.p.Draw(c)
+	if f.panels != nil {
+		drawPanels(c, f)
+	} else {
+		f.p.Title.Text = ""
+		f.p.Draw(c)
+	}
 	_, err = cw.WriteTo(w)
 	return err
+}
+
+// drawPanels draws f's panels, aligned, in c, with the axes' names below
+// and left of them.
+func drawPanels(c draw.Canvas, f figure) {
+	st := styled(f.p.X.Label.TextStyle, 12, text.XCenter, text.YBottom)
+	if f.xlabel != "" {
+		c.FillText(st, vg.Point{X: c.Center().X, Y: c.Min.Y}, f.xlabel)
+		c.Min.Y += st.Height(f.xlabel) + 4
+	}
+	if f.ylabel != "" {
+		st.Rotation = math.Pi / 2
+		st.YAlign = text.YTop
+		c.FillText(st, vg.Point{X: c.Min.X, Y: c.Center().Y}, f.ylabel)
+		c.Min.X += st.FontExtents().Height + 4
+	}
+	rows, cols := len(f.panels), len(f.panels[0])
+	tiles := draw.Tiles{Rows: rows, Cols: cols, PadX: 12, PadY: 8}
+	for r, row := range plot.Align(f.panels, tiles, c) {
+		for k, pc := range row {
+			if p := f.panels[r][k]; p != nil {
+				p.Draw(pc)
+			}
+		}
+	}
 }
 
 // drawLegend lays the entries out in centered rows at the top of c and

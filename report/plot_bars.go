@@ -101,7 +101,7 @@ func PlotCompare(w io.Writer, format string, b Bars, title string, size [2]float
 	for _, br := range bars.bars {
 		widest = max(widest, bars.label.Width(br.label))
 	}
-	if widest+2 > slot*group/vg.Length(nr) {
+	if widest+2 > slot*vg.Length(bars.width) {
 		bars.label.Rotation = math.Pi / 2
 		bars.label.XAlign, bars.label.YAlign = text.XLeft, text.YCenter
 	}
@@ -146,7 +146,9 @@ func PlotCompare(w io.Writer, format string, b Bars, title string, size [2]float
 	}
 	p.X.Tick.Marker = ticks
 
-	// The dashed line at 1 goes over the bars and under their labels.
+	// The dashed line at 1 goes over the bars and under their labels,
+	// which keep clear of it.
+	bars.ref, bars.hasRef = one, true
 	labels := *bars
 	bars.part, labels.part = barFills, barLabels
 	p.Add(lightGrid(false, true), bars, baseLine(-0.5, float64(nm)-0.5, one), &labels)
@@ -175,12 +177,15 @@ func PlotTopKernels(w io.Writer, format string, k []metrics.KernelStat, title st
 	p.X.Label.Text = "total time"
 	p.X.Tick.Marker = plot.TickerFunc(nsTicks)
 	p.Y.Tick.Label = styled(p.Y.Tick.Label, 9, text.XRight, text.YCenter)
-	p.Y.Tick.Length = 0
+	// White (unseen) ticks keep the names off the axis: a raster's hinted glyphs
+	// draw a long name a few pixels wider than it measures.
+	p.Y.Tick.Length = topNameGap
+	p.Y.Tick.LineStyle.Color = color.White
 	p.Y.Padding = 0
 	bars := &barPlot{part: barAll, width: 0.7, horizontal: true, label: styled(p.X.Tick.Label, 9, text.XLeft, text.YCenter)}
 	var names plot.ConstantTicks
 	var longest int64
-	labels := shortNames(ks, kernelName, 60)
+	labels := fitNames(p.Y.Tick.Label, ks, topNameWidth)
 	for i, s := range ks {
 		y := float64(len(ks) - 1 - i)
 		names = append(names, plot.Tick{Value: y, Label: labels[i]})
@@ -196,6 +201,35 @@ func PlotTopKernels(w io.Writer, format string, k []metrics.KernelStat, title st
 	return renderFigure(w, format, figure{title: title, p: p, w: 10 * vg.Inch, h: max(h, 3*vg.Inch)})
 }
 
+const (
+	topNameWidth = 270 // points for a kernel name of PlotTopKernels, at most
+	topNameGap   = 8   // points between the names and the axis, besides a space
+)
+
+// fitNames returns the kernels' names cut by shortNames (so that names
+// alike keep what tells them apart) to at most 60 runes, and those still
+// wider than w points in st to fewer, until they fit.
+func fitNames(st text.Style, ks []metrics.KernelStat, w vg.Length) []string {
+	names := shortNames(ks, kernelName, 60)
+	for n := 59; n >= 8; n-- {
+		wide := false
+		var cut []string
+		for i, s := range names {
+			if st.Width(s) <= w {
+				continue
+			}
+			if cut == nil {
+				cut = shortNames(ks, kernelName, n)
+			}
+			names[i], wide = cut[i], true
+		}
+		if !wide {
+			break
+		}
+	}
+	return names
+}
+
 // A plotBar is one bar of a barPlot: centered at pos on the category axis,
 // val long on the value axis.
 type plotBar struct {
@@ -207,6 +241,12 @@ type plotBar struct {
 // barPlot draws bars from base (0, or the axis minimum of a log axis) with
 // a label past each bar's end: above vertical bars, right of horizontal
 // ones.
+//
+// A vertical bar's label keeps clear of the reference line at ref (the
+// dashed 1× of PlotCompare) when hasRef: a label that would cross it is
+// lifted over it when that moves it little, else drawn inside the top of
+// its bar in a color that contrasts with the bar's, else (a bar too short
+// to hold it) lifted over the line all the same.
 type barPlot struct {
 	bars       []plotBar
 	width      float64 // in category-axis units
@@ -214,6 +254,8 @@ type barPlot struct {
 	horizontal bool
 	label      text.Style
 	part       barPart // what Plot draws
+	ref        float64 // on the value axis, when hasRef
+	hasRef     bool
 }
 
 // A barPart says what of a barPlot its Plot method draws.
@@ -225,7 +267,10 @@ const (
 	barAll = barFills | barLabels
 )
 
-const labelGap = 3 // points between a bar's end and its label
+const (
+	labelGap = 4   // points between a bar's end and its label
+	refHalf  = 0.5 // half the width of the reference line, in points
+)
 
 // Plot implements plot.Plotter.
 func (b *barPlot) Plot(c draw.Canvas, p *plot.Plot) {
@@ -235,21 +280,76 @@ func (b *barPlot) Plot(c draw.Canvas, p *plot.Plot) {
 		lo, hi := br.pos-b.width/2, br.pos+b.width/2
 		var r vg.Rectangle
 		var at vg.Point
+		st := b.label
 		if b.horizontal {
 			r = vg.Rectangle{Min: vg.Point{X: trX(b.base), Y: trY(lo)}, Max: vg.Point{X: trX(v), Y: trY(hi)}}
 			at = vg.Point{X: r.Max.X + labelGap, Y: trY(br.pos)}
 		} else {
 			r = vg.Rectangle{Min: vg.Point{X: trX(lo), Y: trY(b.base)}, Max: vg.Point{X: trX(hi), Y: trY(v)}}
-			at = vg.Point{X: trX(br.pos), Y: r.Max.Y + labelGap}
+			// The label's anchor is its lower end, upright or turned.
+			y, inside := b.labelStart(r, b.labelLength(br.label), trY)
+			at = vg.Point{X: trX(br.pos), Y: y}
+			if inside {
+				st.Color = contrastText(br.color)
+			}
 		}
 		if b.part&barFills != 0 {
 			c.SetColor(br.color)
 			c.Fill(r.Path())
 		}
 		if b.part&barLabels != 0 {
-			c.FillText(b.label, at, br.label)
+			c.FillText(st, at, br.label)
 		}
 	}
+}
+
+// labelLength is how far a vertical bar's label reaches up: its width when
+// turned upright, else its height.
+func (b *barPlot) labelLength(s string) vg.Length {
+	if b.label.Rotation != 0 {
+		return b.label.Width(s)
+	}
+	return b.label.Height(s)
+}
+
+// labelStart returns where the label of length n of the vertical bar r
+// starts (its lower end), and whether that is inside the bar.
+func (b *barPlot) labelStart(r vg.Rectangle, n vg.Length, trY func(float64) vg.Length) (vg.Length, bool) {
+	top := r.Max.Y
+	start := top + labelGap
+	if !b.hasRef {
+		return start, false
+	}
+	ref := trY(b.ref)
+	if start >= ref+refHalf+labelGap || start+n+labelGap <= ref-refHalf {
+		return start, false // clear of the line: above it, or below it
+	}
+	over := ref + refHalf + labelGap
+	if over-top <= 2*labelGap { // the bar ends at the line or just under it
+		return over, false
+	}
+	if top-r.Min.Y >= n+2*labelGap {
+		return top - labelGap - n, true
+	}
+	return over, false
+}
+
+// contrastText returns black or white, whichever contrasts more with the
+// fill (WCAG's contrast ratio of relative luminances).
+func contrastText(fill color.Color) color.Color {
+	r, g, b, _ := fill.RGBA()
+	lin := func(v uint32) float64 {
+		c := float64(v) / 0xffff
+		if c <= 0.04045 {
+			return c / 12.92
+		}
+		return math.Pow((c+0.055)/1.055, 2.4)
+	}
+	l := 0.2126*lin(r) + 0.7152*lin(g) + 0.0722*lin(b)
+	if (l+0.05)*(l+0.05) < 1.05*0.05 {
+		return color.White
+	}
+	return color.Black
 }
 
 // GlyphBoxes implements plot.GlyphBoxer, so that labels are not clipped.
@@ -274,6 +374,14 @@ func (b *barPlot) GlyphBoxes(p *plot.Plot) []plot.GlyphBox {
 			g.Rectangle = vg.Rectangle{Min: vg.Point{X: -w / 2, Y: labelGap}, Max: vg.Point{X: w / 2, Y: labelGap + h}}
 		}
 		boxes = append(boxes, g)
+		if b.hasRef && !b.horizontal && v < b.ref {
+			// The label may be lifted over the reference line, which
+			// depends on the canvas: room for that too.
+			g.Y = p.Y.Norm(b.ref)
+			g.Rectangle.Min.Y += refHalf
+			g.Rectangle.Max.Y += refHalf
+			boxes = append(boxes, g)
+		}
 	}
 	return boxes
 }

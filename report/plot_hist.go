@@ -8,6 +8,7 @@ import (
 	"slices"
 
 	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/text"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
@@ -102,7 +103,10 @@ func plotHist(w io.Writer, format string, s []Series, title, xlabel, noun, timeN
 	p := newPlot()
 	p.X.Label.Text = xlabel + " (log scale)"
 	p.X.Tick.Marker = plot.TickerFunc(nsLogTicks)
-	p.X.Min, p.X.Max = edges[0], edges[nbins]
+	// A bin's width of room at each end: the first and last bins show
+	// whole, their outlines clear of the y axis and of the plot's edge,
+	// rather than flush with them as if the histogram went on.
+	p.X.Min, p.X.Max = edges[0]-step, edges[nbins]+step
 	p.X.Padding = 0
 	p.Y.Label.Text = noun
 	linear, logT := plot.TickerFunc(countTicks), plot.TickerFunc(countLogTicks)
@@ -128,6 +132,25 @@ func plotHist(w io.Writer, format string, s []Series, title, xlabel, noun, timeN
 		p.Y.Min, p.Y.Max = 0, peakHi*1.08
 	}
 
+	// What each series is: its count, time and the zeros not drawn.
+	about := make([]string, len(s))
+	for i, se := range s {
+		about[i] = plural(len(se.Values), noun)
+		if byTime {
+			var sum int64
+			for _, v := range se.Values {
+				sum += v
+			}
+			about[i] += ", " + Format(sum, metrics.NS)
+		}
+		if zeros[i] > 0 {
+			about[i] += fmt.Sprintf(", %s not drawn", plural(zeros[i], zerosNoun))
+		}
+	}
+	if len(s) > MaxOverlaid {
+		return renderFigure(w, format, histPanels(p, s, about, edges, counts, base, title))
+	}
+
 	p.Add(lightGrid(true, true))
 	var fills, lines []plot.Plotter
 	var leg []legendEntry
@@ -136,19 +159,8 @@ func plotHist(w io.Writer, format string, s []Series, title, xlabel, noun, timeN
 		line := runLine(i, vg.Points(1.5))
 		fills = append(fills, &stepHist{edges: edges, counts: counts[i], base: base, fill: fill})
 		lines = append(lines, &stepHist{edges: edges, counts: counts[i], base: base, line: line})
-		label := fmt.Sprintf("%s (%s", se.Label, plural(len(se.Values), noun))
-		if byTime {
-			var sum int64
-			for _, v := range se.Values {
-				sum += v
-			}
-			label += ", " + Format(sum, metrics.NS)
-		}
-		if zeros[i] > 0 {
-			label += fmt.Sprintf(", %s not drawn", plural(zeros[i], zerosNoun))
-		}
 		leg = append(leg, legendEntry{
-			label: label + ")",
+			label: se.Label + " (" + about[i] + ")",
 			fill:  fill,
 			line:  line,
 		})
@@ -156,6 +168,115 @@ func plotHist(w io.Writer, format string, s []Series, title, xlabel, noun, timeN
 	p.Add(fills...) // all fills under all outlines
 	p.Add(lines...)
 	return renderFigure(w, format, figure{title: title, p: p, legend: leg, w: 8 * vg.Inch, h: 5 * vg.Inch})
+}
+
+// MaxOverlaid is the most series a histogram overlays. Beyond it, outlines
+// and translucent fills pile into one brown mass, so each series gets a
+// panel of its own instead: small multiples on the same axes.
+const MaxOverlaid = 4
+
+// histPanels lays the histograms out as small multiples, histPanelCols to
+// a row, each on axes like those of proto (ranges, ticks, scale) and titled
+// with its series' label and about; tick labels only on the left column
+// and the bottom panel of each column, the axis names once for the figure.
+func histPanels(proto *plot.Plot, s []Series, about []string, edges []float64, counts [][]float64, base float64, title string) figure {
+	const cols = histPanelCols
+	rows := (len(s) + cols - 1) / cols
+	width := 10 * vg.Inch
+	panelW := (width-2*figureMargin-histYLabelRoom)/cols - 40 // less the y ticks
+	panels := make([][]*plot.Plot, rows)
+	for r := range panels {
+		panels[r] = make([]*plot.Plot, cols)
+	}
+	for i, se := range s {
+		p := newPlot()
+		p.X.Min, p.X.Max, p.X.Padding = proto.X.Min, proto.X.Max, proto.X.Padding
+		p.Y.Min, p.Y.Max = proto.Y.Min, proto.Y.Max
+		// A panel is a third of the figure wide and an inch and a half
+		// tall: four labels an axis at most.
+		p.X.Tick.Marker, p.Y.Tick.Marker = thinLabels(proto.X.Tick.Marker, 4), thinLabels(proto.Y.Tick.Marker, 4)
+		if i+cols < len(s) { // a panel below shows the x ticks' labels
+			p.X.Tick.Marker = blankLabels(p.X.Tick.Marker)
+		}
+		if i%cols != 0 {
+			p.Y.Tick.Marker = blankLabels(p.Y.Tick.Marker)
+		}
+		p.Title.TextStyle = styled(p.Title.TextStyle, 9, text.XCenter, text.YTop)
+		p.Title.Padding = 3
+		p.Title.Text = panelTitle(p.Title.TextStyle, se.Label, about[i], panelW)
+		p.Add(lightGrid(true, true),
+			&stepHist{edges: edges, counts: counts[i], base: base, fill: translucent(runColor(i))},
+			&stepHist{edges: edges, counts: counts[i], base: base, line: runLine(i, vg.Points(1.2))})
+		panels[i/cols][i%cols] = p
+	}
+	return figure{
+		title: title, p: proto, panels: panels, // p: the title's style
+		xlabel: proto.X.Label.Text, ylabel: proto.Y.Label.Text,
+		w: width, h: vg.Inch + vg.Length(rows)*1.5*vg.Inch,
+	}
+}
+
+const (
+	histPanelCols  = 3
+	histYLabelRoom = 18 // points left of the panels for the y axis's name
+)
+
+// panelTitle is a panel's label and what it holds, on one line if they fit
+// w, else on two, the label cut in its middle to fit.
+func panelTitle(st text.Style, label, about string, w vg.Length) string {
+	if one := label + " (" + about + ")"; st.Width(one) <= w {
+		return one
+	}
+	r := []rune(label)
+	for n := len(r); st.Width(label) > w && n > 8; n-- {
+		head := (n - 1) / 2
+		label = string(r[:head]) + "…" + string(r[len(r)-(n-1-head):])
+	}
+	return label + "\n" + about
+}
+
+// thinLabels marks where m does, but labels only every k-th of its
+// labelled ticks (the others turn minor), k the least that leaves at most
+// n labels.
+func thinLabels(m plot.Ticker, n int) plot.Ticker {
+	return plot.TickerFunc(func(lo, hi float64) []plot.Tick {
+		ticks := m.Ticks(lo, hi)
+		labelled := 0
+		for _, t := range ticks {
+			if t.Label != "" {
+				labelled++
+			}
+		}
+		k := (labelled + n - 1) / n
+		if k <= 1 {
+			return ticks
+		}
+		j := 0
+		for i := range ticks {
+			if ticks[i].Label == "" {
+				continue
+			}
+			if j%k != 0 {
+				ticks[i].Label = ""
+			}
+			j++
+		}
+		return ticks
+	})
+}
+
+// blankLabels marks where m does, with labels of a space: the grid stays
+// (it skips unlabelled, minor ticks), the numbers go.
+func blankLabels(m plot.Ticker) plot.Ticker {
+	return plot.TickerFunc(func(lo, hi float64) []plot.Tick {
+		ticks := m.Ticks(lo, hi)
+		for i := range ticks {
+			if ticks[i].Label != "" {
+				ticks[i].Label = " "
+			}
+		}
+		return ticks
+	})
 }
 
 // stepHist draws a histogram as a filled area or an outline: counts[k] over

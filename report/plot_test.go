@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"flag"
+	"fmt"
 	"image"
 	"image/color"
 	"image/png"
@@ -13,6 +14,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"gonum.org/v1/plot/vg"
 
 	"github.com/traceql/traceql/internal/golden"
 	"github.com/traceql/traceql/metrics"
@@ -148,6 +151,14 @@ func plotCases() []plotCase {
 		}},
 		{"gap_hist", 768, 480, func(w io.Writer, f string) error {
 			return PlotGapHist(w, f, plotGapSeries(), "idle time by gap length", true)
+		}},
+		{"gap_hist_panels", 960, 96 * (2 + 3*3) / 2, func(w io.Writer, f string) error {
+			// Over MaxOverlaid runs: a panel each.
+			var s []Series
+			for i := range 7 {
+				s = append(s, Series{fmt.Sprintf("run %d of seven, on shared axes", i+1), lognormalNS(uint64(10+i), 400, 5e3*float64(i+1), 0.7)})
+			}
+			return PlotGapHist(w, f, s, "idle time by gap length, seven runs", true)
 		}},
 		{"timeline_share", 960, 384, func(w io.Writer, f string) error {
 			return PlotTimeline(w, f, []Line{
@@ -470,6 +481,57 @@ func TestStepTicks(t *testing.T) {
 		}
 		if labels == 0 {
 			t.Errorf("%v: no labelled tick", r)
+		}
+	}
+}
+
+// TestBarLabelStart: a bar's value label never crosses the dashed 1× line
+// (at 100 points here) nor runs into its bar.
+func TestBarLabelStart(t *testing.T) {
+	b := &barPlot{ref: 100, hasRef: true}
+	id := func(v float64) vg.Length { return vg.Length(v) }
+	tests := []struct {
+		name       string
+		top, n     vg.Length // the bar's top, the label's length
+		start      vg.Length
+		wantInside bool
+	}{
+		{"above the line", 120, 30, 120 + labelGap, false},
+		{"at the line: clear of its width", 100, 30, 100 + refHalf + labelGap, false},
+		{"well under the line", 40, 30, 40 + labelGap, false},
+		{"just under the line: lifted over it", 99, 30, 100 + refHalf + labelGap, false},
+		{"crossing: inside the bar's top", 80, 30, 80 - labelGap - 30, true},
+		{"crossing a bar too short to hold it: over the line", 80, 75, 100 + refHalf + labelGap, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := vg.Rectangle{Min: vg.Point{X: 0, Y: 0}, Max: vg.Point{X: 10, Y: tt.top}}
+			start, inside := b.labelStart(r, tt.n, id)
+			if start != tt.start || inside != tt.wantInside {
+				t.Errorf("labelStart = %v, %v; want %v, %v", start, inside, tt.start, tt.wantInside)
+			}
+			end := start + tt.n
+			if !inside && start < tt.top+labelGap {
+				t.Errorf("label from %v runs into its bar (top %v)", start, tt.top)
+			}
+			if end > 100-refHalf && start < 100+refHalf {
+				t.Errorf("label from %v to %v crosses the line", start, end)
+			}
+		})
+	}
+}
+
+// TestFitNames: the names of PlotTopKernels fit the room left of the axis,
+// however wide their letters, and say where they were cut.
+func TestFitNames(t *testing.T) {
+	ks := append(plotKernelStats(), metrics.KernelStat{Name: strings.Repeat("WM", 40)}, metrics.KernelStat{Name: "fmha_cutlassF_f32_aligned_64x64_rf_sm80(PyTorchMemEffAttention::AttentionKernel<float, cutlass::arch::Sm80, true, 64, 64, 64, true, true>::Params)"})
+	st := styled(newPlot().Y.Tick.Label, 9, 0, 0)
+	for i, s := range fitNames(st, ks, topNameWidth) {
+		if w := st.Width(s); w > topNameWidth {
+			t.Errorf("%q: %.0f points wide, want at most %d", s, w, topNameWidth)
+		}
+		if s != ks[i].Name && !strings.Contains(s, "…") {
+			t.Errorf("%q, cut from %q, has no ellipsis", s, ks[i].Name)
 		}
 	}
 }

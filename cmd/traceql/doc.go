@@ -489,8 +489,9 @@
 //
 //	Plot draws one picture of one or more runs (PNG or SVG by the output's extension):
 //
-//	  --kind kernels   kernel-duration histogram on a log axis, runs overlaid
-//	  --kind gaps      idle-gap length histogram, runs overlaid
+//	  --kind kernels   kernel-duration histogram on a log axis, runs overlaid; over
+//	                   4 runs (or GPUs), one panel per run on shared axes
+//	  --kind gaps      idle-gap length histogram, drawn the same way
 //	  --kind timeline  GPU utilization over time in --bins bins (at most 2000, two a
 //	                   pixel of the plot's width), one line per run and device
 //	  --kind top       the --top kernels by total time as horizontal bars, of one run (its

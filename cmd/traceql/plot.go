@@ -38,8 +38,9 @@ func newPlotCmd(ios *ioStreams, runF func(context.Context, *plotOptions) error) 
 		Short: "Draw kernel durations, idle gaps, utilization, top kernels, steps or host ops",
 		Long: `Plot draws one picture of one or more runs (PNG or SVG by the output's extension):
 
-  --kind kernels   kernel-duration histogram on a log axis, runs overlaid
-  --kind gaps      idle-gap length histogram, runs overlaid
+  --kind kernels   kernel-duration histogram on a log axis, runs overlaid; over
+                   ` + strconv.Itoa(report.MaxOverlaid) + ` runs (or GPUs), one panel per run on shared axes
+  --kind gaps      idle-gap length histogram, drawn the same way
   --kind timeline  GPU utilization over time in --bins bins (at most ` + strconv.Itoa(maxTimelineBins) + `, two a
                    pixel of the plot's width), one line per run and device
   --kind top       the --top kernels by total time as horizontal bars, of one run (its
