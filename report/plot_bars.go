@@ -185,7 +185,7 @@ func PlotTopKernels(w io.Writer, format string, k []metrics.KernelStat, title st
 	bars := &barPlot{part: barAll, width: 0.7, horizontal: true, label: styled(p.X.Tick.Label, 9, text.XLeft, text.YCenter)}
 	var names plot.ConstantTicks
 	var longest int64
-	labels := fitNames(p.Y.Tick.Label, ks, topNameWidth)
+	labels := fitNames(p.Y.Tick.Label, ks, kernelName, topNameWidth)
 	for i, s := range ks {
 		y := float64(len(ks) - 1 - i)
 		names = append(names, plot.Tick{Value: y, Label: labels[i]})
@@ -206,11 +206,11 @@ const (
 	topNameGap   = 8   // points between the names and the axis, besides a space
 )
 
-// fitNames returns the kernels' names cut by shortNames (so that names
-// alike keep what tells them apart) to at most 60 runes, and those still
-// wider than w points in st to fewer, until they fit.
-func fitNames(st text.Style, ks []metrics.KernelStat, w vg.Length) []string {
-	names := shortNames(ks, kernelName, 60)
+// fitNames returns the names of xs cut by shortNames (so that names alike
+// keep what tells them apart) to at most 60 runes, and those still wider
+// than w points in st to fewer, until they fit.
+func fitNames[T any](st text.Style, xs []T, name func(T) string, w vg.Length) []string {
+	names := shortNames(xs, name, 60)
 	for n := 59; n >= 8; n-- {
 		wide := false
 		var cut []string
@@ -219,7 +219,7 @@ func fitNames(st text.Style, ks []metrics.KernelStat, w vg.Length) []string {
 				continue
 			}
 			if cut == nil {
-				cut = shortNames(ks, kernelName, n)
+				cut = shortNames(xs, name, n)
 			}
 			names[i], wide = cut[i], true
 		}

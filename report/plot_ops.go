@@ -2,6 +2,7 @@ package report
 
 import (
 	"errors"
+	"image/color"
 	"io"
 
 	"gonum.org/v1/plot"
@@ -28,12 +29,13 @@ func PlotOps(w io.Writer, format string, labels []string, sums []metrics.Summary
 	p.X.Label.Text = "total time"
 	p.X.Tick.Marker = plot.TickerFunc(nsTicks)
 	p.Y.Tick.Label = styled(p.Y.Tick.Label, 9, text.XRight, text.YCenter)
-	p.Y.Tick.Length = 0
+	p.Y.Tick.Length = topNameGap // unseen ticks: see PlotTopKernels
+	p.Y.Tick.LineStyle.Color = color.White
 	p.Y.Padding = 0
 	bars := &barPlot{part: barAll, width: 0.8 / float64(nr), horizontal: true, label: styled(p.X.Tick.Label, 8, text.XLeft, text.YCenter)}
 	var ticks plot.ConstantTicks
 	var longest int64
-	short := shortNames(names, func(s string) string { return s }, 60)
+	short := fitNames(p.Y.Tick.Label, names, func(s string) string { return s }, topNameWidth)
 	for k := range names {
 		center := float64(len(names) - 1 - k)
 		ticks = append(ticks, plot.Tick{Value: center, Label: short[k]})

@@ -526,7 +526,7 @@ func TestBarLabelStart(t *testing.T) {
 func TestFitNames(t *testing.T) {
 	ks := append(plotKernelStats(), metrics.KernelStat{Name: strings.Repeat("WM", 40)}, metrics.KernelStat{Name: "fmha_cutlassF_f32_aligned_64x64_rf_sm80(PyTorchMemEffAttention::AttentionKernel<float, cutlass::arch::Sm80, true, 64, 64, 64, true, true>::Params)"})
 	st := styled(newPlot().Y.Tick.Label, 9, 0, 0)
-	for i, s := range fitNames(st, ks, topNameWidth) {
+	for i, s := range fitNames(st, ks, kernelName, topNameWidth) {
 		if w := st.Width(s); w > topNameWidth {
 			t.Errorf("%q: %.0f points wide, want at most %d", s, w, topNameWidth)
 		}

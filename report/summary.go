@@ -58,6 +58,25 @@ type Layout struct {
 	Names string
 }
 
+// minNameWidth is the fewest runes a name is cut to: a name cut to a few
+// letters tells nothing, and a line wider than the terminal is the lesser
+// harm.
+const minNameWidth = 24
+
+// nameWidth is the runes left to the names of a table whose other columns
+// take extra more than the top kernels' (about 40), at least minNameWidth;
+// 0 when names are never cut.
+func (l Layout) nameWidth(extra int) int {
+	if l.NameWidth == 0 {
+		return 0
+	}
+	return max(l.NameWidth-extra, minNameWidth)
+}
+
+// narrow reports whether the terminal is too narrow for a table of eight
+// numbers and a name: under about 120 columns.
+func (l Layout) narrow() bool { return l.NameWidth > 0 && l.NameWidth < 78 }
+
 // SummaryTables lays out one trace's summary for people, the answer first:
 // per device a headline (step time or span, utilization, idle time and its
 // cause, kernels, launches, copies) and the top kernels; with l.All, every
@@ -324,7 +343,7 @@ func drillTables(s metrics.Summary, l Layout) []*Table {
 				{Name: "share", Unit: metrics.Ratio}, {Name: "GPU time", Unit: metrics.NS}, {Name: "launched", Unit: metrics.Count},
 				{Name: "calls", Unit: metrics.Count}, {Name: "GPU per call", Unit: metrics.NS}, {Name: "CPU time", Unit: metrics.NS},
 				{Name: x.noun, Unit: metrics.Text}}}
-			names := shortNames(x.stats, func(o metrics.ScopeStat) string { return o.Name }, max(l.NameWidth-20, 0))
+			names := shortNames(x.stats, func(o metrics.ScopeStat) string { return o.Name }, l.nameWidth(20))
 			for i, o := range x.stats {
 				var per any = "–"
 				if o.Calls > 0 {
@@ -348,14 +367,14 @@ func drillTables(s metrics.Summary, l Layout) []*Table {
 			{Name: "share", Unit: metrics.Ratio}, {Name: "total", Unit: metrics.NS}, {Name: "count", Unit: metrics.Count},
 			{Name: "mean", Unit: metrics.NS}, {Name: "median", Unit: metrics.NS}, {Name: "min", Unit: metrics.NS},
 			{Name: "max", Unit: metrics.NS}, {Name: "stddev", Unit: metrics.NS}, {Name: x.noun, Unit: metrics.Text}}}
-		names := shortNames(x.stats, func(n metrics.NameDist) string { return n.Name }, max(l.NameWidth-30, 0))
+		names := shortNames(x.stats, func(n metrics.NameDist) string { return n.Name }, l.distNameWidth())
 		for i, n := range x.stats {
 			t.Rows = append(t.Rows, []any{n.Share, n.TotalNS, n.Count, n.MeanNS, n.MedianNS, n.MinNS, n.MaxNS, n.StdNS, names[i]})
 		}
 		if len(x.stats) == 0 {
 			t.Notes = []string{"none in the trace"}
 		}
-		out = append(out, t)
+		out = append(out, l.fit(t))
 	}
 	return out
 }
@@ -372,11 +391,37 @@ func kernelDistsTable(d *metrics.DeviceSummary, many bool, l Layout) *Table {
 		{Name: "share", Unit: metrics.Ratio}, {Name: "total", Unit: metrics.NS}, {Name: "instances", Unit: metrics.Count},
 		{Name: "mean", Unit: metrics.NS}, {Name: "median", Unit: metrics.NS}, {Name: "min", Unit: metrics.NS},
 		{Name: "max", Unit: metrics.NS}, {Name: "stddev", Unit: metrics.NS}, {Name: "kernel", Unit: metrics.Text}}}
-	// The numbers take about 70 columns of the terminal's.
-	names := shortNames(d.KernelDists, func(k metrics.KernelDist) string { return StyleName(k.Name, l.Names) }, max(l.NameWidth-30, 0))
+	names := shortNames(d.KernelDists, func(k metrics.KernelDist) string { return StyleName(k.Name, l.Names) }, l.distNameWidth())
 	for i, k := range d.KernelDists {
 		t.Rows = append(t.Rows, []any{k.Share, k.TotalNS, k.Count, k.MeanNS, k.MedianNS, k.MinNS, k.MaxNS, k.StddevNS, names[i]})
 	}
+	return l.fit(t)
+}
+
+// distNameWidth is the runes left to the names of a distribution table
+// (eight numbers, or five on a narrow terminal: fit).
+func (l Layout) distNameWidth() int {
+	if l.narrow() {
+		return l.nameWidth(6)
+	}
+	return l.nameWidth(30)
+}
+
+// fit drops the min, max and stddev columns of a distribution table (of
+// kernels, API calls or ranges) on a narrow terminal, where they would
+// leave its names a few letters, and says where they are.
+func (l Layout) fit(t *Table) *Table {
+	if !l.narrow() {
+		return t
+	}
+	keep := func(row []any) []any {
+		return append(append(row[:0:0], row[:5]...), row[8:]...)
+	}
+	t.Columns = append(append(t.Columns[:0:0], t.Columns[:5]...), t.Columns[8:]...)
+	for i, r := range t.Rows {
+		t.Rows[i] = keep(r)
+	}
+	t.Notes = append(t.Notes, "min, max and stddev: in a terminal of 120 columns or more, or --format csv")
 	return t
 }
 

@@ -214,11 +214,14 @@ func TestTerminalWidthFallback(t *testing.T) {
 }
 
 // TestSummaryFits80: on an 80-column terminal every line of the summary of
-// a real H100 trace fits, the title and torch.compile's line wrapped.
+// a real H100 trace fits, the title and torch.compile's line wrapped, and
+// the distribution tables of --by without min, max and stddev, which would
+// leave their names a few letters.
 func TestSummaryFits80(t *testing.T) {
 	for _, args := range [][]string{
 		{"summarize", gpuFile("small", "default", 1)},
 		{"summarize", "--all", gpuFile("small", "default", 1)},
+		{"summarize", "--by", "kernel,api,range", gpuFile("small", "default", 1)},
 	} {
 		ios, out, errOut := testStreams()
 		ios.SetStdoutTTY(true)
@@ -230,6 +233,9 @@ func TestSummaryFits80(t *testing.T) {
 			if n := utf8.RuneCountInString(strings.TrimSuffix(line, "\n")); n > 80 {
 				t.Errorf("%q: a line of %d columns: %q", args, n, line)
 			}
+		}
+		if args[1] == "--by" && strings.Count(out.String(), "min, max and stddev: in a terminal of 120 columns or more") != 3 {
+			t.Errorf("%q: want the three tables to say where min, max and stddev went:\n%s", args, out)
 		}
 	}
 }
