@@ -168,15 +168,18 @@ func kernelDiffTable(ks []metrics.KernelDelta, top int, l Layout) *Table {
 		}
 	}
 	// On a terminal the numbers take about 80 columns: under 120, the
-	// counts give way to the names (mean and total tell them), which are
-	// cut to what is left.
-	width := l.NameWidth - 40
-	narrow := l.NameWidth > 0 && l.NameWidth+42 < 120
-	if narrow {
-		t.Columns = t.Columns[2:]
-		width = max(l.NameWidth-18, 12)
+	// counts and means give way to the names, which are cut to what is
+	// left, and a note says where they are.
+	keep := func(row []any) []any { return row }
+	width := l.nameWidth(40)
+	if l.narrow() {
+		keep = func(row []any) []any { return []any{row[2], row[3], row[4], row[7], row[8]} }
+		cols := t.Columns
+		t.Columns = []Column{cols[2], cols[3], cols[4], cols[7], cols[8]}
+		t.Notes = append(t.Notes, "counts and means: in a terminal of 120 columns or more, or --format csv")
+		width = l.nameWidth(0)
 	}
-	names := shortNames(ks[:min(top, len(ks))], func(k metrics.KernelDelta) string { return StyleName(k.Name, l.Names) }, max(width, 0))
+	names := shortNames(ks[:min(top, len(ks))], func(k metrics.KernelDelta) string { return StyleName(k.Name, l.Names) }, width)
 	for i, k := range ks {
 		if i == top {
 			t.Notes = append(t.Notes, fmt.Sprintf("%d more kernels (--top to show more)", len(ks)-top))
@@ -184,10 +187,7 @@ func kernelDiffTable(ks []metrics.KernelDelta, top int, l Layout) *Table {
 		}
 		row := []any{k.Old.Count, k.New.Count, k.Old.TotalNS, k.New.TotalNS,
 			Signed(float64(k.DeltaNS), metrics.NS), k.Old.MeanNS, k.New.MeanNS, k.Status(), names[i]}
-		if narrow {
-			row = row[2:]
-		}
-		t.Rows = append(t.Rows, row)
+		t.Rows = append(t.Rows, keep(row))
 	}
 	t.Notes = append(t.Notes, fmt.Sprintf("%d kernel names in both runs, %d only in new, %d only in old", len(ks)-newN-gone, newN, gone))
 	return t
@@ -227,10 +227,19 @@ func opDiffTable(old, new []metrics.ScopeStat, top int, l Layout) *Table {
 		{Name: "launched old", Unit: metrics.Count}, {Name: "launched new", Unit: metrics.Count},
 		{Name: "calls old", Unit: metrics.Count}, {Name: "calls new", Unit: metrics.Count}, {Name: "op", Unit: metrics.Text}}}
 	shown := all[:min(top, len(all))]
-	names := shortNames(shown, func(p *pair) string { return p.name }, max(l.NameWidth-40, 0))
+	width, narrow := l.nameWidth(40), l.narrow()
+	if narrow { // launches and calls give way to the names
+		t.Columns = []Column{t.Columns[0], t.Columns[1], t.Columns[2], t.Columns[7]}
+		t.Notes = append(t.Notes, "launched and calls: in a terminal of 120 columns or more, or --format csv")
+		width = l.nameWidth(0)
+	}
+	names := shortNames(shown, func(p *pair) string { return p.name }, width)
 	for i, p := range shown {
-		t.Rows = append(t.Rows, []any{p.o.GPUNS, p.n.GPUNS, Signed(float64(delta(p)), metrics.NS), p.o.Kernels, p.n.Kernels,
-			p.o.Calls, p.n.Calls, names[i]})
+		row := []any{p.o.GPUNS, p.n.GPUNS, Signed(float64(delta(p)), metrics.NS), p.o.Kernels, p.n.Kernels, p.o.Calls, p.n.Calls, names[i]}
+		if narrow {
+			row = []any{row[0], row[1], row[2], row[7]}
+		}
+		t.Rows = append(t.Rows, row)
 	}
 	if len(all) > top {
 		t.Notes = append(t.Notes, fmt.Sprintf("%d more ops (--top to show more)", len(all)-top))

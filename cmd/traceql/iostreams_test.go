@@ -239,3 +239,34 @@ func TestSummaryFits80(t *testing.T) {
 		}
 	}
 }
+
+// TestDiffNarrow: on an 80-column terminal diff's kernel and op tables fit,
+// counts, means, launches and calls given way to the names, each table
+// saying where they went.
+func TestDiffNarrow(t *testing.T) {
+	ios, out, errOut := testStreams()
+	ios.SetStdoutTTY(true)
+	ios.SetTerminalWidth(80)
+	args := []string{"diff", "--by", "op", gpuFile("small", "default", 1), gpuFile("small", "reduce-overhead", 1)}
+	if code := run(context.Background(), args, ios); code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	checked := 0
+	for _, table := range strings.Split(out.String(), "\n\n") {
+		if !strings.HasPrefix(table, "kernels by") && !strings.HasPrefix(table, "GPU time by host op") {
+			continue
+		}
+		checked++
+		for line := range strings.Lines(table) {
+			if n := utf8.RuneCountInString(strings.TrimSuffix(line, "\n")); n > 80 {
+				t.Errorf("a line of %d columns: %q", n, line)
+			}
+		}
+		if !strings.Contains(table, "in a terminal of 120 columns or more, or --format csv") {
+			t.Errorf("no note of the columns left out:\n%s", table)
+		}
+	}
+	if checked != 2 {
+		t.Errorf("%d tables checked, want the kernels' and the ops':\n%s", checked, out)
+	}
+}
