@@ -39,9 +39,9 @@ func MetricsHelp() string {
 		}
 	}
 	b.WriteString(hostHelp(name))
-	b.WriteString(`Also shown: the gap-length histogram (decades from 1 µs to 1 s), copies by
-kind and memory kinds (Pageable/Pinned/Device) with bandwidth, and the top
-kernels by total time (count, total, mean, share of kernel_ns).
+	b.WriteString(`Also shown: the top kernels by total time (count, total, mean, share of
+kernel_ns); with --all, the gap-length histogram (decades from 1 µs to 1 s)
+and copies by kind and memory kinds (Pageable/Pinned/Device) with bandwidth.
 `)
 	return b.String()
 }

@@ -16,7 +16,7 @@
 //	  compare     Several runs side by side: metrics as rows, runs as columns, ratio to the first
 //	  completion  Generate the autocompletion script for the specified shell
 //	  diff        What changed between two runs: every metric old/new/delta, per step and per kernel
-//	  export      Tidy CSV or JSON lines of kernels, kernel stats, steps, idle gaps, copies or summaries, for notebooks
+//	  export      Tidy CSV, JSON or Parquet of kernels, steps, idle gaps, copies, ops or summaries, for notebooks
 //	  help        Help about any command
 //	  plot        Draw kernel durations, idle gaps, utilization, top kernels, steps or host ops
 //	  pprof       GPU time by the host stack that launched each kernel, as a pprof profile
@@ -319,9 +319,9 @@
 //	                             CompiledFunctionBackward), summed over threads
 //	  dynamo_lookup_ns           "Dynamo lookup time": as the device column of that
 //	                             name (a sum of durations)
-//	Also shown: the gap-length histogram (decades from 1 µs to 1 s), copies by
-//	kind and memory kinds (Pageable/Pinned/Device) with bandwidth, and the top
-//	kernels by total time (count, total, mean, share of kernel_ns).
+//	Also shown: the top kernels by total time (count, total, mean, share of
+//	kernel_ns); with --all, the gap-length histogram (decades from 1 µs to 1 s)
+//	and copies by kind and memory kinds (Pageable/Pinned/Device) with bandwidth.
 //
 //	Usage:
 //	  traceql summarize FILE|DIR... [flags]
@@ -334,26 +334,51 @@
 //	  traceql summarize --overview out/*.parquet
 //
 //	Flags:
-//	      --all                 text: after the headline and top kernels, every metric, copies by kind, steps and idle gaps
-//	      --by strings          drill down, comma-separated: kernel (every kernel name with nsys stats' columns: instances, total, mean, median, min, max, stddev), stream (each stream's kernels, busy, idle, utilization), api (host API calls by name), range (record_function and NVTX ranges by name), op and region (GPU time by the innermost cpu_op, and record_function or NVTX range, enclosing each launch)
-//	      --device ints         measure only this device (repeat or comma-separate for several)
-//	  -f, --format string       output format: text, csv, json or markdown (default "text")
-//	  -h, --help                help for summarize
-//	  -j, --jobs int            files read at once (default 0: one per CPU, as memory allows)
-//	      --kernel string       measure only the kernels whose names match this regular expression (copies and memsets stay; no verdict)
-//	      --label strings       comma-separated run labels, one per FILE or DIR (a DIR's labels every trace in it); default: the file names, with as many folders as tell them apart
-//	      --names string        kernel names: full (as recorded), short (demangled; templates, arguments and namespaces folded) or family (base name across instantiations) (default "full")
-//	      --overview            print only the overview of several traces, not each trace's tables
-//	  -q, --quiet               no progress bar on stderr
-//	      --range string        measure only the span of the annotation, op or NVTX range with this name
-//	      --shard K/N           read only worker K's share of N of the files, by a hash of each file's path under its argument (see above)
-//	      --skip-steps int      drop the first N recorded ProfilerStep#N
-//	      --steady              measure only the steps after the warm-up (leading steps over twice the median)
-//	      --steps string        measure only these ProfilerStep#N: 3:, 3:5, :5 or 4
-//	      --stream int64Slice   measure only this stream, on every device (repeat or comma-separate for several; no verdict) (default [])
-//	      --strict              treat skipped or malformed events and truncation as errors
-//	      --top int             kernels (and host ops) listed per device (default 10)
-//	      --window string       measure only START:END after the first GPU activity, e.g. 100ms:500ms
+//	      --all              text: after the headline and top kernels, every
+//	                         metric, copies by kind, steps and idle gaps
+//	      --by strings       drill down, comma-separated: kernel (every kernel
+//	                         name with nsys stats' columns: instances, total,
+//	                         mean, median, min, max, stddev), stream (each
+//	                         stream's kernels, busy, idle, utilization), api
+//	                         (host API calls by name), range (record_function
+//	                         and NVTX ranges by name), op and region (GPU time
+//	                         by the innermost cpu_op, and record_function or
+//	                         NVTX range, enclosing each launch)
+//	      --device N         measure only device N (repeat or comma-separate
+//	                         for several)
+//	  -f, --format string    output format: text, csv, json or markdown
+//	                         (default "text")
+//	  -h, --help             help for summarize
+//	  -j, --jobs int         files read at once (default 0: one per CPU, as
+//	                         memory allows)
+//	      --kernel REGEX     measure only the kernels whose names match this
+//	                         REGEX (copies and memsets stay; no verdict)
+//	      --label strings    comma-separated run labels, one per FILE or DIR
+//	                         (a DIR's labels every trace in it); default: the
+//	                         file names, with as many folders as tell them apart
+//	      --names string     kernel names: full (as recorded), short
+//	                         (demangled; templates, arguments and namespaces
+//	                         folded) or family (base name across
+//	                         instantiations) (default "full")
+//	      --overview         print only the overview of several traces, not
+//	                         each trace's tables
+//	  -q, --quiet            no progress bar on stderr
+//	      --range string     measure only the span of the annotation, op or
+//	                         NVTX range with this name
+//	      --shard K/N        read only worker K's share of N of the files, by
+//	                         a hash of each file's path under its argument
+//	                         (see above)
+//	      --skip-steps int   drop the first N recorded ProfilerStep#N
+//	      --steady           measure only the steps after the warm-up (leading
+//	                         steps over twice the median)
+//	      --steps string     measure only these ProfilerStep#N: 3:, 3:5, :5 or 4
+//	      --stream N         measure only stream N, on every device (repeat or
+//	                         comma-separate for several; no verdict)
+//	      --strict           treat skipped or malformed events and truncation
+//	                         as errors
+//	      --top int          kernels (and host ops) listed per device (default 10)
+//	      --window string    measure only START:END after the first GPU
+//	                         activity, e.g. 100ms:500ms
 //
 //	# traceql diff
 //
@@ -405,23 +430,38 @@
 //	  traceql diff a.json b.sqlite --format csv > diff.csv
 //
 //	Flags:
-//	      --by string           op: also compare the GPU time launched from each host op (reads the cpu_ops)
-//	      --device ints         measure only this device (repeat or comma-separate for several)
-//	  -f, --format string       output format: text, csv, json or markdown (default "text")
-//	      --group string        match kernels by exact name or by family (default "name")
-//	  -h, --help                help for diff
-//	      --kernel string       measure only the kernels whose names match this regular expression (copies and memsets stay; no verdict)
-//	      --label strings       comma-separated run labels, one per file; default: the file names, with as many folders as tell them apart
-//	      --names string        kernel names: full (as recorded), short (demangled; templates, arguments and namespaces folded) or family (base name across instantiations) (default "full")
-//	  -q, --quiet               no progress bar on stderr
-//	      --range string        measure only the span of the annotation, op or NVTX range with this name
-//	      --skip-steps int      drop the first N recorded ProfilerStep#N
-//	      --steady              measure only the steps after the warm-up (leading steps over twice the median)
-//	      --steps string        measure only these ProfilerStep#N: 3:, 3:5, :5 or 4
-//	      --stream int64Slice   measure only this stream, on every device (repeat or comma-separate for several; no verdict) (default [])
-//	      --strict              treat skipped or malformed events and truncation as errors
-//	      --top int             kernel rows shown (default 20)
-//	      --window string       measure only START:END after the first GPU activity, e.g. 100ms:500ms
+//	      --by string        op: also compare the GPU time launched from each
+//	                         host op (reads the cpu_ops)
+//	      --device N         measure only device N (repeat or comma-separate
+//	                         for several)
+//	  -f, --format string    output format: text, csv, json or markdown
+//	                         (default "text")
+//	      --group string     match kernels by exact name or by family (default
+//	                         "name")
+//	  -h, --help             help for diff
+//	      --kernel REGEX     measure only the kernels whose names match this
+//	                         REGEX (copies and memsets stay; no verdict)
+//	      --label strings    comma-separated run labels, one per file;
+//	                         default: the file names, with as many folders as
+//	                         tell them apart
+//	      --names string     kernel names: full (as recorded), short
+//	                         (demangled; templates, arguments and namespaces
+//	                         folded) or family (base name across
+//	                         instantiations) (default "full")
+//	  -q, --quiet            no progress bar on stderr
+//	      --range string     measure only the span of the annotation, op or
+//	                         NVTX range with this name
+//	      --skip-steps int   drop the first N recorded ProfilerStep#N
+//	      --steady           measure only the steps after the warm-up (leading
+//	                         steps over twice the median)
+//	      --steps string     measure only these ProfilerStep#N: 3:, 3:5, :5 or 4
+//	      --stream N         measure only stream N, on every device (repeat or
+//	                         comma-separate for several; no verdict)
+//	      --strict           treat skipped or malformed events and truncation
+//	                         as errors
+//	      --top int          kernel rows shown (default 20)
+//	      --window string    measure only START:END after the first GPU
+//	                         activity, e.g. 100ms:500ms
 //
 //	# traceql compare
 //
@@ -466,24 +506,37 @@
 //	  traceql compare a.json b.json --plot modes.png
 //
 //	Flags:
-//	      --all                 show every metric, not the headline ones
-//	      --device ints         measure only this device (repeat or comma-separate for several)
-//	  -f, --format string       output format: text, csv, json or markdown (default "text")
-//	  -h, --help                help for compare
-//	  -j, --jobs int            files read at once (default 0: one per CPU, as memory allows)
-//	      --kernel string       measure only the kernels whose names match this regular expression (copies and memsets stay; no verdict)
-//	      --label strings       comma-separated run labels, one per file; default: the file names, with as many folders as tell them apart
-//	      --metrics strings     the metrics shown, by CSV name, in this order (see summarize --help)
-//	      --plot string         also draw the headline metrics as grouped bars to this .png or .svg file
-//	      --plot-size string    --plot image size WxH in inches (default 8x5)
-//	  -q, --quiet               no progress bar on stderr
-//	      --range string        measure only the span of the annotation, op or NVTX range with this name
-//	      --skip-steps int      drop the first N recorded ProfilerStep#N
-//	      --steady              measure only the steps after the warm-up (leading steps over twice the median)
-//	      --steps string        measure only these ProfilerStep#N: 3:, 3:5, :5 or 4
-//	      --stream int64Slice   measure only this stream, on every device (repeat or comma-separate for several; no verdict) (default [])
-//	      --strict              treat skipped or malformed events and truncation as errors
-//	      --window string       measure only START:END after the first GPU activity, e.g. 100ms:500ms
+//	      --all                show every metric, not the headline ones
+//	      --device N           measure only device N (repeat or comma-separate
+//	                           for several)
+//	  -f, --format string      output format: text, csv, json or markdown
+//	                           (default "text")
+//	  -h, --help               help for compare
+//	  -j, --jobs int           files read at once (default 0: one per CPU, as
+//	                           memory allows)
+//	      --kernel REGEX       measure only the kernels whose names match this
+//	                           REGEX (copies and memsets stay; no verdict)
+//	      --label strings      comma-separated run labels, one per file;
+//	                           default: the file names, with as many folders
+//	                           as tell them apart
+//	      --metrics strings    the metrics shown, by CSV name, in this order
+//	                           (see summarize --help)
+//	      --plot string        also draw the headline metrics as grouped bars
+//	                           to this .png or .svg file
+//	      --plot-size string   --plot image size WxH in inches (default 8x5)
+//	  -q, --quiet              no progress bar on stderr
+//	      --range string       measure only the span of the annotation, op or
+//	                           NVTX range with this name
+//	      --skip-steps int     drop the first N recorded ProfilerStep#N
+//	      --steady             measure only the steps after the warm-up
+//	                           (leading steps over twice the median)
+//	      --steps string       measure only these ProfilerStep#N: 3:, 3:5, :5 or 4
+//	      --stream N           measure only stream N, on every device (repeat
+//	                           or comma-separate for several; no verdict)
+//	      --strict             treat skipped or malformed events and
+//	                           truncation as errors
+//	      --window string      measure only START:END after the first GPU
+//	                           activity, e.g. 100ms:500ms
 //
 //	# traceql plot
 //
@@ -536,24 +589,38 @@
 //	  traceql plot run.json --kind timeline --bins 200 -o util.svg
 //
 //	Flags:
-//	      --bins int            time bins of --kind timeline (default 100)
-//	      --device ints         measure only this device (repeat or comma-separate for several)
-//	  -h, --help                help for plot
-//	      --kernel string       measure only the kernels whose names match this regular expression (copies and memsets stay; no verdict)
-//	  -k, --kind string         kernels, gaps, timeline, top, steps or ops (default "kernels")
-//	      --label strings       comma-separated run labels, one per file; default: the file names, with as many folders as tell them apart
-//	      --names string        kernel names: full (as recorded), short (demangled; templates, arguments and namespaces folded) or family (base name across instantiations) (default "full")
-//	  -o, --output string       output file, .png or .svg
-//	  -q, --quiet               no progress bar on stderr
-//	      --range string        measure only the span of the annotation, op or NVTX range with this name
-//	      --skip-steps int      drop the first N recorded ProfilerStep#N
-//	      --steady              measure only the steps after the warm-up (leading steps over twice the median)
-//	      --steps string        measure only these ProfilerStep#N: 3:, 3:5, :5 or 4
-//	      --stream int64Slice   measure only this stream, on every device (repeat or comma-separate for several; no verdict) (default [])
-//	      --strict              treat skipped or malformed events and truncation as errors
-//	      --top int             kernels drawn by --kind top, ops by --kind ops (default 15)
-//	      --weight string       histogram bins by time or count (default "time")
-//	      --window string       measure only START:END after the first GPU activity, e.g. 100ms:500ms
+//	      --bins int         time bins of --kind timeline (default 100)
+//	      --device N         measure only device N (repeat or comma-separate
+//	                         for several)
+//	  -h, --help             help for plot
+//	      --kernel REGEX     measure only the kernels whose names match this
+//	                         REGEX (copies and memsets stay; no verdict)
+//	  -k, --kind string      kernels, gaps, timeline, top, steps or ops
+//	                         (default "kernels")
+//	      --label strings    comma-separated run labels, one per file;
+//	                         default: the file names, with as many folders as
+//	                         tell them apart
+//	      --names string     kernel names: full (as recorded), short
+//	                         (demangled; templates, arguments and namespaces
+//	                         folded) or family (base name across
+//	                         instantiations) (default "full")
+//	  -o, --output string    output file, .png or .svg
+//	  -q, --quiet            no progress bar on stderr
+//	      --range string     measure only the span of the annotation, op or
+//	                         NVTX range with this name
+//	      --skip-steps int   drop the first N recorded ProfilerStep#N
+//	      --steady           measure only the steps after the warm-up (leading
+//	                         steps over twice the median)
+//	      --steps string     measure only these ProfilerStep#N: 3:, 3:5, :5 or 4
+//	      --stream N         measure only stream N, on every device (repeat or
+//	                         comma-separate for several; no verdict)
+//	      --strict           treat skipped or malformed events and truncation
+//	                         as errors
+//	      --top int          kernels drawn by --kind top, ops by --kind ops
+//	                         (default 15)
+//	      --weight string    histogram bins by time or count (default "time")
+//	      --window string    measure only START:END after the first GPU
+//	                         activity, e.g. 100ms:500ms
 //
 //	# traceql export
 //
@@ -645,25 +712,46 @@
 //	  traceql export runs/ --shard 3/64 --table summary -f parquet -o out/part-3.parquet
 //
 //	Flags:
-//	      --device ints         measure only this device (repeat or comma-separate for several)
-//	  -f, --format string       csv, json (one document), jsonl (JSON lines) or parquet (default: by -o's extension, .csv, .json, .jsonl or .parquet, else csv)
-//	  -h, --help                help for export
-//	  -j, --jobs int            files read at once (default 0: one per CPU, as memory allows)
-//	      --kernel string       measure only the kernels whose names match this regular expression (copies and memsets stay; no verdict)
-//	      --label strings       comma-separated run labels, one per FILE or DIR (a DIR's labels every trace in it); default: the file names, with as many folders as tell them apart
-//	  -o, --output string       file to write (a file is replaced atomically, a device or pipe written in place); stdout when absent or -
-//	      --per-stream          with --table gaps: the idle gaps of each stream alone (HTA's per-stream idle time), a stream column on each
-//	  -q, --quiet               no progress bar on stderr
-//	      --range string        measure only the span of the annotation, op or NVTX range with this name
-//	      --schema              print the --table's columns (name, type, unit, nullable, definition) as JSON, and read no trace
-//	      --shard K/N           read only worker K's share of N of the files, by a hash of each file's path under its argument (see above)
-//	      --skip-steps int      drop the first N recorded ProfilerStep#N
-//	      --steady              measure only the steps after the warm-up (leading steps over twice the median)
-//	      --steps string        measure only these ProfilerStep#N: 3:, 3:5, :5 or 4
-//	      --stream int64Slice   measure only this stream, on every device (repeat or comma-separate for several; no verdict) (default [])
-//	      --strict              treat skipped or malformed events and truncation as errors
-//	  -t, --table string        table: summary, kernels, kernel-stats, steps, gaps, memcpy, host, host-ops, streams, api, ranges, ops, regions, copy-stats (default "summary")
-//	      --window string       measure only START:END after the first GPU activity, e.g. 100ms:500ms
+//	      --device N         measure only device N (repeat or comma-separate
+//	                         for several)
+//	  -f, --format string    csv, json (one document), jsonl (JSON lines) or
+//	                         parquet (default: by -o's extension, .csv, .json,
+//	                         .jsonl or .parquet, else csv)
+//	  -h, --help             help for export
+//	  -j, --jobs int         files read at once (default 0: one per CPU, as
+//	                         memory allows)
+//	      --kernel REGEX     measure only the kernels whose names match this
+//	                         REGEX (copies and memsets stay; no verdict)
+//	      --label strings    comma-separated run labels, one per FILE or DIR
+//	                         (a DIR's labels every trace in it); default: the
+//	                         file names, with as many folders as tell them apart
+//	  -o, --output string    file to write (a file is replaced atomically, a
+//	                         device or pipe written in place); stdout when
+//	                         absent or -
+//	      --per-stream       with --table gaps: the idle gaps of each stream
+//	                         alone (HTA's per-stream idle time), a stream
+//	                         column on each
+//	  -q, --quiet            no progress bar on stderr
+//	      --range string     measure only the span of the annotation, op or
+//	                         NVTX range with this name
+//	      --schema           print the --table's columns (name, type, unit,
+//	                         nullable, definition) as JSON, and read no trace
+//	      --shard K/N        read only worker K's share of N of the files, by
+//	                         a hash of each file's path under its argument
+//	                         (see above)
+//	      --skip-steps int   drop the first N recorded ProfilerStep#N
+//	      --steady           measure only the steps after the warm-up (leading
+//	                         steps over twice the median)
+//	      --steps string     measure only these ProfilerStep#N: 3:, 3:5, :5 or 4
+//	      --stream N         measure only stream N, on every device (repeat or
+//	                         comma-separate for several; no verdict)
+//	      --strict           treat skipped or malformed events and truncation
+//	                         as errors
+//	  -t, --table string     table: summary, kernels, kernel-stats, steps,
+//	                         gaps, memcpy, host, host-ops, streams, api,
+//	                         ranges, ops, regions, copy-stats (default "summary")
+//	      --window string    measure only START:END after the first GPU
+//	                         activity, e.g. 100ms:500ms
 //
 //	# traceql pprof
 //
@@ -707,18 +795,25 @@
 //	  traceql pprof FILE -o gpu.pb.gz [flags]
 //
 //	Flags:
-//	      --device ints         measure only this device (repeat or comma-separate for several)
-//	  -h, --help                help for pprof
-//	      --kernel string       measure only the kernels whose names match this regular expression (copies and memsets stay; no verdict)
-//	  -o, --output string       profile to write (gzipped protobuf; - for stdout)
-//	  -q, --quiet               no progress bar on stderr
-//	      --range string        measure only the span of the annotation, op or NVTX range with this name
-//	      --skip-steps int      drop the first N recorded ProfilerStep#N
-//	      --steady              measure only the steps after the warm-up (leading steps over twice the median)
-//	      --steps string        measure only these ProfilerStep#N: 3:, 3:5, :5 or 4
-//	      --stream int64Slice   measure only this stream, on every device (repeat or comma-separate for several; no verdict) (default [])
-//	      --strict              treat skipped or malformed events and truncation as errors
-//	      --window string       measure only START:END after the first GPU activity, e.g. 100ms:500ms
+//	      --device N         measure only device N (repeat or comma-separate
+//	                         for several)
+//	  -h, --help             help for pprof
+//	      --kernel REGEX     measure only the kernels whose names match this
+//	                         REGEX (copies and memsets stay; no verdict)
+//	  -o, --output string    profile to write (gzipped protobuf; - for stdout)
+//	  -q, --quiet            no progress bar on stderr
+//	      --range string     measure only the span of the annotation, op or
+//	                         NVTX range with this name
+//	      --skip-steps int   drop the first N recorded ProfilerStep#N
+//	      --steady           measure only the steps after the warm-up (leading
+//	                         steps over twice the median)
+//	      --steps string     measure only these ProfilerStep#N: 3:, 3:5, :5 or 4
+//	      --stream N         measure only stream N, on every device (repeat or
+//	                         comma-separate for several; no verdict)
+//	      --strict           treat skipped or malformed events and truncation
+//	                         as errors
+//	      --window string    measure only START:END after the first GPU
+//	                         activity, e.g. 100ms:500ms
 //
 //	# traceql report
 //
@@ -766,24 +861,38 @@
 //	  traceql report eager.json default.json reduce.json --label eager,default,reduce-overhead --steady -o modes.html
 //
 //	Flags:
-//	      --bins int            time bins of the utilization timeline (default 200)
-//	      --device ints         measure only this device (repeat or comma-separate for several)
-//	  -h, --help                help for report
-//	  -j, --jobs int            files read at once (default 0: one per CPU, as memory allows)
-//	      --kernel string       measure only the kernels whose names match this regular expression (copies and memsets stay; no verdict)
-//	      --label strings       comma-separated run labels, one per file (default: the file names)
-//	      --names string        kernel names: full (as recorded), short (demangled; templates, arguments and namespaces folded) or family (base name across instantiations) (default "full")
-//	      --ops                 also GPU time by host op and code region (reads the cpu_ops: slower)
-//	  -o, --output string       the HTML file written
-//	  -q, --quiet               no progress bar on stderr
-//	      --range string        measure only the span of the annotation, op or NVTX range with this name
-//	      --skip-steps int      drop the first N recorded ProfilerStep#N
-//	      --steady              measure only the steps after the warm-up (leading steps over twice the median)
-//	      --steps string        measure only these ProfilerStep#N: 3:, 3:5, :5 or 4
-//	      --stream int64Slice   measure only this stream, on every device (repeat or comma-separate for several; no verdict) (default [])
-//	      --strict              treat skipped or malformed events and truncation as errors
-//	      --top int             kernels listed per device, rows per drill-down table (default 20)
-//	      --window string       measure only START:END after the first GPU activity, e.g. 100ms:500ms
+//	      --bins int         time bins of the utilization timeline (default 200)
+//	      --device N         measure only device N (repeat or comma-separate
+//	                         for several)
+//	  -h, --help             help for report
+//	  -j, --jobs int         files read at once (default 0: one per CPU, as
+//	                         memory allows)
+//	      --kernel REGEX     measure only the kernels whose names match this
+//	                         REGEX (copies and memsets stay; no verdict)
+//	      --label strings    comma-separated run labels, one per trace read (a
+//	                         DIR's in natural order); default: the file names
+//	      --names string     kernel names: full (as recorded), short
+//	                         (demangled; templates, arguments and namespaces
+//	                         folded) or family (base name across
+//	                         instantiations) (default "full")
+//	      --ops              also GPU time by host op and code region (reads
+//	                         the cpu_ops: slower)
+//	  -o, --output string    the HTML file written
+//	  -q, --quiet            no progress bar on stderr
+//	      --range string     measure only the span of the annotation, op or
+//	                         NVTX range with this name
+//	      --skip-steps int   drop the first N recorded ProfilerStep#N
+//	      --steady           measure only the steps after the warm-up (leading
+//	                         steps over twice the median)
+//	      --steps string     measure only these ProfilerStep#N: 3:, 3:5, :5 or 4
+//	      --stream N         measure only stream N, on every device (repeat or
+//	                         comma-separate for several; no verdict)
+//	      --strict           treat skipped or malformed events and truncation
+//	                         as errors
+//	      --top int          kernels listed per device, rows per drill-down
+//	                         table (default 20)
+//	      --window string    measure only START:END after the first GPU
+//	                         activity, e.g. 100ms:500ms
 //
 //	# traceql annotate
 //
@@ -824,7 +933,9 @@
 //	Flags:
 //	      --bins int        time bins of the utilization counter (default 1000)
 //	  -h, --help            help for annotate
-//	  -o, --output string   the annotated trace written (.json, or .json.gz to gzip it)
+//	  -o, --output string   the annotated trace written (.json, or .json.gz to
+//	                        gzip it)
 //	  -q, --quiet           no progress bar on stderr
-//	      --strict          treat skipped or malformed events and truncation as errors
+//	      --strict          treat skipped or malformed events and truncation
+//	                        as errors
 package main

@@ -34,7 +34,7 @@ func newExportCmd(ios *ioStreams, runF func(context.Context, *exportOptions) err
 	opts := &exportOptions{IO: ios}
 	cmd := &cobra.Command{
 		Use:   "export FILE|DIR...",
-		Short: "Tidy CSV or JSON lines of kernels, kernel stats, steps, idle gaps, copies or summaries, for notebooks",
+		Short: "Tidy CSV, JSON or Parquet of kernels, steps, idle gaps, copies, ops or summaries, for notebooks",
 		Long: `Export writes one table for all the given traces: a header row, one row per
 event or group, the file and device on every row, times in integer ns.
 

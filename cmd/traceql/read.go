@@ -103,9 +103,10 @@ func (w *readOptions) addFlags(f *pflag.FlagSet) {
 	f.StringVar(&w.Window, "window", "", "measure only START:END after the first GPU activity, e.g. 100ms:500ms")
 	f.StringVar(&w.Range, "range", "", "measure only the span of the annotation, op or NVTX range with this name")
 	f.BoolVar(&w.Steady, "steady", false, "measure only the steps after the warm-up (leading steps over twice the median)")
-	f.StringVar(&w.Kernel, "kernel", "", "measure only the kernels whose names match this regular expression (copies and memsets stay; no verdict)")
-	f.IntSliceVar(&w.Devices, "device", nil, "measure only this device (repeat or comma-separate for several)")
-	f.Int64SliceVar(&w.Streams, "stream", nil, "measure only this stream, on every device (repeat or comma-separate for several; no verdict)")
+	f.StringVar(&w.Kernel, "kernel", "", "measure only the kernels whose names match this `REGEX` (copies and memsets stay; no verdict)")
+	f.IntSliceVar(&w.Devices, "device", nil, "measure only device `N` (repeat or comma-separate for several)")
+	f.Int64SliceVar(&w.Streams, "stream", nil, "measure only stream `N`, on every device (repeat or comma-separate for several; no verdict)")
+	f.Lookup("stream").DefValue = "" // not "[]": no default to print
 }
 
 // addJobsFlag adds --jobs, for commands that read many files (readEach).

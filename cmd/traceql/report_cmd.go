@@ -82,7 +82,7 @@ as summarize does.` + windowHelp,
 	}
 	f := cmd.Flags()
 	f.StringVarP(&opts.Output, "output", "o", "", "the HTML file written")
-	f.StringSliceVar(&opts.Labels, "label", nil, "comma-separated run labels, one per file (default: the file names)")
+	f.StringSliceVar(&opts.Labels, "label", nil, "comma-separated run labels, one per trace read (a DIR's in natural order); default: the file names")
 	f.IntVar(&opts.Top, "top", 20, "kernels listed per device, rows per drill-down table")
 	f.BoolVar(&opts.Ops, "ops", false, "also GPU time by host op and code region (reads the cpu_ops: slower)")
 	f.IntVar(&opts.Bins, "bins", 200, "time bins of the utilization timeline")
@@ -116,7 +116,7 @@ func runReport(ctx context.Context, opts *reportOptions) error {
 		labels = runLabels(files)
 	}
 	if len(labels) != len(files) {
-		return usageError{fmt.Errorf("--label has %d labels for %d files", len(labels), len(files))}
+		return usageError{fmt.Errorf("--label has %s for %s", nouns(len(labels), "label"), nouns(len(files), "trace"))}
 	}
 	if err := checkOutput(opts.Output, files); err != nil {
 		return err

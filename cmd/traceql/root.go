@@ -25,6 +25,9 @@ between them, utilization, copy bandwidth.`,
 	root.SetOut(ios.Out)
 	root.SetErr(ios.ErrOut)
 	root.SetFlagErrorFunc(flagError)
+	// Flags' help wraps at 80 columns, their descriptions aligned: cobra's
+	// own template writes each on one line, some over 400 columns.
+	root.SetUsageTemplate(strings.ReplaceAll(root.UsageTemplate(), ".FlagUsages ", ".FlagUsagesWrapped 80 "))
 	root.AddCommand(
 		newSummarizeCmd(ios, nil),
 		newDiffCmd(ios, nil),
