@@ -109,7 +109,7 @@ func runAnnotate(ctx context.Context, opts *annotateOptions) error {
 	a := annotations(t, opts.Bins)
 	if t.Meta.Format != trace.Kineto {
 		// Not JSON: the trace is written from what was read.
-		return writeOutput(opts.Output, func(w io.Writer) error {
+		return writeOutput(ctx, opts.Output, func(w io.Writer) error {
 			return writeMaybeGzip(w, opts.Output, func(w io.Writer) error { return report.WriteChromeTrace(w, t, a) })
 		})
 	}
@@ -123,7 +123,8 @@ func runAnnotate(ctx context.Context, opts *annotateOptions) error {
 		return err
 	}
 	defer in.Close()
-	var src io.Reader = bufio.NewReaderSize(in, 1<<20)
+	// Read through ctx: the copy stops between chunks when interrupted.
+	var src io.Reader = bufio.NewReaderSize(ctxReader{ctx, in}, 1<<20)
 	if head, _ := src.(*bufio.Reader).Peek(2); len(head) == 2 && head[0] == 0x1f && head[1] == 0x8b {
 		zr, err := gzip.NewReader(src)
 		if err != nil {
@@ -132,7 +133,7 @@ func runAnnotate(ctx context.Context, opts *annotateOptions) error {
 		defer zr.Close()
 		src = zr
 	}
-	return writeOutput(opts.Output, func(w io.Writer) error {
+	return writeOutput(ctx, opts.Output, func(w io.Writer) error {
 		return writeMaybeGzip(w, opts.Output, func(w io.Writer) error { return report.Annotate(w, src, a) })
 	})
 }

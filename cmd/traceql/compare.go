@@ -87,7 +87,7 @@ the memory available (see summarize --help).` + windowHelp,
 // writeComparePlots draws the headline metrics of each device pair, the
 // first to opts.Plot and the others beside it (modes.png, modes.gpu1.png),
 // each titled with the GPUs it pairs.
-func writeComparePlots(opts *compareOptions, sums []metrics.Summary, positions int) error {
+func writeComparePlots(ctx context.Context, opts *compareOptions, sums []metrics.Summary, positions int) error {
 	size, err := parseSize(opts.PlotSize)
 	if err != nil {
 		return err
@@ -102,7 +102,7 @@ func writeComparePlots(opts *compareOptions, sums []metrics.Summary, positions i
 			title += fmt.Sprintf(" (device pair %d of %d: each run's GPU #%d)", pos+1, positions, pos)
 			complain(opts.IO.ErrOut, fmt.Sprintf("plot of device pair %d: %s", pos+1, path))
 		}
-		if err := writePlotFile(path, func(w io.Writer, format string) error {
+		if err := writePlotFile(ctx, path, func(w io.Writer, format string) error {
 			return report.PlotCompare(w, format, report.HeadlineBars(opts.Labels, sums, pos), title, size)
 		}); err != nil {
 			return err
@@ -257,7 +257,7 @@ func runCompare(ctx context.Context, opts *compareOptions) error {
 		return writeHostCompare(opts, sums)
 	}
 	if opts.Plot != "" {
-		if err := writeComparePlots(opts, sums, positions); err != nil {
+		if err := writeComparePlots(ctx, opts, sums, positions); err != nil {
 			return err
 		}
 	}

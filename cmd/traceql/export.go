@@ -236,7 +236,7 @@ func runExport(ctx context.Context, opts *exportOptions) error {
 	if opts.Output == "" {
 		err = write(opts.IO.Out)
 	} else {
-		err = writeOutput(opts.Output, write)
+		err = writeOutput(ctx, opts.Output, write)
 	}
 	if (err == nil || errors.Is(err, errNothingRead)) && failed > 0 {
 		return errReported{failed}
