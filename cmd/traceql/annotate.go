@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -133,9 +134,25 @@ func runAnnotate(ctx context.Context, opts *annotateOptions) error {
 		defer zr.Close()
 		src = zr
 	}
-	return writeOutput(ctx, opts.Output, func(w io.Writer) error {
-		return writeMaybeGzip(w, opts.Output, func(w io.Writer) error { return report.Annotate(w, src, a) })
+	// A copy that fails neither writing nor interrupted failed reading:
+	// the message names the input, not the output.
+	var inErr error
+	err = writeOutput(ctx, opts.Output, func(w io.Writer) error {
+		cw := &checkedWriter{w: w}
+		err := writeMaybeGzip(cw, opts.Output, func(w io.Writer) error { return report.Annotate(w, src, a) })
+		if err != nil && cw.err == nil && ctx.Err() == nil {
+			inErr = err
+		}
+		return err
 	})
+	switch {
+	case inErr != nil && errors.Is(inErr, io.ErrUnexpectedEOF):
+		// Read up to the cut with a warning, but the copy cannot end it.
+		return fmt.Errorf("%s: truncated (%w): annotate copies the whole trace", opts.File, inErr)
+	case inErr != nil:
+		return fmt.Errorf("%s: %w", opts.File, inErr)
+	}
+	return err
 }
 
 // writeMaybeGzip calls write with w, or with a gzip writer on w when the
