@@ -331,6 +331,38 @@ func TestAnnotateInputErrors(t *testing.T) {
 	}
 }
 
+// TestAnnotateOutputNames: -o - writes the annotated trace, as JSON, to
+// stdout, as pprof and export do, not to a file named -; a name that is
+// neither .json nor .json.gz is a usage error and nothing is written.
+func TestAnnotateOutputNames(t *testing.T) {
+	in, err := filepath.Abs(sample)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(t.TempDir())
+	out := mustRun(t, "annotate", "-q", in, "-o", "-")
+	if !json.Valid([]byte(out)) || !strings.HasPrefix(out, `{"traceql":`) {
+		t.Errorf("annotate -o -: stdout is not the annotated JSON: %.60q", out)
+	}
+	if _, err := os.Stat("-"); err == nil {
+		t.Error("a file named - was written")
+	}
+	for _, name := range []string{"p.txt", "p.gz", "p.json.zst", "p"} {
+		_, errOut, code := traceql("annotate", "-q", in, "-o", name)
+		if code != 2 || errOut != "traceql: -o "+name+": annotate writes a Chrome trace as .json or .json.gz\n" {
+			t.Errorf("-o %s: exit %d, %q; want a usage error", name, code, errOut)
+		}
+		if _, err := os.Stat(name); err == nil {
+			t.Errorf("-o %s was written", name)
+		}
+	}
+	mustRun(t, "annotate", "-q", in, "-o", "P.JSON.GZ")
+	if b := readJSON(t, "P.JSON.GZ"); !json.Valid(b) {
+		t.Error("P.JSON.GZ is not gzipped JSON")
+	}
+	mustRun(t, "annotate", "-q", in, "-o", os.DevNull)
+}
+
 // TestAnnotateRealTraces: each real Kineto trace, annotated, summarizes
 // byte for byte as the original, and what annotate added opens in
 // Perfetto as meant (checkPerfetto). One of HTA's traces has steps that
