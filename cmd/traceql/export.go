@@ -200,7 +200,7 @@ func runExport(ctx context.Context, opts *exportOptions) error {
 			if err != nil {
 				// As summarize does: one bad rank does not hide the others.
 				if !skipNotTrace(opts.IO.ErrOut, f, err, named) {
-					complain(opts.IO.ErrOut, err.Error())
+					complain(opts.IO.ErrOut, errorMessage(err))
 					failed++
 				}
 				return nil

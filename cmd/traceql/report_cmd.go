@@ -116,7 +116,7 @@ func runReport(ctx context.Context, opts *reportOptions) error {
 		labels = runLabels(files)
 	}
 	if len(labels) != len(files) {
-		return usageError{fmt.Errorf("--label has %d labels for %d files", len(labels), len(files))}
+		return usageError{fmt.Errorf("--label has %s for %s", nouns(len(labels), "label"), nouns(len(files), "file"))}
 	}
 	if err := checkOutput(opts.Output, files); err != nil {
 		return err
