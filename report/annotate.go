@@ -50,10 +50,15 @@ const AnnotationCategory = "traceql"
 // and idle time and utilization; steps that partially overlap on more
 // threads, as Perfetto nests a thread's slices) and a "GPU utilization"
 // counter. It reads src once, in order, holding only a
-// buffer: the events it passes are neither parsed nor kept.
+// buffer: the events it passes are neither parsed nor kept. A UTF-8 byte
+// order mark, which the trace reader accepts, is dropped: JSON parsers
+// (JavaScript's JSON.parse, Python's json) refuse one.
 func Annotate(dst io.Writer, src io.Reader, a Annotations) error {
 	in := bufio.NewReaderSize(src, 1<<20)
 	out := bufio.NewWriterSize(dst, 1<<20)
+	if b, _ := in.Peek(len(utf8BOM)); string(b) == utf8BOM {
+		in.Discard(len(utf8BOM))
+	}
 	if err := splice(out, in, a); err != nil {
 		return err
 	}
@@ -62,6 +67,9 @@ func Annotate(dst io.Writer, src io.Reader, a Annotations) error {
 	}
 	return out.Flush()
 }
+
+// utf8BOM is the byte order mark a trace may start with.
+const utf8BOM = "\xef\xbb\xbf"
 
 // errNoEvents says that the input has no traceEvents array to add to.
 var errNoEvents = errors.New(`not a Chrome trace: no top-level "traceEvents" array`)

@@ -33,6 +33,8 @@ func TestAnnotateSplice(t *testing.T) {
 		{"no events", `{"schemaVersion": 1}`, false, 0},
 		{"not JSON", `hello`, false, 0},
 		{"truncated", `{"traceEvents"`, false, 0},
+		// A byte order mark, which the reader accepts, is dropped.
+		{"BOM", "\ufeff" + `{"traceEvents": [{"ph": "X"}]}`, true, 7},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -63,7 +65,7 @@ func TestAnnotateSplice(t *testing.T) {
 			}
 			// The input is the output with at most two runs of bytes taken out.
 			out := b.String()
-			in := tt.in
+			in := strings.TrimPrefix(tt.in, "\ufeff")
 			p := 0
 			for p < len(in) && in[p] == out[p] {
 				p++

@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -73,6 +74,9 @@ and thread; traceql reads it back to the same summary.`,
 			if opts.Output == "" {
 				return usageError{fmt.Errorf("annotate needs -o ANNOTATED.json or ANNOTATED.json.gz")}
 			}
+			if err := annotatedName(opts.Output); err != nil {
+				return err
+			}
 			if err := positive("bins", opts.Bins); err != nil {
 				return err
 			}
@@ -89,16 +93,46 @@ and thread; traceql reads it back to the same summary.`,
 		},
 	}
 	f := cmd.Flags()
-	f.StringVarP(&opts.Output, "output", "o", "", "the annotated trace written (.json, or .json.gz to gzip it)")
+	f.StringVarP(&opts.Output, "output", "o", "", "the annotated trace written (.json, or .json.gz to gzip it; - for JSON on stdout)")
 	f.IntVar(&opts.Bins, "bins", 1000, "time bins of the utilization counter")
 	f.BoolVar(&opts.Read.Strict, "strict", false, "treat skipped or malformed events and truncation as errors")
 	f.BoolVarP(&opts.Read.Quiet, "quiet", "q", false, "no progress bar on stderr")
 	return cmd
 }
 
+// annotatedName refuses an -o name that says a format annotate does not
+// write: the output is JSON, gzipped for .gz. Standard output (-) gets
+// JSON, and a device or pipe (/dev/null, /dev/fd/N) whatever its name.
+func annotatedName(path string) error {
+	if path == stdout {
+		return nil
+	}
+	name := strings.ToLower(path)
+	if strings.HasSuffix(name, ".json") || strings.HasSuffix(name, ".json.gz") {
+		return nil
+	}
+	if _, ok := fdPath(path); ok {
+		return nil
+	}
+	if st, err := os.Stat(path); err == nil && !st.Mode().IsRegular() && !st.IsDir() {
+		return nil
+	}
+	return usageError{fmt.Errorf("-o %s: annotate writes a Chrome trace as .json or .json.gz", path)}
+}
+
 func runAnnotate(ctx context.Context, opts *annotateOptions) error {
-	if err := checkOutput(opts.Output, []string{opts.File}); err != nil {
-		return err
+	// Standard output is written as a file is, by the same function;
+	// the copy stops between chunks when interrupted.
+	write := func(write func(io.Writer) error) error {
+		if opts.Output == stdout {
+			return cancellable(ctx, write)(opts.IO.Out)
+		}
+		return writeOutput(ctx, opts.Output, write)
+	}
+	if opts.Output != stdout {
+		if err := checkOutput(opts.Output, []string{opts.File}); err != nil {
+			return err
+		}
 	}
 	done := opts.Read.startProgress([]string{opts.File})
 	t, err := openTrace(ctx, opts.File, &opts.Read)
@@ -109,7 +143,7 @@ func runAnnotate(ctx context.Context, opts *annotateOptions) error {
 	a := annotations(t, opts.Bins)
 	if t.Meta.Format != trace.Kineto {
 		// Not JSON: the trace is written from what was read.
-		return writeOutput(opts.Output, func(w io.Writer) error {
+		return write(func(w io.Writer) error {
 			return writeMaybeGzip(w, opts.Output, func(w io.Writer) error { return report.WriteChromeTrace(w, t, a) })
 		})
 	}
@@ -123,7 +157,8 @@ func runAnnotate(ctx context.Context, opts *annotateOptions) error {
 		return err
 	}
 	defer in.Close()
-	var src io.Reader = bufio.NewReaderSize(in, 1<<20)
+	// Read through ctx: the copy stops between chunks when interrupted.
+	var src io.Reader = bufio.NewReaderSize(ctxReader{ctx, in}, 1<<20)
 	if head, _ := src.(*bufio.Reader).Peek(2); len(head) == 2 && head[0] == 0x1f && head[1] == 0x8b {
 		zr, err := gzip.NewReader(src)
 		if err != nil {
@@ -132,9 +167,25 @@ func runAnnotate(ctx context.Context, opts *annotateOptions) error {
 		defer zr.Close()
 		src = zr
 	}
-	return writeOutput(opts.Output, func(w io.Writer) error {
-		return writeMaybeGzip(w, opts.Output, func(w io.Writer) error { return report.Annotate(w, src, a) })
+	// A copy that fails neither writing nor interrupted failed reading:
+	// the message names the input, not the output.
+	var inErr error
+	err = write(func(w io.Writer) error {
+		cw := &checkedWriter{w: w}
+		err := writeMaybeGzip(cw, opts.Output, func(w io.Writer) error { return report.Annotate(w, src, a) })
+		if err != nil && cw.err == nil && ctx.Err() == nil {
+			inErr = err
+		}
+		return err
 	})
+	switch {
+	case inErr != nil && errors.Is(inErr, io.ErrUnexpectedEOF):
+		// Read up to the cut with a warning, but the copy cannot end it.
+		return fmt.Errorf("%s: truncated (%w): annotate copies the whole trace", opts.File, inErr)
+	case inErr != nil:
+		return fmt.Errorf("%s: %w", opts.File, inErr)
+	}
+	return err
 }
 
 // writeMaybeGzip calls write with w, or with a gzip writer on w when the

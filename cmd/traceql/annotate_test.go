@@ -284,6 +284,85 @@ func TestAnnotateRefuses(t *testing.T) {
 	}
 }
 
+// TestAnnotateInputErrors: an input that fails while annotate copies it
+// is named in the error, not the output; a trace that starts with a
+// UTF-8 byte order mark, which every command reads, is annotated too.
+func TestAnnotateInputErrors(t *testing.T) {
+	dir := t.TempDir()
+	data, err := os.ReadFile(sample)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cut := filepath.Join(dir, "trunc.json.gz")
+	if err := os.WriteFile(cut, data[:len(data)*2/3], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "t.json.gz")
+	_, errOut, code := traceql("annotate", "-q", cut, "-o", out)
+	last := errOut[strings.LastIndex(strings.TrimSuffix(errOut, "\n"), "\n")+1:]
+	if code != 1 || !strings.HasPrefix(last, "traceql: "+cut+": ") || strings.Contains(errOut, out) {
+		t.Errorf("truncated input: exit %d, stderr %q; want 1, the input named and not the output", code, errOut)
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Errorf("a failed annotate left %s", out)
+	}
+
+	zr, err := gzip.NewReader(bytes.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	plain, err := io.ReadAll(zr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bom := filepath.Join(dir, "bom.json")
+	if err := os.WriteFile(bom, append([]byte("\xef\xbb\xbf"), plain...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	annotated := filepath.Join(dir, "bom.annotated.json")
+	mustRun(t, "annotate", "-q", bom, "-o", annotated)
+	if !json.Valid(readJSON(t, annotated)) {
+		t.Errorf("the annotated trace is not JSON")
+	}
+	want := mustRun(t, "summarize", "-f", "csv", bom)
+	got := mustRun(t, "summarize", "-f", "csv", annotated)
+	if strings.ReplaceAll(got, "bom.annotated", "bom") != want {
+		t.Errorf("the annotated trace summarizes as\n%s\nwant\n%s", got, want)
+	}
+}
+
+// TestAnnotateOutputNames: -o - writes the annotated trace, as JSON, to
+// stdout, as pprof and export do, not to a file named -; a name that is
+// neither .json nor .json.gz is a usage error and nothing is written.
+func TestAnnotateOutputNames(t *testing.T) {
+	in, err := filepath.Abs(sample)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(t.TempDir())
+	out := mustRun(t, "annotate", "-q", in, "-o", "-")
+	if !json.Valid([]byte(out)) || !strings.HasPrefix(out, `{"traceql":`) {
+		t.Errorf("annotate -o -: stdout is not the annotated JSON: %.60q", out)
+	}
+	if _, err := os.Stat("-"); err == nil {
+		t.Error("a file named - was written")
+	}
+	for _, name := range []string{"p.txt", "p.gz", "p.json.zst", "p"} {
+		_, errOut, code := traceql("annotate", "-q", in, "-o", name)
+		if code != 2 || errOut != "traceql: -o "+name+": annotate writes a Chrome trace as .json or .json.gz\n" {
+			t.Errorf("-o %s: exit %d, %q; want a usage error", name, code, errOut)
+		}
+		if _, err := os.Stat(name); err == nil {
+			t.Errorf("-o %s was written", name)
+		}
+	}
+	mustRun(t, "annotate", "-q", in, "-o", "P.JSON.GZ")
+	if b := readJSON(t, "P.JSON.GZ"); !json.Valid(b) {
+		t.Error("P.JSON.GZ is not gzipped JSON")
+	}
+	mustRun(t, "annotate", "-q", in, "-o", os.DevNull)
+}
+
 // TestAnnotateRealTraces: each real Kineto trace, annotated, summarizes
 // byte for byte as the original, and what annotate added opens in
 // Perfetto as meant (checkPerfetto). One of HTA's traces has steps that

@@ -1,9 +1,11 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -63,6 +65,17 @@ the memory available (see summarize --help).` + windowHelp,
 			if opts.All && opts.Metrics != nil {
 				return usageError{fmt.Errorf("use one of --metrics and --all")}
 			}
+			if opts.Plot != "" { // before the runs are read
+				if err := checkOutput(opts.Plot, opts.Files); err != nil {
+					return err
+				}
+				if _, err := plotFormat(opts.Plot); err != nil {
+					return err
+				}
+				if _, err := parseSize(opts.PlotSize); err != nil {
+					return err
+				}
+			}
 			if err := opts.Read.prepare(opts.IO); err != nil {
 				return err
 			}
@@ -86,13 +99,22 @@ the memory available (see summarize --help).` + windowHelp,
 
 // writeComparePlots draws the headline metrics of each device pair, the
 // first to opts.Plot and the others beside it (modes.png, modes.gpu1.png),
-// each titled with the GPUs it pairs.
-func writeComparePlots(opts *compareOptions, sums []metrics.Summary, positions int) error {
+// each titled with the GPUs it pairs. The images are a set: all are drawn
+// before any is written, and when one cannot be written, those this run
+// wrote are removed. A line on stderr names each image written, unless
+// --quiet.
+func writeComparePlots(ctx context.Context, opts *compareOptions, sums []metrics.Summary, positions int) error {
 	size, err := parseSize(opts.PlotSize)
 	if err != nil {
 		return err
 	}
+	format, err := plotFormat(opts.Plot)
+	if err != nil {
+		return err
+	}
 	ext := filepath.Ext(opts.Plot)
+	paths := make([]string, positions)
+	images := make([]bytes.Buffer, positions)
 	for pos := range positions {
 		path, title := opts.Plot, "headline metrics, ratio to "+opts.Labels[0]
 		if positions > 1 {
@@ -100,12 +122,28 @@ func writeComparePlots(opts *compareOptions, sums []metrics.Summary, positions i
 				path = strings.TrimSuffix(opts.Plot, ext) + fmt.Sprintf(".gpu%d", pos) + ext
 			}
 			title += fmt.Sprintf(" (device pair %d of %d: each run's GPU #%d)", pos+1, positions, pos)
-			complain(opts.IO.ErrOut, fmt.Sprintf("plot of device pair %d: %s", pos+1, path))
 		}
-		if err := writePlotFile(path, func(w io.Writer, format string) error {
-			return report.PlotCompare(w, format, report.HeadlineBars(opts.Labels, sums, pos), title, size)
-		}); err != nil {
+		paths[pos] = path
+		if err := report.PlotCompare(&images[pos], format, report.HeadlineBars(opts.Labels, sums, pos), title, size); err != nil {
+			return fmt.Errorf("%s: %w", path, err)
+		}
+	}
+	for pos, path := range paths {
+		if err := writeOutput(ctx, path, func(w io.Writer) error {
+			_, err := w.Write(images[pos].Bytes())
 			return err
+		}); err != nil {
+			for _, p := range paths[:pos] {
+				if st, err := os.Lstat(p); err == nil && st.Mode().IsRegular() {
+					os.Remove(p)
+				}
+			}
+			return err
+		}
+	}
+	if positions > 1 && !opts.Read.Quiet {
+		for pos, path := range paths {
+			complain(opts.IO.ErrOut, fmt.Sprintf("plot of device pair %d: %s", pos+1, path))
 		}
 	}
 	return nil
@@ -226,11 +264,6 @@ func collide(labels, paths []string) bool {
 }
 
 func runCompare(ctx context.Context, opts *compareOptions) error {
-	if opts.Plot != "" {
-		if err := checkOutput(opts.Plot, opts.Files); err != nil {
-			return err
-		}
-	}
 	done := opts.Read.startProgress(opts.Files)
 	var sums []metrics.Summary
 	summarize := func(t *trace.Trace) metrics.Summary { return metrics.Summarize(t, metrics.Options{Workers: cores()}) }
@@ -257,7 +290,7 @@ func runCompare(ctx context.Context, opts *compareOptions) error {
 		return writeHostCompare(opts, sums)
 	}
 	if opts.Plot != "" {
-		if err := writeComparePlots(opts, sums, positions); err != nil {
+		if err := writeComparePlots(ctx, opts, sums, positions); err != nil {
 			return err
 		}
 	}

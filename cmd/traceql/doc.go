@@ -934,7 +934,7 @@
 //	      --bins int        time bins of the utilization counter (default 1000)
 //	  -h, --help            help for annotate
 //	  -o, --output string   the annotated trace written (.json, or .json.gz to
-//	                        gzip it)
+//	                        gzip it; - for JSON on stdout)
 //	  -q, --quiet           no progress bar on stderr
 //	      --strict          treat skipped or malformed events and truncation
 //	                        as errors

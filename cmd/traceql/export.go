@@ -3,6 +3,7 @@ package main
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -180,21 +181,26 @@ func runExport(ctx context.Context, opts *exportOptions) error {
 	defer opts.Read.startProgress(files)()
 	failed := missing
 	write := func(w io.Writer) error {
-		cols, _ := report.ExportColumns(opts.Table)
-		rw, err := report.NewRowWriter(w, opts.Format, opts.Table, cols)
-		if err != nil {
+		// The table starts with the first trace read: when every input
+		// fails, nothing is written and an -o file stays as it was.
+		var rw *report.RowWriter
+		start := func() (err error) {
+			if rw == nil {
+				cols, _ := report.ExportColumns(opts.Table)
+				rw, err = report.NewRowWriter(w, opts.Format, opts.Table, cols)
+			}
 			return err
 		}
 		keep := func(t *trace.Trace) *trace.Trace { return t }
 		named := namedFiles(opts.Args)
-		err = readEach(ctx, files, &opts.Read, keep, func(f string, t *trace.Trace, err error) error {
+		err := readEach(ctx, files, &opts.Read, keep, func(f string, t *trace.Trace, err error) error {
 			if ctx.Err() != nil {
 				return ctx.Err()
 			}
 			if err != nil {
 				// As summarize does: one bad rank does not hide the others.
 				if !skipNotTrace(opts.IO.ErrOut, f, err, named) {
-					complain(opts.IO.ErrOut, err.Error())
+					complain(opts.IO.ErrOut, errorMessage(err))
 					failed++
 				}
 				return nil
@@ -210,9 +216,19 @@ func runExport(ctx context.Context, opts *exportOptions) error {
 			}
 			in := exportInput(opts.Table, opts.PerStream, t)
 			in.Label = labels[f]
+			if err := start(); err != nil {
+				return err
+			}
 			return report.Export(rw, opts.Table, &in)
 		})
 		if err != nil {
+			return err
+		}
+		if rw == nil && failed > 0 {
+			return errNothingRead
+		}
+		// Every file skipped as not a trace: an empty table.
+		if err := start(); err != nil {
 			return err
 		}
 		return rw.Flush()
@@ -220,13 +236,17 @@ func runExport(ctx context.Context, opts *exportOptions) error {
 	if opts.Output == "" {
 		err = write(opts.IO.Out)
 	} else {
-		err = writeOutput(opts.Output, write)
+		err = writeOutput(ctx, opts.Output, write)
 	}
-	if err == nil && failed > 0 {
+	if (err == nil || errors.Is(err, errNothingRead)) && failed > 0 {
 		return errReported{failed}
 	}
 	return err
 }
+
+// errNothingRead ends an export's write when no input could be read, so
+// that no output replaces what an -o file held.
+var errNothingRead = errors.New("no trace read")
 
 // exportInput computes what the table's rows are made of, and nothing
 // else: a table of kernels by name needs no idle-gap classes.

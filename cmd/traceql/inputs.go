@@ -90,7 +90,7 @@ func inputFiles(args []string, stderr io.Writer) ([]string, int, error) {
 		return nil, 0, errs[0]
 	}
 	for _, err := range errs {
-		complain(stderr, err.Error())
+		complain(stderr, errorMessage(err))
 	}
 	if len(files) == 0 {
 		return nil, 0, errReported{len(errs)}

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/signal"
 	"slices"
+	"syscall"
 
 	"github.com/traceql/traceql/report"
 )
@@ -30,15 +31,57 @@ func main() {
 		// Stderr is the pipe to a supervisor that copies it to a terminal.
 		ios.SetStderrTTY(true)
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	ctx, stop := notifySignals(context.Background())
 	code := run(ctx, os.Args[1:], ios)
 	stop()
 	os.Exit(code)
 }
 
+// notifySignals returns a context cancelled, its cause a signalled, by
+// the first SIGINT (Ctrl-C), SIGTERM (kill, timeout, a CI job cancelled)
+// or SIGHUP (a terminal closed): each ends the run as Ctrl-C does, its
+// temporary files removed, where the default action would kill the
+// process and leave them behind. Later signals are caught too, until
+// stop, so that the cleanup is not cut short.
+func notifySignals(parent context.Context) (ctx context.Context, stop func()) {
+	ctx, cancel := context.WithCancelCause(parent)
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	go func() {
+		select {
+		case s := <-sigs:
+			cancel(signalled{s})
+		case <-ctx.Done():
+		}
+	}()
+	return ctx, func() {
+		signal.Stop(sigs)
+		cancel(nil)
+	}
+}
+
+// signalled is the cause of a run's cancellation by a signal.
+type signalled struct{ sig os.Signal }
+
+func (s signalled) Error() string { return "signal: " + s.sig.String() }
+
+// interruption words a cancelled run's end and gives its exit code: the
+// shell's code for a process a signal ended, 128 + the signal's number,
+// 130 for Ctrl-C (or a cancellation without a signal, as tests make).
+func interruption(ctx context.Context) (string, int) {
+	var s signalled
+	if errors.As(context.Cause(ctx), &s) {
+		if sig, ok := s.sig.(syscall.Signal); ok && sig != syscall.SIGINT {
+			return sig.String(), 128 + int(sig) // "terminated", "hangup", as shells say
+		}
+	}
+	return "interrupted", 130
+}
+
 // run executes one traceql command line on the streams ios and returns the
 // exit code: 0 for success, 1 for an error, 2 for bad usage (a
-// usageError), 130 when interrupted.
+// usageError), 128 + the signal's number when a signal cancelled ctx (130
+// for Ctrl-C).
 func run(ctx context.Context, args []string, ios *ioStreams) int {
 	// Output whose write errors go unchecked (cobra's help) still fails
 	// the run: a report lost to a full disk must not exit 0.
@@ -55,10 +98,11 @@ func run(ctx context.Context, args []string, ios *ioStreams) int {
 		return 0
 	}
 	if ctx.Err() != nil {
-		// Ctrl-C: one line, whatever each file's read made of it, and
-		// the shell's code for a run ended by SIGINT.
-		complain(s.ErrOut, "interrupted")
-		return 130
+		// Ctrl-C, kill: one line, whatever each file's read made of it,
+		// and the shell's code for a run ended by the signal.
+		msg, code := interruption(ctx)
+		complain(s.ErrOut, msg)
+		return code
 	}
 	var reported errReported
 	if !errors.As(err, &reported) {

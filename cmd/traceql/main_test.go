@@ -467,6 +467,47 @@ func TestPlotAndExportFiles(t *testing.T) {
 	}
 }
 
+// TestComparePlotSet: compare --plot checks the image's name before it
+// reads anything and says what is wrong in one line; it names each image
+// it wrote unless -q; when one image of the set cannot be written, the
+// others written in the run are removed.
+func TestComparePlotSet(t *testing.T) {
+	dir := t.TempDir()
+	missing := filepath.Join(dir, "missing.json")
+	bmp := filepath.Join(dir, "p.bmp")
+	_, errOut, code := traceql("compare", "-q", sample, missing, "--plot", bmp)
+	if code != 2 || errOut != "traceql: "+bmp+": plots are written as .png or .svg\n" {
+		t.Errorf("--plot p.bmp: exit %d, %q; want 2 and one line", code, errOut)
+	}
+	if _, errOut, code := traceql("compare", sample, sample, "--plot", filepath.Join(dir, "p.png"), "--plot-size", "1x1"); code != 2 || strings.Count(errOut, "\n") != 1 {
+		t.Errorf("--plot-size 1x1: exit %d, %q; want 2 and one line", code, errOut)
+	}
+	png0, png1 := filepath.Join(dir, "p.png"), filepath.Join(dir, "p.gpu1.png")
+	if _, errOut, code := traceql("compare", "-q", sample, sample, "--plot", png0); code != 0 || errOut != "" {
+		t.Errorf("-q: exit %d, stderr %q; want 0 and none", code, errOut)
+	}
+	_, errOut, code = traceql("compare", sample, sample, "--plot", png0)
+	if want := "traceql: plot of device pair 1: " + png0 + "\ntraceql: plot of device pair 2: " + png1 + "\n"; code != 0 || errOut != want {
+		t.Errorf("exit %d, stderr %q; want 0 and %q", code, errOut, want)
+	}
+	for _, p := range []string{png0, png1} {
+		if _, err := os.Stat(p); err != nil {
+			t.Error(err)
+		}
+		os.Remove(p)
+	}
+	if err := os.Mkdir(png1, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	_, errOut, code = traceql("compare", sample, sample, "--plot", png0)
+	if code != 1 || errOut != "traceql: "+png1+": is a directory\n" {
+		t.Errorf("second image unwritable: exit %d, %q; want 1 and one line", code, errOut)
+	}
+	if _, err := os.Stat(png0); err == nil {
+		t.Errorf("the first image of a failed set is left behind")
+	}
+}
+
 func TestExportParquet(t *testing.T) {
 	dir := t.TempDir()
 	for _, tt := range []struct {

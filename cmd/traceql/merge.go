@@ -18,7 +18,9 @@ import (
 func readSummaryParts(files []string) (rec *report.Table, ok bool, err error) {
 	var parts, traces []string
 	for _, f := range files {
-		if f == stdinName { // a trace: parts are files
+		// A trace unless a regular file: a part is read at offsets, and a
+		// FIFO or a shell's <(…) can be read only once, by the trace reader.
+		if st, err := os.Stat(f); f == stdinName || err != nil || !st.Mode().IsRegular() {
 			traces = append(traces, f)
 			continue
 		}

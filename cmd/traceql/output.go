@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -75,14 +76,19 @@ func checkOutput(path string, inputs []string) error {
 // /dev/fd/N from a shell's >(…), /dev/stdout — is opened and written in
 // place: renaming over it would replace the device or the pipe for every
 // other process. Errors name path, not the temporary file.
-func writeOutput(path string, write func(io.Writer) error) error {
+//
+// A cancelled ctx (Ctrl-C, SIGTERM) fails the writes from then on and,
+// checked once more before the rename, leaves a file as it was: an
+// interrupt at any point before the output is committed writes nothing.
+func writeOutput(ctx context.Context, path string, write func(io.Writer) error) error {
+	write = cancellable(ctx, write)
 	if fd, ok := fdPath(path); ok {
 		return writeFD(path, fd, write)
 	}
 	st, err := os.Stat(path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		return writeAtomic(path, path, 0, write)
+		return writeAtomic(ctx, path, path, 0, write)
 	case err != nil:
 		return fmt.Errorf("%s: %w", path, unwrapPath(err))
 	case st.Mode().IsRegular():
@@ -90,7 +96,7 @@ func writeOutput(path string, write func(io.Writer) error) error {
 		if err != nil {
 			return fmt.Errorf("%s: %w", path, unwrapPath(err))
 		}
-		return writeAtomic(path, target, st.Mode().Perm(), write)
+		return writeAtomic(ctx, path, target, st.Mode().Perm(), write)
 	case st.IsDir():
 		return fmt.Errorf("%s: is a directory", path)
 	}
@@ -143,7 +149,7 @@ const tempNameMax = 200
 // renamed over it at the end; path is the name the user gave, for
 // messages. perm is the mode to give a replaced file, 0 for a new one,
 // which is created 0666 less the umask.
-func writeAtomic(path, target string, perm fs.FileMode, write func(io.Writer) error) (err error) {
+func writeAtomic(ctx context.Context, path, target string, perm fs.FileMode, write func(io.Writer) error) (err error) {
 	base := filepath.Base(target)
 	if len(base) > tempNameMax {
 		cut := tempNameMax
@@ -186,6 +192,9 @@ func writeAtomic(path, target string, perm fs.FileMode, write func(io.Writer) er
 	if err := tmp.Close(); err != nil {
 		return fmt.Errorf("%s: %w", path, unwrapPath(err))
 	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
 	if err := os.Rename(tmp.Name(), target); err != nil {
 		return fmt.Errorf("%s: %w", path, unwrapPath(err))
 	}
@@ -207,13 +216,60 @@ func unwrapPath(err error) error {
 	return err
 }
 
+// cancellable wraps write so that its writes fail once ctx is done, and
+// so does write itself when ctx is done when it returns.
+func cancellable(ctx context.Context, write func(io.Writer) error) func(io.Writer) error {
+	return func(w io.Writer) error {
+		if err := write(ctxWriter{ctx, w}); err != nil {
+			return err
+		}
+		return ctx.Err()
+	}
+}
+
+// A ctxWriter passes writes to w until ctx is done, then fails them: a
+// writer stops between chunks when the run is interrupted.
+type ctxWriter struct {
+	ctx context.Context
+	w   io.Writer
+}
+
+func (c ctxWriter) Write(p []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return c.w.Write(p)
+}
+
+// A ctxReader reads r until ctx is done, then fails.
+type ctxReader struct {
+	ctx context.Context
+	r   io.Reader
+}
+
+func (c ctxReader) Read(p []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return c.r.Read(p)
+}
+
 // writePlotFile renders a plot to path, in PNG or SVG by its extension.
-func writePlotFile(path string, plot func(w io.Writer, format string) error) error {
+func writePlotFile(ctx context.Context, path string, plot func(w io.Writer, format string) error) error {
+	format, err := plotFormat(path)
+	if err != nil {
+		return err
+	}
+	return writeOutput(ctx, path, func(w io.Writer) error { return plot(w, format) })
+}
+
+// plotFormat is the format of a plot file by its extension, png or svg.
+func plotFormat(path string) (string, error) {
 	format := strings.TrimPrefix(strings.ToLower(filepath.Ext(path)), ".")
 	if format != "png" && format != "svg" {
-		return usageError{fmt.Errorf("%s: plots are written as .png or .svg", path)}
+		return "", usageError{fmt.Errorf("%s: plots are written as .png or .svg", path)}
 	}
-	return writeOutput(path, func(w io.Writer) error { return plot(w, format) })
+	return format, nil
 }
 
 // A checkedWriter passes writes to w and keeps the first error, so that a

@@ -5,6 +5,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
 	"io"
 	"net"
 	"os"
@@ -267,5 +268,74 @@ func TestExportFormatFromName(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "b.parquet")); err == nil {
 		t.Error("b.parquet written despite the refusal")
+	}
+}
+
+// TestExportAllFailed: when no input can be read, export writes nothing:
+// an -o file keeps its bytes and mode, whatever the format, and stdout
+// gets no header. When some are read, the others' rows are written and
+// the run still exits 1, as docs/reference.md says.
+func TestExportAllFailed(t *testing.T) {
+	dir := t.TempDir()
+	bad := writeTrace(t, "obj.json", "{}")
+	missing := filepath.Join(dir, "missing.json")
+	for _, ext := range []string{".csv", ".parquet", ".json", ".jsonl"} {
+		out := filepath.Join(dir, "k"+ext)
+		if err := os.WriteFile(out, []byte("PRECIOUS\n"), 0o640); err != nil {
+			t.Fatal(err)
+		}
+		os.Chmod(out, 0o640)
+		_, errOut, code := traceql("export", "-q", bad, missing, "-o", out)
+		if code != 1 || strings.Count(errOut, "\n") != 2 {
+			t.Errorf("-o k%s: exit %d, %q; want 1 and a line for each input", ext, code, errOut)
+		}
+		if b, _ := os.ReadFile(out); string(b) != "PRECIOUS\n" {
+			t.Errorf("-o k%s now holds %q", ext, b[:min(len(b), 20)])
+		}
+		if st, _ := os.Stat(out); st.Mode() != 0o640 {
+			t.Errorf("-o k%s: mode %v", ext, st.Mode())
+		}
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 4 {
+		t.Errorf("%d entries in the folder, want the 4 outputs alone", len(ents))
+	}
+	if out, _, code := traceql("export", "-q", bad); code != 1 || out != "" {
+		t.Errorf("stdout: exit %d, %q; want 1 and nothing", code, out)
+	}
+	out, _, code := traceql("export", "-q", bad, sample, "-t", "kernels")
+	if want := exportCSV(t); code != 1 || out != want {
+		t.Errorf("one bad, one good: exit %d, %d bytes; want 1 and the good one's %d", code, len(out), len(want))
+	}
+}
+
+// TestWriteOutputCancelled: an interrupt that comes once everything is
+// written, before the rename, still leaves the file as it was; so does
+// one between writes, which then fail.
+func TestWriteOutputCancelled(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "k.csv")
+	if err := os.WriteFile(out, []byte("PRECIOUS\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, mid := range []bool{false, true} {
+		ctx, cancel := context.WithCancel(context.Background())
+		var second error
+		err := writeOutput(ctx, out, func(w io.Writer) error {
+			io.WriteString(w, "new\n")
+			cancel()
+			if mid {
+				_, second = io.WriteString(w, "more\n")
+			}
+			return nil
+		})
+		if !errors.Is(err, context.Canceled) || mid && !errors.Is(second, context.Canceled) {
+			t.Errorf("mid=%v: %v, second write %v; want context.Canceled", mid, err, second)
+		}
+		if b, _ := os.ReadFile(out); string(b) != "PRECIOUS\n" {
+			t.Errorf("mid=%v: k.csv now holds %q", mid, b)
+		}
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 1 {
+		t.Errorf("%d entries in the folder, want k.csv alone", len(ents))
 	}
 }

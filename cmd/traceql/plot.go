@@ -180,7 +180,7 @@ func runPlot(ctx context.Context, opts *plotOptions) error {
 			}
 		}
 	}
-	return writePlotFile(opts.Output, func(w io.Writer, format string) error {
+	return writePlotFile(ctx, opts.Output, func(w io.Writer, format string) error {
 		switch opts.Kind {
 		case "kernels":
 			title := map[string]string{"time": "kernel time by kernel duration", "count": "kernels by duration"}[opts.Weight]

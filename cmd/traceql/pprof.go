@@ -91,5 +91,5 @@ func runPprof(ctx context.Context, opts *pprofOptions) error {
 	if opts.Output == stdout {
 		return report.WritePprof(opts.IO.Out, samples)
 	}
-	return writeOutput(opts.Output, func(w io.Writer) error { return report.WritePprof(w, samples) })
+	return writeOutput(ctx, opts.Output, func(w io.Writer) error { return report.WritePprof(w, samples) })
 }

@@ -161,7 +161,7 @@ func runReport(ctx context.Context, opts *reportOptions) error {
 	if err != nil {
 		return err
 	}
-	return writeOutput(opts.Output, func(w io.Writer) error { return report.WriteHTML(w, r) })
+	return writeOutput(ctx, opts.Output, func(w io.Writer) error { return report.WriteHTML(w, r) })
 }
 
 // reportSeries summarizes t and computes its plots' series, per device

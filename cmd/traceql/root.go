@@ -91,6 +91,8 @@ func flagError(_ *cobra.Command, err error) error {
 // fail with a usageError, exit 2: traceql's own checks return one, but
 // cobra's validators (cobra.NoArgs of the completion scripts' commands)
 // return plain errors, which run must not tell apart by their words.
+// Standard input (-) named twice is refused too: the second read found
+// it empty.
 func usageArgs(cmd *cobra.Command) {
 	if check := cmd.Args; check != nil {
 		cmd.Args = func(cmd *cobra.Command, args []string) error {
@@ -98,12 +100,26 @@ func usageArgs(cmd *cobra.Command) {
 			if err != nil && !errors.As(err, new(usageError)) {
 				return usageError{err}
 			}
+			if err == nil && stdinTwice(args) {
+				return usageError{fmt.Errorf("standard input can be read once: give %s once", stdinName)}
+			}
 			return err
 		}
 	}
 	for _, sub := range cmd.Commands() {
 		usageArgs(sub)
 	}
+}
+
+// stdinTwice reports whether args name standard input more than once.
+func stdinTwice(args []string) bool {
+	n := 0
+	for _, a := range args {
+		if a == stdinName {
+			n++
+		}
+	}
+	return n > 1
 }
 
 func newVersionCmd() *cobra.Command {

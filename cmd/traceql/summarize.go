@@ -152,7 +152,7 @@ func summarizeFiles(ctx context.Context, files []string, labels map[string]strin
 		}
 		if err != nil {
 			if !skipNotTrace(opts.IO.ErrOut, file, err, named) {
-				complain(opts.IO.ErrOut, err.Error())
+				complain(opts.IO.ErrOut, errorMessage(err))
 				failed++
 			}
 			return nil
