@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"math"
 	"strings"
 
 	"github.com/traceql/traceql/metrics"
@@ -10,25 +11,25 @@ import (
 // verdict says in a sentence what holds the device back (metrics.Verdict),
 // with the numbers that show it; "" when nothing does (see noVerdict).
 func verdict(d *metrics.DeviceSummary) string {
-	share := func(ns int64) float64 { return pct(ns, d.IdleNS) }
+	share := func(ns int64) string { return shareText(ns, d.IdleNS) }
 	// What CUDA graphs, or less host work between launches, could remove
 	// at most: the launch time of the gaps under 1 ms, where the CPU was
 	// late by a launch's cost or so. Longer waits are the host busy
 	// elsewhere, which neither shortens.
 	upTo := func() string {
-		return fmt.Sprintf("up to %s of the %s span (%.0f %%)", Format(d.ShortLaunchNS, metrics.NS), Format(d.SpanNS, metrics.NS),
-			pct(d.ShortLaunchNS, d.SpanNS))
+		return fmt.Sprintf("up to %s of the %s span (%s)", Format(d.ShortLaunchNS, metrics.NS), Format(d.SpanNS, metrics.NS),
+			shareText(d.ShortLaunchNS, d.SpanNS))
 	}
 	switch metrics.Verdict(d) {
 	case metrics.LaunchBound:
-		return fmt.Sprintf("launch-bound: %.0f %% of idle time waits on kernel launches, %.0f %% in %s gaps under 1 ms "+
+		return fmt.Sprintf("launch-bound: %s of idle time waits on kernel launches, %s in %s gaps under 1 ms "+
 			"(%s launches, median kernel %s) — CUDA graphs (torch.compile mode='reduce-overhead') could remove %s",
 			share(d.IdleLaunchNS), share(d.ShortLaunchNS), Format(d.ShortLaunchGaps, metrics.Count),
 			Format(d.Launch.Launches, metrics.Count), Format(d.KernelMedianNS, metrics.NS), upTo())
 	case metrics.GraphLaunchBound:
 		// Graphs already cut the launches: what the GPU waits on is host
 		// time between replays, before graph launches or eager ones.
-		return fmt.Sprintf("graph-launch-bound: %.0f %% of idle time waits on launches, %.0f %% in %s gaps under 1 ms, "+
+		return fmt.Sprintf("graph-launch-bound: %s of idle time waits on launches, %s in %s gaps under 1 ms, "+
 			"although %s graph launches replay %s kernels — the GPU waits on the host between replays: %s before graph "+
 			"launches, which graphs do not shorten, and %s before the %s eager kernel launches beside them; less host work "+
 			"per step (Python, input copies, eager ops left out of the graphs) could remove %s",
@@ -37,11 +38,11 @@ func verdict(d *metrics.DeviceSummary) string {
 			Format(d.ShortGraphLaunchNS, metrics.NS), Format(d.ShortLaunchNS-d.ShortGraphLaunchNS, metrics.NS),
 			Format(d.Launch.Launches, metrics.Count), upTo())
 	case metrics.HostBound:
-		return fmt.Sprintf("host-bound: %.0f %% of idle time waits for the host to issue work, %.0f %% of it in gaps of "+
+		return fmt.Sprintf("host-bound: %s of idle time waits for the host to issue work, %s of it in gaps of "+
 			"1 ms or more (largest %s): the host is busy elsewhere between launches (data loading, Python or other host code)",
-			share(d.IdleLaunchNS), 100-pct(d.ShortLaunchNS, d.IdleLaunchNS), Format(d.LargestGapNS, metrics.NS))
+			share(d.IdleLaunchNS), shareText(d.IdleLaunchNS-d.ShortLaunchNS, d.IdleLaunchNS), Format(d.LargestGapNS, metrics.NS))
 	case metrics.SyncBound:
-		return fmt.Sprintf("sync-bound: %.0f %% of idle time passes while the host waits in a synchronization "+
+		return fmt.Sprintf("sync-bound: %s of idle time passes while the host waits in a synchronization "+
 			"(torch.cuda.synchronize, .item(), .cpu(), blocking copies)", share(d.IdleSyncNS))
 	}
 	return ""
@@ -61,8 +62,8 @@ func noVerdict(d *metrics.DeviceSummary) string {
 	if float64(d.IdleNS) < 0.1*float64(d.SpanNS) {
 		return fmt.Sprintf("not idle-bound: the GPU idles %.1f %% of the span (under 10 %%)", idle)
 	}
-	s := fmt.Sprintf("no single cause: the GPU idles %.0f %% of the span, of which sync %.0f %%, launch %.0f %%, other %.0f %%",
-		idle, pct(d.IdleSyncNS, d.IdleNS), pct(d.IdleLaunchNS, d.IdleNS), pct(d.IdleOtherNS, d.IdleNS))
+	s := fmt.Sprintf("no single cause: the GPU idles %s of the span, of which sync %s, launch %s, other %s",
+		shareText(d.IdleNS, d.SpanNS), shareText(d.IdleSyncNS, d.IdleNS), shareText(d.IdleLaunchNS, d.IdleNS), shareText(d.IdleOtherNS, d.IdleNS))
 	if d.IdleOtherNS > d.IdleSyncNS && d.IdleOtherNS > d.IdleLaunchNS {
 		s += "; " + otherIdle(d)
 	}
@@ -98,4 +99,23 @@ func pct(part, whole int64) float64 {
 		return 0
 	}
 	return 100 * float64(part) / float64(whole)
+}
+
+// shareText writes part / whole in percent for a sentence, to the unit, but
+// for a share under 1 % or over 99 %, which gets a decimal (cut, not
+// rounded, toward 0 % and 100 %): "100 % of idle time waits on launches"
+// must mean all of it, and "sync 0 %" none.
+func shareText(part, whole int64) string {
+	p := pct(part, whole)
+	switch {
+	case part == 0 || part == whole:
+		return fmt.Sprintf("%.0f %%", p)
+	case p < 0.1:
+		return "<0.1 %"
+	case p < 1:
+		return fmt.Sprintf("%.1f %%", p)
+	case p >= 99:
+		return fmt.Sprintf("%.1f %%", min(math.Floor(p*10)/10, 99.9))
+	}
+	return fmt.Sprintf("%.0f %%", p)
 }

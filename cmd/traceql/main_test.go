@@ -992,7 +992,7 @@ func TestFiltersKeepNothing(t *testing.T) {
 		{[]string{"--kernel", "^nomatch$"}, 1, sample + ": --kernel \"^nomatch$\" matches none of its kernels\n"},
 		{[]string{"--device", "-1"}, 2, "--device -1: want a device number, 0 or more\n"},
 	} {
-		for _, cmd := range [][]string{{"summarize", sample}, {"compare", sample, sample}} {
+		for _, cmd := range [][]string{{"summarize", sample}, {"compare", sample, sample}, {"export", sample}} {
 			out, errOut, code := traceql(append(cmd, tt.args...)...)
 			if code != tt.code || errOut != "traceql: "+tt.want || out != "" {
 				t.Errorf("%s %q: exit %d, stderr %q, stdout %d bytes; want exit %d, %q", cmd, tt.args, code, errOut, len(out), tt.code, tt.want)
