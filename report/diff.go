@@ -108,7 +108,12 @@ func DiffTables(d metrics.Diff, top int, l Layout) []*Table {
 		}
 		out = append(out, kernelDiffTable(dd.Kernels, top, l))
 		if dd.Old.Ops != nil && dd.New.Ops != nil {
-			out = append(out, opDiffTable(dd.Old.Ops, dd.New.Ops, top, l))
+			t := opDiffTable(dd.Old.Ops, dd.New.Ops, top, l)
+			if dd.Old.Launch.GraphLaunches > 0 || dd.New.Launch.GraphLaunches > 0 {
+				t.Notes = append(t.Notes, "kernels that CUDA graphs replay count under the op that launched the graph, not "+
+					"the ops they were captured from: an op at 0 ns in one run may still run there, inside a graph")
+			}
+			out = append(out, t)
 		}
 	}
 	return out

@@ -242,7 +242,8 @@ func TestSummaryFits80(t *testing.T) {
 
 // TestDiffNarrow: on an 80-column terminal diff's kernel and op tables fit,
 // counts, means, launches and calls given way to the names, each table
-// saying where they went.
+// saying where they went; the op table says where graph replays count
+// when a run has them.
 func TestDiffNarrow(t *testing.T) {
 	ios, out, errOut := testStreams()
 	ios.SetStdoutTTY(true)
@@ -268,5 +269,14 @@ func TestDiffNarrow(t *testing.T) {
 	}
 	if checked != 2 {
 		t.Errorf("%d tables checked, want the kernels' and the ops':\n%s", checked, out)
+	}
+	// reduce-overhead replays graphs: the ops table says where their kernels count.
+	const graphNote = "kernels that CUDA graphs replay count under the op that launched the graph"
+	if !strings.Contains(strings.Join(strings.Fields(out.String()), " "), graphNote) {
+		t.Errorf("no note on graph replays:\n%s", out)
+	}
+	eager, stderr, code := traceql("diff", "--by", "op", gpuFile("small", "eager", 1), gpuFile("small", "default", 1))
+	if code != 0 || strings.Contains(eager, "CUDA graphs replay") {
+		t.Errorf("eager against default, no graphs: exit %d, %s; want no note on graph replays:\n%s", code, stderr, eager)
 	}
 }
