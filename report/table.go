@@ -175,7 +175,7 @@ func writeNotes(w io.Writer, notes []string, width int) {
 func wrap(s string, first, rest int) []string {
 	var words []string
 	for _, w := range strings.Split(s, " ") {
-		if k := len(words) - 1; k >= 0 && isNumber(words[k]) {
+		if k := len(words) - 1; k >= 0 && isNumber(words[k][strings.LastIndexByte(words[k], ' ')+1:]) {
 			words[k] += " " + w
 			continue
 		}
@@ -201,10 +201,10 @@ func wrap(s string, first, rest int) []string {
 }
 
 // isNumber reports whether w is a number as tables write them: digits,
-// with a sign, a point or thousands separators.
+// with a sign, a point or thousands separators; "0," ends a clause.
 func isNumber(w string) bool {
 	w = strings.TrimLeft(w, "+−-")
-	return w != "" && w[0] >= '0' && w[0] <= '9' && strings.Trim(w, "0123456789.,") == ""
+	return w != "" && w[0] >= '0' && w[0] <= '9' && w[len(w)-1] >= '0' && w[len(w)-1] <= '9' && strings.Trim(w, "0123456789.,") == ""
 }
 
 // mdEscape keeps text literal in GitHub-flavoured Markdown: a kernel's

@@ -65,6 +65,8 @@ func TestWrap(t *testing.T) {
 		{"in 1,792 gaps", 8, 8, []string{"in", "1,792 gaps"}},
 		{"ratio −0.5 x", 8, 8, []string{"ratio", "−0.5 x"}},
 		{"at 1", 3, 3, []string{"at", "1"}},
+		// "0," ends a clause: the next number keeps its unit, not the 0.
+		{"GPU 0, 0.4 % (median)", 10, 10, []string{"GPU 0,", "0.4 %", "(median)"}},
 	} {
 		got := wrap(c.s, c.first, c.rest)
 		if !slices.Equal(got, c.want) {
