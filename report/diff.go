@@ -110,7 +110,7 @@ func DiffTables(d metrics.Diff, top int, l Layout) []*Table {
 		if dd.Old.Ops != nil && dd.New.Ops != nil {
 			t := opDiffTable(dd.Old.Ops, dd.New.Ops, top, l)
 			if dd.Old.Launch.GraphLaunches > 0 || dd.New.Launch.GraphLaunches > 0 {
-				t.Notes = append(t.Notes, "kernels that CUDA graphs replay count under the op that launched the graph, not "+
+				t.Notes = append(t.Notes, "kernels that CUDA or HIP graphs replay count under the op that launched the graph, not "+
 					"the ops they were captured from: an op at 0 ns in one run may still run there, inside a graph")
 			}
 			out = append(out, t)
@@ -181,7 +181,7 @@ func kernelDiffTable(ks []metrics.KernelDelta, top int, l Layout) *Table {
 		keep = func(row []any) []any { return []any{row[2], row[3], row[4], row[7], row[8]} }
 		cols := t.Columns
 		t.Columns = []Column{cols[2], cols[3], cols[4], cols[7], cols[8]}
-		t.Notes = append(t.Notes, "counts and means: in a terminal of 120 columns or more, or --format csv")
+		t.Notes = append(t.Notes, "counts and means: in a terminal of 124 columns or more, or export --table kernel-stats of each run")
 		width = l.nameWidth(0)
 	}
 	names := shortNames(ks[:min(top, len(ks))], func(k metrics.KernelDelta) string { return StyleName(k.Name, l.Names) }, width)
@@ -235,7 +235,7 @@ func opDiffTable(old, new []metrics.ScopeStat, top int, l Layout) *Table {
 	width, narrow := l.nameWidth(40), l.narrow()
 	if narrow { // launches and calls give way to the names
 		t.Columns = []Column{t.Columns[0], t.Columns[1], t.Columns[2], t.Columns[7]}
-		t.Notes = append(t.Notes, "launched and calls: in a terminal of 120 columns or more, or --format csv")
+		t.Notes = append(t.Notes, "launched and calls: in a terminal of 124 columns or more, or export --table ops of each run")
 		width = l.nameWidth(0)
 	}
 	names := shortNames(shown, func(p *pair) string { return p.name }, width)

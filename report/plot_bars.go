@@ -87,7 +87,7 @@ func PlotCompare(w io.Writer, format string, b Bars, title string, size [2]float
 			x := float64(i) - group/2 + (float64(j)+0.5)*group/float64(nr)
 			label := Format(v, m.Unit)
 			if math.IsNaN(v) {
-				label = "no GPU"
+				label = "none" // no GPU activity, or none of this metric (no steps)
 			}
 			bars.bars = append(bars.bars, plotBar{pos: x, val: r, color: runColor(j), label: label})
 		}

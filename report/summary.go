@@ -74,8 +74,8 @@ func (l Layout) nameWidth(extra int) int {
 }
 
 // narrow reports whether the terminal is too narrow for a table of eight
-// numbers and a name: under about 120 columns.
-func (l Layout) narrow() bool { return l.NameWidth > 0 && l.NameWidth < 78 }
+// numbers and a name: under 124 columns.
+func (l Layout) narrow() bool { return l.NameWidth > 0 && l.NameWidth < 82 }
 
 // SummaryTables lays out one trace's summary for people, the answer first:
 // per device a headline (step time or span, utilization, idle time and its
@@ -343,7 +343,8 @@ func drillTables(s metrics.Summary, l Layout) []*Table {
 				{Name: "share", Unit: metrics.Ratio}, {Name: "GPU time", Unit: metrics.NS}, {Name: "launched", Unit: metrics.Count},
 				{Name: "calls", Unit: metrics.Count}, {Name: "GPU per call", Unit: metrics.NS}, {Name: "CPU time", Unit: metrics.NS},
 				{Name: x.noun, Unit: metrics.Text}}}
-			names := shortNames(x.stats, func(o metrics.ScopeStat) string { return o.Name }, l.nameWidth(20))
+			// Six numbers: 18 runes at 80 columns, the fewest cut.
+			names := shortNames(x.stats, func(o metrics.ScopeStat) string { return o.Name }, max(l.NameWidth-20, min(l.NameWidth, 16)))
 			for i, o := range x.stats {
 				var per any = "–"
 				if o.Calls > 0 {
@@ -357,9 +358,9 @@ func drillTables(s metrics.Summary, l Layout) []*Table {
 		}
 	}
 	for _, x := range []struct {
-		title, noun string
-		stats       []metrics.NameDist
-	}{{"host API calls by total time", "call", s.APIStats}, {"ranges (record_function, NVTX) by total time", "range", s.RangeStats}} {
+		title, noun, export string
+		stats               []metrics.NameDist
+	}{{"host API calls by total time", "call", "api", s.APIStats}, {"ranges (record_function, NVTX) by total time", "range", "ranges", s.RangeStats}} {
 		if x.stats == nil {
 			continue
 		}
@@ -374,7 +375,7 @@ func drillTables(s metrics.Summary, l Layout) []*Table {
 		if len(x.stats) == 0 {
 			t.Notes = []string{"none in the trace"}
 		}
-		out = append(out, l.fit(t))
+		out = append(out, l.fit(t, x.export))
 	}
 	return out
 }
@@ -395,7 +396,7 @@ func kernelDistsTable(d *metrics.DeviceSummary, many bool, l Layout) *Table {
 	for i, k := range d.KernelDists {
 		t.Rows = append(t.Rows, []any{k.Share, k.TotalNS, k.Count, k.MeanNS, k.MedianNS, k.MinNS, k.MaxNS, k.StddevNS, names[i]})
 	}
-	return l.fit(t)
+	return l.fit(t, "kernel-stats")
 }
 
 // distNameWidth is the runes left to the names of a distribution table
@@ -409,8 +410,9 @@ func (l Layout) distNameWidth() int {
 
 // fit drops the min, max and stddev columns of a distribution table (of
 // kernels, API calls or ranges) on a narrow terminal, where they would
-// leave its names a few letters, and says where they are.
-func (l Layout) fit(t *Table) *Table {
+// leave its names a few letters, and says where they are: in export's
+// table of that name.
+func (l Layout) fit(t *Table, export string) *Table {
 	if !l.narrow() {
 		return t
 	}
@@ -421,7 +423,7 @@ func (l Layout) fit(t *Table) *Table {
 	for i, r := range t.Rows {
 		t.Rows[i] = keep(r)
 	}
-	t.Notes = append(t.Notes, "min, max and stddev: in a terminal of 120 columns or more, or --format csv")
+	t.Notes = append(t.Notes, "min, max and stddev: in a terminal of 124 columns or more, or export --table "+export)
 	return t
 }
 

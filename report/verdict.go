@@ -101,20 +101,19 @@ func pct(part, whole int64) float64 {
 	return 100 * float64(part) / float64(whole)
 }
 
-// shareText writes part / whole in percent for a sentence, to the unit, but
-// for a share under 1 % or over 99 %, which gets a decimal (cut, not
-// rounded, toward 0 % and 100 %): "100 % of idle time waits on launches"
-// must mean all of it, and "sync 0 %" none.
+// shareText writes part / whole in percent for a sentence, rounded to the
+// unit, but never onto 0 % or 100 % unless exact: those get a decimal, cut
+// toward them. "100 % of idle time waits on launches" must mean all of it,
+// and "sync 0 %" none.
 func shareText(part, whole int64) string {
 	p := pct(part, whole)
-	switch {
+	switch r := math.Round(p); {
 	case part == 0 || part == whole:
-		return fmt.Sprintf("%.0f %%", p)
-	case p < 0.1:
+	case r == 0 && p < 0.1:
 		return "<0.1 %"
-	case p < 1:
+	case r == 0:
 		return fmt.Sprintf("%.1f %%", p)
-	case p >= 99:
+	case r == 100:
 		return fmt.Sprintf("%.1f %%", min(math.Floor(p*10)/10, 99.9))
 	}
 	return fmt.Sprintf("%.0f %%", p)

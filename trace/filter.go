@@ -17,7 +17,6 @@ type Filter struct {
 func (t *Trace) Filter(f Filter) *Trace {
 	c := *t
 	c.Only = f.Label
-	c.Partial = t.Partial || f.Kernel != nil || f.Stream != nil
 	act := func(a *Activity) bool {
 		return (f.Device == nil || f.Device(a.Device)) && (f.Stream == nil || f.Stream(a.Stream))
 	}
@@ -25,7 +24,24 @@ func (t *Trace) Filter(f Filter) *Trace {
 	c.Memcpys = keep(t.Memcpys, func(m *Memcpy) bool { return act(&m.Activity) })
 	c.Memsets = keep(t.Memsets, func(m *Memset) bool { return act(&m.Activity) })
 	c.Syncs = keep(t.Syncs, func(s *Sync) bool { return act(&s.Activity) })
+	// Partial when --kernel or --stream left out work of a device kept: a
+	// filter that keeps every stream there is does not.
+	onDevices := func(a *Activity) bool { return f.Device == nil || f.Device(a.Device) }
+	c.Partial = t.Partial || len(c.Kernels) < count(t.Kernels, func(k *Kernel) bool { return onDevices(&k.Activity) }) ||
+		len(c.Memcpys) < count(t.Memcpys, func(m *Memcpy) bool { return onDevices(&m.Activity) }) ||
+		len(c.Memsets) < count(t.Memsets, func(m *Memset) bool { return onDevices(&m.Activity) })
 	return &c
+}
+
+// count returns how many records of xs ok accepts.
+func count[T any](xs []T, ok func(*T) bool) int {
+	n := 0
+	for i := range xs {
+		if ok(&xs[i]) {
+			n++
+		}
+	}
+	return n
 }
 
 // keep returns the records of xs that ok accepts, in order, in a new slice.

@@ -234,7 +234,7 @@ func TestSummaryFits80(t *testing.T) {
 				t.Errorf("%q: a line of %d columns: %q", args, n, line)
 			}
 		}
-		if args[1] == "--by" && strings.Count(out.String(), "min, max and stddev: in a terminal of 120 columns or more") != 3 {
+		if args[1] == "--by" && strings.Count(out.String(), "min, max and stddev: in a terminal of 124 columns or more, or export --table") != 3 {
 			t.Errorf("%q: want the three tables to say where min, max and stddev went:\n%s", args, out)
 		}
 	}
@@ -263,7 +263,7 @@ func TestDiffNarrow(t *testing.T) {
 				t.Errorf("a line of %d columns: %q", n, line)
 			}
 		}
-		if !strings.Contains(table, "in a terminal of 120 columns or more, or --format csv") {
+		if !strings.Contains(table, "in a terminal of 124 columns or more, or export --table") {
 			t.Errorf("no note of the columns left out:\n%s", table)
 		}
 	}
@@ -271,7 +271,7 @@ func TestDiffNarrow(t *testing.T) {
 		t.Errorf("%d tables checked, want the kernels' and the ops':\n%s", checked, out)
 	}
 	// reduce-overhead replays graphs: the ops table says where their kernels count.
-	const graphNote = "kernels that CUDA graphs replay count under the op that launched the graph"
+	const graphNote = "kernels that CUDA or HIP graphs replay count under the op that launched the graph"
 	if !strings.Contains(strings.Join(strings.Fields(out.String()), " "), graphNote) {
 		t.Errorf("no note on graph replays:\n%s", out)
 	}
