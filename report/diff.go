@@ -97,6 +97,15 @@ func DiffTables(d metrics.Diff, top int, l Layout) []*Table {
 			}
 			t.Rows = append(t.Rows, []any{c.Label, Cell{o, c.Unit}, Cell{n, c.Unit}, delta, change})
 		}
+		// The table is about 90 columns: on a narrower terminal delta,
+		// which old and new tell, gives way.
+		if l.NameWidth > 0 && l.NameWidth+42 < 90 {
+			t.Columns = slices.Delete(t.Columns, 3, 4)
+			for i, r := range t.Rows {
+				t.Rows[i] = slices.Delete(r, 3, 4)
+			}
+			t.Notes = append(t.Notes, "delta (new − old): in a terminal of 90 columns or more, or --format csv")
+		}
 		if n := queueingNote("new", dd.Old, dd.New); n != "" {
 			t.Notes = append(t.Notes, n)
 		}

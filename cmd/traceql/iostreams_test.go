@@ -240,9 +240,8 @@ func TestSummaryFits80(t *testing.T) {
 	}
 }
 
-// TestDiffNarrow: on an 80-column terminal diff's kernel and op tables fit,
-// counts, means, launches and calls given way to the names, each table
-// saying where they went; the op table says where graph replays count
+// TestDiffNarrow: on an 80-column terminal diff fits: delta, counts,
+// means, launches and calls given way, each table saying where they went; the op table says where graph replays count
 // when a run has them.
 func TestDiffNarrow(t *testing.T) {
 	ios, out, errOut := testStreams()
@@ -252,23 +251,29 @@ func TestDiffNarrow(t *testing.T) {
 	if code := run(context.Background(), args, ios); code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
+	for line := range strings.Lines(out.String()) {
+		if n := utf8.RuneCountInString(strings.TrimSuffix(line, "\n")); n > 80 {
+			t.Errorf("a line of %d columns: %q", n, line)
+		}
+	}
 	checked := 0
 	for _, table := range strings.Split(out.String(), "\n\n") {
-		if !strings.HasPrefix(table, "kernels by") && !strings.HasPrefix(table, "GPU time by host op") {
+		var note string
+		switch {
+		case strings.Contains(table, "measured: the whole trace of each run"):
+			note = "delta (new − old): in a terminal of 90 columns or more, or --format csv"
+		case strings.HasPrefix(table, "kernels by"), strings.HasPrefix(table, "GPU time by host op"):
+			note = "in a terminal of 124 columns or more, or export --table"
+		default:
 			continue
 		}
 		checked++
-		for line := range strings.Lines(table) {
-			if n := utf8.RuneCountInString(strings.TrimSuffix(line, "\n")); n > 80 {
-				t.Errorf("a line of %d columns: %q", n, line)
-			}
-		}
-		if !strings.Contains(table, "in a terminal of 124 columns or more, or export --table") {
-			t.Errorf("no note of the columns left out:\n%s", table)
+		if !strings.Contains(table, note) {
+			t.Errorf("no note of the columns left out (%q):\n%s", note, table)
 		}
 	}
-	if checked != 2 {
-		t.Errorf("%d tables checked, want the kernels' and the ops':\n%s", checked, out)
+	if checked != 3 {
+		t.Errorf("%d tables checked, want the metrics', the kernels' and the ops':\n%s", checked, out)
 	}
 	// reduce-overhead replays graphs: the ops table says where their kernels count.
 	const graphNote = "kernels that CUDA or HIP graphs replay count under the op that launched the graph"
