@@ -31,7 +31,7 @@ func newAnnotateCmd(ios *ioStreams, runF func(context.Context, *annotateOptions)
 	opts := &annotateOptions{IO: ios}
 	cmd := &cobra.Command{
 		Use:   "annotate FILE -o ANNOTATED.json[.gz]",
-		Short: "Add traceql's idle gaps, utilization, steps and verdicts to a Kineto trace or Nsight export, for Perfetto",
+		Short: "A trace with idle gaps, steps and verdicts added, for Perfetto",
 		Long: `Annotate writes a copy of a Kineto trace, every event unchanged, with tracks
 added for a timeline viewer (Perfetto UI, chrome://tracing): per GPU a
 process "traceql GPU N", named with what holds it back when something

@@ -36,7 +36,7 @@ func newCompareCmd(ios *ioStreams, runF func(context.Context, *compareOptions) e
 	opts := &compareOptions{IO: ios}
 	cmd := &cobra.Command{
 		Use:   "compare FILE FILE...",
-		Short: "Several runs side by side: metrics as rows, runs as columns, ratio to the first",
+		Short: "Runs side by side: metrics as rows, ratios to the first run",
 		Long: `Compare puts two or more runs side by side — the table of a torch.compile
 mode study: kernels, mean kernel, idle, utilization, duration (span),
 bandwidth, one column per run and the ratio of each run to the first.
@@ -51,7 +51,8 @@ columns: every metric, bound included, integers as integers.
 Labels default to the file names. Files are read --jobs at a time, one
 per CPU by default, and fewer when their tables would take more than half
 the memory available (see summarize --help).` + windowHelp,
-		Example: `  traceql compare default.json reduce.json autotune.json --label default,reduce-overhead,max-autotune
+		Example: `  traceql compare default.json reduce.json autotune.json \
+    --label default,reduce-overhead,max-autotune
   traceql compare a.json b.json --plot modes.png`,
 		Args: minArgs(2, "FILEs"),
 		RunE: func(cmd *cobra.Command, args []string) error {

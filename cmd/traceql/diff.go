@@ -27,7 +27,7 @@ func newDiffCmd(ios *ioStreams, runF func(context.Context, *diffOptions) error) 
 	opts := &diffOptions{IO: ios}
 	cmd := &cobra.Command{
 		Use:   "diff OLD NEW",
-		Short: "What changed between two runs: every metric old/new/delta, per step and per kernel",
+		Short: "What changed between two runs: metrics, steps and kernels",
 		Long: `Diff compares two traces (any mix of Kineto JSON and Nsight SQLite), device
 by device (devices pair up by position among those with GPU activity).
 

@@ -12,16 +12,16 @@
 //	  traceql [command]
 //
 //	Available Commands:
-//	  annotate    Add traceql's idle gaps, utilization, steps and verdicts to a Kineto trace or Nsight export, for Perfetto
-//	  compare     Several runs side by side: metrics as rows, runs as columns, ratio to the first
+//	  annotate    A trace with idle gaps, steps and verdicts added, for Perfetto
+//	  compare     Runs side by side: metrics as rows, ratios to the first run
 //	  completion  Generate the autocompletion script for the specified shell
-//	  diff        What changed between two runs: every metric old/new/delta, per step and per kernel
-//	  export      Tidy CSV, JSON or Parquet of kernels, steps, idle gaps, copies, ops or summaries, for notebooks
+//	  diff        What changed between two runs: metrics, steps and kernels
+//	  export      Tidy CSV, JSON or Parquet tables, for pandas and DuckDB
 //	  help        Help about any command
-//	  plot        Draw kernel durations, idle gaps, utilization, top kernels, steps or host ops
-//	  pprof       GPU time by the host stack that launched each kernel, as a pprof profile
-//	  report      One self-contained HTML page of one run or several: verdicts, comparison, plots, tables
-//	  summarize   Per-device kernel, idle, utilization and copy numbers of each trace
+//	  plot        Kernel and gap histograms, utilization, top kernels, steps, ops
+//	  pprof       GPU time by the host stack that launched it, for pprof
+//	  report      One self-contained HTML page: verdicts, comparison, plots
+//	  summarize   Per GPU: kernels, idle time and why, utilization, copies
 //	  version     Print traceql's version
 //
 //	Flags:
@@ -330,7 +330,8 @@
 //	  traceql summarize run.pt.trace.json.gz
 //	  traceql summarize runs/ --format csv > summary.csv
 //	  traceql summarize report.sqlite --format markdown
-//	  traceql export runs/ --shard 3/64 --table summary -f parquet -o out/part-3.parquet
+//	  traceql export runs/ --shard 3/64 --table summary -f parquet \
+//	    -o out/part-3.parquet
 //	  traceql summarize --overview out/*.parquet
 //
 //	Flags:
@@ -502,7 +503,8 @@
 //	  traceql compare FILE FILE... [flags]
 //
 //	Examples:
-//	  traceql compare default.json reduce.json autotune.json --label default,reduce-overhead,max-autotune
+//	  traceql compare default.json reduce.json autotune.json \
+//	    --label default,reduce-overhead,max-autotune
 //	  traceql compare a.json b.json --plot modes.png
 //
 //	Flags:
@@ -540,20 +542,22 @@
 //
 //	# traceql plot
 //
-//	Plot draws one picture of one or more runs (PNG or SVG by the output's extension):
+//	Plot draws one picture of one or more runs (PNG or SVG by the output's
+//	extension):
 //
 //	  --kind kernels   kernel-duration histogram on a log axis, runs overlaid; over
 //	                   4 runs (or GPUs), one panel per run on shared axes
 //	  --kind gaps      idle-gap length histogram, drawn the same way
 //	  --kind timeline  GPU utilization over time in --bins bins (at most 2000, two a
 //	                   pixel of the plot's width), one line per run and device
-//	  --kind top       the --top kernels by total time as horizontal bars, of one run (its
-//	                   first GPU, named in the title, when it has several)
-//	  --kind steps     step time per ProfilerStep#N, one line per run and device, the
-//	                   warm-up steps (over twice the median, which --steady leaves out)
-//	                   drawn as rings: warm-up against the steady state
-//	  --kind ops       the --top host ops (cpu_ops) by total time as horizontal bars, one
-//	                   per run: eager against compiled; an op a run did not call is "none"
+//	  --kind top       the --top kernels by total time as horizontal bars, of one
+//	                   run (its first GPU, named in the title, when it has several)
+//	  --kind steps     step time per ProfilerStep#N, one line per run and device,
+//	                   the warm-up steps (over twice the median, which --steady
+//	                   leaves out) drawn as rings: warm-up against the steady state
+//	  --kind ops       the --top host ops (cpu_ops) by total time as horizontal
+//	                   bars, one per run: eager against compiled; an op a run did
+//	                   not call is "none"
 //
 //	Runs without GPU activity (CPU, Apple MPS) have host steps and ops only:
 //	plot them with --kind steps or ops.
@@ -628,35 +632,46 @@
 //	event or group, the file and device on every row, times in integer ns.
 //
 //	Tables:
-//	  summary       one row per (file, device): the columns of summarize --format csv
-//	  kernels       one row per kernel: stream, name, start/end/dur, correlation, grid, block, …,
-//	                and the op and region that launched it (see ops and regions; empty for none)
-//	  kernel-stats  one row per (file, device, kernel name): count, total, mean, min, max, share,
-//	                family, median (the mean of the two middle values for an even count) and
-//	                stddev (sample, n − 1; 0 for one instance), as nsys stats' cuda_gpu_kern_sum
-//	  steps         one row per (file, device, ProfilerStep#N): the step's window, its kernels,
-//	                busy, idle and GPU utilization, and where the window comes from (gpu,
-//	                projected or cpu; see summarize --help)
-//	  gaps          one row per idle gap between merged busy intervals: start, end, dur, its
-//	                time by cause (sync_ns + launch_ns + other_ns = dur_ns; see summarize
-//	                --help) and class, the cause holding most of it; --per-stream: the gaps
-//	                of each stream alone, classified by the same rules, with their stream
-//	  memcpy        one row per copy: kind, src/dst memory, bytes, start/end/dur, GB/s
-//	  host          one row per trace without GPU activity (CPU, MPS runs): the host columns
-//	                of summarize --help (span, steps, time in and outside ops, torch.compile)
-//	  host-ops      one row per (file, op name) of those traces: count, total_ns, self_ns
-//	  streams       one row per (file, device, stream): kernels, copies, span, busy (the union
-//	                of the stream's activity), idle, utilization
-//	  api           one row per (file, host API call name): count, total, mean, median, min,
-//	                max, stddev, share (nsys stats' cuda_api_sum)
-//	  ranges        one row per (file, record_function or NVTX range name): the same (nvtx_sum)
-//	  ops           one row per (file, device, host op): the GPU work launched from inside it
-//	                (the innermost cpu_op open on the launching thread; graph replays are the
-//	                graph launch's): calls, kernels, gpu_ns, cpu_ns, share; "(none)" for the rest
-//	  regions       the same by the innermost record_function annotation or NVTX range
-//	  copy-stats    one row per (file, device, copy kind and memory kinds; memsets as kind
-//	                memset): count, bytes, min/median/max bytes of one, time, GB/s (nsys stats'
-//	                cuda_gpu_mem_size_sum and cuda_gpu_mem_time_sum)
+//	  summary       one row per (file, device): the columns of summarize --format
+//	                csv
+//	  kernels       one row per kernel: stream, name, start/end/dur, correlation,
+//	                grid, block, …, and the op and region that launched it (see ops
+//	                and regions; empty for none)
+//	  kernel-stats  one row per (file, device, kernel name): count, total, mean,
+//	                min, max, share, family, median (the mean of the two middle
+//	                values for an even count) and stddev (sample, n − 1; 0 for one
+//	                instance), as nsys stats' cuda_gpu_kern_sum
+//	  steps         one row per (file, device, ProfilerStep#N): the step's window,
+//	                its kernels, busy, idle and GPU utilization, and where the
+//	                window comes from (gpu, projected or cpu; see summarize --help)
+//	  gaps          one row per idle gap between merged busy intervals: start, end,
+//	                dur, its time by cause (sync_ns + launch_ns + other_ns = dur_ns;
+//	                see summarize --help) and class, the cause holding most of it;
+//	                --per-stream: the gaps of each stream alone, classified by the
+//	                same rules, with their stream
+//	  memcpy        one row per copy: kind, src/dst memory, bytes, start/end/dur,
+//	                GB/s
+//	  host          one row per trace without GPU activity (CPU, MPS runs): the host
+//	                columns of summarize --help (span, steps, time in and outside
+//	                ops, torch.compile)
+//	  host-ops      one row per (file, op name) of those traces: count, total_ns,
+//	                self_ns
+//	  streams       one row per (file, device, stream): kernels, copies, span, busy
+//	                (the union of the stream's activity), idle, utilization
+//	  api           one row per (file, host API call name): count, total, mean,
+//	                median, min, max, stddev, share (nsys stats' cuda_api_sum)
+//	  ranges        one row per (file, record_function or NVTX range name): the same
+//	                (nvtx_sum)
+//	  ops           one row per (file, device, host op): the GPU work launched from
+//	                inside it (the innermost cpu_op open on the launching thread;
+//	                graph replays are the graph launch's): calls, kernels, gpu_ns,
+//	                cpu_ns, share; "(none)" for the rest
+//	  regions       the same by the innermost record_function annotation or NVTX
+//	                range
+//	  copy-stats    one row per (file, device, copy kind and memory kinds; memsets
+//	                as kind memset): count, bytes, min/median/max bytes of one,
+//	                time, GB/s (nsys stats' cuda_gpu_mem_size_sum and
+//	                cuda_gpu_mem_time_sum)
 //
 //	--format json writes one JSON document, {"version": 1, "table": NAME, "rows":
 //	[...]}, as summarize, diff and compare do; --format jsonl one row object a
@@ -665,10 +680,11 @@
 //	table's columns, types, units and definitions as JSON (docs/schema.md has
 //	every table's).
 //
-//	Load it in pandas with pd.read_csv("out.csv"), pd.read_json("out.jsonl", lines=True)
-//	for --format jsonl, or pd.read_parquet("out.parquet") for --format parquet (zstd;
-//	DuckDB, Spark and Polars read it too: SELECT * FROM 'out.parquet'). Every
-//	worker's --shard part has the same columns: out/*.parquet reads as one table.
+//	Load it in pandas with pd.read_csv("out.csv"), pd.read_json("out.jsonl",
+//	lines=True) for --format jsonl, or pd.read_parquet("out.parquet") for --format
+//	parquet (zstd; DuckDB, Spark and Polars read it too: SELECT * FROM
+//	'out.parquet'). Every worker's --shard part has the same columns: out/*.parquet
+//	reads as one table.
 //
 //	Windows (GPU activity is clipped to the window; the launch calls of its
 //	kernels count wherever they were made, and the steps are those selected,
@@ -709,7 +725,8 @@
 //	  traceql export run.json --table kernels -o kernels.csv
 //	  traceql export runs/ --table gaps --format jsonl > gaps.jsonl
 //	  traceql export --schema --table kernels
-//	  traceql export runs/ --shard 3/64 --table summary -f parquet -o out/part-3.parquet
+//	  traceql export runs/ --shard 3/64 --table summary -f parquet \
+//	    -o out/part-3.parquet
 //
 //	Flags:
 //	      --device N         measure only device N (repeat or comma-separate
@@ -771,7 +788,8 @@
 //	  go tool pprof -top gpu.pb.gz
 //	  go tool pprof -http=: gpu.pb.gz     # flame graph of GPU time by source line
 //	  go tool pprof -tags gpu.pb.gz       # GPU time by step
-//	  go tool pprof -top -tagfocus='step=ProfilerStep#7$' gpu.pb.gz   # a regexp: $ keeps #70 out
+//	  # -tagfocus takes a regexp: $ keeps ProfilerStep#70 out
+//	  go tool pprof -top -tagfocus='step=ProfilerStep#7$' gpu.pb.gz
 //
 //	Windows (GPU activity is clipped to the window; the launch calls of its
 //	kernels count wherever they were made, and the steps are those selected,
@@ -828,12 +846,11 @@
 //	bars; and the plots (utilization over time, kernel durations, idle-gap
 //	lengths, step times) as inline SVG.
 //
-//	The page opens from disk and fetches nothing: CSS, SVG and the few lines
-//	of script that sort tables are inline. It reads without script, prints,
-//	and follows the system's light or dark scheme. Its size does not grow
-//	with the traces': tables keep the --top kernels or rows and at most 20 steps, the
-//	timeline --bins bins, the histograms their bins. A DIR argument is searched
-//	as summarize does.
+//	The page opens from disk and fetches nothing: CSS, SVG and the few lines of
+//	script that sort tables are inline. It reads without script, prints, and follows
+//	the system's light or dark scheme. Its size does not grow with the traces':
+//	tables keep the --top kernels or rows and at most 20 steps, the timeline --bins
+//	bins, the histograms their bins. A DIR argument is searched as summarize does.
 //
 //	Windows (GPU activity is clipped to the window; the launch calls of its
 //	kernels count wherever they were made, and the steps are those selected,
@@ -858,7 +875,8 @@
 //
 //	Examples:
 //	  traceql report run.pt.trace.json.gz -o report.html
-//	  traceql report eager.json default.json reduce.json --label eager,default,reduce-overhead --steady -o modes.html
+//	  traceql report eager.json default.json reduce.json \
+//	    --label eager,default,reduce-overhead --steady -o modes.html
 //
 //	Flags:
 //	      --bins int         time bins of the utilization timeline (default 200)

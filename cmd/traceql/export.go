@@ -35,40 +35,51 @@ func newExportCmd(ios *ioStreams, runF func(context.Context, *exportOptions) err
 	opts := &exportOptions{IO: ios}
 	cmd := &cobra.Command{
 		Use:   "export FILE|DIR...",
-		Short: "Tidy CSV, JSON or Parquet of kernels, steps, idle gaps, copies, ops or summaries, for notebooks",
+		Short: "Tidy CSV, JSON or Parquet tables, for pandas and DuckDB",
 		Long: `Export writes one table for all the given traces: a header row, one row per
 event or group, the file and device on every row, times in integer ns.
 
 Tables:
-  summary       one row per (file, device): the columns of summarize --format csv
-  kernels       one row per kernel: stream, name, start/end/dur, correlation, grid, block, …,
-                and the op and region that launched it (see ops and regions; empty for none)
-  kernel-stats  one row per (file, device, kernel name): count, total, mean, min, max, share,
-                family, median (the mean of the two middle values for an even count) and
-                stddev (sample, n − 1; 0 for one instance), as nsys stats' cuda_gpu_kern_sum
-  steps         one row per (file, device, ProfilerStep#N): the step's window, its kernels,
-                busy, idle and GPU utilization, and where the window comes from (gpu,
-                projected or cpu; see summarize --help)
-  gaps          one row per idle gap between merged busy intervals: start, end, dur, its
-                time by cause (sync_ns + launch_ns + other_ns = dur_ns; see summarize
-                --help) and class, the cause holding most of it; --per-stream: the gaps
-                of each stream alone, classified by the same rules, with their stream
-  memcpy        one row per copy: kind, src/dst memory, bytes, start/end/dur, GB/s
-  host          one row per trace without GPU activity (CPU, MPS runs): the host columns
-                of summarize --help (span, steps, time in and outside ops, torch.compile)
-  host-ops      one row per (file, op name) of those traces: count, total_ns, self_ns
-  streams       one row per (file, device, stream): kernels, copies, span, busy (the union
-                of the stream's activity), idle, utilization
-  api           one row per (file, host API call name): count, total, mean, median, min,
-                max, stddev, share (nsys stats' cuda_api_sum)
-  ranges        one row per (file, record_function or NVTX range name): the same (nvtx_sum)
-  ops           one row per (file, device, host op): the GPU work launched from inside it
-                (the innermost cpu_op open on the launching thread; graph replays are the
-                graph launch's): calls, kernels, gpu_ns, cpu_ns, share; "(none)" for the rest
-  regions       the same by the innermost record_function annotation or NVTX range
-  copy-stats    one row per (file, device, copy kind and memory kinds; memsets as kind
-                memset): count, bytes, min/median/max bytes of one, time, GB/s (nsys stats'
-                cuda_gpu_mem_size_sum and cuda_gpu_mem_time_sum)
+  summary       one row per (file, device): the columns of summarize --format
+                csv
+  kernels       one row per kernel: stream, name, start/end/dur, correlation,
+                grid, block, …, and the op and region that launched it (see ops
+                and regions; empty for none)
+  kernel-stats  one row per (file, device, kernel name): count, total, mean,
+                min, max, share, family, median (the mean of the two middle
+                values for an even count) and stddev (sample, n − 1; 0 for one
+                instance), as nsys stats' cuda_gpu_kern_sum
+  steps         one row per (file, device, ProfilerStep#N): the step's window,
+                its kernels, busy, idle and GPU utilization, and where the
+                window comes from (gpu, projected or cpu; see summarize --help)
+  gaps          one row per idle gap between merged busy intervals: start, end,
+                dur, its time by cause (sync_ns + launch_ns + other_ns = dur_ns;
+                see summarize --help) and class, the cause holding most of it;
+                --per-stream: the gaps of each stream alone, classified by the
+                same rules, with their stream
+  memcpy        one row per copy: kind, src/dst memory, bytes, start/end/dur,
+                GB/s
+  host          one row per trace without GPU activity (CPU, MPS runs): the host
+                columns of summarize --help (span, steps, time in and outside
+                ops, torch.compile)
+  host-ops      one row per (file, op name) of those traces: count, total_ns,
+                self_ns
+  streams       one row per (file, device, stream): kernels, copies, span, busy
+                (the union of the stream's activity), idle, utilization
+  api           one row per (file, host API call name): count, total, mean,
+                median, min, max, stddev, share (nsys stats' cuda_api_sum)
+  ranges        one row per (file, record_function or NVTX range name): the same
+                (nvtx_sum)
+  ops           one row per (file, device, host op): the GPU work launched from
+                inside it (the innermost cpu_op open on the launching thread;
+                graph replays are the graph launch's): calls, kernels, gpu_ns,
+                cpu_ns, share; "(none)" for the rest
+  regions       the same by the innermost record_function annotation or NVTX
+                range
+  copy-stats    one row per (file, device, copy kind and memory kinds; memsets
+                as kind memset): count, bytes, min/median/max bytes of one,
+                time, GB/s (nsys stats' cuda_gpu_mem_size_sum and
+                cuda_gpu_mem_time_sum)
 
 --format json writes one JSON document, {"version": 1, "table": NAME, "rows":
 [...]}, as summarize, diff and compare do; --format jsonl one row object a
@@ -77,14 +88,16 @@ not give) is empty in CSV and null in JSON and Parquet. --schema prints the
 table's columns, types, units and definitions as JSON (docs/schema.md has
 every table's).
 
-Load it in pandas with pd.read_csv("out.csv"), pd.read_json("out.jsonl", lines=True)
-for --format jsonl, or pd.read_parquet("out.parquet") for --format parquet (zstd;
-DuckDB, Spark and Polars read it too: SELECT * FROM 'out.parquet'). Every
-worker's --shard part has the same columns: out/*.parquet reads as one table.` + windowHelp + shardHelp,
+Load it in pandas with pd.read_csv("out.csv"), pd.read_json("out.jsonl",
+lines=True) for --format jsonl, or pd.read_parquet("out.parquet") for --format
+parquet (zstd; DuckDB, Spark and Polars read it too: SELECT * FROM
+'out.parquet'). Every worker's --shard part has the same columns: out/*.parquet
+reads as one table.` + windowHelp + shardHelp,
 		Example: `  traceql export run.json --table kernels -o kernels.csv
   traceql export runs/ --table gaps --format jsonl > gaps.jsonl
   traceql export --schema --table kernels
-  traceql export runs/ --shard 3/64 --table summary -f parquet -o out/part-3.parquet`,
+  traceql export runs/ --shard 3/64 --table summary -f parquet \
+    -o out/part-3.parquet`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if opts.Schema {
 				if len(args) > 0 {

@@ -35,21 +35,23 @@ func newPlotCmd(ios *ioStreams, runF func(context.Context, *plotOptions) error) 
 	opts := &plotOptions{IO: ios}
 	cmd := &cobra.Command{
 		Use:   "plot FILE... -o OUT.png|OUT.svg",
-		Short: "Draw kernel durations, idle gaps, utilization, top kernels, steps or host ops",
-		Long: `Plot draws one picture of one or more runs (PNG or SVG by the output's extension):
+		Short: "Kernel and gap histograms, utilization, top kernels, steps, ops",
+		Long: `Plot draws one picture of one or more runs (PNG or SVG by the output's
+extension):
 
   --kind kernels   kernel-duration histogram on a log axis, runs overlaid; over
                    ` + strconv.Itoa(report.MaxOverlaid) + ` runs (or GPUs), one panel per run on shared axes
   --kind gaps      idle-gap length histogram, drawn the same way
   --kind timeline  GPU utilization over time in --bins bins (at most ` + strconv.Itoa(maxTimelineBins) + `, two a
                    pixel of the plot's width), one line per run and device
-  --kind top       the --top kernels by total time as horizontal bars, of one run (its
-                   first GPU, named in the title, when it has several)
-  --kind steps     step time per ProfilerStep#N, one line per run and device, the
-                   warm-up steps (over twice the median, which --steady leaves out)
-                   drawn as rings: warm-up against the steady state
-  --kind ops       the --top host ops (cpu_ops) by total time as horizontal bars, one
-                   per run: eager against compiled; an op a run did not call is "none"
+  --kind top       the --top kernels by total time as horizontal bars, of one
+                   run (its first GPU, named in the title, when it has several)
+  --kind steps     step time per ProfilerStep#N, one line per run and device,
+                   the warm-up steps (over twice the median, which --steady
+                   leaves out) drawn as rings: warm-up against the steady state
+  --kind ops       the --top host ops (cpu_ops) by total time as horizontal
+                   bars, one per run: eager against compiled; an op a run did
+                   not call is "none"
 
 Runs without GPU activity (CPU, Apple MPS) have host steps and ops only:
 plot them with --kind steps or ops.

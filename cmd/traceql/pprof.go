@@ -23,7 +23,7 @@ func newPprofCmd(ios *ioStreams, runF func(context.Context, *pprofOptions) error
 	opts := &pprofOptions{IO: ios}
 	cmd := &cobra.Command{
 		Use:   "pprof FILE -o gpu.pb.gz",
-		Short: "GPU time by the host stack that launched each kernel, as a pprof profile",
+		Short: "GPU time by the host stack that launched it, for pprof",
 		Long: `Pprof writes a profile whose samples are GPU time (and kernel count)
 attributed to the host stack that launched each kernel: the Python frames
 (with_stack=True), ops and annotations (NVTX ranges for Nsight) open on the
@@ -40,7 +40,8 @@ a " #2" suffix. -symbolize=demangle=none shows the full names.
   go tool pprof -top gpu.pb.gz
   go tool pprof -http=: gpu.pb.gz     # flame graph of GPU time by source line
   go tool pprof -tags gpu.pb.gz       # GPU time by step
-  go tool pprof -top -tagfocus='step=ProfilerStep#7$' gpu.pb.gz   # a regexp: $ keeps #70 out` + windowHelp,
+  # -tagfocus takes a regexp: $ keeps ProfilerStep#70 out
+  go tool pprof -top -tagfocus='step=ProfilerStep#7$' gpu.pb.gz` + windowHelp,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) != 1 {
 				return usageError{fmt.Errorf("pprof takes one trace; got %d", len(args))}

@@ -30,7 +30,7 @@ func newReportCmd(ios *ioStreams, runF func(context.Context, *reportOptions) err
 	opts := &reportOptions{IO: ios}
 	cmd := &cobra.Command{
 		Use:   "report FILE|DIR... -o REPORT.html",
-		Short: "One self-contained HTML page of one run or several: verdicts, comparison, plots, tables",
+		Short: "One self-contained HTML page: verdicts, comparison, plots",
 		Long: `Report writes one HTML file to send or keep: for each run and GPU the
 headline and its verdict, idle time by class, the top kernels (sortable,
 whole names on hover), the steps with warm-up marked, copies and idle gaps
@@ -42,14 +42,14 @@ for several runs the comparison table with ratios to the first and its
 bars; and the plots (utilization over time, kernel durations, idle-gap
 lengths, step times) as inline SVG.
 
-The page opens from disk and fetches nothing: CSS, SVG and the few lines
-of script that sort tables are inline. It reads without script, prints,
-and follows the system's light or dark scheme. Its size does not grow
-with the traces': tables keep the --top kernels or rows and at most 20 steps, the
-timeline --bins bins, the histograms their bins. A DIR argument is searched
-as summarize does.` + windowHelp,
+The page opens from disk and fetches nothing: CSS, SVG and the few lines of
+script that sort tables are inline. It reads without script, prints, and follows
+the system's light or dark scheme. Its size does not grow with the traces':
+tables keep the --top kernels or rows and at most 20 steps, the timeline --bins
+bins, the histograms their bins. A DIR argument is searched as summarize does.` + windowHelp,
 		Example: `  traceql report run.pt.trace.json.gz -o report.html
-  traceql report eager.json default.json reduce.json --label eager,default,reduce-overhead --steady -o modes.html`,
+  traceql report eager.json default.json reduce.json \
+    --label eager,default,reduce-overhead --steady -o modes.html`,
 		Args: minArgs(1, "FILE or DIR"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Args = args

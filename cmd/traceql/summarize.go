@@ -30,7 +30,7 @@ func newSummarizeCmd(ios *ioStreams, runF func(context.Context, *summarizeOption
 	opts := &summarizeOptions{IO: ios}
 	cmd := &cobra.Command{
 		Use:   "summarize FILE|DIR...",
-		Short: "Per-device kernel, idle, utilization and copy numbers of each trace",
+		Short: "Per GPU: kernels, idle time and why, utilization, copies",
 		Long: `Summarize prints, for each GPU in each trace, how many kernels ran and how
 long they took, how long the GPU sat idle between activity and in how many
 gaps, its utilization, and host<->device copy volume and bandwidth.
@@ -56,7 +56,8 @@ back: the text is their overview, --format csv their rows.` + windowHelp + shard
 		Example: `  traceql summarize run.pt.trace.json.gz
   traceql summarize runs/ --format csv > summary.csv
   traceql summarize report.sqlite --format markdown
-  traceql export runs/ --shard 3/64 --table summary -f parquet -o out/part-3.parquet
+  traceql export runs/ --shard 3/64 --table summary -f parquet \
+    -o out/part-3.parquet
   traceql summarize --overview out/*.parquet`,
 		Args: minArgs(1, "FILE or DIR"),
 		RunE: func(cmd *cobra.Command, args []string) error {
