@@ -81,8 +81,10 @@ func DiffTables(d metrics.Diff, top int, l Layout) []*Table {
 			out = append(out, &Table{Title: title, Notes: []string{note}})
 			continue
 		}
+		// delta, which old and new tell, gives way on a narrow terminal.
 		t := &Table{Title: title, Columns: []Column{{Name: "metric", Unit: metrics.Text}, {Name: "old", Unit: metrics.Count},
-			{Name: "new", Unit: metrics.Count}, {Name: "delta", Unit: metrics.Text}, {Name: "change", Unit: metrics.Text}}}
+			{Name: "new", Unit: metrics.Count}, {Name: "delta", Unit: metrics.Text, Optional: true}, {Name: "change", Unit: metrics.Text}},
+			DropNote: "delta (new − old) left out to fit: in a wider terminal, or --format csv"}
 		for _, c := range textColumns() {
 			if notMeasures[c.Name] {
 				continue
@@ -97,15 +99,7 @@ func DiffTables(d metrics.Diff, top int, l Layout) []*Table {
 			}
 			t.Rows = append(t.Rows, []any{c.Label, Cell{o, c.Unit}, Cell{n, c.Unit}, delta, change})
 		}
-		// The table is about 90 columns: on a narrower terminal delta,
-		// which old and new tell, gives way.
-		if l.NameWidth > 0 && l.NameWidth+42 < 90 {
-			t.Columns = slices.Delete(t.Columns, 3, 4)
-			for i, r := range t.Rows {
-				t.Rows[i] = slices.Delete(r, 3, 4)
-			}
-			t.Notes = append(t.Notes, "delta (new − old): in a terminal of 90 columns or more, or --format csv")
-		}
+
 		if n := queueingNote("new", dd.Old, dd.New); n != "" {
 			t.Notes = append(t.Notes, n)
 		}
@@ -335,12 +329,13 @@ func deltaOf(new, old any) any {
 // The title names each run's window, and says which runs start with steps
 // that look like warm-up.
 func CompareTable(labels []string, sums []metrics.Summary, pos int, rows []string, picked bool) *Table {
-	t := &Table{Columns: []Column{{Name: "metric", Unit: metrics.Text}}}
+	t := &Table{Columns: []Column{{Name: "metric", Unit: metrics.Text}},
+		DropNote: "× (the ratio to the first run) left out to fit: in a wider terminal, or piped"}
 	devs := make([]*metrics.DeviceSummary, len(sums))
 	for i, s := range sums {
 		t.Columns = append(t.Columns, Column{Name: labels[i], Unit: metrics.Count})
 		if i > 0 {
-			t.Columns = append(t.Columns, Column{Name: "×", Unit: metrics.Text})
+			t.Columns = append(t.Columns, Column{Name: "×", Unit: metrics.Text, Optional: true})
 		}
 		if pos < len(s.Devices) {
 			devs[i] = &s.Devices[pos]

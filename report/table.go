@@ -7,6 +7,7 @@ import (
 	"encoding/csv"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"golang.org/x/text/width"
@@ -21,6 +22,9 @@ type Table struct {
 	Columns []Column
 	Rows    [][]any // int, int64, float64 or string, one per column
 	Notes   []string
+	// DropNote, when set, is the note text output adds when it leaves out
+	// the Optional columns to fit a terminal.
+	DropNote string
 }
 
 // A Column names a table column and says how to format its values.
@@ -33,6 +37,9 @@ type Column struct {
 	// value of a metric in a table of a row per metric).
 	Mixed bool
 	Doc   string
+	// Optional columns are left out of text output on a terminal the
+	// table is wider than (Table.DropNote says where they are).
+	Optional bool
 }
 
 // cell formats one value for people (scaled units) or machines (raw).
@@ -69,22 +76,9 @@ func WriteTextWidth(out io.Writer, termWidth int, tables ...*Table) error {
 			writeNotes(w, t.Notes, noteWidth)
 			continue
 		}
-		grid := [][]string{make([]string, len(t.Columns))}
-		for j, c := range t.Columns {
-			grid[0][j] = Printable(c.Name)
-		}
-		for _, r := range t.Rows {
-			line := make([]string, len(t.Columns))
-			for j, c := range t.Columns {
-				line[j] = cell(r[j], c.Unit, true)
-			}
-			grid = append(grid, line)
-		}
-		widths := make([]int, len(t.Columns))
-		for _, line := range grid {
-			for j, s := range line {
-				widths[j] = max(widths[j], columns(s))
-			}
+		grid, widths := textGrid(t)
+		if termWidth > 0 && t.DropNote != "" && gridWidth(widths) > termWidth {
+			t, grid, widths = withoutOptional(t)
 		}
 		wide := 0
 		for _, line := range grid {
@@ -135,6 +129,61 @@ func writeTitle(w io.Writer, title string, termWidth int) {
 			fmt.Fprintln(w, indent+l)
 		}
 	}
+}
+
+// textGrid is t's header and rows as text for people, and each column's
+// width.
+func textGrid(t *Table) ([][]string, []int) {
+	grid := [][]string{make([]string, len(t.Columns))}
+	for j, c := range t.Columns {
+		grid[0][j] = Printable(c.Name)
+	}
+	for _, r := range t.Rows {
+		line := make([]string, len(t.Columns))
+		for j, c := range t.Columns {
+			line[j] = cell(r[j], c.Unit, true)
+		}
+		grid = append(grid, line)
+	}
+	widths := make([]int, len(t.Columns))
+	for _, line := range grid {
+		for j, s := range line {
+			widths[j] = max(widths[j], columns(s))
+		}
+	}
+	return grid, widths
+}
+
+// gridWidth is the width of a text table whose columns are widths wide:
+// an indent of two and two between columns.
+func gridWidth(widths []int) int {
+	n := 2 * len(widths)
+	for _, w := range widths {
+		n += w
+	}
+	return n
+}
+
+// withoutOptional is a copy of t without its Optional columns, saying so
+// in a note, and its grid.
+func withoutOptional(t *Table) (*Table, [][]string, []int) {
+	c := *t
+	c.Columns = nil
+	var keep []int
+	for j, col := range t.Columns {
+		if !col.Optional {
+			c.Columns, keep = append(c.Columns, col), append(keep, j)
+		}
+	}
+	c.Rows = make([][]any, len(t.Rows))
+	for i, r := range t.Rows {
+		for _, j := range keep {
+			c.Rows[i] = append(c.Rows[i], r[j])
+		}
+	}
+	c.Notes = append(slices.Clip(t.Notes), t.DropNote)
+	grid, widths := textGrid(&c)
+	return &c, grid, widths
 }
 
 // printableLines is Printable for each line of a title, which may have

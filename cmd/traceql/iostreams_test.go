@@ -261,7 +261,7 @@ func TestDiffNarrow(t *testing.T) {
 		var note string
 		switch {
 		case strings.Contains(table, "measured: the whole trace of each run"):
-			note = "delta (new − old): in a terminal of 90 columns or more, or --format csv"
+			note = "delta (new − old) left out to fit: in a wider terminal, or --format csv"
 		case strings.HasPrefix(table, "kernels by"), strings.HasPrefix(table, "GPU time by host op"):
 			note = "in a terminal of 124 columns or more, or export --table"
 		default:
@@ -283,5 +283,31 @@ func TestDiffNarrow(t *testing.T) {
 	eager, stderr, code := traceql("diff", "--by", "op", gpuFile("small", "eager", 1), gpuFile("small", "default", 1))
 	if code != 0 || strings.Contains(eager, "CUDA graphs replay") {
 		t.Errorf("eager against default, no graphs: exit %d, %s; want no note on graph replays:\n%s", code, stderr, eager)
+	}
+}
+
+// TestCompareNarrow: compare of two runs on an 80-column terminal leaves
+// out the ratio columns, which made it 87 wide, and says so; a pipe keeps
+// them.
+func TestCompareNarrow(t *testing.T) {
+	args := []string{"compare", gpuFile("small", "default", 1), gpuFile("small", "reduce-overhead", 1)}
+	const note = "× (the ratio to the first run) left out to fit: in a wider terminal, or piped"
+	ios, out, errOut := testStreams()
+	ios.SetStdoutTTY(true)
+	ios.SetTerminalWidth(80)
+	if code := run(context.Background(), args, ios); code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	for line := range strings.Lines(out.String()) {
+		if n := utf8.RuneCountInString(strings.TrimSuffix(line, "\n")); n > 80 {
+			t.Errorf("a line of %d columns: %q", n, line)
+		}
+	}
+	if !strings.Contains(out.String(), note) || strings.Contains(out.String(), "×1.02") {
+		t.Errorf("want the ratios left out, and a note saying so:\n%s", out)
+	}
+	piped, _, code := traceql(args...)
+	if code != 0 || strings.Contains(piped, note) || !strings.Contains(piped, "×1.02") {
+		t.Errorf("piped: exit %d; want the ratios and no note:\n%s", code, piped)
 	}
 }
