@@ -302,7 +302,7 @@ func EagerNote(d *DeviceSummary) string {
 	if c.Regions+c.CompiledFunctions == 0 || d.KernelNS == 0 || c.KernelNS >= d.KernelNS {
 		return ""
 	}
-	note := percentOf(d.KernelNS-c.KernelNS, d.KernelNS) + " of kernel time launches outside compiled regions (eager)"
+	note := ShareText(d.KernelNS-c.KernelNS, d.KernelNS) + " of kernel time launches outside compiled regions (eager)"
 	if c.Frames == 1 {
 		return note + ": code around the one compiled frame, not graph breaks (which make more frames)"
 	}
@@ -321,18 +321,4 @@ func RecompileNotes(c *CompileStats) []string {
 		out = append(out, "frame "+f.Frame+" recompiled "+strconv.Itoa(f.Recompiles)+" "+times)
 	}
 	return out
-}
-
-// percentOf formats part/whole (0 ≤ part ≤ whole, whole > 0) as a
-// percentage rounded down, "< 1 %" for a nonzero part below that: a
-// rounded 100 % or 0 % would claim what the numbers do not.
-func percentOf(part, whole int64) string {
-	p := int64(float64(part) * 100 / float64(whole))
-	switch {
-	case part > 0 && p == 0:
-		return "< 1 %"
-	case part < whole && p >= 100: // float rounding near the whole
-		p = 99
-	}
-	return strconv.FormatInt(p, 10) + " %"
 }

@@ -189,8 +189,8 @@ func headlineTable(d *metrics.DeviceSummary, withName bool) *Table {
 	row("GPU busy", fmt.Sprintf("%s (%s)", util, Format(d.BusyNS, metrics.NS)))
 	idle := fmt.Sprintf("%s in %s", Format(d.IdleNS, metrics.NS), plural(d.IdleGaps, "gaps"))
 	if d.IdleNS > 0 {
-		idle += fmt.Sprintf(": sync %s, launch %s, other %s", shareText(d.IdleSyncNS, d.IdleNS), shareText(d.IdleLaunchNS, d.IdleNS),
-			shareText(d.IdleOtherNS, d.IdleNS))
+		idle += fmt.Sprintf(": sync %s, launch %s, other %s", metrics.ShareText(d.IdleSyncNS, d.IdleNS), metrics.ShareText(d.IdleLaunchNS, d.IdleNS),
+			metrics.ShareText(d.IdleOtherNS, d.IdleNS))
 	}
 	row("idle", idle)
 	k := Format(d.Kernels, metrics.Count)

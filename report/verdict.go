@@ -2,7 +2,6 @@ package report
 
 import (
 	"fmt"
-	"math"
 	"strings"
 
 	"github.com/traceql/traceql/metrics"
@@ -11,14 +10,14 @@ import (
 // verdict says in a sentence what holds the device back (metrics.Verdict),
 // with the numbers that show it; "" when nothing does (see noVerdict).
 func verdict(d *metrics.DeviceSummary) string {
-	share := func(ns int64) string { return shareText(ns, d.IdleNS) }
+	share := func(ns int64) string { return metrics.ShareText(ns, d.IdleNS) }
 	// What CUDA graphs, or less host work between launches, could remove
 	// at most: the launch time of the gaps under 1 ms, where the CPU was
 	// late by a launch's cost or so. Longer waits are the host busy
 	// elsewhere, which neither shortens.
 	upTo := func() string {
 		return fmt.Sprintf("up to %s of the %s span (%s)", Format(d.ShortLaunchNS, metrics.NS), Format(d.SpanNS, metrics.NS),
-			shareText(d.ShortLaunchNS, d.SpanNS))
+			metrics.ShareText(d.ShortLaunchNS, d.SpanNS))
 	}
 	switch metrics.Verdict(d) {
 	case metrics.LaunchBound:
@@ -40,7 +39,7 @@ func verdict(d *metrics.DeviceSummary) string {
 	case metrics.HostBound:
 		return fmt.Sprintf("host-bound: %s of idle time waits for the host to issue work, %s of it in gaps of "+
 			"1 ms or more (largest %s): the host is busy elsewhere between launches (data loading, Python or other host code)",
-			share(d.IdleLaunchNS), shareText(d.IdleLaunchNS-d.ShortLaunchNS, d.IdleLaunchNS), Format(d.LargestGapNS, metrics.NS))
+			share(d.IdleLaunchNS), metrics.ShareText(d.IdleLaunchNS-d.ShortLaunchNS, d.IdleLaunchNS), Format(d.LargestGapNS, metrics.NS))
 	case metrics.SyncBound:
 		return fmt.Sprintf("sync-bound: %s of idle time passes while the host waits in a synchronization "+
 			"(torch.cuda.synchronize, .item(), .cpu(), blocking copies)", share(d.IdleSyncNS))
@@ -63,7 +62,7 @@ func noVerdict(d *metrics.DeviceSummary) string {
 		return fmt.Sprintf("not idle-bound: the GPU idles %.1f %% of the span (under 10 %%)", idle)
 	}
 	s := fmt.Sprintf("no single cause: the GPU idles %s of the span, of which sync %s, launch %s, other %s",
-		shareText(d.IdleNS, d.SpanNS), shareText(d.IdleSyncNS, d.IdleNS), shareText(d.IdleLaunchNS, d.IdleNS), shareText(d.IdleOtherNS, d.IdleNS))
+		metrics.ShareText(d.IdleNS, d.SpanNS), metrics.ShareText(d.IdleSyncNS, d.IdleNS), metrics.ShareText(d.IdleLaunchNS, d.IdleNS), metrics.ShareText(d.IdleOtherNS, d.IdleNS))
 	if d.IdleOtherNS > d.IdleSyncNS && d.IdleOtherNS > d.IdleLaunchNS {
 		s += "; " + otherIdle(d)
 	}
@@ -99,22 +98,4 @@ func pct(part, whole int64) float64 {
 		return 0
 	}
 	return 100 * float64(part) / float64(whole)
-}
-
-// shareText writes part / whole in percent for a sentence, rounded to the
-// unit, but never onto 0 % or 100 % unless exact: those get a decimal, cut
-// toward them. "100 % of idle time waits on launches" must mean all of it,
-// and "sync 0 %" none.
-func shareText(part, whole int64) string {
-	p := pct(part, whole)
-	switch r := math.Round(p); {
-	case part == 0 || part == whole:
-	case r == 0 && p < 0.1:
-		return "<0.1 %"
-	case r == 0:
-		return fmt.Sprintf("%.1f %%", p)
-	case r == 100:
-		return fmt.Sprintf("%.1f %%", min(math.Floor(p*10)/10, 99.9))
-	}
-	return fmt.Sprintf("%.0f %%", p)
 }
