@@ -175,15 +175,11 @@ func kernelDiffTable(ks []metrics.KernelDelta, top int, l Layout) *Table {
 			gone++
 		}
 	}
-	// On a terminal the numbers take about 80 columns: under 120, the
+	// On a terminal the numbers take about 80 columns: under 124, the
 	// counts and means give way to the names, which are cut to what is
 	// left, and a note says where they are.
-	keep := func(row []any) []any { return row }
 	width := l.nameWidth(40)
 	if l.narrow() {
-		keep = func(row []any) []any { return []any{row[2], row[3], row[4], row[7], row[8]} }
-		cols := t.Columns
-		t.Columns = []Column{cols[2], cols[3], cols[4], cols[7], cols[8]}
 		t.Notes = append(t.Notes, "counts and means: in a terminal of 124 columns or more, or export --table kernel-stats of each run")
 		width = l.nameWidth(0)
 	}
@@ -195,7 +191,10 @@ func kernelDiffTable(ks []metrics.KernelDelta, top int, l Layout) *Table {
 		}
 		row := []any{k.Old.Count, k.New.Count, k.Old.TotalNS, k.New.TotalNS,
 			Signed(float64(k.DeltaNS), metrics.NS), k.Old.MeanNS, k.New.MeanNS, k.Status(), names[i]}
-		t.Rows = append(t.Rows, keep(row))
+		t.Rows = append(t.Rows, row)
+	}
+	if l.narrow() {
+		t.keepColumns(2, 3, 4, 7, 8) // totals, Δ, status; the name
 	}
 	t.Notes = append(t.Notes, fmt.Sprintf("%d kernel names in both runs, %d only in new, %d only in old", len(ks)-newN-gone, newN, gone))
 	return t
@@ -235,19 +234,18 @@ func opDiffTable(old, new []metrics.ScopeStat, top int, l Layout) *Table {
 		{Name: "launched old", Unit: metrics.Count}, {Name: "launched new", Unit: metrics.Count},
 		{Name: "calls old", Unit: metrics.Count}, {Name: "calls new", Unit: metrics.Count}, {Name: "op", Unit: metrics.Text}}}
 	shown := all[:min(top, len(all))]
-	width, narrow := l.nameWidth(40), l.narrow()
-	if narrow { // launches and calls give way to the names
-		t.Columns = []Column{t.Columns[0], t.Columns[1], t.Columns[2], t.Columns[7]}
+	width := l.nameWidth(40)
+	if l.narrow() { // launches and calls give way to the names
 		t.Notes = append(t.Notes, "launched and calls: in a terminal of 124 columns or more, or export --table ops of each run")
 		width = l.nameWidth(0)
 	}
 	names := shortNames(shown, func(p *pair) string { return p.name }, width)
 	for i, p := range shown {
-		row := []any{p.o.GPUNS, p.n.GPUNS, Signed(float64(delta(p)), metrics.NS), p.o.Kernels, p.n.Kernels, p.o.Calls, p.n.Calls, names[i]}
-		if narrow {
-			row = []any{row[0], row[1], row[2], row[7]}
-		}
-		t.Rows = append(t.Rows, row)
+		t.Rows = append(t.Rows, []any{p.o.GPUNS, p.n.GPUNS, Signed(float64(delta(p)), metrics.NS), p.o.Kernels, p.n.Kernels,
+			p.o.Calls, p.n.Calls, names[i]})
+	}
+	if l.narrow() {
+		t.keepColumns(0, 1, 2, 7)
 	}
 	if len(all) > top {
 		t.Notes = append(t.Notes, fmt.Sprintf("%d more ops (--top to show more)", len(all)-top))

@@ -416,13 +416,7 @@ func (l Layout) fit(t *Table, export string) *Table {
 	if !l.narrow() {
 		return t
 	}
-	keep := func(row []any) []any {
-		return append(append(row[:0:0], row[:5]...), row[8:]...)
-	}
-	t.Columns = append(append(t.Columns[:0:0], t.Columns[:5]...), t.Columns[8:]...)
-	for i, r := range t.Rows {
-		t.Rows[i] = keep(r)
-	}
+	t.keepColumns(0, 1, 2, 3, 4, 8) // share, total, count, mean, median; the name
 	t.Notes = append(t.Notes, "min, max and stddev: in a terminal of 124 columns or more, or export --table "+export)
 	return t
 }

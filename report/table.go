@@ -167,23 +167,38 @@ func gridWidth(widths []int) int {
 // withoutOptional is a copy of t without its Optional columns, saying so
 // in a note, and its grid.
 func withoutOptional(t *Table) (*Table, [][]string, []int) {
-	c := *t
-	c.Columns = nil
 	var keep []int
 	for j, col := range t.Columns {
 		if !col.Optional {
-			c.Columns, keep = append(c.Columns, col), append(keep, j)
+			keep = append(keep, j)
 		}
 	}
-	c.Rows = make([][]any, len(t.Rows))
-	for i, r := range t.Rows {
-		for _, j := range keep {
-			c.Rows[i] = append(c.Rows[i], r[j])
-		}
-	}
+	c := *t
+	c.keepColumns(keep...)
 	c.Notes = append(slices.Clip(t.Notes), t.DropNote)
 	grid, widths := textGrid(&c)
 	return &c, grid, widths
+}
+
+// keepColumns leaves t with only the columns numbered idx, in that order,
+// in its header and rows; the slices are new, so a copy of t is unchanged.
+func (t *Table) keepColumns(idx ...int) {
+	pick := func(xs []any) []any {
+		out := make([]any, len(idx))
+		for k, j := range idx {
+			out[k] = xs[j]
+		}
+		return out
+	}
+	cols := make([]Column, len(idx))
+	for k, j := range idx {
+		cols[k] = t.Columns[j]
+	}
+	rows := make([][]any, len(t.Rows))
+	for i, r := range t.Rows {
+		rows[i] = pick(r)
+	}
+	t.Columns, t.Rows = cols, rows
 }
 
 // printableLines is Printable for each line of a title, which may have

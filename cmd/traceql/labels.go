@@ -36,11 +36,8 @@ func firstSteps(n int) string {
 }
 
 // nouns counts things in words: "1 label", "2 labels".
-func nouns(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return fmt.Sprintf("%d %ss", n, noun)
+func nouns(n int, singular string) string {
+	return fmt.Sprintf("%d %s", n, noun(n, singular))
 }
 
 // fileLabels labels each file found for the arguments: with labels
