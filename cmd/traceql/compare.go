@@ -134,8 +134,10 @@ func writeComparePlots(ctx context.Context, opts *compareOptions, sums []metrics
 	// The images beside opts.Plot, which RunE checked, are named only
 	// now the device pairs are known: none may replace an input either.
 	for _, path := range paths[1:] {
-		if err := checkOutput(path, opts.Files); err != nil {
-			return err
+		if st, err := os.Stat(path); err == nil {
+			if err := checkNotInput(path, st, opts.Files); err != nil {
+				return err
+			}
 		}
 	}
 	for pos, path := range paths {
