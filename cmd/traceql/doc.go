@@ -345,6 +345,8 @@
 //	                         and NVTX ranges by name), op and region (GPU time
 //	                         by the innermost cpu_op, and record_function or
 //	                         NVTX range, enclosing each launch)
+//	      --csv-safe         CSV: prefix ' to text cells starting = + - @
+//	                         (formulas)
 //	      --device N         measure only device N (repeat or comma-separate
 //	                         for several)
 //	  -f, --format string    output format: text, csv, json or markdown
@@ -433,6 +435,8 @@
 //	Flags:
 //	      --by string        op: also compare the GPU time launched from each
 //	                         host op (reads the cpu_ops)
+//	      --csv-safe         CSV: prefix ' to text cells starting = + - @
+//	                         (formulas)
 //	      --device N         measure only device N (repeat or comma-separate
 //	                         for several)
 //	  -f, --format string    output format: text, csv, json or markdown
@@ -509,6 +513,8 @@
 //
 //	Flags:
 //	      --all                show every metric, not the headline ones
+//	      --csv-safe           CSV: prefix ' to text cells starting = + - @
+//	                           (formulas)
 //	      --device N           measure only device N (repeat or comma-separate
 //	                           for several)
 //	  -f, --format string      output format: text, csv, json or markdown
@@ -729,6 +735,8 @@
 //	    -o out/part-3.parquet
 //
 //	Flags:
+//	      --csv-safe         CSV: prefix ' to text cells starting = + - @
+//	                         (formulas)
 //	      --device N         measure only device N (repeat or comma-separate
 //	                         for several)
 //	  -f, --format string    csv, json (one document), jsonl (JSON lines) or
