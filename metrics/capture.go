@@ -304,20 +304,18 @@ func (c *Capture) Match(t *trace.Trace) *CaptureMatch {
 	return m
 }
 
-// Warnings say what the user should know of a match: graphs left under
-// their launch, and why.
-func (m *CaptureMatch) Warnings(source string) []string {
-	s := &m.Stats
-	var out []string
+// Warnings say what the user should know of a match:
+// graphs left under their launch, and why.
+func (s *CaptureStats) Warnings() []string {
 	if s.GraphLaunches == 0 {
-		return []string{fmt.Sprintf("--capture %s: %s launches no CUDA/HIP graph: nothing to name", s.Capture, source)}
+		return []string{fmt.Sprintf("no CUDA/HIP graph launch whose kernels are in the trace: --capture %s names nothing", s.Capture)}
 	}
+	var out []string
 	if s.Matched == 0 {
-		out = append(out, fmt.Sprintf("--capture %s matches none of the %d graph launches of %s: "+
-			"their kernels stay under the graph launches", s.Capture, s.GraphLaunches, source))
+		out = append(out, fmt.Sprintf("%s matches none of the %d graph launches: their kernels stay under the graph launches", s.Capture, s.GraphLaunches))
 	}
 	for _, x := range s.Misses {
-		out = append(out, fmt.Sprintf("--capture %s: %d kernels of %d graph launches not named: %s", s.Capture, x.Kernels, x.Launches, x.Reason))
+		out = append(out, fmt.Sprintf("%d kernels of %d graph launches not named by %s: %s", x.Kernels, x.Launches, s.Capture, x.Reason))
 	}
 	return out
 }

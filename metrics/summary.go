@@ -254,7 +254,7 @@ func Summarize(t *trace.Trace, o Options) Summary {
 	if o.Scopes && o.Capture != nil {
 		named = o.Capture.Match(t)
 		s.Capture = &named.Stats
-		s.Warnings = append(slices.Clip(s.Warnings), named.Warnings(t.Source)...)
+		s.Warnings = append(slices.Clip(s.Warnings), named.Stats.Warnings()...)
 	}
 	s.Devices = make([]DeviceSummary, len(devs))
 	// Each worker has a viewer of its own: the views' copies hold as many
