@@ -13,8 +13,8 @@ import (
 )
 
 type pprofOptions struct {
-	File   string
-	Output string
+	File    string
+	Output  string
 	Read    readOptions
 	Capture []string   // --capture: the trace of the graphs' capture
 	IO      *ioStreams // IO.Out for -o -
