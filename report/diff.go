@@ -125,7 +125,7 @@ func DiffTables(d metrics.Diff, top int, l Layout) []*Table {
 			case dd.Old.Launch.GraphLaunches > 0 || dd.New.Launch.GraphLaunches > 0:
 				t.Notes = append(t.Notes, "kernels that CUDA or HIP graphs replay count under the op that launched the graph, not "+
 					"the ops they were captured from: an op at 0 ns in one run may still run there, inside a graph; "+
-					"--capture CAPTURE_TRACE (a trace profiled while the graphs were captured) names those ops")
+					"--capture TRACE (a trace profiled while the graphs were captured) names those ops")
 			}
 			out = append(out, t)
 		}

@@ -13,21 +13,21 @@ import (
 // captureHelp is the one paragraph on --capture that each command taking
 // it adds to its help.
 const captureHelp = `
-
 CUDA graphs (--capture): the kernels a graph launch replays belong to its
 one call, so by op they sit under the op that launched the graph.
---capture CAPTURE_TRACE names them: a trace of a run profiled while the
+--capture TRACE names them: a trace of a run profiled while the
 graphs were captured holds the launch calls that made them (they execute
 nothing), each inside its op; each graph launch is paired with the capture
 of as many launches, by graph node ids where the traces record them, else
 per stream in order, kernel names checked where the capture records them.
 A graph the capture does not decide stays under its launch, with a warning
-saying why.`
+saying why.
+`
 
 // addCaptureFlag adds --capture; most is how many a command takes (diff
 // takes one for each side).
 func addCaptureFlag(f *pflag.FlagSet, paths *[]string, most int) {
-	usage := "name the kernels of CUDA/HIP graph launches by the ops that captured them, from `CAPTURE_TRACE`, a trace profiled while the graphs were captured"
+	usage := "name the kernels of CUDA/HIP graph launches by the ops that captured them, from `TRACE`, a trace profiled while the graphs were captured"
 	if most > 1 {
 		usage += " (once: both sides; twice: OLD's, then NEW's)"
 	}

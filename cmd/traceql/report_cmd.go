@@ -25,7 +25,6 @@ type reportOptions struct {
 	Ops    bool // GPU time by host op and code region: reads the cpu_ops
 	// Capture is --capture: the trace of the graphs' capture, with --ops.
 	Capture []string
-	capture *metrics.Capture // read from it
 	IO      *ioStreams
 }
 
@@ -132,14 +131,15 @@ func runReport(ctx context.Context, opts *reportOptions) error {
 	if err != nil {
 		return err
 	}
+	var capture *metrics.Capture
 	if len(caps) > 0 {
-		opts.capture = caps[0]
+		capture = caps[0]
 	}
 	r := report.HTMLReport{Labels: labels, Names: opts.Names, DrillRows: opts.Top}
 	done := opts.Read.startProgress(files)
 	i := 0
 	err = readEach(ctx, files, &opts.Read, func(t *trace.Trace) reportRun {
-		return reportSeries(t, opts)
+		return reportSeries(t, opts, capture)
 	}, func(file string, run reportRun, err error) error {
 		if err != nil {
 			return err
@@ -180,9 +180,9 @@ func runReport(ctx context.Context, opts *reportOptions) error {
 
 // reportSeries summarizes t and computes its plots' series, per device
 // labelled "GPU N".
-func reportSeries(t *trace.Trace, opts *reportOptions) reportRun {
+func reportSeries(t *trace.Trace, opts *reportOptions, capture *metrics.Capture) reportRun {
 	run := reportRun{sum: metrics.Summarize(t, metrics.Options{TopN: opts.Top, StreamStats: true, APIStats: true, RangeStats: true, Scopes: opts.Ops,
-		Capture: opts.capture, Workers: cores()})}
+		Capture: capture, Workers: cores()})}
 	for dev, v := range metrics.DeviceViews(t) {
 		l := fmt.Sprintf("GPU %d", dev)
 		run.kernels = append(run.kernels, report.Series{Label: l, Values: metrics.KernelDurations(v, dev)})
