@@ -116,7 +116,7 @@ func runSummarize(ctx context.Context, opts *summarizeOptions) error {
 			return err
 		}
 		if opts.Read.active() {
-			return usageError{fmt.Errorf("Parquet parts were measured when exported: give --steps, --window, --range or --steady to export")}
+			return usageError{fmt.Errorf("the Parquet parts were measured when exported: give --steps, --window, --range or --steady to export")}
 		}
 		if err := writeMerged(opts, rec); err != nil {
 			return err
