@@ -209,3 +209,123 @@ func TestCaptureRealVLLM(t *testing.T) {
 		t.Errorf("checked %d replayed kernels, want 421", checked)
 	}
 }
+
+// TestCaptureRealH200 pairs torch.compile's reduce-overhead replays of
+// ViT-small with the calls that cudagraph trees recorded them from, in the
+// same process (testdata/gpu): CUDA records no kernel names on launch
+// calls, nor stream capture calls by name (they show as INVALID), so the
+// pairing is by order alone. The test pairs them its own way (the
+// capture's launch calls that no kernel answers, in time order, against
+// each graph launch's kernels in time order) and checks each kernel's op
+// against it; then, independently of any order, that every Triton kernel
+// is named by the op of its own name (Inductor's launcher records one),
+// and that all graph kernel time is named.
+func TestCaptureRealH200(t *testing.T) {
+	capPath := filepath.Join(gpuTraces, "vit-small_reduce-overhead_b1_capture.pt.trace.json.gz")
+	repPath := filepath.Join(gpuTraces, "vit-small_reduce-overhead_b1_flops.pt.trace.json.gz")
+	if _, err := os.Stat(capPath); err != nil {
+		t.Skipf("%s absent: %v", capPath, err)
+	}
+	capEv := readRaw(t, capPath)
+	executed := map[int64]bool{}
+	for _, e := range capEv {
+		if e.Cat == "kernel" {
+			executed[argInt(e, "correlation")] = true
+		}
+	}
+	type launch struct {
+		ts       int64
+		tid      string
+		expected string
+	}
+	var captured []launch
+	for _, e := range capEv {
+		if (e.Cat == "cuda_runtime" || e.Cat == "cuda_driver") && e.Ph == "X" &&
+			(strings.HasPrefix(e.Name, "cudaLaunchKernel") || strings.HasPrefix(e.Name, "cuLaunchKernel")) && !executed[argInt(e, "correlation")] {
+			captured = append(captured, launch{ts: ns(t, e.TS), tid: string(e.TID)})
+		}
+	}
+	slices.SortFunc(captured, func(a, b launch) int { return int(a.ts - b.ts) })
+	for i := range captured {
+		l := &captured[i]
+		best := int64(-1)
+		for _, e := range capEv {
+			if e.Cat != "cpu_op" || e.Ph != "X" || string(e.TID) != l.tid {
+				continue
+			}
+			if s, en := ns(t, e.TS), ns(t, e.TS)+ns(t, e.Dur); s <= l.ts && l.ts < en && s > best {
+				best, l.expected = s, e.Name
+			}
+		}
+	}
+	repEv := readRaw(t, repPath)
+	graphs := map[int64]bool{}
+	for _, e := range repEv {
+		if e.Name == "cudaGraphLaunch" {
+			graphs[argInt(e, "correlation")] = true
+		}
+	}
+	type kern struct {
+		ts   int64
+		name string
+	}
+	byLaunch := map[int64][]kern{}
+	for _, e := range repEv {
+		if c := argInt(e, "correlation"); e.Cat == "kernel" && graphs[c] {
+			byLaunch[c] = append(byLaunch[c], kern{ns(t, e.TS), e.Name})
+		}
+	}
+	want := map[int64]string{}
+	for _, ks := range byLaunch {
+		if len(ks) != len(captured) {
+			t.Fatalf("a graph launch of %d kernels; %d captured launches", len(ks), len(captured))
+		}
+		slices.SortFunc(ks, func(a, b kern) int { return int(a.ts - b.ts) })
+		for i, k := range ks {
+			want[k.ts] = captured[i].expected
+		}
+	}
+	if len(byLaunch) != 10 || len(want) != 650 {
+		t.Fatalf("%d graph launches, %d kernels; want 10 and 650 (testdata/gpu/README.md)", len(byLaunch), len(want))
+	}
+
+	ctx := context.Background()
+	ct, err := trace.Open(ctx, capPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := metrics.NewCapture(ct)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rt, err := trace.Open(ctx, repPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := c.Match(rt)
+	if st := m.Stats; st.GraphLaunches != 10 || st.Named != 650 || st.NamedNS != st.KernelNS {
+		t.Errorf("match stats %+v: want 10 graph launches, 650 kernels, all their time named", st)
+	}
+	ops, _ := metrics.CapturedKernelScopes(rt, m)
+	checked, triton := 0, 0
+	for i, k := range rt.Kernels {
+		w, ok := want[k.Start]
+		if !ok {
+			continue
+		}
+		checked++
+		if ops[i] == "" || ops[i] != w {
+			t.Errorf("kernel %d (%s): op %q, the order match %q", i, k.Name, ops[i], w)
+		}
+		if strings.HasPrefix(k.Name, "triton_") {
+			triton++
+			if ops[i] != k.Name {
+				t.Errorf("Triton kernel %s named by op %q, not its own", k.Name, ops[i])
+			}
+		}
+	}
+	t.Logf("checked %d replayed kernels against the order match, %d Triton kernels against their own op", checked, triton)
+	if checked != 650 || triton == 0 {
+		t.Errorf("checked %d kernels (%d Triton); want 650 and some Triton", checked, triton)
+	}
+}
