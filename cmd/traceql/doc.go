@@ -86,6 +86,17 @@
 //	traceql summarize --overview out/*.parquet prints the overview one
 //	process reading every trace prints, rows in natural order of file, as a
 //	DIR argument lists them.
+//
+//	CUDA graphs (--capture): the kernels a graph launch replays belong to its
+//	one call, so by op they sit under the op that launched the graph.
+//	--capture TRACE names them: a trace of a run profiled while the
+//	graphs were captured holds the launch calls that made them (they execute
+//	nothing), each inside its op; each graph launch is paired with the capture
+//	of as many launches, by graph node ids where the traces record them, else
+//	per stream in order, kernel names checked where the capture records them.
+//	A graph the capture does not decide stays under its launch, with a warning
+//	saying why.
+//
 //	Metrics, per device: the CSV and JSON name, the text table's label in
 //	quotes, and the definition (all times integer ns in CSV and JSON). A metric
 //	that has no value (a mean of no kernels, a bandwidth of no copies, a ratio
@@ -345,6 +356,9 @@
 //	                         and NVTX ranges by name), op and region (GPU time
 //	                         by the innermost cpu_op, and record_function or
 //	                         NVTX range, enclosing each launch)
+//	      --capture TRACE    name the kernels of CUDA/HIP graph launches by
+//	                         the ops that captured them, from TRACE, a trace
+//	                         profiled while the graphs were captured
 //	      --csv-safe         CSV: prefix ' to text cells starting = + - @
 //	                         (formulas)
 //	      --device N         measure only device N (repeat or comma-separate
@@ -424,6 +438,16 @@
 //	                    none is; the whole trace, with a warning, without steps
 //	The window measured is named in text titles and in the window column.
 //
+//	CUDA graphs (--capture): the kernels a graph launch replays belong to its
+//	one call, so by op they sit under the op that launched the graph.
+//	--capture TRACE names them: a trace of a run profiled while the
+//	graphs were captured holds the launch calls that made them (they execute
+//	nothing), each inside its op; each graph launch is paired with the capture
+//	of as many launches, by graph node ids where the traces record them, else
+//	per stream in order, kernel names checked where the capture records them.
+//	A graph the capture does not decide stays under its launch, with a warning
+//	saying why.
+//
 //	Usage:
 //	  traceql diff OLD NEW [flags]
 //
@@ -435,6 +459,10 @@
 //	Flags:
 //	      --by string        op: also compare the GPU time launched from each
 //	                         host op (reads the cpu_ops)
+//	      --capture TRACE    name the kernels of CUDA/HIP graph launches by
+//	                         the ops that captured them, from TRACE, a trace
+//	                         profiled while the graphs were captured (once:
+//	                         both sides; twice: OLD's, then NEW's)
 //	      --csv-safe         CSV: prefix ' to text cells starting = + - @
 //	                         (formulas)
 //	      --device N         measure only device N (repeat or comma-separate
@@ -670,8 +698,9 @@
 //	                (nvtx_sum)
 //	  ops           one row per (file, device, host op): the GPU work launched from
 //	                inside it (the innermost cpu_op open on the launching thread;
-//	                graph replays are the graph launch's): calls, kernels, gpu_ns,
-//	                cpu_ns, share; "(none)" for the rest
+//	                graph replays are the graph launch's, or with --capture the
+//	                capturing op's): calls, kernels, gpu_ns, cpu_ns, share;
+//	                "(none)" for the rest
 //	  regions       the same by the innermost record_function annotation or NVTX
 //	                range
 //	  copy-stats    one row per (file, device, copy kind and memory kinds; memsets
@@ -723,6 +752,15 @@
 //	traceql summarize --overview out/*.parquet prints the overview one
 //	process reading every trace prints, rows in natural order of file, as a
 //	DIR argument lists them.
+//	CUDA graphs (--capture): the kernels a graph launch replays belong to its
+//	one call, so by op they sit under the op that launched the graph.
+//	--capture TRACE names them: a trace of a run profiled while the
+//	graphs were captured holds the launch calls that made them (they execute
+//	nothing), each inside its op; each graph launch is paired with the capture
+//	of as many launches, by graph node ids where the traces record them, else
+//	per stream in order, kernel names checked where the capture records them.
+//	A graph the capture does not decide stays under its launch, with a warning
+//	saying why.
 //
 //	Usage:
 //	  traceql export FILE|DIR... [flags]
@@ -735,6 +773,9 @@
 //	    -o out/part-3.parquet
 //
 //	Flags:
+//	      --capture TRACE    name the kernels of CUDA/HIP graph launches by
+//	                         the ops that captured them, from TRACE, a trace
+//	                         profiled while the graphs were captured
 //	      --csv-safe         CSV: prefix ' to text cells starting = + - @
 //	                         (formulas)
 //	      --device N         measure only device N (repeat or comma-separate
@@ -784,7 +825,8 @@
 //	attributed to the host stack that launched each kernel: the Python frames
 //	(with_stack=True), ops and annotations (NVTX ranges for Nsight) open on the
 //	launching thread, then the launch call, then the kernel name as the leaf.
-//	Kernels replayed by a CUDA graph sit under the graph launch's stack.
+//	Kernels replayed by a CUDA graph sit under the graph launch's stack, or,
+//	with --capture, under the stack of the launch call that captured them.
 //	The profiler step is no frame but the label "step", so the flame graph
 //	merges steps and -tagfocus picks one.
 //
@@ -817,10 +859,23 @@
 //	                    none is; the whole trace, with a warning, without steps
 //	The window measured is named in text titles and in the window column.
 //
+//	CUDA graphs (--capture): the kernels a graph launch replays belong to its
+//	one call, so by op they sit under the op that launched the graph.
+//	--capture TRACE names them: a trace of a run profiled while the
+//	graphs were captured holds the launch calls that made them (they execute
+//	nothing), each inside its op; each graph launch is paired with the capture
+//	of as many launches, by graph node ids where the traces record them, else
+//	per stream in order, kernel names checked where the capture records them.
+//	A graph the capture does not decide stays under its launch, with a warning
+//	saying why.
+//
 //	Usage:
 //	  traceql pprof FILE -o gpu.pb.gz [flags]
 //
 //	Flags:
+//	      --capture TRACE    name the kernels of CUDA/HIP graph launches by
+//	                         the ops that captured them, from TRACE, a trace
+//	                         profiled while the graphs were captured
 //	      --device N         measure only device N (repeat or comma-separate
 //	                         for several)
 //	  -h, --help             help for pprof
@@ -878,6 +933,16 @@
 //	                    none is; the whole trace, with a warning, without steps
 //	The window measured is named in text titles and in the window column.
 //
+//	CUDA graphs (--capture): the kernels a graph launch replays belong to its
+//	one call, so by op they sit under the op that launched the graph.
+//	--capture TRACE names them: a trace of a run profiled while the
+//	graphs were captured holds the launch calls that made them (they execute
+//	nothing), each inside its op; each graph launch is paired with the capture
+//	of as many launches, by graph node ids where the traces record them, else
+//	per stream in order, kernel names checked where the capture records them.
+//	A graph the capture does not decide stays under its launch, with a warning
+//	saying why.
+//
 //	Usage:
 //	  traceql report FILE|DIR... -o REPORT.html [flags]
 //
@@ -888,6 +953,9 @@
 //
 //	Flags:
 //	      --bins int         time bins of the utilization timeline (default 200)
+//	      --capture TRACE    name the kernels of CUDA/HIP graph launches by
+//	                         the ops that captured them, from TRACE, a trace
+//	                         profiled while the graphs were captured
 //	      --device N         measure only device N (repeat or comma-separate
 //	                         for several)
 //	  -h, --help             help for report

@@ -23,6 +23,7 @@ type summarizeOptions struct {
 	All      bool     // every metric, copies, steps and gaps after the headline
 	By       []string // drill-down tables: kernel, stream, api, range
 	Labels   []string // --label, one per argument
+	Capture  []string // --capture: the trace of the graphs' capture
 	Shard    shard
 	IO       *ioStreams
 }
@@ -53,7 +54,7 @@ ready for pandas.read_csv: file, rank and world_size (distributedInfo;
 empty when unknown), device, then the metrics; --format json has the same
 names.
 FILEs that are traceql's own Parquet of export --table summary are read
-back: the text is their overview, --format csv their rows.` + windowHelp + shardHelp + "\n" + report.MetricsHelp(),
+back: the text is their overview, --format csv their rows.` + windowHelp + shardHelp + "\n" + captureHelp + "\n" + report.MetricsHelp(),
 		Example: `  traceql summarize run.pt.trace.json.gz
   traceql summarize runs/ --format csv > summary.csv
   traceql summarize report.sqlite --format markdown
@@ -70,6 +71,9 @@ back: the text is their overview, --format csv their rows.` + windowHelp + shard
 				return usageError{fmt.Errorf("--overview is a text or markdown table; --format %s has a row per trace and GPU already", opts.Format)}
 			}
 			if err := positive("top", opts.Top); err != nil {
+				return err
+			}
+			if err := checkCapture(opts.Capture, 1, slices.Contains(opts.By, "op") || slices.Contains(opts.By, "region"), "--by op or --by region"); err != nil {
 				return err
 			}
 			if slices.Contains(opts.By, "op") || slices.Contains(opts.By, "region") {
@@ -93,6 +97,7 @@ back: the text is their overview, --format csv their rows.` + windowHelp + shard
 	f.BoolVar(&opts.All, "all", false, "text: after the headline and top kernels, every metric, copies by kind, steps and idle gaps")
 	namesFlag(cmd, &opts.Names)
 	addLabelFlag(f, &opts.Labels, true)
+	addCaptureFlag(f, &opts.Capture, 1)
 	opts.Read.addFlags(f)
 	opts.Read.addJobsFlag(f)
 	addShardFlag(f, &opts.Shard)
@@ -124,10 +129,18 @@ func runSummarize(ctx context.Context, opts *summarizeOptions) error {
 		}
 		return nil
 	}
-	done := opts.Read.startProgress(files)
-	sums, failed := summarizeFiles(ctx, files, labels, opts, metrics.Options{TopN: opts.Top, KernelDists: slices.Contains(opts.By, "kernel"),
+	caps, err := readCaptures(ctx, opts.Capture, &opts.Read, false)
+	if err != nil {
+		return err
+	}
+	mo := metrics.Options{TopN: opts.Top, KernelDists: slices.Contains(opts.By, "kernel"),
 		StreamStats: slices.Contains(opts.By, "stream"), APIStats: slices.Contains(opts.By, "api"), RangeStats: slices.Contains(opts.By, "range"),
-		Scopes: slices.Contains(opts.By, "op") || slices.Contains(opts.By, "region"), Workers: cores()})
+		Scopes: slices.Contains(opts.By, "op") || slices.Contains(opts.By, "region"), Workers: cores()}
+	if len(caps) > 0 {
+		mo.Capture = caps[0]
+	}
+	done := opts.Read.startProgress(files)
+	sums, failed := summarizeFiles(ctx, files, labels, opts, mo)
 	failed += missing
 	done()
 	if err := ctx.Err(); err != nil { // interrupted: no partial report
