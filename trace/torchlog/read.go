@@ -71,6 +71,7 @@ func Parse(r io.Reader, name string) (*Log, error) {
 		return nil, fmt.Errorf("%s: not a TORCH_TRACE structured compile log (no line of the form 'V1127 16:00:00.000000 123 file.py:1] {json}')", name)
 	}
 	for _, c := range p.compiles {
+		c.sourceFromGraph()
 		if c.ID.Frame >= 0 {
 			p.log.Compiles = append(p.log.Compiles, *c)
 		}
@@ -117,6 +118,8 @@ type envelope struct {
 	FrameCompileID     *int            `json:"frame_compile_id"`
 	HasPayload         json.RawMessage `json:"has_payload"`
 	CompilationMetrics json.RawMessage `json:"compilation_metrics"`
+	OutputCode         json.RawMessage `json:"inductor_output_code"`
+	PostGradGraph      json.RawMessage `json:"inductor_post_grad_graph"`
 	Artifact           *struct {
 		Name     string `json:"name"`
 		Encoding string `json:"encoding"`
@@ -198,6 +201,10 @@ func (p *parser) flush() {
 		err = c.addMetrics(e.CompilationMetrics)
 	case e.Artifact != nil:
 		err = c.addArtifact(e.Artifact.Name, p.payload)
+	case len(e.OutputCode) > 0:
+		c.addOutputCode(string(p.payload))
+	case len(e.PostGradGraph) > 0:
+		c.addPostGradGraph(string(p.payload))
 	}
 	if err != nil {
 		p.warn(p.envLine, err.Error())
@@ -338,6 +345,7 @@ func (c *Compile) addArtifact(name string, payload []byte) error {
 		}
 		for k, post := range m.CodeToPost {
 			ks := c.kernel(k)
+			ks.fromArtifact()
 			ks.PostGrad = appendNew(ks.PostGrad, post...)
 			for _, n := range post {
 				ks.PreGrad = appendNew(ks.PreGrad, m.PostToPre[n]...)
@@ -350,8 +358,11 @@ func (c *Compile) addArtifact(name string, payload []byte) error {
 		}
 		for k, post := range m {
 			ks := c.kernel(k)
+			ks.fromArtifact()
 			ks.PostGrad = appendNew(ks.PostGrad, post...)
 		}
+	case name == "after_post_grad_graph":
+		c.addPostGradGraph(string(payload))
 	case strings.HasPrefix(name, "inductor_provenance_tracking_kernel_stack_traces"):
 		var m map[string][]string
 		if err := json.Unmarshal(payload, &m); err != nil {

@@ -3,6 +3,7 @@ package torchlog
 import (
 	"bytes"
 	"compress/gzip"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -213,5 +214,61 @@ func TestDecimalNanos(t *testing.T) {
 		if (err != nil) != tt.bad || got != tt.want {
 			t.Errorf("decimalNanos(%q, %d) = %d, %v; want %d, bad %v", tt.s, tt.exp, got, err, tt.want, tt.bad)
 		}
+	}
+}
+
+// TestOutputCodeSource: without the provenance artifacts, a kernel's
+// nodes come from the comments above it in Inductor's output code and its
+// lines from the post-grad graph's "# File:" comments. The expectations
+// are those comments in the tlparse log, read by hand.
+func TestOutputCodeSource(t *testing.T) {
+	zr, err := os.Open("testdata/tlparse_provenance_jit_debug_handle.log.gz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer zr.Close()
+	gz, err := gzip.NewReader(zr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := io.ReadAll(gz)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Leave out the provenance artifacts and their payloads.
+	var kept []string
+	skip := false
+	for _, line := range strings.Split(string(data), "\n") {
+		if strings.HasPrefix(line, "\t") {
+			if !skip {
+				kept = append(kept, line)
+			}
+			continue
+		}
+		skip = strings.Contains(line, `"inductor_provenance_tracking`) || strings.Contains(line, `"inductor_triton_kernel_to_post_grad_nodes"`)
+		if !skip {
+			kept = append(kept, line)
+		}
+	}
+	l, err := Parse(strings.NewReader(strings.Join(kept, "\n")), "stripped.log")
+	if err != nil {
+		t.Fatal(err)
+	}
+	k := l.Find(0, 0).Kernels["triton_poi_fused_addmm_gelu_2"]
+	if k == nil {
+		t.Fatal("no nodes of triton_poi_fused_addmm_gelu_2 from the output code")
+	}
+	if want := []string{"y", "z"}; !slices.Equal(k.PreGrad, want) {
+		t.Errorf("pre-grad %q, want %q", k.PreGrad, want)
+	}
+	if want := []string{"add_tensor", "add", "erf", "mul_1", "mul_2", "mul_3"}; !slices.Equal(k.PostGrad, want) {
+		t.Errorf("post-grad %q, want %q", k.PostGrad, want)
+	}
+	want := []SourceLine{
+		{"test_provenance_tracing.py", 83, "forward", "y = torch.addmm(c, d, b)"},
+		{"test_provenance_tracing.py", 84, "forward", "z = torch.nn.functional.gelu(y)"},
+	}
+	if !slices.Equal(k.Source, want) {
+		t.Errorf("source %#v, want %#v", k.Source, want)
 	}
 }

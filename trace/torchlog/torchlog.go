@@ -98,6 +98,9 @@ type Compile struct {
 	// kernel name (any ":N" debug handle removed), when the log has
 	// inductor_provenance_tracking artifacts for this compile.
 	Kernels map[string]*KernelSource
+	// nodeSource is the user line of each post-grad FX node, from the
+	// "# File:" comments of the post-grad graph the log holds.
+	nodeSource map[string]SourceLine
 }
 
 // A Break is one graph break: why, and where in user code.
@@ -106,7 +109,12 @@ type Break struct {
 	Where  string // "file.py:LINE" as Dynamo wrote it; "" when it did not
 }
 
-// KernelSource is where a generated kernel came from.
+// KernelSource is where a generated kernel came from: Inductor's
+// provenance artifacts (INDUCTOR_PROVENANCE=1) say it, and without them
+// the comments Inductor writes above each kernel in its output code (the
+// source and ATen nodes) and the post-grad graph's "# File:" comments
+// (their lines), which every log holds unless the FX graph cache served
+// the compile.
 type KernelSource struct {
 	// PostGrad are the post-grad FX nodes fused into the kernel, PreGrad
 	// the pre-grad (user-level) nodes they came from, in the log's
@@ -116,6 +124,18 @@ type KernelSource struct {
 	// innermost frame of each stack trace the log gives, in its order,
 	// repeats left out.
 	Source []SourceLine
+	// artifact says the nodes came from a provenance artifact, which
+	// replaces what the output code's comments said.
+	artifact bool
+}
+
+// fromArtifact clears the nodes the output code gave, the first time a
+// provenance artifact names the kernel.
+func (k *KernelSource) fromArtifact() {
+	if !k.artifact {
+		k.artifact = true
+		k.PostGrad, k.PreGrad = nil, nil
+	}
 }
 
 // SourceLine is a line of user code.
