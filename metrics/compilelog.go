@@ -56,9 +56,15 @@ type FrameDevice struct {
 	// innermost, when frames nest), and of those the kernels replayed by
 	// graph launches.
 	FrameNS, FrameGraphNS []int64
-	// Kernels are the kernels launched from frames, by (frame, name), the
-	// most time first, each with the log's provenance when it has some.
+	// Kernels are the Triton kernels Inductor generated (names beginning
+	// triton_) launched from frames, by (frame, name), the most time
+	// first, each with the log's provenance when it has some.
 	Kernels []FrameKernel
+	// Triton and Traced count, index for index with CompileJoin.Frames,
+	// the distinct Triton kernel names the frame ran and how many of
+	// them the log's provenance of that compile names: a log with
+	// provenance that names none ran other code than the trace did.
+	Triton, Traced []int
 }
 
 // FrameKernel is one kernel name's time in one frame.
@@ -228,7 +234,8 @@ func frameDevices(t *trace.Trace, j *CompileJoin, calls map[thread][]regionCall,
 		k := &t.Kernels[i]
 		d := byDev[k.Device]
 		if d == nil {
-			d = &FrameDevice{Device: k.Device, FrameNS: make([]int64, len(j.Frames)), FrameGraphNS: make([]int64, len(j.Frames))}
+			n := len(j.Frames)
+			d = &FrameDevice{Device: k.Device, FrameNS: make([]int64, n), FrameGraphNS: make([]int64, n), Triton: make([]int, n), Traced: make([]int, n)}
 			byDev[k.Device] = d
 			aggs[k.Device] = map[key]*FrameKernel{}
 			devs = append(devs, k.Device)
@@ -247,6 +254,9 @@ func frameDevices(t *trace.Trace, j *CompileJoin, calls map[thread][]regionCall,
 		if IsGraphLaunch(c.Name) {
 			d.FrameGraphNS[f] += k.Dur()
 		}
+		if !strings.HasPrefix(k.Name, "triton_") {
+			continue
+		}
 		a := aggs[k.Device][key{f, k.Name}]
 		if a == nil {
 			a = &FrameKernel{Frame: f, Name: k.Name}
@@ -263,8 +273,12 @@ func frameDevices(t *trace.Trace, j *CompileJoin, calls map[thread][]regionCall,
 			if d.KernelNS > 0 {
 				a.Share = float64(a.TotalNS) / float64(d.KernelNS)
 			}
+			d.Triton[a.Frame]++
 			if lc := j.Frames[a.Frame].Log; lc != nil {
 				a.Source = lc.Kernels[a.Name]
+			}
+			if a.Source != nil {
+				d.Traced[a.Frame]++
 			}
 			d.Kernels = append(d.Kernels, *a)
 		}

@@ -22,6 +22,7 @@ type frameTruth struct {
 	lookups           int
 	lookupNS          int64
 	kernelNS, graphNS int64
+	tritonNS          int64 // of kernelNS, the kernels named triton_*
 }
 
 func compileLogTruth(w synth.CompileTrace) (map[string]*frameTruth, int64) {
@@ -72,6 +73,9 @@ func compileLogTruth(w synth.CompileTrace) (map[string]*frameTruth, int64) {
 				if r.TID == c.TID && r.Start <= c.Start && c.End <= r.End {
 					f := get(strings.TrimPrefix(r.Name, "Torch-Compiled Region: "))
 					f.kernelNS += k.End - k.Start
+					if strings.HasPrefix(k.Name, "triton_") {
+						f.tritonNS += k.End - k.Start
+					}
 					if c.Name == "cudaGraphLaunch" {
 						f.graphNS += k.End - k.Start
 					}
@@ -87,7 +91,7 @@ func compileLogTruth(w synth.CompileTrace) (map[string]*frameTruth, int64) {
 // kernel and graph kernel time; frames only the log has, and only the
 // trace, are kept apart.
 func TestJoinCompileLogSynth(t *testing.T) {
-	checked, graphs, lookups := 0, 0, 0
+	checked, graphs, lookups, triton := 0, 0, 0, 0
 	for seed := range int64(4) {
 		path := filepath.Join(t.TempDir(), "c.json")
 		f, err := os.Create(path)
@@ -108,7 +112,11 @@ func TestJoinCompileLogSynth(t *testing.T) {
 			var fr, r int
 			fmt.Sscanf(id, "%d/%d", &fr, &r)
 			if id != "2/1" {
-				lc = append(lc, synth.LogCompile{Frame: fr, Compile: r, Code: "f" + id, File: "m.py", Line: 1, CompileUS: int64(100 + fr), NumBreaks: -1})
+				c := synth.LogCompile{Frame: fr, Compile: r, Code: "f" + id, File: "m.py", Line: 1, CompileUS: int64(100 + fr), NumBreaks: -1}
+				if id == "1/0" { // provenance of the generator's one Triton kernel
+					c.Kernels = map[string]synth.LogKernel{"triton_poi_fused_add_0": {Post: []string{"add"}, Stack: []string{"m.py|3|f|x + 1"}}}
+				}
+				lc = append(lc, c)
 			}
 		}
 		lc = append(lc, synth.LogCompile{Frame: 7, Compile: 0, Code: "unused", File: "m.py", CompileUS: 5, NumBreaks: -1})
@@ -169,19 +177,26 @@ func TestJoinCompileLogSynth(t *testing.T) {
 		if seen != len(truth) || j.Joined != len(truth)-1 {
 			t.Errorf("seed %d: %d frames of %d seen, %d joined", seed, seen, len(truth), j.Joined)
 		}
-		// Top kernels: by frame and name, their times add up to the frames'.
-		var sum, frames int64
+		// The Triton kernels by frame and name add up to the frames'
+		// Triton time; only 1/0's have provenance.
+		byFrame := map[string]int64{}
 		for _, k := range d.Kernels {
-			sum += k.TotalNS
+			id := j.Frames[k.Frame].ID()
+			byFrame[id] += k.TotalNS
+			if (k.Source != nil) != (id == "1/0") || k.Count == 0 {
+				t.Errorf("seed %d: %s %s: %d kernels, provenance %+v", seed, id, k.Name, k.Count, k.Source)
+			}
 		}
-		for i := range j.Frames {
-			frames += d.FrameNS[i]
-		}
-		if sum != frames {
-			t.Errorf("seed %d: kernels by frame and name add to %d, frames to %d", seed, sum, frames)
+		for id, want := range truth {
+			if byFrame[id] != want.tritonNS {
+				t.Errorf("seed %d: %s: Triton kernels %d ns, want %d", seed, id, byFrame[id], want.tritonNS)
+			}
+			if want.tritonNS > 0 {
+				triton++
+			}
 		}
 	}
-	if checked == 0 || graphs == 0 || lookups == 0 {
-		t.Fatalf("checked %d frames, %d with graph replays, %d lookups: want some of each", checked, graphs, lookups)
+	if checked == 0 || graphs == 0 || lookups == 0 || triton == 0 {
+		t.Fatalf("checked %d frames, %d with graph replays, %d with Triton kernels, %d lookups: want some of each", checked, graphs, triton, lookups)
 	}
 }

@@ -1,0 +1,132 @@
+package main
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/traceql/traceql/internal/synth"
+)
+
+// writeCompileRun writes a generated torch.compile trace and a compile
+// log of its frames into dir: 0/0 with a graph break and provenance of
+// its Triton kernel, 1/0 to 1/2 recompiled on failed guards, 1/1 with
+// CUDA graphs skipped, and 9/0 compiled and never run.
+func writeCompileRun(t *testing.T, dir string) (tracePath, logPath string) {
+	t.Helper()
+	tracePath = filepath.Join(dir, "run.pt.trace.json")
+	f, err := os.Create(tracePath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = synth.WriteCompile(f, synth.CompileConfig{Seed: 5, Calls: 24, Recompiles: []int{0, 2}})
+	if err2 := f.Close(); err == nil {
+		err = err2
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	logPath = filepath.Join(dir, "dedicated_log_torch_trace_abc.log")
+	lf, err := os.Create(logPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lf.Close()
+	err = synth.WriteTorchLog(lf, []synth.LogCompile{
+		{Frame: 0, Compile: 0, Code: "forward", File: "model.py", Line: 40, CompileUS: 8_123_456, NumBreaks: 1,
+			Breaks: []string{"model.py:47|Unsupported Tensor.item() call with capture_scalar_outputs=False"},
+			Kernels: map[string]synth.LogKernel{"triton_poi_fused_add_0": {Post: []string{"add", "add_1"}, Pre: []string{"x", "y"},
+				Stack: []string{"model.py|44|forward|x = x + self.bias", "model.py|45|forward|y = x + 1"}}}},
+		{Frame: 1, Compile: 0, Code: "torch_dynamo_resume_in_forward_at_47", File: "model.py", Line: 47, CompileUS: 912_000, NumBreaks: 0},
+		{Frame: 1, Compile: 1, Code: "torch_dynamo_resume_in_forward_at_47", File: "model.py", Line: 47, CompileUS: 301_500, NumBreaks: 0,
+			Recompile:     []string{"1/0: tensor 'L['x']' size mismatch at index 0. expected 8, actual 16"},
+			CudagraphSkip: "skipping cudagraphs due to mutated inputs (1 instances)"},
+		{Frame: 1, Compile: 2, Code: "torch_dynamo_resume_in_forward_at_47", File: "model.py", Line: 47, CompileS: "0.2875", NumBreaks: -1,
+			Recompile: []string{"1/1: tensor 'L['x']' size mismatch at index 0. expected 16, actual 32", "1/0: tensor 'L['x']' size mismatch at index 0. expected 8, actual 32"}},
+		{Frame: 9, Compile: 0, Code: "helper", File: "util.py", Line: 3, CompileUS: 20_000, NumBreaks: 0},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tracePath, logPath
+}
+
+// TestCompileLog: summarize --compile-log on an 80-column terminal and in
+// a pipe, pinned by goldens (the temporary folder written as TMP), its
+// tables within 80 columns on the terminal; a folder with one log reads
+// as that log.
+func TestCompileLog(t *testing.T) {
+	dir := t.TempDir()
+	tracePath, logPath := writeCompileRun(t, dir)
+	summarize := func(tty bool, args ...string) string {
+		t.Helper()
+		ios, out, errOut := testStreams()
+		ios.SetStdoutTTY(tty)
+		ios.SetTerminalWidth(80)
+		if code := run(context.Background(), append([]string{"summarize", tracePath}, args...), ios); code != 0 {
+			t.Fatalf("exit %d: %s", code, errOut)
+		}
+		if errOut.Len() > 0 {
+			t.Errorf("stderr: %s", errOut)
+		}
+		return strings.ReplaceAll(out.String(), dir, "TMP")
+	}
+	term := summarize(true, "--compile-log", logPath)
+	checkRun(t, "compile_log.term", term, "")
+	inTables := false
+	for line := range strings.Lines(term) {
+		line = strings.TrimSuffix(line, "\n")
+		if strings.HasPrefix(line, "compiled frames") {
+			inTables = true
+		}
+		if n := utf8.RuneCountInString(line); inTables && n > 80 {
+			t.Errorf("80 columns: a line of %d: %q", n, line)
+		}
+	}
+	if !inTables {
+		t.Fatal("no compiled frames table")
+	}
+	checkRun(t, "compile_log.pipe", summarize(false, "--compile-log", logPath, "--format", "markdown"), "")
+	if byDir := summarize(true, "--compile-log", dir); byDir != term {
+		t.Errorf("--compile-log DIR of one log: want the log's output, got\n%s", byDir)
+	}
+}
+
+// TestCompileLogErrors: a log that is missing or not a log is one line
+// naming it, exit 1; a folder of several logs that names no rank, too;
+// CSV and JSON are a usage error.
+func TestCompileLogErrors(t *testing.T) {
+	dir := t.TempDir()
+	tracePath, logPath := writeCompileRun(t, dir)
+	notLog := filepath.Join(dir, "notes.log")
+	if err := os.WriteFile(notLog, []byte("just text\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	empty := t.TempDir()
+	for _, tt := range []struct {
+		name string
+		args []string
+		code int
+		want string
+	}{
+		{"missing", []string{"--compile-log", filepath.Join(dir, "nope.log")}, 1, "nope.log: no such file or directory"},
+		{"not a log", []string{"--compile-log", notLog}, 1, notLog + ": not a TORCH_TRACE structured compile log"},
+		{"two logs", []string{"--compile-log", dir}, 1, dir + ": 2 logs and the trace's rank is unknown"},
+		{"no logs", []string{"--compile-log", empty}, 1, empty + ": no *.log or *.log.gz file"},
+		{"csv", []string{"--compile-log", logPath, "-f", "csv"}, 2, "--compile-log adds text tables"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			out, errOut, code := traceql(append([]string{"summarize", tracePath}, tt.args...)...)
+			lines := strings.Count(errOut, "\n")
+			if code != tt.code || !strings.Contains(errOut, tt.want) || tt.code == 1 && (lines != 1 || out != "") {
+				t.Errorf("exit %d, stdout %d bytes, stderr %q; want exit %d, one line with %q", code, len(out), errOut, tt.code, tt.want)
+			}
+			if strings.Contains(errOut, "goroutine") || strings.Contains(errOut, "panic") {
+				t.Errorf("a Go stack: %s", errOut)
+			}
+		})
+	}
+}
