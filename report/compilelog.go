@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/traceql/traceql/metrics"
@@ -225,20 +226,38 @@ func kernelSourceTable(j *metrics.CompileJoin, d *metrics.FrameDevice, l Layout)
 	return t
 }
 
-// kernelNote says where kernel name of frame id came from.
+// A kernel note lists a few nodes and source lines: Inductor reuses a
+// kernel for every layer alike, and its provenance then names each
+// layer's nodes.
+const (
+	noteNodes   = 8  // FX nodes named one by one, at most; more are counted by op
+	noteSources = 3  // source lines, at most
+	noteCode    = 60 // runes of a source line's code
+)
+
+// kernelNote says where kernel name of frame id came from: its post-grad
+// FX nodes (by op when many) and the user lines they came from.
 func kernelNote(name, id string, s *torchlog.KernelSource) string {
 	var parts []string
-	if len(s.PostGrad) > 0 {
-		p := "FX nodes " + strings.Join(s.PostGrad, ", ")
-		if len(s.PreGrad) > 0 {
-			p += " (from " + strings.Join(s.PreGrad, ", ") + ")"
-		}
-		parts = append(parts, p)
+	switch n := len(s.PostGrad); {
+	case n == 0:
+	case n <= noteNodes:
+		parts = append(parts, "FX nodes "+strings.Join(s.PostGrad, ", "))
+	default:
+		parts = append(parts, fmt.Sprintf("%d FX nodes: %s", n, nodesByOp(s.PostGrad)))
 	}
-	for _, src := range s.Source {
+	for i, src := range s.Source {
+		if i == noteSources {
+			parts = append(parts, fmt.Sprintf("%d more lines", len(s.Source)-noteSources))
+			break
+		}
 		line := src.String()
 		if src.Code != "" {
-			line += ": " + src.Code
+			code := []rune(src.Code)
+			if len(code) > noteCode {
+				code = append(code[:noteCode-1], '…')
+			}
+			line += ": " + string(code)
 		}
 		parts = append(parts, line)
 	}
@@ -246,4 +265,31 @@ func kernelNote(name, id string, s *torchlog.KernelSource) string {
 		parts = append(parts, "no nodes or source in the log")
 	}
 	return Printable(fmt.Sprintf("%s (%s): %s", name, id, strings.Join(parts, "; ")))
+}
+
+// nodesByOp counts FX nodes by their op, the name without the _N Inductor
+// adds to tell nodes apart ("mul_41" is a mul), the most first.
+func nodesByOp(nodes []string) string {
+	count := map[string]int{}
+	var ops []string
+	for _, n := range nodes {
+		op := n
+		if i := strings.LastIndexByte(n, '_'); i > 0 && strings.Trim(n[i+1:], "0123456789") == "" {
+			op = n[:i]
+		}
+		if count[op] == 0 {
+			ops = append(ops, op)
+		}
+		count[op]++
+	}
+	slices.SortStableFunc(ops, func(a, b string) int { return count[b] - count[a] })
+	var out []string
+	for _, op := range ops {
+		if count[op] == 1 {
+			out = append(out, op)
+		} else {
+			out = append(out, fmt.Sprintf("%s ×%d", op, count[op]))
+		}
+	}
+	return strings.Join(out, ", ")
 }
