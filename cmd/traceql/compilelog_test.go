@@ -75,7 +75,7 @@ func TestCompileLog(t *testing.T) {
 		return strings.ReplaceAll(out.String(), dir, "TMP")
 	}
 	term := summarize(true, "--compile-log", logPath)
-	checkRun(t, "compile_log.term", term, "")
+	checkRun(t, "compile_log.term", compileLogPart(t, term), "")
 	inTables := false
 	for line := range strings.Lines(term) {
 		line = strings.TrimSuffix(line, "\n")
@@ -89,9 +89,55 @@ func TestCompileLog(t *testing.T) {
 	if !inTables {
 		t.Fatal("no compiled frames table")
 	}
-	checkRun(t, "compile_log.pipe", summarize(false, "--compile-log", logPath, "--format", "markdown"), "")
+	checkRun(t, "compile_log.pipe", compileLogPart(t, summarize(false, "--compile-log", logPath, "--format", "markdown")), "")
 	if byDir := summarize(true, "--compile-log", dir); byDir != term {
 		t.Errorf("--compile-log DIR of one log: want the log's output, got\n%s", byDir)
+	}
+}
+
+// compileLogPart is the part of summarize's output that --compile-log
+// adds, from the compiled frames table on: the goldens pin it alone, as
+// the tables before it are pinned elsewhere.
+func compileLogPart(t *testing.T, out string) string {
+	t.Helper()
+	i := strings.Index(out, "compiled frames")
+	if i < 0 {
+		t.Fatalf("no compiled frames table:\n%s", out)
+	}
+	return out[strings.LastIndex(out[:i], "\n")+1:]
+}
+
+// TestCompileLogReal: summarize --compile-log on the real recordings and
+// their logs (testdata/gpu) on an 80-column terminal: frame 0/0 joined,
+// CUDA graphs replayed in reduce-overhead only, the Triton kernels with
+// their FX nodes and source lines; the reduce-overhead run pinned by a
+// golden.
+func TestCompileLogReal(t *testing.T) {
+	for _, name := range []string{"vit-small_default_b1_flops", "vit-small_reduce-overhead_b1_flops", "vit-medium_reduce-overhead_b1_flops"} {
+		t.Run(name, func(t *testing.T) {
+			ios, out, errOut := testStreams()
+			ios.SetStdoutTTY(true)
+			ios.SetTerminalWidth(80)
+			dir := filepath.Join("..", "..", "testdata", "gpu")
+			args := []string{"summarize", filepath.Join(dir, name+".pt.trace.json.gz"), "--compile-log", filepath.Join(dir, name+".torch_trace.log.gz")}
+			if code := run(context.Background(), args, ios); code != 0 {
+				t.Fatalf("exit %d: %s", code, errOut)
+			}
+			part := compileLogPart(t, out.String())
+			graphs := strings.Contains(name, "reduce-overhead")
+			if !strings.Contains(part, "\n  0/0 ") || strings.Contains(part, "replayed") != graphs || !strings.Contains(part, "FX nodes") ||
+				!strings.Contains(part, "mlp.py:48 in forward: x = self.fc1(x)") || strings.Contains(part, "not in the log") {
+				t.Errorf("want 0/0 joined, CUDA graphs replayed %v, FX nodes and mlp.py's lines:\n%s", graphs, part)
+			}
+			for line := range strings.Lines(part) {
+				if n := utf8.RuneCountInString(strings.TrimSuffix(line, "\n")); n > 80 {
+					t.Errorf("a line of %d: %q", n, line)
+				}
+			}
+			if name == "vit-small_reduce-overhead_b1_flops" {
+				checkRun(t, "compile_log.vit", part, errOut.String())
+			}
+		})
 	}
 }
 
