@@ -8,6 +8,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/traceql/traceql/internal/golden"
 	"github.com/traceql/traceql/internal/synth"
 )
 
@@ -139,6 +140,16 @@ func TestCompileLogReal(t *testing.T) {
 			}
 		})
 	}
+	// The reference's example, as a user at the repository's root runs it.
+	ios, out, errOut := testStreams()
+	ios.SetStdoutTTY(true)
+	ios.SetTerminalWidth(80)
+	const run1 = "testdata/gpu/vit-small_reduce-overhead_b1_flops"
+	if code := run(context.Background(), []string{"summarize", "../../" + run1 + ".pt.trace.json.gz", "--top", "3", "--compile-log", "../../" + run1 + ".torch_trace.log.gz"}, ios); code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	part := strings.ReplaceAll(compileLogPart(t, out.String()), "../../", "")
+	golden.CheckSection(t, "../../docs/reference.md", "compile-log", []byte("```text\n$ traceql summarize "+run1+".pt.trace.json.gz \\\n    --top 3 --compile-log "+run1+".torch_trace.log.gz\n…\n"+part+"```\n"))
 }
 
 // TestCompileLogErrors: a log that is missing or not a log is one line
