@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -185,5 +186,38 @@ func TestCompileLogErrors(t *testing.T) {
 				t.Errorf("a Go stack: %s", errOut)
 			}
 		})
+	}
+}
+
+// TestCompileLogRanks: a folder of several logs gives each trace the log
+// whose name has its rank (distributedInfo), read once for all.
+func TestCompileLogRanks(t *testing.T) {
+	dir, logs := t.TempDir(), t.TempDir()
+	var traces []string
+	for _, rank := range []int{0, 1} {
+		p := filepath.Join(dir, "rank"+strconv.Itoa(rank)+".json")
+		if _, err := synth.WriteFile(p, synth.Config{Seed: int64(rank + 1), Streams: 1, Steps: 1, KernelsPerStep: 5, Rank: rank, WorldSize: 2}, false); err != nil {
+			t.Fatal(err)
+		}
+		traces = append(traces, p)
+		f, err := os.Create(filepath.Join(logs, "dedicated_log_torch_trace_rank_"+strconv.Itoa(rank)+"_x1y2.log"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = synth.WriteTorchLog(f, []synth.LogCompile{{Frame: 0, Compile: 0, Code: "rank" + strconv.Itoa(rank) + "_fn", File: "m.py", CompileUS: 1, NumBreaks: -1}})
+		if err2 := f.Close(); err == nil {
+			err = err2
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	out, errOut, code := traceql(append([]string{"summarize", "--compile-log", logs}, traces...)...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	i0, i1 := strings.Index(out, "0/0: rank0_fn"), strings.Index(out, "0/0: rank1_fn")
+	if i0 < 0 || i1 < i0 || strings.Count(out, "_rank_0_") != 1 || strings.Count(out, "_rank_1_") != 1 {
+		t.Errorf("want rank 0's log joined to rank0.json and rank 1's to rank1.json:\n%s", out)
 	}
 }
