@@ -56,6 +56,10 @@ type FrameDevice struct {
 	// innermost, when frames nest), and of those the kernels replayed by
 	// graph launches.
 	FrameNS, FrameGraphNS []int64
+	// OutsideNS is the kernel time launched from none of the frames:
+	// KernelNS − the sum of FrameNS (eager code, AOTAutograd's backward,
+	// kernels without a launch call).
+	OutsideNS int64
 	// Kernels are the Triton kernels Inductor generated (names beginning
 	// triton_) launched from frames, by (frame, name), the most time
 	// first, each with the log's provenance when it has some.
@@ -269,6 +273,10 @@ func frameDevices(t *trace.Trace, j *CompileJoin, calls map[thread][]regionCall,
 	out := make([]FrameDevice, 0, len(devs))
 	for _, dev := range devs {
 		d := byDev[dev]
+		d.OutsideNS = d.KernelNS
+		for _, ns := range d.FrameNS {
+			d.OutsideNS -= ns
+		}
 		for _, a := range aggs[dev] {
 			if d.KernelNS > 0 {
 				a.Share = float64(a.TotalNS) / float64(d.KernelNS)

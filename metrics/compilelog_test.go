@@ -142,6 +142,13 @@ func TestJoinCompileLogSynth(t *testing.T) {
 			t.Fatalf("seed %d: devices %+v, want one with %d ns of kernels", seed, j.Devices, total)
 		}
 		d := &j.Devices[0]
+		outside := total
+		for _, f := range truth {
+			outside -= f.kernelNS
+		}
+		if d.OutsideNS != outside {
+			t.Errorf("seed %d: %d ns launched outside frames, want %d", seed, d.OutsideNS, outside)
+		}
 		seen := 0
 		for i, fr := range j.Frames {
 			id := fr.ID()

@@ -88,6 +88,10 @@ func frameTable(j *metrics.CompileJoin, d *metrics.FrameDevice, title string, l 
 	if len(logOnly) > 0 {
 		t.Notes = append(t.Notes, "in the log, not run in the trace: "+strings.Join(logOnly, ", ")+" (compiled and not called while profiling, or outside the window)")
 	}
+	if d != nil && d.OutsideNS > 0 && len(j.Frames) > 0 {
+		t.Notes = append(t.Notes, fmt.Sprintf("%s of kernel time (%s) launched outside these frames: eager code, a backward, kernels without a launch call",
+			metrics.ShareText(d.OutsideNS, d.KernelNS), Format(d.OutsideNS, metrics.NS)))
+	}
 	if j.Lookups > 0 {
 		t.Notes = append(t.Notes, fmt.Sprintf("%s taking %s preceded no compiled region (the code ran eagerly, or compiled then)",
 			plural(j.Lookups, "Dynamo cache lookups"), Format(j.LookupNS, metrics.NS)))
