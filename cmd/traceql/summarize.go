@@ -55,7 +55,7 @@ ready for pandas.read_csv: file, rank and world_size (distributedInfo;
 empty when unknown), device, then the metrics; --format json has the same
 names.
 FILEs that are traceql's own Parquet of export --table summary are read
-back: the text is their overview, --format csv their rows.` + compileLogHelp + windowHelp + shardHelp + "\n" + report.MetricsHelp(),
+back: the text is their overview, --format csv their rows.` + compileLogHelp + windowHelp + shardHelp + "\n" + report.MetricsHelp() + report.CompileLogHelp(),
 		Example: `  traceql summarize run.pt.trace.json.gz
   traceql summarize runs/ --format csv > summary.csv
   traceql summarize report.sqlite --format markdown
