@@ -221,3 +221,22 @@ func TestCompileLogRanks(t *testing.T) {
 		t.Errorf("want rank 0's log joined to rank0.json and rank 1's to rank1.json:\n%s", out)
 	}
 }
+
+// TestCompileLogWindow: with --steps the frames count the regions within
+// the window only: steps 5 to 7 of the real run hold 3 of its 10 calls.
+func TestCompileLogWindow(t *testing.T) {
+	const run1 = "../../testdata/gpu/vit-small_reduce-overhead_b1_flops"
+	out, errOut, code := traceql("summarize", run1+".pt.trace.json.gz", "--steps", "5:7", "--compile-log", run1+".torch_trace.log.gz")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	for line := range strings.Lines(compileLogPart(t, out)) {
+		if f := strings.Fields(line); len(f) > 4 && f[0] == "0/0" {
+			if f[4] != "3" {
+				t.Errorf("0/0 row %q: want 3 calls", line)
+			}
+			return
+		}
+	}
+	t.Errorf("no 0/0 row:\n%s", out)
+}

@@ -167,19 +167,6 @@ func (l *Log) Find(frame, compile int) *Compile {
 	return nil
 }
 
-// Kernel returns the provenance of the kernel named name in compile c:
-// the name as the profiler shows it, or with the trailing launch suffix
-// Triton adds removed; nil when the log has none.
-func (c *Compile) Kernel(name string) *KernelSource {
-	if c == nil || c.Kernels == nil {
-		return nil
-	}
-	if k := c.Kernels[name]; k != nil {
-		return k
-	}
-	return nil
-}
-
 // scrubPaths replaces each absolute path in a message by its base name:
 // what Dynamo writes of a guard or a break names files by full path, and
 // those name users' homes.
