@@ -207,3 +207,65 @@ func TestJoinCompileLogSynth(t *testing.T) {
 		t.Fatalf("checked %d frames, %d with graph replays, %d with Triton kernels, %d lookups: want some of each", checked, graphs, triton, lookups)
 	}
 }
+
+// TestJoinCompileLogNested builds nested and straddling regions by hand:
+// a kernel goes to the innermost frame whose call holds its launch call
+// on the same thread; a launch that outlives its region, or on another
+// thread, goes to none; a lookup goes to the region after it, not to one
+// after another lookup.
+func TestJoinCompileLogNested(t *testing.T) {
+	op := func(name string, tid, start, end int64) trace.Op {
+		return trace.Op{Name: name, Kind: trace.CPUOp, PID: 1, TID: tid, Start: start, End: end}
+	}
+	call := func(name string, tid, start, end, corr int64) trace.APICall {
+		return trace.APICall{Name: name, PID: 1, TID: tid, Start: start, End: end, Correlation: corr}
+	}
+	k := func(start, end, corr int64, name string) trace.Kernel {
+		return trace.Kernel{Activity: trace.Activity{Stream: 7, Start: start, End: end, Correlation: corr, PID: 1}, Name: name}
+	}
+	tr := &trace.Trace{
+		Devices: []trace.Device{{ID: 0}},
+		Ops: []trace.Op{
+			op("TorchDynamo Cache Lookup", 1, 0, 5),
+			op("Torch-Compiled Region: 0/0", 1, 10, 100),
+			op("Torch-Compiled Region: 1/0", 1, 20, 50), // nested in 0/0
+			op("TorchDynamo Cache Lookup", 1, 110, 113), // followed by another lookup: charged to none
+			op("TorchDynamo Cache Lookup", 1, 120, 124),
+			op("Torch-Compiled Region: 1/0", 1, 130, 140),
+		},
+		APICalls: []trace.APICall{
+			call("cudaLaunchKernel", 1, 12, 15, 1),   // 0/0
+			call("cudaLaunchKernel", 1, 25, 30, 2),   // 1/0, inner
+			call("cudaGraphLaunch", 1, 55, 60, 3),    // 0/0, after the inner call
+			call("cudaLaunchKernel", 1, 95, 105, 4),  // outlives 0/0: none
+			call("cudaLaunchKernel", 2, 131, 132, 5), // another thread: none
+			call("cudaLaunchKernel", 1, 132, 133, 6), // 1/0's second call
+		},
+		Kernels: []trace.Kernel{
+			k(200, 210, 1, "triton_a"), k(210, 230, 2, "triton_b"), k(230, 260, 3, "g"), k(260, 300, 3, "triton_a"),
+			k(300, 350, 4, "x"), k(350, 360, 5, "y"), k(360, 365, 6, "triton_b"),
+		},
+	}
+	log := &torchlog.Log{Source: "hand.log", Compiles: []torchlog.Compile{{ID: torchlog.ID{Autograd: -1, Frame: 0, Compile: 0}}}}
+	j := metrics.JoinCompileLog(tr, log, 0)
+	if len(j.Frames) != 2 || j.Frames[0].ID() != "0/0" || j.Frames[1].ID() != "1/0" || j.Joined != 1 {
+		t.Fatalf("frames %+v, joined %d", j.Frames, j.Joined)
+	}
+	d := j.Devices[0]
+	if d.FrameNS[0] != 10+30+40 || d.FrameGraphNS[0] != 30+40 || d.FrameNS[1] != 20+5 || d.FrameGraphNS[1] != 0 || d.OutsideNS != 50+10 {
+		t.Errorf("kernels by frame %v (graph %v), outside %d; want [80 25] ([70 0]), 60", d.FrameNS, d.FrameGraphNS, d.OutsideNS)
+	}
+	if f := j.Frames[0]; f.Calls != 1 || f.HostNS != 90 || f.Lookups != 1 || f.LookupNS != 5 {
+		t.Errorf("0/0: %+v", f)
+	}
+	if f := j.Frames[1]; f.Calls != 2 || f.HostNS != 30+10 || f.Lookups != 1 || f.LookupNS != 4 {
+		t.Errorf("1/0: %+v", f)
+	}
+	if j.Lookups != 1 || j.LookupNS != 3 {
+		t.Errorf("lookups charged to none: %d (%d ns), want 1 (3 ns)", j.Lookups, j.LookupNS)
+	}
+	if len(d.Kernels) != 2 || d.Kernels[0].Name != "triton_a" || d.Kernels[0].TotalNS != 50 || d.Kernels[0].Count != 2 ||
+		d.Kernels[1].Name != "triton_b" || d.Kernels[1].Frame != 1 || d.Kernels[1].TotalNS != 25 || d.Kernels[1].Count != 2 {
+		t.Errorf("Triton kernels %+v", d.Kernels)
+	}
+}
