@@ -283,7 +283,7 @@ type kernelRow struct {
 	Occupancy   OptInt `col:"occupancy_pct" doc:"Kineto's est. achieved occupancy, 0–100 %; none where the trace gives none (Nsight exports, older traces)"`
 	BlocksPerSM Opt    `col:"blocks_per_sm" doc:"the grid's blocks / the device's SMs, as Kineto computes its blocks per SM; none when either is unknown"`
 	WarpsPerSM  Opt    `col:"warps_per_sm" doc:"blocks_per_sm × threads a block / 32, as Kineto computes its warps per SM; none when unknown"`
-	Op          string `col:"op" doc:"the innermost cpu_op open on the launching thread when the kernel's launch call began (graph replays: the graph launch's); empty where none is, or the call is not in the trace"`
+	Op          string `col:"op" doc:"the innermost cpu_op open on the launching thread when the kernel's launch call began (graph replays: the graph launch's, or with --capture the op that captured the kernel); empty where none is, or the call is not in the trace"`
 	Region      string `col:"region" doc:"the innermost record_function annotation or NVTX range (not a ProfilerStep) open then; empty where none is"`
 	Label       string `col:"label" doc:"the run's label (see the summary table)"`
 }
