@@ -342,6 +342,9 @@ type StepStat struct {
 	BusyNS  int64 // GPU activity inside the window (union, clipped)
 	IdleNS  int64 // window length − BusyNS
 	Util    float64
+	// Classes split BusyNS by what the device is busy with: they add up
+	// to BusyNS.
+	Classes BusyClasses
 }
 
 // DurNS is the step's length.
@@ -349,7 +352,14 @@ func (s StepStat) DurNS() int64 { return s.End - s.Start }
 
 // StepStats measures each step window on one device.
 func StepStats(t *trace.Trace, dev int) []StepStat {
-	return stepStats(t, dev, DeviceSteps(t, dev, Steps(t)), DeviceBusy(t, dev))
+	out := stepStats(t, dev, DeviceSteps(t, dev, Steps(t)), DeviceBusy(t, dev))
+	if len(out) > 0 {
+		ex := exposedIntervals(deviceClasses(t, dev))
+		for i := range out {
+			out[i].Classes = classesIn(&ex, Interval{out[i].Start, out[i].End})
+		}
+	}
+	return out
 }
 
 func stepStats(t *trace.Trace, dev int, steps []Step, busy []Interval) []StepStat {

@@ -88,6 +88,10 @@ type DeviceSummary struct {
 	// code region that launched it, when Options.Scopes asked for them.
 	Ops, Regions []ScopeStat
 
+	// Classes split BusyNS by what the device is busy with (see
+	// BusyClasses); Classes[ClassCompute] is Comm.ComputeNS.
+	Classes BusyClasses
+
 	Launch  LaunchStats
 	Compile DeviceCompile
 	Comm    CommStat
@@ -491,6 +495,7 @@ func summarizeDevice(t *trace.Trace, dev trace.Device, o Options, w *sharedInput
 	// as the kernels are sorted; most are computation.
 	var comm []Interval
 	compute := make([]Interval, 0, len(t.Kernels))
+	var classes [NumClasses][]Interval // the unions by busy class
 	commKernels := 0
 	for i := range t.Kernels {
 		k := &t.Kernels[i]
@@ -539,6 +544,8 @@ func summarizeDevice(t *trace.Trace, dev trace.Device, o Options, w *sharedInput
 			cs = &c
 			copies[key] = cs
 		}
+		ci := copyClass(m.Kind)
+		classes[ci] = appendUnion(classes[ci], Interval{m.Start, m.End})
 		for _, c := range []*CopyStat{cs, directionTotal(&d, m.Kind)} {
 			if c != nil {
 				c.Copies++
@@ -563,12 +570,15 @@ func summarizeDevice(t *trace.Trace, dev trace.Device, o Options, w *sharedInput
 			continue
 		}
 		streams[m.Stream] = true
+		classes[ClassMemset] = appendUnion(classes[ClassMemset], Interval{m.Start, m.End})
 		d.Memsets++
 		d.MemsetBytes += m.Bytes
 		d.MemsetNS += m.Dur()
 	}
 	d.Streams = len(streams)
+	classes[ClassCompute], classes[ClassComm] = compute, comm
 	wg.Wait()
+	splitBusy(&d, classes)
 	d.Compile = deviceCompile(t, dev.ID, w.ix, &w.compile, d.KernelNS, d.Launch.GraphKernelNS, o.TopN)
 	return d
 }

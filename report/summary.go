@@ -667,12 +667,12 @@ func boundCounts(bounds []string) string {
 		n[b]++
 	}
 	order := func(b string) int {
-		for v := range metrics.SyncBound + 1 {
+		for v := range metrics.CommBound + 1 {
 			if v.String() == b {
 				return int(v)
 			}
 		}
-		return int(metrics.SyncBound) + 1
+		return int(metrics.CommBound) + 1
 	}
 	names := slices.Collect(maps.Keys(n))
 	slices.SortFunc(names, func(a, b string) int { return cmp.Or(n[b]-n[a], order(a)-order(b), strings.Compare(a, b)) })
