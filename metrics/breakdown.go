@@ -125,10 +125,10 @@ type ClassSpread struct {
 // ClassIdle stands for a step's idle time in a ClassSpread.
 const ClassIdle = NumClasses
 
-// StepSpread returns, for each busy class and idle time, its median and
+// StepClassSpreads returns, for each busy class and idle time, its median and
 // p90 over the steps and the step that deviates most from the median;
 // nil without steps.
-func StepSpread(steps []StepStat) []ClassSpread {
+func StepClassSpreads(steps []StepStat) []ClassSpread {
 	if len(steps) == 0 {
 		return nil
 	}
@@ -202,4 +202,29 @@ func deviceClasses(t *trace.Trace, dev int) [NumClasses][]Interval {
 		}
 	}
 	return c
+}
+
+// SpanClasses returns device dev's busy classes over its whole span and
+// its idle time: what a run without steps shows in place of a step.
+func SpanClasses(t *trace.Trace, dev int) (BusyClasses, int64) {
+	ex := exposedIntervals(deviceClasses(t, dev))
+	b := classLengths(&ex)
+	busy := DeviceBusy(t, dev)
+	if len(busy) == 0 {
+		return b, 0
+	}
+	return b, busy[len(busy)-1].End - busy[0].Start - Length(busy)
+}
+
+// MedianStep returns the step of median length, the shorter of the two
+// middle ones for an even count, the first in step order on ties: a step
+// that ran, whose classes add up, unlike medians taken class by class.
+// ok is false without steps.
+func MedianStep(steps []StepStat) (s StepStat, ok bool) {
+	if len(steps) == 0 {
+		return s, false
+	}
+	byLen := slices.Clone(steps)
+	slices.SortStableFunc(byLen, func(a, b StepStat) int { return cmp.Compare(a.DurNS(), b.DurNS()) })
+	return byLen[(len(byLen)-1)/2], true
 }

@@ -186,7 +186,8 @@ func headlineTable(d *metrics.DeviceSummary, withName bool) *Table {
 	if !hasSpan(d) {
 		util = "–"
 	}
-	row("GPU busy", fmt.Sprintf("%s (%s)", util, Format(d.BusyNS, metrics.NS)))
+	row("GPU busy", "") // filled in last, to fit beside the widest key
+	busyRow := len(t.Rows) - 1
 	idle := fmt.Sprintf("%s in %s", Format(d.IdleNS, metrics.NS), plural(d.IdleGaps, "gaps"))
 	if d.IdleNS > 0 {
 		idle += fmt.Sprintf(": sync %s, launch %s, other %s", metrics.ShareText(d.IdleSyncNS, d.IdleNS), metrics.ShareText(d.IdleLaunchNS, d.IdleNS),
@@ -221,6 +222,11 @@ func headlineTable(d *metrics.DeviceSummary, withName bool) *Table {
 		row("communication", fmt.Sprintf("%s, %s, %s of it hidden", plural(c.Kernels, "kernels"), Format(c.NS, metrics.NS),
 			Format(c.Overlap, metrics.Ratio)))
 	}
+	key := 0
+	for _, r := range t.Rows {
+		key = max(key, len([]rune(r[0].(string))))
+	}
+	t.Rows[busyRow][1] = busyText(d, util, 80-2-key-2)
 	v := verdict(d)
 	if v == "" {
 		v = noVerdict(d)
@@ -437,7 +443,7 @@ func deviceTables(d *metrics.DeviceSummary, many bool) []*Table {
 		out = append(out, t)
 	}
 	if len(d.Steps) >= 2 {
-		out = append(out, stepStatsTable(d.Steps, suffix))
+		out = append(out, stepStatsTable(d.Steps, suffix), stepClassesTable(d.Steps, suffix), stepSpreadTable(d.Steps, suffix))
 	}
 	if d.IdleGaps > 0 {
 		t := &Table{Title: "idle gaps by length" + suffix, Columns: []Column{
