@@ -72,7 +72,8 @@ func exposedIntervals(classes [NumClasses][]Interval) [NumClasses][]Interval {
 // the disjoint, sorted intervals b. Zero-length intervals add no time and
 // are dropped.
 func subtract(a, b []Interval) []Interval {
-	var out []Interval
+	// Cutting leaves as many pieces as a has, or a few more.
+	out := make([]Interval, 0, len(a)+len(a)/8+1)
 	for _, iv := range a {
 		// The first interval of b that ends after iv starts.
 		j, _ := slices.BinarySearchFunc(b, iv.Start, func(x Interval, t int64) int { return cmp.Compare(x.End, t+1) })

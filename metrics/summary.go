@@ -495,7 +495,19 @@ func summarizeDevice(t *trace.Trace, dev trace.Device, o Options, w *sharedInput
 	// as the kernels are sorted; most are computation.
 	var comm []Interval
 	compute := make([]Interval, 0, len(t.Kernels))
-	var classes [NumClasses][]Interval // the unions by busy class
+	// The unions by busy class; the copies' sized by a count first, as
+	// growing them costs more than counting the few copies.
+	var classes [NumClasses][]Interval
+	var copies [NumClasses]int
+	for i := range t.Memcpys {
+		if m := &t.Memcpys[i]; m.Device == dev.ID {
+			copies[copyClass(m.Kind)]++
+		}
+	}
+	for c, n := range copies {
+		classes[c] = make([]Interval, 0, n)
+	}
+	classes[ClassMemset] = make([]Interval, 0, len(t.Memsets))
 	commKernels := 0
 	for i := range t.Kernels {
 		k := &t.Kernels[i]
@@ -530,7 +542,7 @@ func summarizeDevice(t *trace.Trace, dev trace.Device, o Options, w *sharedInput
 	d.KernelBusyNS = d.Comm.NS + d.Comm.ComputeNS - d.Comm.OverlapNS
 	d.TopKernels = top(names.done(), o.TopN, longestFirst)
 
-	copies := map[CopyStat]*CopyStat{} // keyed by Kind/Src/Dst only
+	byKind := map[CopyStat]*CopyStat{} // keyed by Kind/Src/Dst only
 	for i := range t.Memcpys {
 		m := &t.Memcpys[i]
 		if m.Device != dev.ID {
@@ -538,11 +550,11 @@ func summarizeDevice(t *trace.Trace, dev trace.Device, o Options, w *sharedInput
 		}
 		streams[m.Stream] = true
 		key := CopyStat{Kind: m.Kind.String(), Src: m.Src.String(), Dst: m.Dst.String()}
-		cs := copies[key]
+		cs := byKind[key]
 		if cs == nil {
 			c := key
 			cs = &c
-			copies[key] = cs
+			byKind[key] = cs
 		}
 		ci := copyClass(m.Kind)
 		classes[ci] = appendUnion(classes[ci], Interval{m.Start, m.End})
@@ -556,7 +568,7 @@ func summarizeDevice(t *trace.Trace, dev trace.Device, o Options, w *sharedInput
 	}
 	d.H2D.Kind, d.D2H.Kind = "HtoD", "DtoH"
 	d.H2D.GBps, d.D2H.GBps = gbps(d.H2D.Bytes, d.H2D.NS), gbps(d.D2H.Bytes, d.D2H.NS)
-	for _, cs := range copies {
+	for _, cs := range byKind {
 		cs.GBps = gbps(cs.Bytes, cs.NS)
 		d.Copies = append(d.Copies, *cs)
 	}
