@@ -3,6 +3,8 @@ package metrics_test
 import (
 	"context"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/traceql/traceql/internal/shared"
@@ -53,5 +55,79 @@ func TestPageableCopyPair(t *testing.T) {
 	}
 	if h2d["after"] == 0 || 2*h2d["after"] >= h2d["before"] {
 		t.Errorf("exposed H2D: before %d ns, after %d ns; want after under half of before", h2d["before"], h2d["after"])
+	}
+}
+
+// TestStepHostClasses checks each step's host row on the DataLoader pair
+// of testdata/gpu (num_workers 0 and 4) against a walk of the step a run
+// of nanoseconds at a time: idle when no kernel, copy or memset runs;
+// DataLoader when a host range named enumerate(DataLoader)… is open,
+// else optimizer when one named Optimizer.step#… or Optimizer.zero_grad#…
+// is, else other. With workers loading ahead, DataLoader time must fall.
+func TestStepHostClasses(t *testing.T) {
+	dataloader := map[string]int64{}
+	for _, side := range []string{"before", "after"} {
+		path := filepath.Join(gpuTraces, "pair-dataloader_"+side+".pt.trace.json.gz")
+		tr, err := trace.Open(context.Background(), path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d := metrics.Summarize(tr, metrics.Options{}).Devices[0]
+		var busy, dl, opt []classed
+		for _, a := range deviceActivities(tr, d.Device) {
+			busy = append(busy, a)
+		}
+		for _, op := range tr.Ops {
+			switch {
+			case op.Kind == trace.GPUAnnotation:
+			case strings.HasPrefix(op.Name, "enumerate(DataLoader)"):
+				dl = append(dl, classed{op.Start, op.End, 0})
+			case strings.HasPrefix(op.Name, "Optimizer.step#"), strings.HasPrefix(op.Name, "Optimizer.zero_grad#"):
+				opt = append(opt, classed{op.Start, op.End, 0})
+			}
+		}
+		if len(d.Steps) == 0 || len(dl) == 0 || len(opt) == 0 {
+			t.Fatalf("%s: %d steps, %d DataLoader and %d optimizer ranges", side, len(d.Steps), len(dl), len(opt))
+		}
+		for _, st := range d.Steps {
+			edges := []int64{st.Start, st.End}
+			for _, set := range [][]classed{busy, dl, opt} {
+				for _, a := range set {
+					if a.end > st.Start && a.start < st.End {
+						edges = append(edges, max(a.start, st.Start), min(a.end, st.End))
+					}
+				}
+			}
+			slices.Sort(edges)
+			edges = slices.Compact(edges)
+			open := func(set []classed, ns int64) bool {
+				for _, a := range set {
+					if a.start <= ns && ns < a.end {
+						return true
+					}
+				}
+				return false
+			}
+			var want metrics.HostClasses
+			for i := 0; i+1 < len(edges); i++ {
+				ns := edges[i]
+				switch {
+				case open(busy, ns):
+				case open(dl, ns):
+					want[metrics.HostDataLoader] += edges[i+1] - ns
+				case open(opt, ns):
+					want[metrics.HostOptimizer] += edges[i+1] - ns
+				default:
+					want[metrics.HostOther] += edges[i+1] - ns
+				}
+			}
+			if st.Host != want || want[0]+want[1]+want[2] != st.IdleNS {
+				t.Errorf("%s step %d: host %v, walk %v, idle %d", side, st.Number, st.Host, want, st.IdleNS)
+			}
+			dataloader[side] += st.Host[metrics.HostDataLoader]
+		}
+	}
+	if 2*dataloader["after"] >= dataloader["before"] {
+		t.Errorf("idle in DataLoader: %d ns with 0 workers, %d with 4; want under half with 4", dataloader["before"], dataloader["after"])
 	}
 }

@@ -343,8 +343,9 @@ type StepStat struct {
 	IdleNS  int64 // window length − BusyNS
 	Util    float64
 	// Classes split BusyNS by what the device is busy with: they add up
-	// to BusyNS.
+	// to BusyNS. Host splits IdleNS by what the host was in meanwhile.
 	Classes BusyClasses
+	Host    HostClasses
 }
 
 // DurNS is the step's length.
@@ -355,8 +356,11 @@ func StepStats(t *trace.Trace, dev int) []StepStat {
 	out := stepStats(t, dev, DeviceSteps(t, dev, Steps(t)), DeviceBusy(t, dev))
 	if len(out) > 0 {
 		ex := exposedIntervals(deviceClasses(t, dev))
+		host, busy := collectHostRanges(t), DeviceBusy(t, dev)
 		for i := range out {
-			out[i].Classes = classesIn(&ex, Interval{out[i].Start, out[i].End})
+			w := Interval{out[i].Start, out[i].End}
+			out[i].Classes = classesIn(&ex, w)
+			out[i].Host = stepHostClasses(busy, &host, w)
 		}
 	}
 	return out

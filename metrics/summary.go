@@ -243,6 +243,7 @@ func Summarize(t *trace.Trace, o Options) Summary {
 			s.Warnings = append(slices.Clip(s.Warnings), warn)
 		}
 		w.stepOps = gpuStepOps(t)
+		w.host = collectHostRanges(t)
 		w.syncs = hostSyncs(t)
 		w.compile = compileOps(t)
 	})
@@ -337,6 +338,7 @@ type sharedInputs struct {
 	stepOps map[int64][]trace.Op // gpuStepOps
 	syncs   []Interval           // hostSyncs
 	compile compileInputs        // compileOps
+	host    hostRanges           // collectHostRanges
 }
 
 // A viewer makes views of one device of a trace at a time: t with only
@@ -615,6 +617,10 @@ func summarizeDevice(t *trace.Trace, dev trace.Device, o Options, w *sharedInput
 func summarizeTimeline(t *trace.Trace, d *DeviceSummary, w *sharedInputs, o Options) {
 	busy := DeviceBusy(t, d.Device)
 	d.Steps = stepStats(t, d.Device, deviceSteps(t, w.steps, w.stepOps[int64(d.Device)]), busy)
+	for i := range d.Steps {
+		s := &d.Steps[i]
+		s.Host = stepHostClasses(busy, &w.host, Interval{s.Start, s.End})
+	}
 	lens := make([]int64, len(d.Steps))
 	for i, st := range d.Steps {
 		lens[i] = st.DurNS()

@@ -214,3 +214,33 @@ func stepSpreadTable(steps []metrics.StepStat, suffix string) *Table {
 	}
 	return t
 }
+
+// stepHostTable splits each step's idle GPU time by what the host was in
+// (stepRows steps at most); nil when no step's idle time falls in a
+// DataLoader fetch or an optimizer step.
+func stepHostTable(steps []metrics.StepStat, suffix string) *Table {
+	found := false
+	for _, s := range steps {
+		found = found || s.Host[metrics.HostDataLoader]+s.Host[metrics.HostOptimizer] > 0
+	}
+	if !found {
+		return nil
+	}
+	t := &Table{Title: "idle GPU time by host activity" + suffix, Columns: []Column{{Name: "step", Unit: metrics.Text},
+		{Name: "idle", Unit: metrics.NS}}}
+	for _, n := range metrics.HostClassNames {
+		t.Columns = append(t.Columns, Column{Name: n, Unit: metrics.NS})
+	}
+	skip := max(len(steps)-stepRows, 0)
+	for i, s := range steps {
+		switch {
+		case i < stepRows/2 || i >= stepRows/2+skip:
+			t.Rows = append(t.Rows, []any{fmt.Sprintf("#%d", s.Number), s.IdleNS, s.Host[0], s.Host[1], s.Host[2]})
+		case i == stepRows/2:
+			t.Rows = append(t.Rows, []any{"…", "", "", "", ""})
+		}
+	}
+	t.Notes = []string{"host ranges named enumerate(DataLoader)… first, then Optimizer.step#… or zero_grad#…; the host " +
+		"works beside the GPU, so this row is apart from the busy classes"}
+	return t
+}

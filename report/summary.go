@@ -446,6 +446,9 @@ func deviceTables(d *metrics.DeviceSummary, many bool) []*Table {
 	}
 	if len(d.Steps) >= 2 {
 		out = append(out, stepStatsTable(d.Steps, suffix), stepClassesTable(d.Steps, suffix), stepSpreadTable(d.Steps, suffix))
+		if t := stepHostTable(d.Steps, suffix); t != nil {
+			out = append(out, t)
+		}
 	}
 	if d.IdleGaps > 0 {
 		t := &Table{Title: "idle gaps by length" + suffix, Columns: []Column{
