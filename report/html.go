@@ -54,7 +54,7 @@ func WriteHTML(w io.Writer, r HTMLReport) error {
 		if ops := HostOpTable(r.Labels, r.Summaries, 0); ops != nil {
 			c := htmlCompare{Table: htmlTableOf(ops, "compare", nil, nil)}
 			svg, err := inlineSVG(func(w io.Writer) error {
-				return PlotOps(w, "svg", r.Labels, r.Summaries, hostOpBars, "host ops by total time")
+				return PlotOps(w, "svg", r.Labels, r.Summaries, hostOpBars, "host ops by self time")
 			})
 			if err != nil {
 				return err

@@ -35,7 +35,7 @@ type compareOptions struct {
 func newCompareCmd(ios *ioStreams, runF func(context.Context, *compareOptions) error) *cobra.Command {
 	opts := &compareOptions{IO: ios}
 	cmd := &cobra.Command{
-		Use:   "compare FILE FILE...",
+		Use:   "compare FILE|DIR...",
 		Short: "Runs side by side: metrics as rows, ratios to the first run",
 		Long: `Compare puts two or more runs side by side — the table of a torch.compile
 mode study: kernels, mean kernel, idle, utilization, duration (span),
@@ -48,20 +48,30 @@ then, shown alone.
 --format csv (or json, one document) has a row per run and device, the
 runs in the order given (run, from 1) with their labels, then summarize's
 columns: every metric, bound included, integers as integers.
-Labels default to the file names. Files are read --jobs at a time, one
+Labels default to the file names. A DIR is searched as summarize does,
+files that are no trace skipped with a note: compare DIR compares the
+traces in it, in natural order. Files are read --jobs at a time, one
 per CPU by default, and fewer when their tables would take more than half
 the memory available (see summarize --help).` + windowHelp,
 		Example: `  traceql compare default.json reduce.json autotune.json \
     --label default,reduce-overhead,max-autotune
   traceql compare a.json b.json --plot modes.png`,
-		Args: minArgs(2, "FILEs"),
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 1 && anyDir(args) { // compare DIR: its traces
+				return nil
+			}
+			return minArgs(2, "FILEs")(cmd, args)
+		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Files = args
-			if len(opts.Labels) == 0 {
-				opts.Labels = runLabels(args)
-			}
-			if err := checkLabels(opts.Labels, args); err != nil {
-				return err
+			// With a DIR, the labels are checked against the traces found.
+			if !anyDir(args) {
+				if len(opts.Labels) == 0 {
+					opts.Labels = runLabels(args)
+				}
+				if err := checkLabels(opts.Labels, args); err != nil {
+					return err
+				}
 			}
 			if opts.All && opts.Metrics != nil {
 				return usageError{fmt.Errorf("use one of --metrics and --all")}
@@ -89,7 +99,7 @@ the memory available (see summarize --help).` + windowHelp,
 	f := cmd.Flags()
 	addLabelFlag(f, &opts.Labels, false)
 	formatFlag(cmd, &opts.Format, "text", tableFormats, "output format: text, csv, json or markdown")
-	f.StringVar(&opts.Plot, "plot", "", "also draw the headline metrics as grouped bars to this .png or .svg file")
+	f.StringVar(&opts.Plot, "plot", "", "also draw the headline metrics (or --metrics) as grouped bars to this .png or .svg file")
 	enumSliceFlag(cmd, &opts.Metrics, "metrics", metricNames(), "the metrics shown, by CSV name, in this order (see summarize --help)")
 	f.BoolVar(&opts.All, "all", false, "show every metric, not the headline ones")
 	f.StringVar(&opts.PlotSize, "plot-size", "", "--plot image size WxH in inches (default 8x5)")
@@ -118,6 +128,11 @@ func writeComparePlots(ctx context.Context, opts *compareOptions, sums []metrics
 	images := make([]bytes.Buffer, positions)
 	for pos := range positions {
 		path, title := opts.Plot, "headline metrics, ratio to "+opts.Labels[0]
+		bars := report.HeadlineBars(opts.Labels, sums, pos)
+		if opts.Metrics != nil {
+			title = "ratio to " + opts.Labels[0]
+			bars = report.MetricBars(opts.Labels, sums, pos, opts.Metrics)
+		}
 		if positions > 1 {
 			if pos > 0 {
 				path = strings.TrimSuffix(opts.Plot, ext) + fmt.Sprintf(".gpu%d", pos) + ext
@@ -125,7 +140,7 @@ func writeComparePlots(ctx context.Context, opts *compareOptions, sums []metrics
 			title += fmt.Sprintf(" (device pair %d of %d: each run's GPU #%d)", pos+1, positions, pos)
 		}
 		paths[pos] = path
-		if err := report.PlotCompare(&images[pos], format, report.HeadlineBars(opts.Labels, sums, pos), title, size); err != nil {
+		if err := report.PlotCompare(&images[pos], format, bars, title, size); err != nil {
 			return fmt.Errorf("%s: %w", path, err)
 		}
 	}
@@ -265,11 +280,21 @@ func collide(labels, paths []string) bool {
 }
 
 func runCompare(ctx context.Context, opts *compareOptions) error {
-	done := opts.Read.startProgress(opts.Files)
+	in := &runInputs{Files: opts.Files, Labels: opts.Labels}
+	if anyDir(opts.Files) {
+		var err error
+		if in, err = expandRuns(opts.Files, opts.Labels, opts.IO); err != nil {
+			return err
+		}
+	}
+	done := opts.Read.startProgress(in.Files)
 	var sums []metrics.Summary
+	var kept []int
 	summarize := func(t *trace.Trace) metrics.Summary { return metrics.Summarize(t, metrics.Options{Workers: cores()}) }
-	err := readEach(ctx, opts.Files, &opts.Read, summarize, func(file string, s metrics.Summary, err error) error {
-		if err != nil {
+	i := 0
+	err := readEach(ctx, in.Files, &opts.Read, summarize, func(file string, s metrics.Summary, err error) error {
+		defer func() { i++ }()
+		if err := in.keep(i, err, opts.IO, &kept); err != nil || !slices.Contains(kept, i) {
 			return err
 		}
 		opts.Read.warn(file, s.Warnings)
@@ -280,6 +305,13 @@ func runCompare(ctx context.Context, opts *compareOptions) error {
 	if err != nil {
 		return err
 	}
+	if err := in.only(kept); err != nil {
+		return err
+	}
+	if len(sums) < 2 {
+		return fmt.Errorf("compare needs at least 2 traces; %s found %s", strings.Join(opts.Files, ", "), nouns(len(sums), "trace"))
+	}
+	opts.Files, opts.Labels = in.Files, in.Labels
 	positions := 0
 	for _, s := range sums {
 		positions = max(positions, len(s.Devices))

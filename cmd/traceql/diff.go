@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -16,6 +17,7 @@ type diffOptions struct {
 	Names    string // kernel name style: full, short or family
 	Read     readOptions
 	Old, New string
+	Args     []string // set when a folder holds OLD and NEW, found when run
 	Group    string
 	Format   string
 	Top      int
@@ -26,10 +28,12 @@ type diffOptions struct {
 func newDiffCmd(ios *ioStreams, runF func(context.Context, *diffOptions) error) *cobra.Command {
 	opts := &diffOptions{IO: ios}
 	cmd := &cobra.Command{
-		Use:   "diff OLD NEW",
+		Use:   "diff OLD NEW | DIR",
 		Short: "What changed between two runs: metrics, steps and kernels",
 		Long: `Diff compares two traces (any mix of Kineto JSON and Nsight SQLite), device
 by device (devices pair up by position among those with GPU activity).
+A DIR holding two traces is OLD and NEW in natural order (files that are
+no trace skipped with a note, as summarize does).
 
 It prints every summary metric old, new, the absolute delta and the change
 (−98.6 % ×0.0140), and each run's verdict as summarize gives it; when both
@@ -52,17 +56,24 @@ out; --format json the same rows as one document ({"version", "table":
   traceql diff eager.json compiled.json --group family --top 30
   traceql diff a.json b.sqlite --format csv > diff.csv`,
 		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 1 && anyDir(args) { // a folder of the two runs
+				return nil
+			}
 			if len(args) != 2 {
 				return usageError{fmt.Errorf("diff needs exactly two traces, OLD and NEW; got %d", len(args))}
 			}
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.Old, opts.New = args[0], args[1]
-			if err := positive("top", opts.Top); err != nil {
-				return err
+			if anyDir(args) {
+				opts.Args = args // the traces are found when run
+			} else {
+				opts.Old, opts.New = args[0], args[1]
+				if err := checkLabels(opts.Labels, args); err != nil {
+					return err
+				}
 			}
-			if err := checkLabels(opts.Labels, args); err != nil {
+			if err := positive("top", opts.Top); err != nil {
 				return err
 			}
 			if opts.By == "op" {
@@ -89,14 +100,28 @@ out; --format json the same rows as one document ({"version", "table":
 }
 
 func runDiff(ctx context.Context, opts *diffOptions) error {
-	done := opts.Read.startProgress([]string{opts.Old, opts.New})
+	in := &runInputs{Files: []string{opts.Old, opts.New}, Labels: opts.Labels}
+	if in.Labels == nil {
+		in.Labels = runLabels(in.Files)
+	}
+	dir := opts.Args != nil
+	if dir { // a folder: its two traces, OLD first in natural order
+		var err error
+		if in, err = expandRuns(opts.Args, opts.Labels, opts.IO); err != nil {
+			return err
+		}
+	}
+	done := opts.Read.startProgress(in.Files)
 	defer done()
 	// Both read at once: a gzipped trace is inflated on one goroutine,
 	// which leaves a core to the other.
 	var ts []*trace.Trace
-	err := readEach(ctx, []string{opts.Old, opts.New}, &opts.Read, func(t *trace.Trace) *trace.Trace { return t },
+	var kept []int
+	i := 0
+	err := readEach(ctx, in.Files, &opts.Read, func(t *trace.Trace) *trace.Trace { return t },
 		func(file string, t *trace.Trace, err error) error {
-			if err != nil {
+			defer func() { i++ }()
+			if err := in.keep(i, err, opts.IO, &kept); err != nil || t == nil {
 				return err
 			}
 			opts.Read.warn(file, t.Warnings)
@@ -105,6 +130,16 @@ func runDiff(ctx context.Context, opts *diffOptions) error {
 		})
 	if err != nil {
 		return err
+	}
+	if err := in.only(kept); err != nil {
+		return err
+	}
+	if len(ts) != 2 {
+		return usageError{fmt.Errorf("diff needs exactly two traces, OLD and NEW; %s holds %s", strings.Join(opts.Args, ", "), nouns(len(ts), "trace"))}
+	}
+	opts.Old, opts.New = in.Files[0], in.Files[1]
+	if dir {
+		opts.Labels = in.Labels
 	}
 	d := metrics.DiffTraces(ts[0], ts[1], metrics.DiffOptions{Family: opts.Group == "family", Ops: opts.By == "op", Workers: cores()})
 	labels := opts.Labels

@@ -385,6 +385,8 @@
 //
 //	Diff compares two traces (any mix of Kineto JSON and Nsight SQLite), device
 //	by device (devices pair up by position among those with GPU activity).
+//	A DIR holding two traces is OLD and NEW in natural order (files that are
+//	no trace skipped with a note, as summarize does).
 //
 //	It prints every summary metric old, new, the absolute delta and the change
 //	(−98.6 % ×0.0140), and each run's verdict as summarize gives it; when both
@@ -423,7 +425,7 @@
 //	The window measured is named in text titles and in the window column.
 //
 //	Usage:
-//	  traceql diff OLD NEW [flags]
+//	  traceql diff OLD NEW | DIR [flags]
 //
 //	Examples:
 //	  traceql diff default.json reduce-overhead.json
@@ -477,7 +479,9 @@
 //	--format csv (or json, one document) has a row per run and device, the
 //	runs in the order given (run, from 1) with their labels, then summarize's
 //	columns: every metric, bound included, integers as integers.
-//	Labels default to the file names. Files are read --jobs at a time, one
+//	Labels default to the file names. A DIR is searched as summarize does,
+//	files that are no trace skipped with a note: compare DIR compares the
+//	traces in it, in natural order. Files are read --jobs at a time, one
 //	per CPU by default, and fewer when their tables would take more than half
 //	the memory available (see summarize --help).
 //
@@ -500,7 +504,7 @@
 //	The window measured is named in text titles and in the window column.
 //
 //	Usage:
-//	  traceql compare FILE FILE... [flags]
+//	  traceql compare FILE|DIR... [flags]
 //
 //	Examples:
 //	  traceql compare default.json reduce.json autotune.json \
@@ -523,8 +527,8 @@
 //	                           as tell them apart
 //	      --metrics strings    the metrics shown, by CSV name, in this order
 //	                           (see summarize --help)
-//	      --plot string        also draw the headline metrics as grouped bars
-//	                           to this .png or .svg file
+//	      --plot string        also draw the headline metrics (or --metrics)
+//	                           as grouped bars to this .png or .svg file
 //	      --plot-size string   --plot image size WxH in inches (default 8x5)
 //	  -q, --quiet              no progress bar on stderr
 //	      --range string       measure only the span of the annotation, op or
@@ -555,9 +559,10 @@
 //	  --kind steps     step time per ProfilerStep#N, one line per run and device,
 //	                   the warm-up steps (over twice the median, which --steady
 //	                   leaves out) drawn as rings: warm-up against the steady state
-//	  --kind ops       the --top host ops (cpu_ops) by total time as horizontal
-//	                   bars, one per run: eager against compiled; an op a run did
-//	                   not call is "none"
+//	  --kind ops       the --top host ops (cpu_ops) by self time (less the ops
+//	                   nested inside, so that aten::linear does not count its
+//	                   aten::addmm again) as horizontal bars, one per run: eager
+//	                   against compiled; an op a run did not call is "none"
 //
 //	Runs without GPU activity (CPU, Apple MPS) have host steps and ops only:
 //	plot them with --kind steps or ops.
@@ -586,7 +591,7 @@
 //	The window measured is named in text titles and in the window column.
 //
 //	Usage:
-//	  traceql plot FILE... -o OUT.png|OUT.svg [flags]
+//	  traceql plot FILE|DIR... -o OUT.png|OUT.svg [flags]
 //
 //	Examples:
 //	  traceql plot default.json reduce.json --kind kernels -o kernels.png

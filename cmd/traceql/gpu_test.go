@@ -130,9 +130,10 @@ func TestReadmeGPUTable(t *testing.T) {
 }
 
 // TestGPUOpsPlot: plot --kind ops draws the host ops of runs with GPU
-// activity too (it said they had none), against each run's cpu_op totals
-// read apart from traceql; ops only the compiled runs have are "none" in
-// eager's bars.
+// activity too (it said they had none), against each run's cpu_op self
+// times read apart from traceql (selfTimes; totals would count
+// aten::addmm inside aten::linear twice); ops only the compiled runs have
+// are "none" in eager's bars.
 func TestGPUOpsPlot(t *testing.T) {
 	var paths []string
 	var totals []map[string]int64
@@ -141,7 +142,8 @@ func TestGPUOpsPlot(t *testing.T) {
 		var doc struct {
 			TraceEvents []struct {
 				Ph, Cat, Name string
-				Dur           json.Number
+				Ts, Dur       json.Number
+				Pid, Tid      any
 			} `json:"traceEvents"`
 		}
 		d := json.NewDecoder(bytes.NewReader(readJSON(t, path)))
@@ -149,13 +151,14 @@ func TestGPUOpsPlot(t *testing.T) {
 		if err := d.Decode(&doc); err != nil {
 			t.Fatal(err)
 		}
-		run := map[string]int64{}
+		var ops []hostOp
 		for _, e := range doc.TraceEvents {
 			if e.Ph == "X" && e.Cat == "cpu_op" {
-				run[e.Name] += usns.Parse(t, e.Dur.String())
+				start := usns.Parse(t, e.Ts.String())
+				ops = append(ops, hostOp{e.Name, fmt.Sprint(e.Pid, "/", e.Tid), start, start + usns.Parse(t, e.Dur.String())})
 			}
 		}
-		paths, totals = append(paths, path), append(totals, run)
+		paths, totals = append(paths, path), append(totals, selfTimes(ops))
 	}
 	if _, ok := totals[0]["Torch-Compiled Region: 0/0"]; ok {
 		t.Fatal("eager has a compiled region: the test no longer checks an op a run lacks")

@@ -34,7 +34,7 @@ const maxTimelineBins = 2000
 func newPlotCmd(ios *ioStreams, runF func(context.Context, *plotOptions) error) *cobra.Command {
 	opts := &plotOptions{IO: ios}
 	cmd := &cobra.Command{
-		Use:   "plot FILE... -o OUT.png|OUT.svg",
+		Use:   "plot FILE|DIR... -o OUT.png|OUT.svg",
 		Short: "Kernel and gap histograms, utilization, top kernels, steps, ops",
 		Long: `Plot draws one picture of one or more runs (PNG or SVG by the output's
 extension):
@@ -49,9 +49,10 @@ extension):
   --kind steps     step time per ProfilerStep#N, one line per run and device,
                    the warm-up steps (over twice the median, which --steady
                    leaves out) drawn as rings: warm-up against the steady state
-  --kind ops       the --top host ops (cpu_ops) by total time as horizontal
-                   bars, one per run: eager against compiled; an op a run did
-                   not call is "none"
+  --kind ops       the --top host ops (cpu_ops) by self time (less the ops
+                   nested inside, so that aten::linear does not count its
+                   aten::addmm again) as horizontal bars, one per run: eager
+                   against compiled; an op a run did not call is "none"
 
 Runs without GPU activity (CPU, Apple MPS) have host steps and ops only:
 plot them with --kind steps or ops.
@@ -82,8 +83,10 @@ on each run's share of its span, so that all show whole.` + windowHelp,
 			if opts.Output == "" {
 				return usageError{fmt.Errorf("plot needs -o OUT.png or OUT.svg")}
 			}
-			if err := checkLabels(opts.Labels, args); err != nil {
-				return err
+			if !anyDir(args) { // a DIR's labels are checked against its traces
+				if err := checkLabels(opts.Labels, args); err != nil {
+					return err
+				}
 			}
 			if err := opts.Read.prepare(opts.IO); err != nil {
 				return err
@@ -110,24 +113,38 @@ func runPlot(ctx context.Context, opts *plotOptions) error {
 	if err := checkOutput(opts.Output, opts.Files); err != nil {
 		return err
 	}
-	defer opts.Read.startProgress(opts.Files)()
+	in := &runInputs{Files: opts.Files, Labels: opts.Labels}
+	if anyDir(opts.Files) {
+		var err error
+		if in, err = expandRuns(opts.Files, opts.Labels, opts.IO); err != nil {
+			return err
+		}
+		if opts.Kind == "top" && len(in.Files) > 1 {
+			return usageError{fmt.Errorf("--kind top draws one run's kernels; %s holds %d traces: plot each, or compare them with diff", strings.Join(opts.Files, ", "), len(in.Files))}
+		}
+	}
+	defer opts.Read.startProgress(in.Files)()
 	var series []report.Series
 	var lines []report.Line
 	var top []metrics.KernelStat
 	var topLabel string
 	var steps []report.StepRun
 	var hostSums []metrics.Summary // --kind ops
-	labels := opts.Labels
-	if len(labels) == 0 {
-		labels = runLabels(opts.Files)
+	if len(in.Labels) == 0 {
+		in.Labels = runLabels(in.Files)
 	}
-	for i, f := range opts.Files {
+	var kept []int
+	for k, f := range in.Files {
 		t, err := openTrace(ctx, f, &opts.Read)
-		if err != nil {
-			return err
+		if err := in.keep(k, err, opts.IO, &kept); err != nil || t == nil {
+			if err != nil {
+				return err
+			}
+			continue
 		}
+		i := len(kept) - 1 // the run's index among those drawn
 		opts.Read.noteWarmup(f, t)
-		label := labels[i]
+		label := in.label(k, kept)
 		devs := metrics.ActiveDevices(t)
 		if opts.Kind == "ops" {
 			hostSums = append(hostSums, metrics.Summarize(t, metrics.Options{Host: true}))
@@ -182,6 +199,13 @@ func runPlot(ctx context.Context, opts *plotOptions) error {
 			}
 		}
 	}
+	if err := in.only(kept); err != nil {
+		return err
+	}
+	labels := in.Labels
+	if len(labels) == 0 {
+		return fmt.Errorf("%s: no trace to plot", strings.Join(opts.Files, ", "))
+	}
 	return writePlotFile(ctx, opts.Output, func(w io.Writer, format string) error {
 		switch opts.Kind {
 		case "kernels":
@@ -195,9 +219,9 @@ func runPlot(ctx context.Context, opts *plotOptions) error {
 		case "steps":
 			return report.PlotSteps(w, format, steps, "step time per step")
 		case "ops":
-			err := report.PlotOps(w, format, labels, hostSums, opts.Top, "host ops by total time")
+			err := report.PlotOps(w, format, labels, hostSums, opts.Top, "host ops by self time")
 			if err != nil {
-				return fmt.Errorf("%w in %s", err, strings.Join(opts.Files, ", "))
+				return fmt.Errorf("%w in %s", err, strings.Join(in.Files, ", "))
 			}
 			return nil
 		}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -104,34 +105,29 @@ type reportRun struct {
 }
 
 func runReport(ctx context.Context, opts *reportOptions) error {
-	files, missing, err := inputFiles(opts.Args, opts.IO.ErrOut)
+	// One page of every run asked for, or none: a missing one fails it.
+	in, err := expandRuns(opts.Args, opts.Labels, opts.IO)
 	if err != nil {
 		return err
 	}
-	if missing > 0 { // one page of every run asked for, or none
-		return errReported{missing}
-	}
-	labels := opts.Labels
-	if len(labels) == 0 {
-		labels = runLabels(files)
-	}
-	if len(labels) != len(files) {
-		return usageError{fmt.Errorf("--label has %s for %s", nouns(len(labels), "label"), nouns(len(files), "trace"))}
-	}
+	files := in.Files
 	if err := checkOutput(opts.Output, files); err != nil {
 		return err
 	}
-	r := report.HTMLReport{Labels: labels, Names: opts.Names, DrillRows: opts.Top}
+	r := report.HTMLReport{Names: opts.Names, DrillRows: opts.Top}
 	done := opts.Read.startProgress(files)
-	i := 0
+	k := 0 // the file's index among those found
+	var kept []int
 	err = readEach(ctx, files, &opts.Read, func(t *trace.Trace) reportRun {
 		return reportSeries(t, opts)
 	}, func(file string, run reportRun, err error) error {
-		if err != nil {
+		defer func() { k++ }()
+		if err := in.keep(k, err, opts.IO, &kept); err != nil || !slices.Contains(kept, k) {
 			return err
 		}
+		i := len(kept) - 1 // the run's index in the report
 		opts.Read.warn(file, run.sum.Warnings)
-		label := labels[i]
+		label := in.label(k, kept)
 		run.sum.Label = label // the label column of the every-metric table
 		r.Summaries = append(r.Summaries, run.sum)
 		name := func(s string) string {
@@ -154,13 +150,19 @@ func runReport(ctx context.Context, opts *reportOptions) error {
 			s.Label = name(s.Label)
 			r.Steps = append(r.Steps, s)
 		}
-		i++
 		return nil
 	})
 	done()
 	if err != nil {
 		return err
 	}
+	if err := in.only(kept); err != nil {
+		return err
+	}
+	if len(in.Files) == 0 {
+		return fmt.Errorf("%s: no trace to report", strings.Join(opts.Args, ", "))
+	}
+	r.Labels = in.Labels
 	return writeOutput(ctx, opts.Output, func(w io.Writer) error { return report.WriteHTML(w, r) })
 }
 
