@@ -29,6 +29,11 @@ type compareOptions struct {
 	Metrics  []string
 	All      bool
 	PlotSize string // WxH in inches
+	// Layout is rows (a row per run), columns (a column per run) or ""
+	// for the default: rows above 4 runs.
+	Layout  string
+	Parts   []string // names of the labels' parts, split at "_": rows' leading columns
+	GroupBy []string // parts whose runs are answered apart
 	IO       *ioStreams
 }
 
@@ -45,6 +50,12 @@ their host sides are compared instead: span, steps, time in and outside
 ops, torch.compile's regions, then each op's total time per run and its
 ratio to the first (see summarize --help); --metrics picks host metrics
 then, shown alone.
+--layout rows (the default above 4 runs) puts a run a row and the metrics
+in columns, after a line that answers which run's median step is shortest
+(its span when a run has no steps), by how much, and which is next. Labels
+split at "_" into parts that --parts names (vit-small_eager_b1: --parts
+model,mode,batch) are shown as columns, and --group-by model,batch answers
+each model and batch apart; a folder's runs with other parts are left out.
 --format csv (or json, one document) has a row per run and device, the
 runs in the order given (run, from 1) with their labels, then summarize's
 columns: every metric, bound included, integers as integers.
@@ -72,6 +83,9 @@ the memory available (see summarize --help).` + windowHelp,
 				if err := checkLabels(opts.Labels, args); err != nil {
 					return err
 				}
+			}
+			if err := checkParts(opts); err != nil {
+				return err
 			}
 			if opts.All && opts.Metrics != nil {
 				return usageError{fmt.Errorf("use one of --metrics and --all")}
@@ -103,6 +117,9 @@ the memory available (see summarize --help).` + windowHelp,
 	enumSliceFlag(cmd, &opts.Metrics, "metrics", metricNames(), "the metrics shown, by CSV name, in this order (see summarize --help)")
 	f.BoolVar(&opts.All, "all", false, "show every metric, not the headline ones")
 	f.StringVar(&opts.PlotSize, "plot-size", "", "--plot image size WxH in inches (default 8x5)")
+	enumFlag(cmd, &opts.Layout, "layout", "", "", []string{"rows", "columns"}, "rows: a row per run; columns: a column per run (default: rows above 4 runs)")
+	f.StringSliceVar(&opts.Parts, "parts", nil, "name the parts of the labels, split at _, shown as columns (vit-small_eager_b1: model,mode,batch); runs whose label has another number of parts are left out")
+	f.StringSliceVar(&opts.GroupBy, "group-by", nil, "parts (of --parts) whose runs are answered apart: model,batch gives each model and batch its line on the fastest mode")
 	opts.Read.addFlags(f)
 	opts.Read.addJobsFlag(f)
 	return cmd
@@ -287,6 +304,9 @@ func runCompare(ctx context.Context, opts *compareOptions) error {
 			return err
 		}
 	}
+	if err := keepParts(in, opts); err != nil {
+		return err
+	}
 	done := opts.Read.startProgress(in.Files)
 	var sums []metrics.Summary
 	var kept []int
@@ -308,7 +328,7 @@ func runCompare(ctx context.Context, opts *compareOptions) error {
 	if err := in.only(kept); err != nil {
 		return err
 	}
-	if len(sums) < 2 {
+	if len(sums) < 2 && len(opts.Parts) == 0 {
 		return fmt.Errorf("compare needs at least 2 traces; %s found %s", strings.Join(opts.Files, ", "), nouns(len(sums), "trace"))
 	}
 	opts.Files, opts.Labels = in.Files, in.Labels
@@ -332,6 +352,9 @@ func runCompare(ctx context.Context, opts *compareOptions) error {
 		return report.WriteCSV(opts.IO.Out, report.CompareRecords(opts.Labels, sums))
 	case "json":
 		return report.WriteJSON(opts.IO.Out, "compare", report.CompareRecords(opts.Labels, sums))
+	}
+	if opts.Layout == "rows" || opts.Layout == "" && (len(sums) > 4 || opts.Parts != nil) {
+		return writeCompareRows(opts, sums, positions)
 	}
 	rows := opts.Metrics
 	if rows == nil && !opts.All {

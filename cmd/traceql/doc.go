@@ -476,6 +476,12 @@
 //	ops, torch.compile's regions, then each op's total time per run and its
 //	ratio to the first (see summarize --help); --metrics picks host metrics
 //	then, shown alone.
+//	--layout rows (the default above 4 runs) puts a run a row and the metrics
+//	in columns, after a line that answers which run's median step is shortest
+//	(its span when a run has no steps), by how much, and which is next. Labels
+//	split at "_" into parts that --parts names (vit-small_eager_b1: --parts
+//	model,mode,batch) are shown as columns, and --group-by model,batch answers
+//	each model and batch apart; a folder's runs with other parts are left out.
 //	--format csv (or json, one document) has a row per run and device, the
 //	runs in the order given (run, from 1) with their labels, then summarize's
 //	columns: every metric, bound included, integers as integers.
@@ -517,6 +523,9 @@
 //	                           for several)
 //	  -f, --format string      output format: text, csv, json or markdown
 //	                           (default "text")
+//	      --group-by strings   parts (of --parts) whose runs are answered
+//	                           apart: model,batch gives each model and batch
+//	                           its line on the fastest mode
 //	  -h, --help               help for compare
 //	  -j, --jobs int           files read at once (default 0: one per CPU, as
 //	                           memory allows)
@@ -525,8 +534,14 @@
 //	      --label strings      comma-separated run labels, one per file;
 //	                           default: the file names, with as many folders
 //	                           as tell them apart
+//	      --layout string      rows: a row per run; columns: a column per run
+//	                           (default: rows above 4 runs)
 //	      --metrics strings    the metrics shown, by CSV name, in this order
 //	                           (see summarize --help)
+//	      --parts strings      name the parts of the labels, split at _, shown
+//	                           as columns (vit-small_eager_b1:
+//	                           model,mode,batch); runs whose label has another
+//	                           number of parts are left out
 //	      --plot string        also draw the headline metrics (or --metrics)
 //	                           as grouped bars to this .png or .svg file
 //	      --plot-size string   --plot image size WxH in inches (default 8x5)

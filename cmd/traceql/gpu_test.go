@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -100,13 +101,22 @@ func TestReadmeGPUDemo(t *testing.T) {
 		"    --label eager,default,reduce-overhead,max-autotune\n"+table+"  …\n  reduce-overhead: "+verdict+"\n```\n"))
 }
 
+// readmeTableArgs is the command that makes the README's table of what
+// traceql finds across sizes, batches and modes.
+var readmeTableArgs = []string{"compare", "testdata/gpu/", "--parts", "model,mode,batch", "--group-by", "model,batch",
+	"--metrics", "kernels,kernel_mean_ns,idle_ns,gpu_util,step_median_ns,launches,graph_launches,bound", "-f", "markdown"}
+
 // TestReadmeGPUTable: the README's table of what traceql finds across
-// sizes, batches and modes is computed from the traces (-update rewrites
-// it).
+// sizes, batches and modes is what one compare of testdata/gpu/ prints
+// (-update rewrites it); its rows agree with summarize's of each file.
 func TestReadmeGPUTable(t *testing.T) {
-	var b strings.Builder
-	b.WriteString("| ViT | batch | mode | kernels | mean kernel | idle | GPU util | median step | launches | bound |\n")
-	b.WriteString("|---|---:|---|---:|---:|---:|---:|---:|---:|---|\n")
+	args := slices.Clone(readmeTableArgs)
+	args[1] = "../../testdata/gpu/"
+	out, errOut, code := traceql(args...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	rows := 0
 	for _, size := range gpuSizes {
 		for _, batch := range gpuBatches {
 			for _, mode := range gpuModes {
@@ -115,18 +125,23 @@ func TestReadmeGPUTable(t *testing.T) {
 					t.Fatal(err)
 				}
 				d := metrics.Summarize(tr, metrics.Options{}).Devices[0]
-				launches := report.Format(d.Launch.Launches, metrics.Count)
-				if d.Launch.GraphLaunches > 0 {
-					launches += fmt.Sprintf(" + %d graphs", d.Launch.GraphLaunches)
-				}
-				fmt.Fprintf(&b, "| %s | %d | %s | %s | %s | %s | %s | %s | %s | %s |\n", size, batch, mode,
+				row := fmt.Sprintf("| vit-%s | %s | b%d | %s | %s | %s | %s | %s | %s | %s | %s |\n", size, mode, batch,
 					report.Format(d.Kernels, metrics.Count), report.Format(d.KernelMeanNS, metrics.NS),
 					report.Format(d.IdleNS, metrics.NS), report.Format(d.GPUUtil, metrics.Ratio),
-					report.Format(d.StepMedianNS, metrics.NS), launches, metrics.Verdict(&d))
+					report.Format(d.StepMedianNS, metrics.NS), report.Format(d.Launch.Launches, metrics.Count),
+					report.Format(d.Launch.GraphLaunches, metrics.Count), metrics.Verdict(&d))
+				if !strings.Contains(out, row) {
+					t.Errorf("no row %s", row)
+				}
+				rows++
 			}
 		}
 	}
-	golden.CheckSection(t, "../../README.md", "gpu-table", []byte(b.String()))
+	if n := strings.Count(out, "\n| vit-"); n != rows {
+		t.Errorf("%d rows, want %d", n, rows)
+	}
+	cmd := "$ traceql " + strings.Join(readmeTableArgs[:6], " ") + " \\\n    " + strings.Join(readmeTableArgs[6:], " ")
+	golden.CheckSection(t, "../../README.md", "gpu-table", []byte("```sh\n"+cmd+"\n```\n\n"+out))
 }
 
 // TestGPUOpsPlot: plot --kind ops draws the host ops of runs with GPU
