@@ -34,7 +34,7 @@ type compareOptions struct {
 	Layout  string
 	Parts   []string // names of the labels' parts, split at "_": rows' leading columns
 	GroupBy []string // parts whose runs are answered apart
-	IO       *ioStreams
+	IO      *ioStreams
 }
 
 func newCompareCmd(ios *ioStreams, runF func(context.Context, *compareOptions) error) *cobra.Command {
