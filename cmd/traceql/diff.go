@@ -22,11 +22,13 @@ type diffOptions struct {
 	Format   string
 	Top      int
 	Labels   []string
+	FailIf   []metrics.Gate // --fail-if: exit 3 when one fails
 	IO       *ioStreams
 }
 
 func newDiffCmd(ios *ioStreams, runF func(context.Context, *diffOptions) error) *cobra.Command {
 	opts := &diffOptions{IO: ios}
+	var failIf string
 	cmd := &cobra.Command{
 		Use:   "diff OLD NEW | DIR",
 		Short: "What changed between two runs: metrics, steps and kernels",
@@ -47,6 +49,14 @@ or with --group family by a normalized family (triton_poi_fused_add_0 and
 _1 → triton_poi_fused_add; templated C++ names cut to their base name) —
 with count, total and mean on both sides, new/gone ones marked, sorted by
 the absolute change in total time.
+
+--fail-if 'step_median>+3%,kernels>+10%' is a regression gate for CI:
+diff exits 3 when a listed metric (summarize's CSV name, its unit suffix
+optional) rises past its threshold (NAME<-P%: falls) and, where both runs
+have steps enough for the test, the per-step values differ beyond their
+spread; a change within the spread is noise and passes. Each gate is worded
+on stderr. Exit codes: 0 pass, 1 a run failed, 2 bad usage, 3 regression.
+See docs/ci.md for a GitHub Actions job.
 
 --format csv writes the summary metrics alone, one row per device pair and
 metric (old, new, delta, ratio), clock readings (start_ns, end_ns) left
@@ -76,6 +86,13 @@ out; --format json the same rows as one document ({"version", "table":
 			if err := positive("top", opts.Top); err != nil {
 				return err
 			}
+			if failIf != "" {
+				gates, err := parseGates(failIf)
+				if err != nil {
+					return err
+				}
+				opts.FailIf = gates
+			}
 			if opts.By == "op" {
 				opts.Read.needs = trace.Needs{Ops: true, Polls: true} // every cpu_op; polls too, as before
 			}
@@ -95,6 +112,7 @@ out; --format json the same rows as one document ({"version", "table":
 	f.IntVar(&opts.Top, "top", 20, "kernel rows shown")
 	namesFlag(cmd, &opts.Names)
 	addLabelFlag(f, &opts.Labels, false)
+	f.StringVar(&failIf, "fail-if", "", "exit 3 when a metric worsens past its threshold, beyond step-to-step spread: 'step_median>+3%,kernels>+10%'")
 	opts.Read.addFlags(f)
 	return cmd
 }
@@ -142,6 +160,37 @@ func runDiff(ctx context.Context, opts *diffOptions) error {
 		opts.Labels = in.Labels
 	}
 	d := metrics.DiffTraces(ts[0], ts[1], metrics.DiffOptions{Family: opts.Group == "family", Ops: opts.By == "op", Workers: cores()})
+	if err := writeDiff(opts, d, ts); err != nil {
+		return err
+	}
+	return checkGates(opts, d)
+}
+
+// checkGates words each --fail-if gate on stderr, a line each, and
+// returns gateFailed when one fails.
+func checkGates(opts *diffOptions, d metrics.Diff) error {
+	if opts.FailIf == nil {
+		return nil
+	}
+	rs := metrics.CheckGates(d, opts.FailIf)
+	failed := 0
+	for i, line := range report.GateLines(rs) {
+		complain(opts.IO.ErrOut, "--fail-if "+line)
+		if rs[i].Fail {
+			failed++
+		}
+	}
+	if len(rs) == 0 {
+		return fmt.Errorf("--fail-if: no device pair with GPU activity in both runs to check")
+	}
+	if failed > 0 {
+		return gateFailed{failed}
+	}
+	return nil
+}
+
+// writeDiff writes the comparison d of the traces ts.
+func writeDiff(opts *diffOptions, d metrics.Diff, ts []*trace.Trace) error {
 	labels := opts.Labels
 	if labels == nil {
 		labels = runLabels([]string{opts.Old, opts.New})

@@ -401,6 +401,14 @@
 //	with count, total and mean on both sides, new/gone ones marked, sorted by
 //	the absolute change in total time.
 //
+//	--fail-if 'step_median>+3%,kernels>+10%' is a regression gate for CI:
+//	diff exits 3 when a listed metric (summarize's CSV name, its unit suffix
+//	optional) rises past its threshold (NAME<-P%: falls) and, where both runs
+//	have steps enough for the test, the per-step values differ beyond their
+//	spread; a change within the spread is noise and passes. Each gate is worded
+//	on stderr. Exit codes: 0 pass, 1 a run failed, 2 bad usage, 3 regression.
+//	See docs/ci.md for a GitHub Actions job.
+//
 //	--format csv writes the summary metrics alone, one row per device pair and
 //	metric (old, new, delta, ratio), clock readings (start_ns, end_ns) left
 //	out; --format json the same rows as one document ({"version", "table":
@@ -437,6 +445,9 @@
 //	                         host op (reads the cpu_ops)
 //	      --device N         measure only device N (repeat or comma-separate
 //	                         for several)
+//	      --fail-if string   exit 3 when a metric worsens past its threshold,
+//	                         beyond step-to-step spread:
+//	                         'step_median>+3%,kernels>+10%'
 //	  -f, --format string    output format: text, csv, json or markdown
 //	                         (default "text")
 //	      --group string     match kernels by exact name or by family (default
