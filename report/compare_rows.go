@@ -89,6 +89,9 @@ func CompareRowsTables(l RowsLayout, sums []metrics.Summary, pos int) []*Table {
 			}
 		}
 	}
+	if n := stepCountNote(l.Labels, devs); n != "" {
+		t.Notes = append(t.Notes, n)
+	}
 	if len(answers) == 0 {
 		return []*Table{t}
 	}

@@ -100,6 +100,9 @@ func DiffTables(d metrics.Diff, top int, l Layout) []*Table {
 			t.Rows = append(t.Rows, []any{c.Label, Cell{o, c.Unit}, Cell{n, c.Unit}, delta, change})
 		}
 
+		if n := stepCountNote([]string{"old", "new"}, []*metrics.DeviceSummary{dd.Old, dd.New}); n != "" {
+			t.Notes = append(t.Notes, n)
+		}
 		if n := queueingNote("new", dd.Old, dd.New); n != "" {
 			t.Notes = append(t.Notes, n)
 		}
@@ -387,6 +390,9 @@ func CompareTable(labels []string, sums []metrics.Summary, pos int, rows []strin
 			continue
 		}
 		t.Rows = append(t.Rows, row)
+	}
+	if n := stepCountNote(labels, devs); n != "" {
+		t.Notes = append(t.Notes, n)
 	}
 	for i, d := range devs {
 		if i > 0 && d != nil && devs[0] != nil {

@@ -161,12 +161,20 @@ reads as one table.` + windowHelp + shardHelp,
 // exportExts are the -o extensions that say the format of export.
 var exportExts = map[string]string{".csv": "csv", ".json": "json", ".jsonl": "jsonl", ".parquet": "parquet"}
 
+// spreadsheetExts are names export cannot write: a spreadsheet's own
+// formats. Other names (.txt) get CSV, as they always did.
+var spreadsheetExts = map[string]bool{".xlsx": true, ".xls": true, ".xlsm": true, ".ods": true, ".numbers": true}
+
 // formatFromName takes the format from the -o file's extension, as plot
 // does: "-o out.parquet" wrote CSV that pandas then failed to read. A
 // --format given too must agree with it.
 func formatFromName(opts *exportOptions) error {
-	f, ok := exportExts[strings.ToLower(filepath.Ext(opts.Output))]
+	ext := strings.ToLower(filepath.Ext(opts.Output))
+	f, ok := exportExts[ext]
 	switch {
+	case !ok && spreadsheetExts[ext] && opts.Format == "":
+		// "-o x.xlsx" wrote CSV that a spreadsheet then refused to open.
+		return usageError{fmt.Errorf("-o %s: export writes .csv, .json, .jsonl or .parquet, not %s; name the file .csv (spreadsheets open it), or give --format", opts.Output, ext)}
 	case !ok:
 		opts.Format = cmp.Or(opts.Format, "csv")
 	case opts.Format == "":

@@ -44,6 +44,8 @@ func expandRuns(args, labels []string, ios *ioStreams) (*runInputs, error) {
 		in.Labels = runLabels(files)
 	case len(labels) > len(files): // fewer would do if some file is no trace
 		return nil, labelCount(len(labels), len(files))
+	case uniqueLabels(labels) != nil:
+		return nil, uniqueLabels(labels)
 	default:
 		in.given = true
 	}

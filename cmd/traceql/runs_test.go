@@ -186,3 +186,36 @@ func selfTimes(ops []hostOp) map[string]int64 {
 	}
 	return out
 }
+
+// TestSmallThings: a label given twice is refused; export -o x.xlsx is
+// refused rather than written as CSV; diff and compare say when the runs
+// measured different numbers of steps (10 against the warm-up run's 6).
+func TestSmallThings(t *testing.T) {
+	for _, args := range [][]string{
+		{"compare", gpuRun("eager"), gpuRun("default"), "--label", "a,a"},
+		{"diff", gpuRun("eager"), gpuRun("default"), "--label", "a,a"},
+		{"plot", gpuRun("eager"), gpuRun("default"), "--label", "a,a", "-o", filepath.Join(t.TempDir(), "x.svg")},
+	} {
+		if _, errOut, code := traceql(args...); code != 2 || !strings.Contains(errOut, "--label a: given twice") {
+			t.Errorf("%s --label a,a: exit %d, %q", args[0], code, errOut)
+		}
+	}
+	xlsx := filepath.Join(t.TempDir(), "x.xlsx")
+	if _, errOut, code := traceql("export", gpuRun("eager"), "-o", xlsx); code != 2 || !strings.Contains(errOut, "export writes .csv, .json, .jsonl or .parquet, not .xlsx") {
+		t.Errorf("export -o x.xlsx: exit %d, %q", code, errOut)
+	}
+	if _, err := os.Stat(xlsx); err == nil {
+		t.Error("x.xlsx written")
+	}
+	warm := "../../testdata/gpu/vit-small_reduce-overhead_b1_warmup.pt.trace.json.gz"
+	for _, cmd := range []string{"diff", "compare"} {
+		out, errOut, code := traceql(cmd, gpuRun("eager"), warm)
+		if code != 0 || !strings.Contains(strings.Join(strings.Fields(out), " "), "the runs measured different numbers of steps (") {
+			t.Errorf("%s, 10 steps against 6: exit %d, %s; no note of the step counts:\n%s", cmd, code, errOut, out)
+		}
+		out, _, _ = traceql(cmd, gpuRun("eager"), gpuRun("default"))
+		if strings.Contains(out, "different numbers of steps") {
+			t.Errorf("%s, 10 steps against 10: a note of different step counts", cmd)
+		}
+	}
+}
