@@ -56,6 +56,20 @@ type Layout struct {
 	// Names is the style kernel names are written in (StyleName); "" is
 	// NamesFull.
 	Names string
+	// Top cuts summarize --by kernel, op and region to that many rows,
+	// saying how many there are; 0: every row.
+	Top int
+}
+
+// cut keeps the first l.Top rows of t, when there are more, with a note
+// of how many there are and where every one is.
+func (l Layout) cut(t *Table, noun, every string) *Table {
+	if l.Top <= 0 || len(t.Rows) <= l.Top {
+		return t
+	}
+	t.Notes = append(t.Notes, fmt.Sprintf("the top %d of %d %s (--top); every one: %s", l.Top, len(t.Rows), noun, every))
+	t.Rows = t.Rows[:l.Top]
+	return t
 }
 
 // minNameWidth is the fewest runes a name is cut to: a name cut to a few
@@ -354,7 +368,7 @@ func drillTables(s metrics.Summary, l Layout) []*Table {
 			}
 			t.Notes = []string{"launched: kernels, copies and memsets whose launch call the " + x.noun + " encloses on its thread (graph replays count each kernel); " +
 				metrics.NoScope + ": enclosed by none, or no launch call in the trace"}
-			out = append(out, t)
+			out = append(out, l.cut(t, x.noun+"s", "without --top"))
 		}
 	}
 	for _, x := range []struct {
@@ -396,7 +410,7 @@ func kernelDistsTable(d *metrics.DeviceSummary, many bool, l Layout) *Table {
 	for i, k := range d.KernelDists {
 		t.Rows = append(t.Rows, []any{k.Share, k.TotalNS, k.Count, k.MeanNS, k.MedianNS, k.MinNS, k.MaxNS, k.StddevNS, names[i]})
 	}
-	return l.fit(t, "kernel-stats")
+	return l.cut(l.fit(t, "kernel-stats"), "kernel names", "export --table kernel-stats")
 }
 
 // distNameWidth is the runes left to the names of a distribution table

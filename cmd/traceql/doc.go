@@ -377,7 +377,8 @@
 //	                         comma-separate for several; no verdict)
 //	      --strict           treat skipped or malformed events and truncation
 //	                         as errors
-//	      --top int          kernels (and host ops) listed per device (default 10)
+//	      --top int          kernels (and host ops) listed per device; given,
+//	                         rows of --by kernel, op and region too (default 10)
 //	      --window string    measure only START:END after the first GPU
 //	                         activity, e.g. 100ms:500ms
 //

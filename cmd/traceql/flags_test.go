@@ -84,7 +84,7 @@ func TestSummarizeFlags(t *testing.T) {
 		{name: "every flag", args: []string{"-f", "csv", "--top", "3", "--all", "--by", "kernel,stream", "--by", "api", "--names", "family",
 			"--label", "a,b", "--strict", "-q", "-j", "2", "--shard", "1/4", "--steps", "3:", "--kernel", "gemm", "--device", "0,1", "--stream", "7",
 			"a.json", "dir/"},
-			want: summarizeOptions{Args: []string{"a.json", "dir/"}, Format: "csv", Top: 3, All: true, By: []string{"kernel", "stream", "api"},
+			want: summarizeOptions{Args: []string{"a.json", "dir/"}, Format: "csv", Top: 3, TopSet: true, All: true, By: []string{"kernel", "stream", "api"},
 				Names: "family", Labels: []string{"a", "b"}, Shard: shard{K: 1, N: 4},
 				Read: readOptions{Strict: true, Quiet: true, Jobs: 2, Steps: "3:", Kernel: "gemm", Devices: []int{0, 1}, Streams: []int64{7}}}},
 		{name: "md is markdown, overview", args: []string{"-f", "md", "--overview", "a.json"},

@@ -219,3 +219,23 @@ func TestSmallThings(t *testing.T) {
 		}
 	}
 }
+
+// TestTopCutsDrillDowns: --top, given, cuts summarize --by kernel and op
+// to that many rows and says how many there are; without it they list
+// every row, as before.
+func TestTopCutsDrillDowns(t *testing.T) {
+	out, errOut, code := traceql("summarize", gpuRun("eager"), "--by", "kernel,op", "--top", "2")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	flat := strings.Join(strings.Fields(out), " ")
+	for _, want := range []string{"the top 2 of 12 kernel names (--top); every one: export --table kernel-stats", "the top 2 of 10 ops (--top); every one: without --top"} {
+		if !strings.Contains(flat, want) {
+			t.Errorf("no note %q:\n%s", want, out)
+		}
+	}
+	out, _, _ = traceql("summarize", gpuRun("eager"), "--by", "kernel,op")
+	if strings.Contains(out, "(--top)") {
+		t.Errorf("cut without --top:\n%s", out)
+	}
+}

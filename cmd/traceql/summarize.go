@@ -18,6 +18,7 @@ type summarizeOptions struct {
 	Args     []string
 	Format   string
 	Top      int
+	TopSet   bool // --top given: it cuts --by kernel, op and region too
 	Overview bool
 	All      bool     // every metric, copies, steps and gaps after the headline
 	By       []string // drill-down tables: kernel, stream, api, range
@@ -71,6 +72,7 @@ back: the text is their overview, --format csv their rows.` + windowHelp + shard
 			if err := positive("top", opts.Top); err != nil {
 				return err
 			}
+			opts.TopSet = cmd.Flags().Changed("top")
 			if slices.Contains(opts.By, "op") || slices.Contains(opts.By, "region") {
 				opts.Read.needs = trace.Needs{Ops: true, Polls: true} // every cpu_op; polls too, as before
 			}
@@ -85,7 +87,7 @@ back: the text is their overview, --format csv their rows.` + windowHelp + shard
 	}
 	f := cmd.Flags()
 	formatFlag(cmd, &opts.Format, "text", tableFormats, "output format: text, csv, json or markdown")
-	f.IntVar(&opts.Top, "top", 10, "kernels (and host ops) listed per device")
+	f.IntVar(&opts.Top, "top", 10, "kernels (and host ops) listed per device; given, rows of --by kernel, op and region too")
 	f.BoolVar(&opts.Overview, "overview", false, "print only the overview of several traces, not each trace's tables")
 	enumSliceFlag(cmd, &opts.By, "by", []string{"kernel", "stream", "api", "range", "op", "region"}, "drill down, comma-separated: kernel (every kernel name with nsys stats' columns: instances, total, mean, median, min, max, stddev), stream (each stream's kernels, busy, idle, utilization), api (host API calls by name), range (record_function and NVTX ranges by name), op and region (GPU time by the innermost cpu_op, and record_function or NVTX range, enclosing each launch)")
 	f.BoolVar(&opts.All, "all", false, "text: after the headline and top kernels, every metric, copies by kind, steps and idle gaps")
@@ -177,7 +179,11 @@ func writeSummaries(opts *summarizeOptions, sums []metrics.Summary) error {
 		o := report.OverviewTable(sums, opts.Overview)
 		if !opts.Overview || o == nil {
 			for _, s := range sums {
-				tables = append(tables, report.SummaryTables(s, textLayout(opts.IO, opts.All, opts.Names))...)
+				l := textLayout(opts.IO, opts.All, opts.Names)
+				if opts.TopSet { // --by kernel and op list every row unless --top says
+					l.Top = opts.Top
+				}
+				tables = append(tables, report.SummaryTables(s, l)...)
 			}
 		}
 		if o != nil {
