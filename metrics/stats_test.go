@@ -59,6 +59,8 @@ func TestFamily(t *testing.T) {
 		"void at::native::(anonymous namespace)::CatArrayBatchedCopy<at::native::(anonymous namespace)::OpaqueType<2u>, unsigned int, 4, 64, 64>(int)": "at::native::(anonymous namespace)::CatArrayBatchedCopy",
 		"void (anonymous namespace)::softmax_warp_forward<float, float, float, 7, false>(float*)":                                                      "(anonymous namespace)::softmax_warp_forward",
 		"(anonymous namespace)::kernel": "(anonymous namespace)::kernel",
+		// cuBLAS gemv: a return type before the name, not the family.
+		"std::enable_if<!(false), void>::type internal::gemvx::kernel<int, int, float, float, float, float, false, true, true, false, 7, false, cublasGemvParamsEx<int, float> >(cublasGemvParamsEx<int, float>)": "internal::gemvx::kernel",
 	}
 	for in, want := range tests {
 		if got := Family(in); got != want {

@@ -186,7 +186,7 @@ func kernelDiffTable(ks []metrics.KernelDelta, top int, l Layout) *Table {
 		t.Notes = append(t.Notes, "counts and means: in a terminal of 124 columns or more, or export --table kernel-stats of each run")
 		width = l.nameWidth(0)
 	}
-	names := shortNames(ks[:min(top, len(ks))], func(k metrics.KernelDelta) string { return StyleName(k.Name, l.Names) }, width)
+	names := shortNames(styledNames(ks[:min(top, len(ks))], func(k metrics.KernelDelta) string { return k.Name }, l.Names), same, width)
 	for i, k := range ks {
 		if i == top {
 			t.Notes = append(t.Notes, fmt.Sprintf("%d more kernels (--top to show more)", len(ks)-top))

@@ -321,7 +321,7 @@ func topKernelsTable(d *metrics.DeviceSummary, many bool, l Layout) *Table {
 	t := &Table{Title: "top kernels by total time" + suffix, Columns: []Column{
 		{Name: "count", Unit: metrics.Count}, {Name: "total", Unit: metrics.NS},
 		{Name: "mean", Unit: metrics.NS}, {Name: "share", Unit: metrics.Ratio}, {Name: "kernel", Unit: metrics.Text}}}
-	names := shortNames(d.TopKernels, func(k metrics.KernelStat) string { return StyleName(k.Name, l.Names) }, l.NameWidth)
+	names := shortNames(styledNames(d.TopKernels, func(k metrics.KernelStat) string { return k.Name }, l.Names), same, l.NameWidth)
 	for i, k := range d.TopKernels {
 		t.Rows = append(t.Rows, []any{k.Count, k.TotalNS, k.MeanNS, k.Share, names[i]})
 	}
@@ -406,7 +406,7 @@ func kernelDistsTable(d *metrics.DeviceSummary, many bool, l Layout) *Table {
 		{Name: "share", Unit: metrics.Ratio}, {Name: "total", Unit: metrics.NS}, {Name: "instances", Unit: metrics.Count},
 		{Name: "mean", Unit: metrics.NS}, {Name: "median", Unit: metrics.NS}, {Name: "min", Unit: metrics.NS},
 		{Name: "max", Unit: metrics.NS}, {Name: "stddev", Unit: metrics.NS}, {Name: "kernel", Unit: metrics.Text}}}
-	names := shortNames(d.KernelDists, func(k metrics.KernelDist) string { return StyleName(k.Name, l.Names) }, l.distNameWidth())
+	names := shortNames(styledNames(d.KernelDists, func(k metrics.KernelDist) string { return k.Name }, l.Names), same, l.distNameWidth())
 	for i, k := range d.KernelDists {
 		t.Rows = append(t.Rows, []any{k.Share, k.TotalNS, k.Count, k.MeanNS, k.MedianNS, k.MinNS, k.MaxNS, k.StddevNS, names[i]})
 	}

@@ -179,8 +179,12 @@ func runPlot(ctx context.Context, opts *plotOptions) error {
 				if top == nil {
 					top = metrics.KernelStats(v, dev, nil)
 					top, topLabel = top[:min(len(top), opts.Top)], l
+					names := make([]string, len(top))
 					for i := range top {
-						top[i].Name = report.StyleName(top[i].Name, opts.Names)
+						names[i] = top[i].Name
+					}
+					for i, n := range report.StyleNames(names, opts.Names) {
+						top[i].Name = n
 					}
 				}
 			case "steps":

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"image/png"
 	"os"
 	"path/filepath"
@@ -237,5 +238,49 @@ func TestTopCutsDrillDowns(t *testing.T) {
 	out, _, _ = traceql("summarize", gpuRun("eager"), "--by", "kernel,op")
 	if strings.Contains(out, "(--top)") {
 		t.Errorf("cut without --top:\n%s", out)
+	}
+}
+
+// TestNamesShortDistinct: summarize --names short lists the real run's
+// ten top kernels under ten different names, piped and at 80 columns
+// (the cut keeps where they differ); diff --names short of the run
+// against itself pairs all 12 kernels, the two GEMMs apart.
+func TestNamesShortDistinct(t *testing.T) {
+	names := func(out string) []string {
+		_, table, _ := strings.Cut(out, "top kernels by total time\n")
+		table, _, _ = strings.Cut(table, "\n\n")
+		var ns []string
+		for _, line := range strings.Split(table, "\n")[1:] {
+			if f := strings.Fields(line); len(f) > 7 {
+				ns = append(ns, strings.Join(f[7:], " "))
+			}
+		}
+		return ns
+	}
+	out, errOut, code := traceql("summarize", gpuRun("eager"), "--names", "short")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	ios, o, e := testStreams()
+	ios.SetStdoutTTY(true)
+	ios.SetTerminalWidth(80)
+	if code := run(context.Background(), []string{"summarize", gpuRun("eager"), "--names", "short"}, ios); code != 0 {
+		t.Fatalf("exit %d: %s", code, e)
+	}
+	for _, ns := range [][]string{names(out), names(o.String())} {
+		seen := map[string]bool{}
+		for _, n := range ns {
+			if seen[n] {
+				t.Errorf("two kernels named %q", n)
+			}
+			seen[n] = true
+		}
+		if len(ns) != 10 {
+			t.Errorf("%d kernel rows, want 10: %q", len(ns), ns)
+		}
+	}
+	out, _, _ = traceql("diff", gpuRun("eager"), gpuRun("eager"), "--names", "short")
+	if !strings.Contains(out, "12 kernel names in both runs, 0 only in new, 0 only in old") || strings.Count(out, "Kernel2<cutlass_80_tensorop_s1688gemm_64x64_") != 2 {
+		t.Errorf("the run against itself, --names short: not its 12 kernels, both GEMMs apart:\n%s", out)
 	}
 }
