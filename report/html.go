@@ -26,6 +26,9 @@ type HTMLReport struct {
 	// API calls, ranges, GPU time by op and region, those the summaries
 	// hold) shows, the largest first; 0 is 20.
 	DrillRows int
+	// Made says how the page was made: the version, the date and the
+	// command, paths as the command shows them; "" leaves it out.
+	Made string
 }
 
 // hostOpBars is how many ops the comparison of runs without GPU activity
@@ -39,7 +42,7 @@ const hostOpBars = 8
 // terminal say the same. Its size is bounded by the tables' top N and the
 // plots' bins, not by the traces' size.
 func WriteHTML(w io.Writer, r HTMLReport) error {
-	page := htmlPage{Title: "traceql report: " + strings.Join(r.Labels, ", ")}
+	page := htmlPage{Title: "traceql report: " + strings.Join(r.Labels, ", "), Made: r.Made}
 	for i, s := range r.Summaries {
 		page.Runs = append(page.Runs, htmlRunOf(r.Labels[i], s, r.Names, cmp.Or(r.DrillRows, 20)))
 	}
@@ -154,6 +157,7 @@ func inlineSVG(draw func(io.Writer) error) (template.HTML, error) {
 }
 
 type htmlPage struct {
+	Made    string
 	Title   string
 	Runs    []htmlRun
 	Compare []htmlCompare
@@ -400,6 +404,7 @@ figure svg { max-width: 100%; height: auto; background: #fff; border-radius: 4px
 <header>
 <h1>{{.Title}}</h1>
 <p class="note">Made by traceql: numbers exact, from the traces alone. Tables sort by a click on their header.</p>
+{{if .Made}}<p class="note made">{{.Made}}</p>{{end}}
 </header>
 <section id="runs">
 <h2>Runs</h2>

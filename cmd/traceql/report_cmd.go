@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -24,7 +25,10 @@ type reportOptions struct {
 	Top    int
 	Bins   int
 	Ops    bool // GPU time by host op and code region: reads the cpu_ops
-	IO     *ioStreams
+	// Command is the command line as the page shows it (paths by
+	// displayPath), set when the flags are parsed.
+	Command string
+	IO      *ioStreams
 }
 
 func newReportCmd(ios *ioStreams, runF func(context.Context, *reportOptions) error) *cobra.Command {
@@ -78,6 +82,7 @@ bins, the histograms their bins. A DIR argument is searched as summarize does.` 
 			if runF != nil {
 				return runF(cmd.Context(), opts)
 			}
+			opts.Command = commandLine(cmd, args)
 			return runReport(cmd.Context(), opts)
 		},
 	}
@@ -129,6 +134,7 @@ func runReport(ctx context.Context, opts *reportOptions) error {
 		opts.Read.warn(file, run.sum.Warnings)
 		label := in.label(k, kept)
 		run.sum.Label = label // the label column of the every-metric table
+		run.sum.Source = displayPath(run.sum.Source)
 		r.Summaries = append(r.Summaries, run.sum)
 		name := func(s string) string {
 			if len(run.kernels) > 1 || len(run.timeline) > 1 {
@@ -163,6 +169,7 @@ func runReport(ctx context.Context, opts *reportOptions) error {
 		return fmt.Errorf("%s: no trace to report", strings.Join(opts.Args, ", "))
 	}
 	r.Labels = in.Labels
+	r.Made = fmt.Sprintf("traceql %s, %s: %s", versionString(), time.Now().UTC().Format("2006-01-02 15:04 UTC"), opts.Command)
 	return writeOutput(ctx, opts.Output, func(w io.Writer) error { return report.WriteHTML(w, r) })
 }
 

@@ -284,3 +284,26 @@ func TestNamesShortDistinct(t *testing.T) {
 		t.Errorf("the run against itself, --names short: not its 12 kernels, both GEMMs apart:\n%s", out)
 	}
 }
+
+// TestReportMade: the report says how it was made (version, date,
+// command) and shows an absolute path outside the working directory by
+// its base name: the folder (a home directory, a user name) stays home.
+func TestReportMade(t *testing.T) {
+	abs, _ := filepath.Abs(gpuRun("eager"))
+	dir := t.TempDir()
+	link := filepath.Join(dir, "run.pt.trace.json.gz")
+	if err := os.Symlink(abs, link); err != nil {
+		t.Fatal(err)
+	}
+	page := filepath.Join(dir, "r.html")
+	if _, errOut, code := traceql("report", link, "-o", page, "--top", "5"); code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	b, _ := os.ReadFile(page)
+	if strings.Contains(string(b), dir) {
+		t.Errorf("the page shows the folder %s", dir)
+	}
+	if !strings.Contains(string(b), "UTC: traceql report run.pt.trace.json.gz --output=r.html --top=5") {
+		t.Errorf("no line of how the page was made")
+	}
+}
