@@ -46,14 +46,19 @@ func CompareRowsTables(l RowsLayout, sums []metrics.Summary, pos int) []*Table {
 		names = CompareHeadline
 	}
 	cols := pickColumns(names)
-	for _, c := range cols {
-		t.Columns = append(t.Columns, Column{Name: c.Label, Unit: c.Unit, Optional: l.Metrics == nil && rowsOptional[c.Name]})
-	}
 	devs := make([]*metrics.DeviceSummary, len(sums))
 	for i, s := range sums {
 		if pos < len(s.Devices) {
 			devs[i] = &s.Devices[pos]
 		}
+	}
+	if l.Metrics == nil { // the headline leaves out bandwidths of a few bytes
+		cols = slices.DeleteFunc(cols, func(c metrics.Column) bool { return tinyCopies(c.Name, devs) })
+	}
+	for _, c := range cols {
+		t.Columns = append(t.Columns, Column{Name: c.Label, Unit: c.Unit, Optional: l.Metrics == nil && rowsOptional[c.Name]})
+	}
+	for i := range sums {
 		row := []any{}
 		if l.Parts == nil {
 			row = append(row, Printable(l.Labels[i]))

@@ -386,7 +386,7 @@ func CompareTable(labels []string, sums []metrics.Summary, pos int, rows []strin
 			}
 			row = append(row, r)
 		}
-		if zero && !alwaysShown[c.Name] && !picked {
+		if (zero && !alwaysShown[c.Name] || tinyCopies(c.Name, devs)) && !picked {
 			continue
 		}
 		t.Rows = append(t.Rows, row)

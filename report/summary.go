@@ -223,9 +223,16 @@ func headlineTable(d *metrics.DeviceSummary, withName bool) *Table {
 	}
 	var copies []string
 	for _, c := range []metrics.CopyStat{d.H2D, d.D2H} {
-		if c.Copies > 0 {
-			copies = append(copies, fmt.Sprintf("%s %s (%s)", map[string]string{"HtoD": "H2D", "DtoH": "D2H"}[c.Kind],
-				Format(c.GBps, metrics.GBps), Format(c.Bytes, metrics.Bytes)))
+		kind := map[string]string{"HtoD": "H2D", "DtoH": "D2H"}[c.Kind]
+		switch {
+		case c.Tiny(): // a bandwidth of a few bytes measures latency
+			n := Format(c.Copies, metrics.Count) + " copies"
+			if c.Copies == 1 {
+				n = "1 copy"
+			}
+			copies = append(copies, fmt.Sprintf("%s %s in %s (too small for a bandwidth)", kind, Format(c.Bytes, metrics.Bytes), n))
+		case c.Copies > 0:
+			copies = append(copies, fmt.Sprintf("%s %s (%s)", kind, Format(c.GBps, metrics.GBps), Format(c.Bytes, metrics.Bytes)))
 		}
 	}
 	if len(copies) > 0 {

@@ -307,3 +307,21 @@ func TestReportMade(t *testing.T) {
 		t.Errorf("no line of how the page was made")
 	}
 }
+
+// TestTinyCopies: 10 D2H copies of 8 B each (the ViT run's loss read
+// back) are no bandwidth headline, and no default compare row; asked for
+// by name, the row is there.
+func TestTinyCopies(t *testing.T) {
+	out, _, _ := traceql("summarize", gpuRun("eager"))
+	if !strings.Contains(out, "D2H 80 B in 10 copies (too small for a bandwidth)") || strings.Contains(out, "0.00519 GB/s") {
+		t.Errorf("summarize:\n%s", out)
+	}
+	out, _, _ = traceql("compare", gpuRun("eager"), gpuRun("default"))
+	if strings.Contains(out, "D2H bandwidth") || !strings.Contains(out, "H2D bandwidth") {
+		t.Errorf("compare: want H2D's bandwidth, not D2H's:\n%s", out)
+	}
+	out, _, _ = traceql("compare", gpuRun("eager"), gpuRun("default"), "--metrics", "d2h_gbps")
+	if !strings.Contains(out, "D2H bandwidth") {
+		t.Errorf("compare --metrics d2h_gbps: no row:\n%s", out)
+	}
+}
