@@ -144,6 +144,7 @@ func SummaryTables(s metrics.Summary, l Layout) []*Table {
 		}
 	}
 	tables = append(tables, compileTables(s, l)...)
+	tables = append(tables, CompileLogTables(s.CompileLog, l)...)
 	tables = append(tables, drillTables(s, l)...)
 	if !l.All {
 		tables = append(tables, &Table{Notes: []string{"every metric, copies by kind, steps and idle gaps: --all; every column: --format csv"}})
@@ -225,12 +226,12 @@ func headlineTable(d *metrics.DeviceSummary, withName bool) *Table {
 	for _, c := range []metrics.CopyStat{d.H2D, d.D2H} {
 		kind := map[string]string{"HtoD": "H2D", "DtoH": "D2H"}[c.Kind]
 		switch {
-		case c.Tiny(): // a bandwidth of a few bytes measures latency
-			n := Format(c.Copies, metrics.Count) + " copies"
+		case c.Tiny(): // a bandwidth of a few bytes measures latency: none shown
+			n := Format(c.Copies, metrics.Count) + " tiny copies"
 			if c.Copies == 1 {
-				n = "1 copy"
+				n = "1 tiny copy"
 			}
-			copies = append(copies, fmt.Sprintf("%s %s in %s (too small for a bandwidth)", kind, Format(c.Bytes, metrics.Bytes), n))
+			copies = append(copies, fmt.Sprintf("%s %s in %s", kind, Format(c.Bytes, metrics.Bytes), n))
 		case c.Copies > 0:
 			copies = append(copies, fmt.Sprintf("%s %s (%s)", kind, Format(c.GBps, metrics.GBps), Format(c.Bytes, metrics.Bytes)))
 		}
@@ -375,6 +376,7 @@ func drillTables(s metrics.Summary, l Layout) []*Table {
 			}
 			t.Notes = []string{"launched: kernels, copies and memsets whose launch call the " + x.noun + " encloses on its thread (graph replays count each kernel); " +
 				metrics.NoScope + ": enclosed by none, or no launch call in the trace"}
+			t.Notes = append(t.Notes, captureNotes(s.Capture, x.stats, x.noun)...)
 			out = append(out, l.cut(t, x.noun+"s", "without --top"))
 		}
 	}

@@ -20,9 +20,11 @@ type diffOptions struct {
 	Args     []string // set when a folder holds OLD and NEW, found when run
 	Group    string
 	Format   string
+	CSV      report.CSVOptions // --csv-safe
 	Top      int
 	Labels   []string
 	FailIf   []metrics.Gate // --fail-if: exit 3 when one fails
+	Capture  []string       // --capture: one for both sides, or OLD's and NEW's
 	IO       *ioStreams
 }
 
@@ -61,7 +63,7 @@ See docs/ci.md for a GitHub Actions job.
 --format csv writes the summary metrics alone, one row per device pair and
 metric (old, new, delta, ratio), clock readings (start_ns, end_ns) left
 out; --format json the same rows as one document ({"version", "table":
-"diff", "rows"}); export --table kernel-stats gives each run's kernels.` + windowHelp,
+"diff", "rows"}); export --table kernel-stats gives each run's kernels.` + windowHelp + captureHelp,
 		Example: `  traceql diff default.json reduce-overhead.json
   traceql diff eager.json compiled.json --group family --top 30
   traceql diff a.json b.sqlite --format csv > diff.csv`,
@@ -93,6 +95,9 @@ out; --format json the same rows as one document ({"version", "table":
 				}
 				opts.FailIf = gates
 			}
+			if err := checkCapture(opts.Capture, 2, opts.By == "op", "--by op"); err != nil {
+				return err
+			}
 			if opts.By == "op" {
 				opts.Read.needs = trace.Needs{Ops: true, Polls: true} // every cpu_op; polls too, as before
 			}
@@ -109,10 +114,12 @@ out; --format json the same rows as one document ({"version", "table":
 	enumFlag(cmd, &opts.Group, "group", "", "name", []string{"name", "family"}, "match kernels by exact name or by family")
 	enumFlag(cmd, &opts.By, "by", "", "", []string{"op"}, "op: also compare the GPU time launched from each host op (reads the cpu_ops)")
 	formatFlag(cmd, &opts.Format, "text", tableFormats, "output format: text, csv, json or markdown")
+	csvSafeFlag(cmd.Flags(), &opts.CSV)
 	f.IntVar(&opts.Top, "top", 20, "kernel rows shown")
 	namesFlag(cmd, &opts.Names)
 	addLabelFlag(f, &opts.Labels, false)
 	f.StringVar(&failIf, "fail-if", "", "exit 3 when a metric worsens past its threshold, beyond step-to-step spread: 'step_median>+3%,kernels>+10%'")
+	addCaptureFlag(f, &opts.Capture, 2)
 	opts.Read.addFlags(f)
 	return cmd
 }
@@ -159,7 +166,25 @@ func runDiff(ctx context.Context, opts *diffOptions) error {
 	if dir {
 		opts.Labels = in.Labels
 	}
-	d := metrics.DiffTraces(ts[0], ts[1], metrics.DiffOptions{Family: opts.Group == "family", Ops: opts.By == "op", Workers: cores()})
+	caps, err := readCaptures(ctx, opts.Capture, &opts.Read, false)
+	if err != nil {
+		return err
+	}
+	do := metrics.DiffOptions{Family: opts.Group == "family", Ops: opts.By == "op", Workers: cores()}
+	switch len(caps) {
+	case 1:
+		do.Capture = [2]*metrics.Capture{caps[0], caps[0]}
+	case 2:
+		do.Capture = [2]*metrics.Capture{caps[0], caps[1]}
+	}
+	d := metrics.DiffTraces(ts[0], ts[1], do)
+	for i, s := range []*metrics.Summary{&d.Old, &d.New} {
+		if s.Capture != nil {
+			file := []string{opts.Old, opts.New}[i]
+			opts.Read.warn(file, s.Capture.Warnings())
+			complain(opts.IO.ErrOut, file+": "+report.CaptureNote(s.Capture))
+		}
+	}
 	if err := writeDiff(opts, d, ts); err != nil {
 		return err
 	}
@@ -201,7 +226,7 @@ func writeDiff(opts *diffOptions, d metrics.Diff, ts []*trace.Trace) error {
 		sums := []metrics.Summary{metrics.Summarize(ts[0], metrics.Options{}), metrics.Summarize(ts[1], metrics.Options{})}
 		switch opts.Format {
 		case "csv":
-			return report.WriteCSV(opts.IO.Out, report.HostCompareRecords(labels, sums))
+			return report.WriteCSVWith(opts.IO.Out, report.HostCompareRecords(labels, sums), opts.CSV)
 		case "json":
 			return report.WriteJSON(opts.IO.Out, "host-compare", report.HostCompareRecords(labels, sums))
 		case "markdown":
@@ -218,7 +243,7 @@ func writeDiff(opts *diffOptions, d metrics.Diff, ts []*trace.Trace) error {
 		if opts.Format == "json" {
 			return report.WriteJSON(opts.IO.Out, "diff", t)
 		}
-		return report.WriteCSV(opts.IO.Out, t)
+		return report.WriteCSVWith(opts.IO.Out, t, opts.CSV)
 	case "markdown":
 		return report.WriteMarkdown(opts.IO.Out, report.DiffTables(d, opts.Top, textLayout(opts.IO, false, opts.Names))...)
 	}

@@ -313,7 +313,7 @@ func TestReportMade(t *testing.T) {
 // by name, the row is there.
 func TestTinyCopies(t *testing.T) {
 	out, _, _ := traceql("summarize", gpuRun("eager"))
-	if !strings.Contains(out, "D2H 80 B in 10 copies (too small for a bandwidth)") || strings.Contains(out, "0.00519 GB/s") {
+	if !strings.Contains(out, "D2H 80 B in 10 tiny copies") || strings.Contains(out, "0.00519 GB/s") {
 		t.Errorf("summarize:\n%s", out)
 	}
 	out, _, _ = traceql("compare", gpuRun("eager"), gpuRun("default"))
