@@ -137,6 +137,7 @@ func runReport(ctx context.Context, opts *reportOptions) error {
 	done := opts.Read.startProgress(files)
 	k := 0 // the file's index among those found
 	var kept []int
+	var breakdown []breakdownRun
 	err = readEach(ctx, files, &opts.Read, func(t *trace.Trace) reportRun {
 		return reportSeries(t, opts, capture)
 	}, func(file string, run reportRun, err error) error {
@@ -170,6 +171,9 @@ func runReport(ctx context.Context, opts *reportOptions) error {
 			s.Label = name(s.Label)
 			r.Steps = append(r.Steps, s)
 		}
+		for _, d := range run.sum.Devices {
+			breakdown = append(breakdown, summaryBreakdownRun(name(fmt.Sprintf("GPU %d", d.Device)), &d))
+		}
 		return nil
 	})
 	done()
@@ -184,6 +188,9 @@ func runReport(ctx context.Context, opts *reportOptions) error {
 	}
 	r.Labels = in.Labels
 	r.Made = fmt.Sprintf("traceql %s, %s: %s", versionString(), time.Now().UTC().Format("2006-01-02 15:04 UTC"), opts.Command)
+	if len(breakdown) > 0 {
+		r.Breakdown, r.BreakdownAxis, r.BreakdownTitle = breakdownBars(breakdown)
+	}
 	return writeOutput(ctx, opts.Output, func(w io.Writer) error { return report.WriteHTML(w, r) })
 }
 
