@@ -188,6 +188,10 @@ func frameNotes(f *metrics.CompiledFrame, withCode bool) []string {
 	if lc.FailType != "" {
 		notes = append(notes, fmt.Sprintf("%s: compile failed: %s: %s", id, Printable(lc.FailType), Printable(lc.FailReason)))
 	}
+	if lc.HasCudagraphify {
+		notes = append(notes, fmt.Sprintf("%s: cudagraph trees recorded its CUDA graphs when it ran, taking %s (the log's runtime_cudagraphify_time_us)",
+			id, Format(lc.CudagraphifyNS, metrics.NS)))
+	}
 	if lc.CudagraphSkip != "" {
 		notes = append(notes, fmt.Sprintf("%s: Inductor skipped CUDA graphs: %s", id, Printable(lc.CudagraphSkip)))
 	}
