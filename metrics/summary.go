@@ -41,7 +41,10 @@ type Summary struct {
 	// APIStats and RangeStats are the host API calls and the ranges
 	// (annotations, NVTX) by name, when Options asked for them.
 	APIStats, RangeStats []NameDist
-	Warnings             []string
+	// Capture says how the graph launches matched Options.Capture; nil
+	// without one.
+	Capture  *CaptureStats
+	Warnings []string
 }
 
 // A DeviceSummary holds the metrics of one device; see Definitions.
@@ -189,6 +192,10 @@ type Options struct {
 	// kernels outside compiled code (DeviceCompile.TopEagerOps): the trace
 	// must hold its cpu_ops, which a lean read leaves out.
 	Scopes bool
+	// Capture, with Scopes, names the kernels of graph launches by the
+	// launch calls that captured them (Capture.Match); nil leaves them
+	// under their graph launch.
+	Capture *Capture
 	// Gaps asks for each device's idle gaps, classified
 	// (DeviceSummary.Gaps), and TimelineBins > 0 for its utilization
 	// timeline in that many bins (DeviceSummary.Timeline): what the
@@ -246,6 +253,12 @@ func Summarize(t *trace.Trace, o Options) Summary {
 	}
 	prep.Wait()
 	s.Compile = w.compile.stats
+	var named *CaptureMatch
+	if o.Scopes && o.Capture != nil {
+		named = o.Capture.Match(t)
+		s.Capture = &named.Stats
+		s.Warnings = append(slices.Clip(s.Warnings), named.Stats.Warnings()...)
+	}
 	s.Devices = make([]DeviceSummary, len(devs))
 	// Each worker has a viewer of its own: the views' copies hold as many
 	// devices' records as there are workers, not all.
@@ -264,7 +277,7 @@ func Summarize(t *trace.Trace, o Options) Summary {
 					s.Devices[i].StreamStats = StreamStats(v, devs[i].ID)
 				}
 				if o.Scopes {
-					s.Devices[i].Ops, s.Devices[i].Regions = Scopes(v, devs[i].ID)
+					s.Devices[i].Ops, s.Devices[i].Regions = CapturedScopes(v, devs[i].ID, named)
 					d := &s.Devices[i]
 					d.Compile.TopEagerOps = eagerOps(v, devs[i].ID, w.ix, &w.compile, d.KernelNS, o.TopN)
 				}

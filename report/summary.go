@@ -355,6 +355,7 @@ func drillTables(s metrics.Summary, l Layout) []*Table {
 			}
 			t.Notes = []string{"launched: kernels, copies and memsets whose launch call the " + x.noun + " encloses on its thread (graph replays count each kernel); " +
 				metrics.NoScope + ": enclosed by none, or no launch call in the trace"}
+			t.Notes = append(t.Notes, captureNotes(s.Capture, x.stats, x.noun)...)
 			out = append(out, t)
 		}
 	}

@@ -96,6 +96,17 @@
 //	traceql summarize --overview out/*.parquet prints the overview one
 //	process reading every trace prints, rows in natural order of file, as a
 //	DIR argument lists them.
+//
+//	CUDA graphs (--capture): the kernels a graph launch replays belong to its
+//	one call, so by op they sit under the op that launched the graph.
+//	--capture TRACE names them: a trace of a run profiled while the
+//	graphs were captured holds the launch calls that made them (they execute
+//	nothing), each inside its op; each graph launch is paired with the capture
+//	of as many launches, by graph node ids where the traces record them, else
+//	per stream in order, kernel names checked where the capture records them.
+//	A graph the capture does not decide stays under its launch, with a warning
+//	saying why.
+//
 //	Metrics, per device: the CSV and JSON name, the text table's label in
 //	quotes, and the definition (all times integer ns in CSV and JSON). A metric
 //	that has no value (a mean of no kernels, a bandwidth of no copies, a ratio
@@ -390,8 +401,13 @@
 //	                          op and region (GPU time by the innermost cpu_op,
 //	                          and record_function or NVTX range, enclosing
 //	                          each launch)
+//	      --capture TRACE     name the kernels of CUDA/HIP graph launches by
+//	                          the ops that captured them, from TRACE, a trace
+//	                          profiled while the graphs were captured
 //	      --compile-log LOG   LOG: a TORCH_TRACE compile log, or a folder of
 //	                          them, joined to the compiled frames
+//	      --csv-safe          CSV: prefix ' to text cells starting = + - @
+//	                          (formulas)
 //	      --device N          measure only device N (repeat or comma-separate
 //	                          for several)
 //	  -f, --format string     output format: text, csv, json or markdown
@@ -469,6 +485,16 @@
 //	                    none is; the whole trace, with a warning, without steps
 //	The window measured is named in text titles and in the window column.
 //
+//	CUDA graphs (--capture): the kernels a graph launch replays belong to its
+//	one call, so by op they sit under the op that launched the graph.
+//	--capture TRACE names them: a trace of a run profiled while the
+//	graphs were captured holds the launch calls that made them (they execute
+//	nothing), each inside its op; each graph launch is paired with the capture
+//	of as many launches, by graph node ids where the traces record them, else
+//	per stream in order, kernel names checked where the capture records them.
+//	A graph the capture does not decide stays under its launch, with a warning
+//	saying why.
+//
 //	Usage:
 //	  traceql diff OLD NEW [flags]
 //
@@ -480,6 +506,12 @@
 //	Flags:
 //	      --by string        op: also compare the GPU time launched from each
 //	                         host op (reads the cpu_ops)
+//	      --capture TRACE    name the kernels of CUDA/HIP graph launches by
+//	                         the ops that captured them, from TRACE, a trace
+//	                         profiled while the graphs were captured (once:
+//	                         both sides; twice: OLD's, then NEW's)
+//	      --csv-safe         CSV: prefix ' to text cells starting = + - @
+//	                         (formulas)
 //	      --device N         measure only device N (repeat or comma-separate
 //	                         for several)
 //	  -f, --format string    output format: text, csv, json or markdown
@@ -556,6 +588,8 @@
 //
 //	Flags:
 //	      --all                show every metric, not the headline ones
+//	      --csv-safe           CSV: prefix ' to text cells starting = + - @
+//	                           (formulas)
 //	      --device N           measure only device N (repeat or comma-separate
 //	                           for several)
 //	  -f, --format string      output format: text, csv, json or markdown
@@ -711,8 +745,9 @@
 //	                (nvtx_sum)
 //	  ops           one row per (file, device, host op): the GPU work launched from
 //	                inside it (the innermost cpu_op open on the launching thread;
-//	                graph replays are the graph launch's): calls, kernels, gpu_ns,
-//	                cpu_ns, share; "(none)" for the rest
+//	                graph replays are the graph launch's, or with --capture the
+//	                capturing op's): calls, kernels, gpu_ns, cpu_ns, share;
+//	                "(none)" for the rest
 //	  regions       the same by the innermost record_function annotation or NVTX
 //	                range
 //	  copy-stats    one row per (file, device, copy kind and memory kinds; memsets
@@ -764,6 +799,15 @@
 //	traceql summarize --overview out/*.parquet prints the overview one
 //	process reading every trace prints, rows in natural order of file, as a
 //	DIR argument lists them.
+//	CUDA graphs (--capture): the kernels a graph launch replays belong to its
+//	one call, so by op they sit under the op that launched the graph.
+//	--capture TRACE names them: a trace of a run profiled while the
+//	graphs were captured holds the launch calls that made them (they execute
+//	nothing), each inside its op; each graph launch is paired with the capture
+//	of as many launches, by graph node ids where the traces record them, else
+//	per stream in order, kernel names checked where the capture records them.
+//	A graph the capture does not decide stays under its launch, with a warning
+//	saying why.
 //
 //	Usage:
 //	  traceql export FILE|DIR... [flags]
@@ -776,6 +820,11 @@
 //	    -o out/part-3.parquet
 //
 //	Flags:
+//	      --capture TRACE    name the kernels of CUDA/HIP graph launches by
+//	                         the ops that captured them, from TRACE, a trace
+//	                         profiled while the graphs were captured
+//	      --csv-safe         CSV: prefix ' to text cells starting = + - @
+//	                         (formulas)
 //	      --device N         measure only device N (repeat or comma-separate
 //	                         for several)
 //	  -f, --format string    csv, json (one document), jsonl (JSON lines) or
@@ -823,7 +872,8 @@
 //	attributed to the host stack that launched each kernel: the Python frames
 //	(with_stack=True), ops and annotations (NVTX ranges for Nsight) open on the
 //	launching thread, then the launch call, then the kernel name as the leaf.
-//	Kernels replayed by a CUDA graph sit under the graph launch's stack.
+//	Kernels replayed by a CUDA graph sit under the graph launch's stack, or,
+//	with --capture, under the stack of the launch call that captured them.
 //	The profiler step is no frame but the label "step", so the flame graph
 //	merges steps and -tagfocus picks one.
 //
@@ -856,10 +906,23 @@
 //	                    none is; the whole trace, with a warning, without steps
 //	The window measured is named in text titles and in the window column.
 //
+//	CUDA graphs (--capture): the kernels a graph launch replays belong to its
+//	one call, so by op they sit under the op that launched the graph.
+//	--capture TRACE names them: a trace of a run profiled while the
+//	graphs were captured holds the launch calls that made them (they execute
+//	nothing), each inside its op; each graph launch is paired with the capture
+//	of as many launches, by graph node ids where the traces record them, else
+//	per stream in order, kernel names checked where the capture records them.
+//	A graph the capture does not decide stays under its launch, with a warning
+//	saying why.
+//
 //	Usage:
 //	  traceql pprof FILE -o gpu.pb.gz [flags]
 //
 //	Flags:
+//	      --capture TRACE    name the kernels of CUDA/HIP graph launches by
+//	                         the ops that captured them, from TRACE, a trace
+//	                         profiled while the graphs were captured
 //	      --device N         measure only device N (repeat or comma-separate
 //	                         for several)
 //	  -h, --help             help for pprof
@@ -917,6 +980,16 @@
 //	                    none is; the whole trace, with a warning, without steps
 //	The window measured is named in text titles and in the window column.
 //
+//	CUDA graphs (--capture): the kernels a graph launch replays belong to its
+//	one call, so by op they sit under the op that launched the graph.
+//	--capture TRACE names them: a trace of a run profiled while the
+//	graphs were captured holds the launch calls that made them (they execute
+//	nothing), each inside its op; each graph launch is paired with the capture
+//	of as many launches, by graph node ids where the traces record them, else
+//	per stream in order, kernel names checked where the capture records them.
+//	A graph the capture does not decide stays under its launch, with a warning
+//	saying why.
+//
 //	Usage:
 //	  traceql report FILE|DIR... -o REPORT.html [flags]
 //
@@ -927,6 +1000,9 @@
 //
 //	Flags:
 //	      --bins int         time bins of the utilization timeline (default 200)
+//	      --capture TRACE    name the kernels of CUDA/HIP graph launches by
+//	                         the ops that captured them, from TRACE, a trace
+//	                         profiled while the graphs were captured
 //	      --device N         measure only device N (repeat or comma-separate
 //	                         for several)
 //	  -h, --help             help for report

@@ -17,11 +17,13 @@ type summarizeOptions struct {
 	Read     readOptions
 	Args     []string
 	Format   string
+	CSV      report.CSVOptions // --csv-safe
 	Top      int
 	Overview bool
 	All      bool     // every metric, copies, steps and gaps after the headline
 	By       []string // drill-down tables: kernel, stream, api, range
 	Labels   []string // --label, one per argument
+	Capture  []string // --capture: the trace of the graphs' capture
 	Shard    shard
 	// CompileLog is --compile-log: a TORCH_TRACE log, or a directory of
 	// them, to join to each trace.
@@ -55,7 +57,7 @@ ready for pandas.read_csv: file, rank and world_size (distributedInfo;
 empty when unknown), device, then the metrics; --format json has the same
 names.
 FILEs that are traceql's own Parquet of export --table summary are read
-back: the text is their overview, --format csv their rows.` + compileLogHelp + windowHelp + shardHelp + "\n" + report.MetricsHelp() + report.CompileLogHelp(),
+back: the text is their overview, --format csv their rows.` + compileLogHelp + windowHelp + shardHelp + "\n" + captureHelp + "\n" + report.MetricsHelp() + report.CompileLogHelp(),
 		Example: `  traceql summarize run.pt.trace.json.gz
   traceql summarize runs/ --format csv > summary.csv
   traceql summarize report.sqlite --format markdown
@@ -77,6 +79,9 @@ back: the text is their overview, --format csv their rows.` + compileLogHelp + w
 			if err := positive("top", opts.Top); err != nil {
 				return err
 			}
+			if err := checkCapture(opts.Capture, 1, slices.Contains(opts.By, "op") || slices.Contains(opts.By, "region"), "--by op or --by region"); err != nil {
+				return err
+			}
 			if slices.Contains(opts.By, "op") || slices.Contains(opts.By, "region") {
 				opts.Read.needs = trace.Needs{Ops: true, Polls: true} // every cpu_op; polls too, as before
 			}
@@ -91,6 +96,7 @@ back: the text is their overview, --format csv their rows.` + compileLogHelp + w
 	}
 	f := cmd.Flags()
 	formatFlag(cmd, &opts.Format, "text", tableFormats, "output format: text, csv, json or markdown")
+	csvSafeFlag(cmd.Flags(), &opts.CSV)
 	f.IntVar(&opts.Top, "top", 10, "kernels (and host ops) listed per device")
 	f.BoolVar(&opts.Overview, "overview", false, "print only the overview of several traces, not each trace's tables")
 	enumSliceFlag(cmd, &opts.By, "by", []string{"kernel", "stream", "api", "range", "op", "region"}, "drill down, comma-separated: kernel (every kernel name with nsys stats' columns: instances, total, mean, median, min, max, stddev), stream (each stream's kernels, busy, idle, utilization), api (host API calls by name), range (record_function and NVTX ranges by name), op and region (GPU time by the innermost cpu_op, and record_function or NVTX range, enclosing each launch)")
@@ -98,6 +104,7 @@ back: the text is their overview, --format csv their rows.` + compileLogHelp + w
 	f.StringVar(&opts.CompileLog, "compile-log", "", "`LOG`: a TORCH_TRACE compile log, or a folder of them, joined to the compiled frames")
 	namesFlag(cmd, &opts.Names)
 	addLabelFlag(f, &opts.Labels, true)
+	addCaptureFlag(f, &opts.Capture, 1)
 	opts.Read.addFlags(f)
 	opts.Read.addJobsFlag(f)
 	addShardFlag(f, &opts.Shard)
@@ -113,17 +120,18 @@ func runSummarize(ctx context.Context, opts *summarizeOptions) error {
 	// worker's rows label a file as the others' do.
 	labels := fileLabels(opts.Args, opts.Labels, files)
 	files = opts.Shard.pick(opts.Args, files)
-	if rec, ok, err := readSummaryParts(files); ok || err != nil {
+	if rec, ok, bad, err := readSummaryParts(files, opts.IO.ErrOut, opts.Read.budget()); ok || err != nil {
 		if err != nil {
 			return err
 		}
+		missing += bad
 		if opts.Read.active() {
-			return usageError{fmt.Errorf("Parquet parts were measured when exported: give --steps, --window, --range or --steady to export")}
+			return usageError{fmt.Errorf("the Parquet parts were measured when exported: give --steps, --window, --range or --steady to export")}
 		}
-		if err := writeMerged(opts, rec); err != nil {
+		if err := writeMerged(opts, rec); err != nil && (missing == 0 || len(rec.Rows) > 0) {
 			return err
 		}
-		if missing > 0 { // a part named that is not there: the overview lacks its rows
+		if missing > 0 { // a part missing or unread: the overview lacks its rows
 			return errReported{missing}
 		}
 		return nil
@@ -135,10 +143,18 @@ func runSummarize(ctx context.Context, opts *summarizeOptions) error {
 			return err
 		}
 	}
-	done := opts.Read.startProgress(files)
-	sums, failed := summarizeFiles(ctx, files, labels, opts, metrics.Options{TopN: opts.Top, KernelDists: slices.Contains(opts.By, "kernel"),
+	caps, err := readCaptures(ctx, opts.Capture, &opts.Read, false)
+	if err != nil {
+		return err
+	}
+	mo := metrics.Options{TopN: opts.Top, KernelDists: slices.Contains(opts.By, "kernel"),
 		StreamStats: slices.Contains(opts.By, "stream"), APIStats: slices.Contains(opts.By, "api"), RangeStats: slices.Contains(opts.By, "range"),
-		Scopes: slices.Contains(opts.By, "op") || slices.Contains(opts.By, "region"), Workers: cores()}, logs)
+		Scopes: slices.Contains(opts.By, "op") || slices.Contains(opts.By, "region"), Workers: cores()}
+	if len(caps) > 0 {
+		mo.Capture = caps[0]
+	}
+	done := opts.Read.startProgress(files)
+	sums, failed := summarizeFiles(ctx, files, labels, opts, mo, logs)
 	failed += missing
 	done()
 	if err := ctx.Err(); err != nil { // interrupted: no partial report
@@ -226,7 +242,7 @@ func writeSummaries(opts *summarizeOptions, sums []metrics.Summary) error {
 	}
 	if report.HostOnly(sums) { // host rows, one a file
 		if opts.Format == "csv" {
-			return report.WriteCSV(opts.IO.Out, report.HostRecords(sums))
+			return report.WriteCSVWith(opts.IO.Out, report.HostRecords(sums), opts.CSV)
 		}
 		return report.WriteHostJSON(opts.IO.Out, sums)
 	}
@@ -236,7 +252,7 @@ func writeSummaries(opts *summarizeOptions, sums []metrics.Summary) error {
 		}
 	}
 	if opts.Format == "csv" {
-		return report.WriteCSV(opts.IO.Out, report.SummaryRecords(sums))
+		return report.WriteCSVWith(opts.IO.Out, report.SummaryRecords(sums), opts.CSV)
 	}
 	return report.WriteSummaryJSON(opts.IO.Out, sums)
 }
