@@ -22,6 +22,11 @@ import (
 // graphs, but a line past this is not a log.
 const maxLine = 64 << 20
 
+// maxPayload bounds one record's payload (its tab-indented lines): the
+// largest, Inductor's output code of a big model, are some MB; a gzip
+// bomb of payload lines stops here instead of taking the memory.
+const maxPayload = 256 << 20
+
 // Open reads the structured compile log at path, plain or gzipped (told
 // by its first bytes, not its name).
 func Open(path string) (*Log, error) {
@@ -135,6 +140,9 @@ type envelope struct {
 func (p *parser) line(b []byte, n int) error {
 	if len(b) > 0 && b[0] == '\t' {
 		if p.env != nil {
+			if len(p.payload)+len(b) > maxPayload {
+				return fmt.Errorf("a record's payload past %d MiB", maxPayload>>20)
+			}
 			if p.payload != nil {
 				p.payload = append(p.payload, '\n')
 			}
