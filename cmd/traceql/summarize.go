@@ -136,13 +136,6 @@ func runSummarize(ctx context.Context, opts *summarizeOptions) error {
 		}
 		return nil
 	}
-	var logs *compileLogs
-	if opts.CompileLog != "" {
-		logs = &compileLogs{path: opts.CompileLog}
-		if err := logs.preload(); err != nil {
-			return err
-		}
-	}
 	caps, err := readCaptures(ctx, opts.Capture, &opts.Read, false)
 	if err != nil {
 		return err
@@ -152,6 +145,13 @@ func runSummarize(ctx context.Context, opts *summarizeOptions) error {
 		Scopes: slices.Contains(opts.By, "op") || slices.Contains(opts.By, "region"), Workers: cores()}
 	if len(caps) > 0 {
 		mo.Capture = caps[0]
+	}
+	var logs *compileLogs
+	if opts.CompileLog != "" {
+		logs = &compileLogs{path: opts.CompileLog}
+		if err := logs.preload(); err != nil {
+			return err
+		}
 	}
 	done := opts.Read.startProgress(files)
 	sums, failed := summarizeFiles(ctx, files, labels, opts, mo, logs)
