@@ -127,9 +127,9 @@ type envelope struct {
 	// did when it ran (autotuning, cudagraph recording), apart from
 	// compilation_metrics.
 	RuntimeMetrics json.RawMessage `json:"compilation_metrics_runtime"`
-	OutputCode         json.RawMessage `json:"inductor_output_code"`
-	PostGradGraph      json.RawMessage `json:"inductor_post_grad_graph"`
-	Artifact           *struct {
+	OutputCode     json.RawMessage `json:"inductor_output_code"`
+	PostGradGraph  json.RawMessage `json:"inductor_post_grad_graph"`
+	Artifact       *struct {
 		Name     string `json:"name"`
 		Encoding string `json:"encoding"`
 	} `json:"artifact"`
