@@ -243,7 +243,9 @@ func Summarize(t *trace.Trace, o Options) Summary {
 			s.Warnings = append(slices.Clip(s.Warnings), warn)
 		}
 		w.stepOps = gpuStepOps(t)
-		w.host = collectHostRanges(t)
+		if len(w.steps) > 0 { // only steps have a host row
+			w.host = collectHostRanges(t)
+		}
 		w.syncs = hostSyncs(t)
 		w.compile = compileOps(t)
 	})
