@@ -22,6 +22,9 @@ type ScopeStat struct {
 	Kernels int
 	GPUNS   int64
 	Share   float64 // GPUNS / the GPU time of all work on the device
+	// Work is what the instances computed, where the trace recorded
+	// their shapes (trace.Needs.Shapes); zero otherwise.
+	Work OpWork
 }
 
 // NoScope names the GPU work whose launch call no op or region encloses,
@@ -52,6 +55,13 @@ func callScopes(t *trace.Trace, need []bool) (opOf, regionOf []*trace.Op) {
 // region Scopes attributes it to; "" where none encloses its launch call
 // or the call is not in the trace. The trace must hold its cpu_ops.
 func KernelScopes(t *trace.Trace) (ops, regions []string) {
+	opOf, regionOf := kernelScopes(t)
+	return scopeNames(opOf), scopeNames(regionOf)
+}
+
+// kernelScopes returns, for each kernel of t by index, the op and the
+// region Scopes attributes it to; nil where none.
+func kernelScopes(t *trace.Trace) (opOfKernel, regionOfKernel []*trace.Op) {
 	ix := newLaunchIndex(t)
 	need := make([]bool, len(t.APICalls))
 	calls := make([]int, len(t.Kernels))
@@ -62,19 +72,23 @@ func KernelScopes(t *trace.Trace) (ops, regions []string) {
 		}
 	}
 	opOf, regionOf := callScopes(t, need)
-	ops, regions = make([]string, len(t.Kernels)), make([]string, len(t.Kernels))
+	opOfKernel, regionOfKernel = make([]*trace.Op, len(t.Kernels)), make([]*trace.Op, len(t.Kernels))
 	for i, ci := range calls {
-		if ci < 0 {
-			continue
-		}
-		if o := opOf[ci]; o != nil {
-			ops[i] = o.Name
-		}
-		if r := regionOf[ci]; r != nil {
-			regions[i] = r.Name
+		if ci >= 0 {
+			opOfKernel[i], regionOfKernel[i] = opOf[ci], regionOf[ci]
 		}
 	}
-	return ops, regions
+	return opOfKernel, regionOfKernel
+}
+
+func scopeNames(ops []*trace.Op) []string {
+	names := make([]string, len(ops))
+	for i, o := range ops {
+		if o != nil {
+			names[i] = o.Name
+		}
+	}
+	return names
 }
 
 // Scopes attributes each kernel, copy and memset of device dev to the
@@ -86,6 +100,12 @@ func KernelScopes(t *trace.Trace) (ops, regions []string) {
 func Scopes(t *trace.Trace, dev int) (ops, regions []ScopeStat) {
 	ix := newLaunchIndex(t)
 	var acts []*trace.Activity
+	var kernels []*trace.Kernel // acts[i] is kernels[i]'s for i < len(kernels)
+	for i := range t.Kernels {
+		if t.Kernels[i].Device == dev {
+			kernels = append(kernels, &t.Kernels[i])
+		}
+	}
 	need := make([]bool, len(t.APICalls))
 	t.EachGPUActivity(func(a *trace.Activity) {
 		if a.Device != dev {
@@ -101,7 +121,8 @@ func Scopes(t *trace.Trace, dev int) (ops, regions []ScopeStat) {
 		stat      ScopeStat
 		instances map[*trace.Op]bool
 	}
-	tally := func(m map[string]*agg, o *trace.Op, a *trace.Activity) {
+	work := newWorkTally()
+	tally := func(m map[string]*agg, o *trace.Op, a *trace.Activity, k *trace.Kernel) {
 		name := NoScope
 		if o != nil {
 			name = o.Name
@@ -113,6 +134,9 @@ func Scopes(t *trace.Trace, dev int) (ops, regions []ScopeStat) {
 		}
 		g.stat.Kernels++
 		g.stat.GPUNS += a.Dur()
+		if k != nil || o != nil && o.Args != nil {
+			work.add(&g.stat.Work, o, a, k)
+		}
 		if o != nil && !g.instances[o] {
 			g.instances[o] = true
 			g.stat.Calls++
@@ -121,13 +145,17 @@ func Scopes(t *trace.Trace, dev int) (ops, regions []ScopeStat) {
 	}
 	byOp, byRegion := map[string]*agg{}, map[string]*agg{}
 	var total int64
-	for _, a := range acts {
+	for i, a := range acts {
 		var op, region *trace.Op
 		if ci := ix.call(a); ci >= 0 {
 			op, region = opOf[ci], regionOf[ci]
 		}
-		tally(byOp, op, a)
-		tally(byRegion, region, a)
+		var k *trace.Kernel
+		if i < len(kernels) {
+			k = kernels[i]
+		}
+		tally(byOp, op, a, k)
+		tally(byRegion, region, a, nil)
 		total += a.Dur()
 	}
 	done := func(m map[string]*agg) []ScopeStat {

@@ -87,6 +87,8 @@ type DeviceSummary struct {
 	// Ops and Regions are the device's GPU time by the host op and the
 	// code region that launched it, when Options.Scopes asked for them.
 	Ops, Regions []ScopeStat
+	// Util is the device's FLOPs against its peak, with Ops; nil without.
+	Util *Utilization
 
 	Launch  LaunchStats
 	Compile DeviceCompile
@@ -186,6 +188,9 @@ type Options struct {
 	// kernels outside compiled code (DeviceCompile.TopEagerOps): the trace
 	// must hold its cpu_ops, which a lean read leaves out.
 	Scopes bool
+	// Peak overrides the peaks of the table (PeakOf) that
+	// DeviceSummary.Util divides by.
+	Peak PeakOverride
 	// Gaps asks for each device's idle gaps, classified
 	// (DeviceSummary.Gaps), and TimelineBins > 0 for its utilization
 	// timeline in that many bins (DeviceSummary.Timeline): what the
@@ -263,6 +268,8 @@ func Summarize(t *trace.Trace, o Options) Summary {
 				if o.Scopes {
 					s.Devices[i].Ops, s.Devices[i].Regions = Scopes(v, devs[i].ID)
 					d := &s.Devices[i]
+					u := DeviceUtilization(d, o.Peak)
+					d.Util = &u
 					d.Compile.TopEagerOps = eagerOps(v, devs[i].ID, w.ix, &w.compile, d.KernelNS, o.TopN)
 				}
 			}

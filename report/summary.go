@@ -355,6 +355,11 @@ func drillTables(s metrics.Summary, l Layout) []*Table {
 			t.Notes = []string{"launched: kernels, copies and memsets whose launch call the " + x.noun + " encloses on its thread (graph replays count each kernel); " +
 				metrics.NoScope + ": enclosed by none, or no launch call in the trace"}
 			out = append(out, t)
+			if x.noun == "op" {
+				if w := workTable(&d, l); w != nil {
+					out = append(out, w)
+				}
+			}
 		}
 	}
 	for _, x := range []struct {

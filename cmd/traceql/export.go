@@ -28,6 +28,7 @@ type exportOptions struct {
 	PerStream bool
 	Labels    []string
 	Shard     shard
+	Peak      peakFlags
 	IO        *ioStreams
 }
 
@@ -130,11 +131,16 @@ reads as one table.` + windowHelp + shardHelp,
 					return err
 				}
 			}
+			if err := opts.Peak.check(); err != nil {
+				return err
+			}
 			switch opts.Table {
-			case "ops", "regions":
+			case "ops":
+				opts.Read.needs = shapeNeeds(true) // every cpu_op, with the shapes of FLOPs; polls too, as before
+			case "regions":
 				opts.Read.needs = trace.Needs{Ops: true, Polls: true} // every cpu_op; polls too, as before
 			case "kernels":
-				opts.Read.needs = trace.Needs{Ops: true} // the cpu_ops of the op and region columns
+				opts.Read.needs = shapeNeeds(false) // the cpu_ops of the op and region columns, the shapes of FLOPs
 			}
 			if err := opts.Read.prepare(opts.IO); err != nil {
 				return err
@@ -153,6 +159,7 @@ reads as one table.` + windowHelp + shardHelp,
 	f.StringVarP(&opts.Output, "output", "o", "", "file to write (a file is replaced atomically, a device or pipe written in place); stdout when absent or -")
 	addLabelFlag(f, &opts.Labels, true)
 	opts.Read.addFlags(f)
+	opts.Peak.add(f)
 	opts.Read.addJobsFlag(f)
 	addShardFlag(f, &opts.Shard)
 	return cmd
@@ -227,7 +234,7 @@ func runExport(ctx context.Context, opts *exportOptions) error {
 			case active && host:
 				complain(opts.IO.ErrOut, f+": GPU activity; the "+opts.Table+" table has rows for traces without (CPU, MPS runs); no row written")
 			}
-			in := exportInput(opts.Table, opts.PerStream, t)
+			in := exportInput(opts.Table, opts.PerStream, opts.Peak.PeakOverride, t)
 			in.Label = labels[f]
 			if err := start(); err != nil {
 				return err
@@ -263,7 +270,7 @@ var errNothingRead = errors.New("no trace read")
 
 // exportInput computes what the table's rows are made of, and nothing
 // else: a table of kernels by name needs no idle-gap classes.
-func exportInput(table string, perStream bool, t *trace.Trace) report.ExportInput {
+func exportInput(table string, perStream bool, peak metrics.PeakOverride, t *trace.Trace) report.ExportInput {
 	in := report.ExportInput{Trace: t}
 	summary := func() {
 		s := metrics.Summarize(t, metrics.Options{Workers: cores()})
@@ -279,7 +286,7 @@ func exportInput(table string, perStream bool, t *trace.Trace) report.ExportInpu
 			summary()
 		}
 	case "kernels":
-		in.KernelOps, in.KernelRegions = metrics.KernelScopes(t)
+		in.KernelOps, in.KernelRegions, in.KernelWork = metrics.KernelScopesWork(t, peak)
 	case "gaps":
 		if perStream {
 			in.Gaps = metrics.ClassifyStreamGaps(t)
@@ -293,7 +300,7 @@ func exportInput(table string, perStream bool, t *trace.Trace) report.ExportInpu
 	case "copy-stats":
 		in.Devices = metrics.PerDevice(t, metrics.TablesOptions{Copies: true})
 	case "ops", "regions":
-		in.Devices = metrics.PerDevice(t, metrics.TablesOptions{Scopes: true})
+		in.Devices = metrics.PerDevice(t, metrics.TablesOptions{Scopes: true, Peak: peak})
 	case "api":
 		in.Names = metrics.APIStats(t)
 	case "ranges":

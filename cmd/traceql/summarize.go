@@ -23,6 +23,7 @@ type summarizeOptions struct {
 	By       []string // drill-down tables: kernel, stream, api, range
 	Labels   []string // --label, one per argument
 	Shard    shard
+	Peak     peakFlags
 	IO       *ioStreams
 }
 
@@ -71,7 +72,13 @@ back: the text is their overview, --format csv their rows.` + windowHelp + shard
 			if err := positive("top", opts.Top); err != nil {
 				return err
 			}
-			if slices.Contains(opts.By, "op") || slices.Contains(opts.By, "region") {
+			if err := opts.Peak.check(); err != nil {
+				return err
+			}
+			switch {
+			case slices.Contains(opts.By, "op"):
+				opts.Read.needs = shapeNeeds(true) // every cpu_op, with the shapes of FLOPs; polls too, as before
+			case slices.Contains(opts.By, "region"):
 				opts.Read.needs = trace.Needs{Ops: true, Polls: true} // every cpu_op; polls too, as before
 			}
 			if err := opts.Read.prepare(opts.IO); err != nil {
@@ -94,6 +101,7 @@ back: the text is their overview, --format csv their rows.` + windowHelp + shard
 	opts.Read.addFlags(f)
 	opts.Read.addJobsFlag(f)
 	addShardFlag(f, &opts.Shard)
+	opts.Peak.add(f)
 	return cmd
 }
 
@@ -124,7 +132,7 @@ func runSummarize(ctx context.Context, opts *summarizeOptions) error {
 	done := opts.Read.startProgress(files)
 	sums, failed := summarizeFiles(ctx, files, labels, opts, metrics.Options{TopN: opts.Top, KernelDists: slices.Contains(opts.By, "kernel"),
 		StreamStats: slices.Contains(opts.By, "stream"), APIStats: slices.Contains(opts.By, "api"), RangeStats: slices.Contains(opts.By, "range"),
-		Scopes: slices.Contains(opts.By, "op") || slices.Contains(opts.By, "region"), Workers: cores()})
+		Scopes: slices.Contains(opts.By, "op") || slices.Contains(opts.By, "region"), Peak: opts.Peak.PeakOverride, Workers: cores()})
 	failed += missing
 	done()
 	if err := ctx.Err(); err != nil { // interrupted: no partial report
