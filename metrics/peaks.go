@@ -27,7 +27,8 @@ type Peak struct {
 // want of a datasheet number confirmed when this table was written: H100
 // NVL, H200 NVL, GH200 (two memory configurations the name may not tell),
 // B300, MI325X, MI355X, V100 in DGX Station (V100-DGXS), and the A100
-// variants made for one customer (A100-PG509-200). Those get no MFU unless
+// variants made for one customer (A100-PG509-200); and B200's TF32 and
+// FP32, which the sources consulted disagreed on. Those get no MFU unless
 // --peak-tflops is given.
 var peakTable = []struct {
 	needles []string // all must occur in the device name (case-insensitive)
@@ -47,7 +48,7 @@ var peakTable = []struct {
 		TFLOPS: map[Precision]float64{FP64: 67, FP32: 67, TF32: 494.5, BF16: 989.5, FP16: 989.5, FP8: 1979, INT8: 1979},
 		GBps:   4800, Source: "https://www.nvidia.com/en-us/data-center/h200/ (H200 SXM: sparse figures halved, as its footnote says)"}},
 	{needles: []string{"b200"}, peak: Peak{GPU: "B200 (HGX, 1000 W)",
-		TFLOPS: map[Precision]float64{TF32: 1100, BF16: 2250, FP16: 2250, FP8: 4500, INT8: 4500},
+		TFLOPS: map[Precision]float64{BF16: 2250, FP16: 2250, FP8: 4500, INT8: 4500},
 		GBps:   8000, Source: "https://www.nvidia.com/en-us/data-center/hgx/ (HGX B200 datasheet, per GPU, sparse figures halved)"}},
 	{needles: []string{"a100", "80gb", "pcie"}, peak: a100("A100 80GB PCIe", 1935)},
 	{needles: []string{"a100", "80gb"}, peak: a100("A100 80GB SXM", 2039)},

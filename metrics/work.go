@@ -94,11 +94,14 @@ func InstanceCost(o *trace.Op) (c Cost, fromProfiler, ok bool) {
 	return c, false, ok
 }
 
-// isMathOp reports whether an op's model is a GEMM or a convolution.
-func isMathOp(name string) bool {
-	n := strings.TrimPrefix(name, "aten::")
-	return strings.Contains(n, "mm") || strings.Contains(n, "conv") || n == "linear"
-}
+// isMathOp reports whether an op's model is a GEMM or a convolution (not
+// an Inductor kernel such as triton_poi_fused_addmm_gelu, which is
+// neither, though its name says addmm).
+func isMathOp(name string) bool { return mathOps[strings.TrimPrefix(name, "aten::")] }
+
+var mathOps = setOf(`mm addmm _addmm_activation _scaled_mm bmm baddbmm matmul linear
+	conv1d conv2d conv3d convolution _convolution cudnn_convolution miopen_convolution
+	convolution_backward cudnn_convolution_backward_input cudnn_convolution_backward_weight`)
 
 // kernelMath tells from a kernel's name whether it is a GEMM or a
 // convolution, and in which precision ("" when the name does not say).
@@ -108,6 +111,9 @@ func isMathOp(name string) bool {
 // rocBLAS/hipBLASLt (Cijk_…).
 func kernelMath(name string) (math bool, p Precision) {
 	n := strings.ToLower(name)
+	if strings.HasPrefix(n, "triton_") { // Inductor's fused kernels name the ops they fuse: triton_poi_fused_convolution_…
+		return false, ""
+	}
 	math = strings.Contains(n, "gemm") || strings.Contains(n, "conv") || strings.Contains(n, "xmma") ||
 		strings.Contains(n, "nvjet") || strings.HasPrefix(n, "cijk_") || strings.Contains(n, "fprop") ||
 		strings.Contains(n, "dgrad") || strings.Contains(n, "wgrad") || strings.Contains(n, "cutlass")

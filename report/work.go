@@ -35,7 +35,7 @@ func workTable(d *metrics.DeviceSummary, l Layout) *Table {
 		if w.Bytes > 0 {
 			ai = w.Intensity()
 		}
-		if w.CostedGPUNS > 0 {
+		if w.CostedGPUNS > 0 && w.Flops > 0 {
 			tf = w.AchievedTFLOPS()
 		}
 		bound := "–"

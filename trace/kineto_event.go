@@ -614,7 +614,7 @@ func (d *eventDecoder) args(b []byte, i int, cls eventClass, a *eventArgs) (int,
 			a.grid, i, err = d.dim3(b, i)
 		case "block":
 			a.block, i, err = d.dim3(b, i)
-		case "Input Dims", "Input type", "Concrete Inputs":
+		case "Input Dims", "Input dims", "Input type", "Concrete Inputs":
 			start := i
 			i, err = d.lx.Value(b, i, nil)
 			if d.shapes && cls == clsCPUOp && err == nil {

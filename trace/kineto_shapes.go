@@ -17,7 +17,7 @@ type shapeArgs struct {
 
 func (s *shapeArgs) set(key string, raw []byte) {
 	switch key {
-	case "Input Dims":
+	case "Input Dims", "Input dims": // "Input dims" in the January 2021 schema
 		s.dims = raw
 	case "Input type":
 		s.types = raw
