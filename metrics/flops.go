@@ -126,12 +126,20 @@ func setOf(names string) map[string]bool {
 // copyOps move data and compute nothing: modelled with 0 FLOPs.
 var copyOps = setOf("copy_ _to_copy clone fill_ zero_")
 
-// Modelled reports whether the FLOP model counts the op named name (with
-// or without "aten::"): what a read keeps shapes for (trace.Needs.ShapesOf).
-func Modelled(name string) bool {
-	n := strings.TrimPrefix(name, "aten::")
-	_, ok := opModels[n]
-	return ok || elementwise[n] || copyOps[n]
+// ModelledOps are the names of the ops the FLOP model counts, as traces
+// name them ("aten::mm"): those a read keeps shapes for
+// (trace.Needs.ShapesOf). A new map on each call.
+func ModelledOps() map[string]bool {
+	m := map[string]bool{}
+	for _, set := range []map[string]bool{elementwise, copyOps} {
+		for n := range set {
+			m["aten::"+n] = true
+		}
+	}
+	for n := range opModels {
+		m["aten::"+n] = true
+	}
+	return m
 }
 
 // OpCost is the model's cost of one instance of the op named name with

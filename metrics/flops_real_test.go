@@ -150,7 +150,7 @@ func TestGEMMFlopsReal(t *testing.T) {
 				t.Skipf("%s absent", path)
 			}
 			truth, all := gemmTruth(t, path)
-			tr, err := trace.Options{Needs: &trace.Needs{Ops: true, Shapes: true, ShapesOf: metrics.Modelled}}.Open(context.Background(), path)
+			tr, err := trace.Options{Needs: &trace.Needs{Ops: true, Shapes: true, ShapesOf: metrics.ModelledOps()}}.Open(context.Background(), path)
 			if err != nil {
 				t.Fatal(err)
 			}

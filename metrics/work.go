@@ -120,6 +120,9 @@ func kernelMath(name string) (math bool, p Precision) {
 	if !math {
 		return false, ""
 	}
+	if strings.HasPrefix(n, "cijk_") {
+		return true, tensilePrecision(name)
+	}
 	switch {
 	case strings.Contains(n, "e4m3") || strings.Contains(n, "e5m2") || strings.Contains(n, "fp8"):
 		p = FP8
@@ -138,6 +141,34 @@ func kernelMath(name string) (math bool, p Precision) {
 		p = FP32
 	}
 	return true, p
+}
+
+// tensilePrecision reads the precision of a rocBLAS/hipBLASLt (Tensile)
+// kernel from its data-type token, the fourth of its name:
+// Cijk_Alik_Bljk_BBS_BH_… is bf16 in (B), bf16 out, fp32 compute (S).
+func tensilePrecision(name string) Precision {
+	tok := strings.Split(name, "_")
+	if len(tok) < 4 || tok[3] == "" {
+		return ""
+	}
+	t := tok[3]
+	switch {
+	case strings.HasPrefix(t, "F8") || strings.HasPrefix(t, "B8"):
+		return FP8
+	case strings.HasPrefix(t, "I8"):
+		return INT8
+	}
+	switch t[0] {
+	case 'B':
+		return BF16
+	case 'H':
+		return FP16
+	case 'S':
+		return FP32
+	case 'D':
+		return FP64
+	}
+	return ""
 }
 
 // A workTally accumulates OpWork for the scopes of one device.

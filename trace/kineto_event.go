@@ -20,7 +20,7 @@ type eventDecoder struct {
 	dropHost  bool              // dropOps || dropPolls
 	keepOp    string            // Needs.Op
 	shapes    bool              // keep cpu_ops' shapes (Needs.Shapes)
-	shapesOf  func(string) bool // Needs.ShapesOf
+	shapesOf  map[string]bool   // Needs.ShapesOf
 	sh        shapeArgs         // the current event's shape arguments, when shapes
 	names     map[string]string // interned event names
 	lx        jsonlex.Lexer

@@ -29,11 +29,11 @@ func (s *shapeArgs) set(key string, raw []byte) {
 // wanted reports whether the op named name keeps its shapes: it has some,
 // and the read asks for its name, or it carries the profiler's own FLOP
 // count, which is kept whatever the op.
-func (s *shapeArgs) wanted(name string, of func(string) bool) bool {
+func (s *shapeArgs) wanted(name string, of map[string]bool) bool {
 	if s.hasFlops {
 		return true
 	}
-	return s.dims != nil && (of == nil || of(name))
+	return s.dims != nil && (of == nil || of[name])
 }
 
 // opArgs parses the current op's shape arguments. Malformed parts are left

@@ -55,7 +55,7 @@ func TestShapesKept(t *testing.T) {
 			t.Errorf("%s: shapes kept without Needs.Shapes", o.Name)
 		}
 	}
-	tr, err := Options{Needs: &Needs{Shapes: true, ShapesOf: func(n string) bool { return n == "aten::add" }}}.Open(context.Background(), path)
+	tr, err := Options{Needs: &Needs{Shapes: true, ShapesOf: map[string]bool{"aten::add": true}}}.Open(context.Background(), path)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -288,12 +288,12 @@ type Needs struct {
 	// Op names the cpu_ops kept when Ops does not keep them all: the
 	// range that --range measures may be one.
 	Op string
-	// Shapes keeps every cpu_op and, on those ShapesOf accepts (all when
+	// Shapes keeps every cpu_op and, on those named in ShapesOf (all when
 	// nil) or that carry a "flops" argument, their recorded shapes
 	// (Op.Args): what a FLOP model reads. Parsing them costs a read of
 	// every op's arguments, so only commands that show FLOPs ask.
 	Shapes   bool
-	ShapesOf func(name string) bool
+	ShapesOf map[string]bool
 }
 
 // needs returns what a read keeps, and whether it leaves host events out.

@@ -12,7 +12,7 @@ import (
 // shapeNeeds are the host data of the commands that show FLOPs: every
 // cpu_op, and the recorded shapes of those the FLOP model counts.
 func shapeNeeds(polls bool) trace.Needs {
-	return trace.Needs{Ops: true, Polls: polls, Shapes: true, ShapesOf: metrics.Modelled}
+	return trace.Needs{Ops: true, Polls: polls, Shapes: true, ShapesOf: metrics.ModelledOps()}
 }
 
 // peakFlags are --peak-tflops and --peak-gbps.
