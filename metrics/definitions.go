@@ -10,14 +10,18 @@ type Unit uint8
 
 // Units.
 const (
-	Count  Unit = iota // a number of things
-	NS                 // nanoseconds
-	Bytes              // bytes
-	GBps               // gigabytes (1e9 B) per second = bytes per ns
-	Ratio              // a fraction, 0..1
-	Text               // a name
-	FLOP               // floating-point operations
-	TFLOPS             // 1e12 floating-point operations per second
+	Count Unit = iota // a number of things
+	NS                // nanoseconds
+	Bytes             // bytes
+	GBps              // gigabytes (1e9 B) per second = bytes per ns
+	Ratio             // a fraction, 0..1
+	Text              // a name
+)
+
+// Units of work: what an op computed and how fast.
+const (
+	FLOP   Unit = Text + 1 + iota // floating-point operations
+	TFLOPS                        // 1e12 floating-point operations per second
 )
 
 // A Column is one per-device metric: its name in CSV and JSON output, its
