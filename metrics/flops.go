@@ -605,21 +605,26 @@ func softmax(in inputs) (Cost, bool) {
 }
 
 // pointwise: perElem operations per element of the broadcast output;
-// every tensor input read and the output written.
+// every tensor input read and the output written. The output's shape is
+// built in a buffer on the stack: elementwise ops are most of a trace's
+// ops, and this runs once for each.
 func pointwise(in inputs, perElem int64) (Cost, bool) {
-	var out []int64
+	var buf [8]int64
+	out := buf[:0]
 	var c counter
 	var bytes, es int64
 	seen := false
 	for i, d := range in.a.Dims {
-		if !in.tensor(i) || d == nil && len(in.a.Types) > i && (in.a.Types[i] == "Scalar" || in.a.Types[i] == "") {
+		if !in.tensor(i) {
 			continue
 		}
-		b, ok := broadcast(out, d)
-		if !ok {
+		if len(d) > len(buf) {
 			return Cost{}, false
 		}
-		out, seen = b, true
+		if !broadcastInto(&out, d) {
+			return Cost{}, false
+		}
+		seen = true
 		bytes = c.add(bytes, c.bytesOf(in, i))
 		if es == 0 {
 			_, es = in.elem(i)
@@ -630,4 +635,31 @@ func pointwise(in inputs, perElem int64) (Cost, bool) {
 	}
 	n := c.numel(out)
 	return c.done(Cost{Flops: c.mul(perElem, n), Bytes: c.add(bytes, c.mul(n, es)), Precision: in.prec()})
+}
+
+// broadcastInto makes *out the broadcast shape of *out and d, in place
+// (*out has the capacity of the longer).
+func broadcastInto(out *[]int64, d []int64) bool {
+	o := *out
+	if len(d) > len(o) {
+		n := len(d) - len(o)
+		o = o[:len(d)]
+		copy(o[n:], o[:len(o)-n])
+		for i := range n {
+			o[i] = 1
+		}
+	}
+	off := len(o) - len(d)
+	for i, x := range d {
+		y := o[off+i]
+		switch {
+		case x == y || x == 1:
+		case y == 1:
+			o[off+i] = x
+		default:
+			return false
+		}
+	}
+	*out = o
+	return true
 }

@@ -118,7 +118,9 @@ func Scopes(t *trace.Trace, dev int) (ops, regions []ScopeStat) {
 	})
 	opOf, regionOf := callScopes(t, need)
 	type agg struct {
-		stat      ScopeStat
+		stat ScopeStat
+		// instances are the op's instances seen, each true when it
+		// has a FLOP count.
 		instances map[*trace.Op]bool
 	}
 	work := newWorkTally()
@@ -134,13 +136,20 @@ func Scopes(t *trace.Trace, dev int) (ops, regions []ScopeStat) {
 		}
 		g.stat.Kernels++
 		g.stat.GPUNS += a.Dur()
-		if k != nil || o != nil && o.Args != nil {
-			work.add(&g.stat.Work, o, a, k)
+		if o != nil {
+			costed, seen := g.instances[o]
+			if !seen {
+				costed = o.Args != nil && work.instance(&g.stat.Work, o)
+				g.instances[o] = costed
+				g.stat.Calls++
+				g.stat.CPUNS += o.End - o.Start
+			}
+			if costed {
+				g.stat.Work.CostedGPUNS += a.Dur()
+			}
 		}
-		if o != nil && !g.instances[o] {
-			g.instances[o] = true
-			g.stat.Calls++
-			g.stat.CPUNS += o.End - o.Start
+		if k != nil {
+			work.kernel(&g.stat.Work, o, a, k)
 		}
 	}
 	byOp, byRegion := map[string]*agg{}, map[string]*agg{}

@@ -173,14 +173,7 @@ func tensilePrecision(name string) Precision {
 
 // A workTally accumulates OpWork for the scopes of one device.
 type workTally struct {
-	costs map[*trace.Op]*instance // per op instance, nil: not seen
-	names map[string]kernelClass  // kernelMath by kernel name
-}
-
-type instance struct {
-	cost   Cost
-	prof   bool
-	costed bool
+	names map[string]kernelClass // kernelMath by kernel name
 }
 
 type kernelClass struct {
@@ -189,39 +182,31 @@ type kernelClass struct {
 }
 
 func newWorkTally() *workTally {
-	return &workTally{costs: map[*trace.Op]*instance{}, names: map[string]kernelClass{}}
+	return &workTally{names: map[string]kernelClass{}}
 }
 
-// add counts activity a (kernel k, nil for a copy or memset) launched
-// from inside op o (nil: none) into w; first says a is the first of o's
-// activities seen.
-func (t *workTally) add(w *OpWork, o *trace.Op, a *trace.Activity, k *trace.Kernel) {
-	var in *instance
-	if o != nil && o.Args != nil {
-		in = t.costs[o]
-		if in == nil {
-			in = &instance{}
-			in.cost, in.prof, in.costed = InstanceCost(o)
-			t.costs[o] = in
-			if in.costed {
-				w.Flops += in.cost.Flops
-				w.Bytes += in.cost.Bytes
-				w.CostedCalls++
-				if in.prof {
-					w.ProfilerCalls++
-				}
-				if w.Precision == "" {
-					w.Precision = in.cost.Precision
-				}
-			}
-		}
-		if in.costed {
-			w.CostedGPUNS += a.Dur()
-		}
+// instance counts the cost of op instance o, seen for the first time,
+// into w, and reports whether it has one.
+func (t *workTally) instance(w *OpWork, o *trace.Op) bool {
+	cost, prof, ok := InstanceCost(o)
+	if !ok {
+		return false
 	}
-	if k == nil {
-		return
+	w.Flops += cost.Flops
+	w.Bytes += cost.Bytes
+	w.CostedCalls++
+	if prof {
+		w.ProfilerCalls++
 	}
+	if w.Precision == "" {
+		w.Precision = cost.Precision
+	}
+	return true
+}
+
+// kernel counts kernel k (activity a), launched from inside op o (nil:
+// none), into w's precision mix when it is a GEMM or a convolution.
+func (t *workTally) kernel(w *OpWork, o *trace.Op, a *trace.Activity, k *trace.Kernel) {
 	kc, ok := t.names[k.Name]
 	if !ok {
 		kc.math, kc.p = kernelMath(k.Name)
@@ -344,10 +329,14 @@ func KernelScopesWork(t *trace.Trace, peak PeakOverride) (ops, regions []string,
 		in := insts[o]
 		if in == nil {
 			in = &inst{dev: t.Kernels[i].Device}
+			tally.instance(&in.w, o)
 			insts[o] = in
 		}
 		k := &t.Kernels[i]
-		tally.add(&in.w, o, &k.Activity, k)
+		if in.w.Costed() {
+			in.w.CostedGPUNS += k.Dur()
+		}
+		tally.kernel(&in.w, o, &k.Activity, k)
 	}
 	utils := map[int]*Utilization{}
 	for i, o := range opOf {

@@ -82,14 +82,20 @@ func (d *eventDecoder) strings(b []byte, p *part) []string {
 
 // parseDims reads "Input Dims": an array with, per input, [] (no tensor),
 // [d0, d1, …] (a tensor's sizes) or [[…], […]] (a list of tensors). It
-// returns nil, nil for text of another form.
+// returns nil, nil for text of another form. The sizes of all inputs share
+// one array: an op's shapes are a few allocations, not one per input.
 func parseDims(b []byte) (dims [][]int64, lists [][][]int64) {
 	i := jsonlex.SkipSpace(b, 0)
 	if i >= len(b) || b[i] != '[' {
 		return nil, nil
 	}
+	var flat []int64
+	type span struct{ lo, hi int } // of flat; lo < 0: no tensor
+	var spans []span
+	var listAt []int // inputs that are lists, parsed on their own
+	var listVals [][][]int64
 	i = jsonlex.SkipSpace(b, i+1)
-	for k := 0; i < len(b) && b[i] != ']'; k++ {
+	for i < len(b) && b[i] != ']' {
 		if b[i] != '[' {
 			return nil, nil
 		}
@@ -98,9 +104,13 @@ func parseDims(b []byte) (dims [][]int64, lists [][][]int64) {
 			var list [][]int64
 			i = j
 			for i < len(b) && b[i] == '[' {
-				d, end, ok := parseInts(b, i)
+				var d []int64
+				end, ok := parseInts(b, i, &d)
 				if !ok {
 					return nil, nil
+				}
+				if len(d) == 0 {
+					d = nil
 				}
 				list = append(list, d)
 				i = jsonlex.SkipSpace(b, end)
@@ -112,20 +122,20 @@ func parseDims(b []byte) (dims [][]int64, lists [][][]int64) {
 				return nil, nil
 			}
 			i++
-			if lists == nil {
-				lists = make([][][]int64, k, k+1)
-			}
-			lists = append(lists[:k], list)
-			dims = append(dims, nil)
+			listAt = append(listAt, len(spans))
+			listVals = append(listVals, list)
+			spans = append(spans, span{-1, -1})
 		} else {
-			d, end, ok := parseInts(b, i)
+			lo := len(flat)
+			end, ok := parseInts(b, i, &flat)
 			if !ok {
 				return nil, nil
 			}
 			i = end
-			dims = append(dims, d)
-			if lists != nil {
-				lists = append(lists, nil)
+			if len(flat) == lo {
+				spans = append(spans, span{-1, -1})
+			} else {
+				spans = append(spans, span{lo, len(flat)})
 			}
 		}
 		i = jsonlex.SkipSpace(b, i)
@@ -136,20 +146,28 @@ func parseDims(b []byte) (dims [][]int64, lists [][][]int64) {
 	if i >= len(b) {
 		return nil, nil
 	}
-	if lists != nil {
-		for len(lists) < len(dims) {
-			lists = append(lists, nil)
+	if len(spans) == 0 {
+		return nil, nil
+	}
+	dims = make([][]int64, len(spans))
+	for k, sp := range spans {
+		if sp.lo >= 0 {
+			dims[k] = flat[sp.lo:sp.hi:sp.hi]
+		}
+	}
+	if listAt != nil {
+		lists = make([][][]int64, len(spans))
+		for n, k := range listAt {
+			lists[k] = listVals[n]
 		}
 	}
 	return dims, lists
 }
 
-// parseInts reads an array of integers at b[i] == '['; [] is a non-nil
-// empty slice only when it is a tensor of rank 0, which "Input Dims" does
-// not tell from no tensor: both are nil.
-func parseInts(b []byte, i int) ([]int64, int, bool) {
+// parseInts appends the integers of the array at b[i] == '[' to *out and
+// returns the index after it.
+func parseInts(b []byte, i int, out *[]int64) (int, bool) {
 	i = jsonlex.SkipSpace(b, i+1)
-	var out []int64
 	for i < len(b) && b[i] != ']' {
 		neg := false
 		if b[i] == '-' {
@@ -160,25 +178,25 @@ func parseInts(b []byte, i int) ([]int64, int, bool) {
 		var n int64
 		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
 			if n > (1<<62)/10 {
-				return nil, i, false
+				return i, false
 			}
 			n = n*10 + int64(b[i]-'0')
 			i++
 		}
 		if i == start {
-			return nil, i, false
+			return i, false
 		}
 		if neg {
 			n = -n
 		}
-		out = append(out, n)
+		*out = append(*out, n)
 		i = jsonlex.SkipSpace(b, i)
 		if i < len(b) && b[i] == ',' {
 			i = jsonlex.SkipSpace(b, i+1)
 		}
 	}
 	if i >= len(b) {
-		return nil, i, false
+		return i, false
 	}
-	return out, i + 1, true
+	return i + 1, true
 }
