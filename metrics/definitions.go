@@ -80,7 +80,7 @@ func Columns() []Column {
 	for i := range cols {
 		cols[i].Missing = m[cols[i].Name]
 	}
-	return cols
+	return append(cols, workColumns()...)
 }
 
 func columns() []Column {

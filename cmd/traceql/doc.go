@@ -283,6 +283,26 @@
 //	                             TorchDynamo Cache Lookup host ops (Dynamo's guard
 //	                             checks before each call of a compiled frame; they
 //	                             do not nest), all threads
+//	  flops                      "FLOPs": floating-point operations of the device's
+//	                             ops with a FLOP count (the profiler's with_flops,
+//	                             else the model's from record_shapes; see export
+//	                             --table ops); only with --by op
+//	  flops_coverage             "kernel time with FLOPs": share of kernel_ns
+//	                             launched by ops with a FLOP count: below 1, flops
+//	                             and mfu leave the rest out
+//	  achieved_tflops            "achieved TFLOP/s": flops / span_ns, TFLOP/s
+//	  peak_tflops                "peak TFLOP/s": the GPU's dense (not sparse)
+//	                             datasheet peak in the precision with the most GEMM
+//	                             and convolution time, or --peak-tflops; none for a
+//	                             GPU not in the table
+//	  mfu                        "MFU": flops / (span_ns × peak_tflops): model
+//	                             FLOPs utilization over the window measured, a
+//	                             lower bound when flops_coverage < 1
+//	  precision_mix              "precision mix": share of GEMM and convolution
+//	                             kernel time by precision (fp64, fp32, tf32, bf16,
+//	                             fp16, fp8, int8; unknown), from kernel names and
+//	                             the ops' Input type: "bf16=0.930 fp32=0.070";
+//	                             empty without --by op or without such kernels
 //	Host-only runs (no kernel, memcpy or memset: CPU, Apple MPS, or device
 //	activity not recorded) have one row per file instead, and compare and diff
 //	put their host sides and ops side by side:
