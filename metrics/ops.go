@@ -22,6 +22,12 @@ type ScopeStat struct {
 	Kernels int
 	GPUNS   int64
 	Share   float64 // GPUNS / the GPU time of all work on the device
+	// Replayed counts the kernels among Kernels that a graph launch
+	// inside the op replayed, not named by a capture; Captured those named
+	// by the capture's launch calls (CaptureMatch), which the op made
+	// while the graph was captured, in another run: its Calls and CPUNS
+	// are this trace's alone.
+	Replayed, Captured int
 	// Work is what the instances computed, where the trace recorded
 	// their shapes (trace.Needs.Shapes); zero otherwise.
 	Work OpWork
@@ -55,40 +61,55 @@ func callScopes(t *trace.Trace, need []bool) (opOf, regionOf []*trace.Op) {
 // region Scopes attributes it to; "" where none encloses its launch call
 // or the call is not in the trace. The trace must hold its cpu_ops.
 func KernelScopes(t *trace.Trace) (ops, regions []string) {
-	opOf, regionOf := kernelScopes(t)
-	return scopeNames(opOf), scopeNames(regionOf)
+	return CapturedKernelScopes(t, nil)
 }
 
-// kernelScopes returns, for each kernel of t by index, the op and the
-// region Scopes attributes it to; nil where none.
-func kernelScopes(t *trace.Trace) (opOfKernel, regionOfKernel []*trace.Op) {
+// CapturedKernelScopes is KernelScopes naming the kernels of graph
+// launches by the launch calls m pairs them with, where it does.
+func CapturedKernelScopes(t *trace.Trace, m *CaptureMatch) (ops, regions []string) {
+	_, ops, regions = kernelScopes(t, m)
+	return ops, regions
+}
+
+// kernelScopes is CapturedKernelScopes with, for each kernel, the op
+// instance it names (nil where none, or where a capture names it).
+func kernelScopes(t *trace.Trace, m *CaptureMatch) (opOfKernel []*trace.Op, ops, regions []string) {
 	ix := newLaunchIndex(t)
 	need := make([]bool, len(t.APICalls))
 	calls := make([]int, len(t.Kernels))
+	captured := make([]int, len(t.Kernels))
 	for i := range t.Kernels {
-		calls[i] = ix.call(&t.Kernels[i].Activity)
+		a := &t.Kernels[i].Activity
+		if captured[i] = m.call(t, a); captured[i] >= 0 {
+			calls[i] = -1
+			continue
+		}
+		calls[i] = ix.call(a)
 		if calls[i] >= 0 {
 			need[calls[i]] = true
 		}
 	}
 	opOf, regionOf := callScopes(t, need)
-	opOfKernel, regionOfKernel = make([]*trace.Op, len(t.Kernels)), make([]*trace.Op, len(t.Kernels))
+	ops, regions = make([]string, len(t.Kernels)), make([]string, len(t.Kernels))
+	opOfKernel = make([]*trace.Op, len(t.Kernels))
 	for i, ci := range calls {
-		if ci >= 0 {
-			opOfKernel[i], regionOfKernel[i] = opOf[ci], regionOf[ci]
+		if cc := captured[i]; cc >= 0 {
+			c := &m.c.calls[cc]
+			ops[i], regions[i] = c.op, c.region
+			continue
+		}
+		if ci < 0 {
+			continue
+		}
+		if o := opOf[ci]; o != nil {
+			ops[i] = o.Name
+			opOfKernel[i] = o
+		}
+		if r := regionOf[ci]; r != nil {
+			regions[i] = r.Name
 		}
 	}
-	return opOfKernel, regionOfKernel
-}
-
-func scopeNames(ops []*trace.Op) []string {
-	names := make([]string, len(ops))
-	for i, o := range ops {
-		if o != nil {
-			names[i] = o.Name
-		}
-	}
-	return names
+	return opOfKernel, ops, regions
 }
 
 // Scopes attributes each kernel, copy and memset of device dev to the
@@ -98,6 +119,12 @@ func scopeNames(ops []*trace.Op) []string {
 // belong to the scopes of the graph launch. It returns the stats by op and
 // by region, the most GPU time first, ties by name, NoScope among them.
 func Scopes(t *trace.Trace, dev int) (ops, regions []ScopeStat) {
+	return CapturedScopes(t, dev, nil)
+}
+
+// CapturedScopes is Scopes attributing the kernels of graph launches to
+// the op and region of the launch calls m pairs them with, where it does.
+func CapturedScopes(t *trace.Trace, dev int, m *CaptureMatch) (ops, regions []ScopeStat) {
 	ix := newLaunchIndex(t)
 	var acts []*trace.Activity
 	var kernels []*trace.Kernel // acts[i] is kernels[i]'s for i < len(kernels)
@@ -124,8 +151,9 @@ func Scopes(t *trace.Trace, dev int) (ops, regions []ScopeStat) {
 		instances map[*trace.Op]bool
 	}
 	work := newWorkTally()
-	tally := func(m map[string]*agg, o *trace.Op, a *trace.Activity, k *trace.Kernel) {
-		name := NoScope
+	// kind: 0 launched one by one, 1 replayed by a graph, 2 named by a
+	// capture; k is a's kernel, nil for a copy or memset or on regions.
+	tally := func(m map[string]*agg, name string, o *trace.Op, a *trace.Activity, kind int, k *trace.Kernel) {
 		if o != nil {
 			name = o.Name
 		}
@@ -136,6 +164,12 @@ func Scopes(t *trace.Trace, dev int) (ops, regions []ScopeStat) {
 		}
 		g.stat.Kernels++
 		g.stat.GPUNS += a.Dur()
+		switch kind {
+		case 1:
+			g.stat.Replayed++
+		case 2:
+			g.stat.Captured++
+		}
 		if o != nil {
 			costed, seen := g.instances[o]
 			if !seen {
@@ -154,18 +188,35 @@ func Scopes(t *trace.Trace, dev int) (ops, regions []ScopeStat) {
 	}
 	byOp, byRegion := map[string]*agg{}, map[string]*agg{}
 	var total int64
+	graph := make([]int8, len(t.APICalls)) // 0 unknown, 1 a graph launch, 2 not
 	for i, a := range acts {
-		var op, region *trace.Op
-		if ci := ix.call(a); ci >= 0 {
-			op, region = opOf[ci], regionOf[ci]
-		}
 		var k *trace.Kernel
 		if i < len(kernels) {
 			k = kernels[i]
 		}
-		tally(byOp, op, a, k)
-		tally(byRegion, region, a, nil)
 		total += a.Dur()
+		if cc := m.call(t, a); cc >= 0 {
+			op, region := m.scope(cc)
+			tally(byOp, op, nil, a, 2, k)
+			tally(byRegion, region, nil, a, 2, nil)
+			continue
+		}
+		var op, region *trace.Op
+		kind := 0
+		if ci := ix.call(a); ci >= 0 {
+			op, region = opOf[ci], regionOf[ci]
+			if graph[ci] == 0 {
+				graph[ci] = 2
+				if IsGraphLaunch(t.APICalls[ci].Name) {
+					graph[ci] = 1
+				}
+			}
+			if graph[ci] == 1 {
+				kind = 1
+			}
+		}
+		tally(byOp, NoScope, op, a, kind, k)
+		tally(byRegion, NoScope, region, a, kind, nil)
 	}
 	done := func(m map[string]*agg) []ScopeStat {
 		out := make([]ScopeStat, 0, len(m))

@@ -26,6 +26,9 @@ type TablesOptions struct {
 	Scopes bool
 	// Peak overrides the table's peaks for DeviceTables.Util.
 	Peak PeakOverride
+	// Capture, with Scopes, names the kernels of graph launches by the
+	// launch calls that captured them; nil leaves them under the launch.
+	Capture *CaptureMatch
 }
 
 // PerDevice computes the tables o asks for, for each device with GPU
@@ -44,7 +47,7 @@ func PerDevice(t *trace.Trace, o TablesOptions) []DeviceTables {
 			d.Copies = CopyDists(v, dev)
 		}
 		if o.Scopes {
-			d.Ops, d.Regions = Scopes(v, dev)
+			d.Ops, d.Regions = CapturedScopes(v, dev, o.Capture)
 			u := DeviceUtilization(deviceTotals(v, dev, d.Ops), o.Peak)
 			d.Util = &u
 		}

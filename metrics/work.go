@@ -312,9 +312,10 @@ func (k KernelWork) AchievedTFLOPS() float64 {
 
 // KernelScopesWork is KernelScopes with, for each kernel, the work of the
 // op instance that launched it (zero where it has no FLOP count).
-func KernelScopesWork(t *trace.Trace, peak PeakOverride) (ops, regions []string, work []KernelWork) {
-	opOf, regionOf := kernelScopes(t)
-	ops, regions = scopeNames(opOf), scopeNames(regionOf)
+// With a capture (m), graph-replayed kernels named by it have no
+// instance, and no work.
+func KernelScopesWork(t *trace.Trace, m *CaptureMatch, peak PeakOverride) (ops, regions []string, work []KernelWork) {
+	opOf, ops, regions := kernelScopes(t, m)
 	work = make([]KernelWork, len(t.Kernels))
 	type inst struct {
 		w   OpWork
