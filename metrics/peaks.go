@@ -26,7 +26,7 @@ type Peak struct {
 // name) by the first entry whose every needle occurs in it. Left out, for
 // want of a datasheet number confirmed when this table was written: H100
 // NVL, H200 NVL, GH200 (two memory configurations the name may not tell),
-// B300, MI325X, MI355X, V100 in DGX Station (V100-DGXS), and the A100
+// B300, MI325X, MI355X, GeForce RTX 4090, V100 in DGX Station (V100-DGXS), and the A100
 // variants made for one customer (A100-PG509-200); and B200's TF32 and
 // FP32, which the sources consulted disagreed on. Those get no MFU unless
 // --peak-tflops is given.
@@ -60,9 +60,6 @@ var peakTable = []struct {
 	{needles: []string{"l4"}, peak: Peak{GPU: "L4",
 		TFLOPS: map[Precision]float64{FP32: 30.3, TF32: 60, BF16: 121, FP16: 121, FP8: 242.5, INT8: 242.5},
 		GBps:   300, Source: "https://resources.nvidia.com/en-us-data-center-overview/l4-gpu-datasheet (sparse figures halved, as its footnote says)"}},
-	{needles: []string{"rtx 4090"}, peak: Peak{GPU: "GeForce RTX 4090",
-		TFLOPS: map[Precision]float64{FP32: 82.6, TF32: 82.6, BF16: 165.2, FP16: 165.2},
-		GBps:   1008, Source: "https://images.nvidia.com/aem-dam/Solutions/geforce/ada/nvidia-ada-gpu-architecture.pdf (appendix table, dense, FP32 accumulate)"}},
 	{needles: []string{"v100", "sxm2"}, peak: Peak{GPU: "V100 SXM2",
 		TFLOPS: map[Precision]float64{FP64: 7.8, FP32: 15.7, FP16: 125},
 		GBps:   900, Source: "https://images.nvidia.com/content/technologies/volta/pdf/volta-v100-datasheet-update-us-1165301-r5.pdf"}},

@@ -69,7 +69,7 @@ func TestPeakOf(t *testing.T) {
 		{"NVIDIA L4", "L4"},
 		{"NVIDIA L40S", "L40S"},
 		{"NVIDIA L40", ""},
-		{"NVIDIA GeForce RTX 4090", "GeForce RTX 4090"},
+		{"NVIDIA GeForce RTX 4090", ""},
 		{"Tesla V100-SXM2-32GB", "V100 SXM2"},
 		{"Tesla V100-PCIE-16GB", "V100 PCIe"},
 		{"Tesla V100-DGXS-32GB", ""},
