@@ -25,7 +25,7 @@ type Cell struct {
 // word its verdict: the text tables leave them out (the device is in the
 // header, the verdict in a note), and diff and compare, whose runs' clocks
 // have nothing in common, do not compare them.
-var notMeasures = map[string]bool{"device": true, "name": true, "start_ns": true, "end_ns": true, "bound": true, "window": true}
+var notMeasures = map[string]bool{"device": true, "name": true, "start_ns": true, "end_ns": true, "bound": true, "window": true, "precision_mix": true}
 
 // alwaysShown are rows the text table keeps even when zero everywhere (a
 // 0-ns kernel is worth seeing); the others (D2H bytes of a run without D2H
@@ -384,6 +384,11 @@ func drillTables(s metrics.Summary, l Layout) []*Table {
 				metrics.NoScope + ": enclosed by none, or no launch call in the trace"}
 			t.Notes = append(t.Notes, captureNotes(s.Capture, x.stats, x.noun)...)
 			out = append(out, l.cut(t, x.noun+"s", "without --top"))
+			if x.noun == "op" {
+				if w := workTable(&d, l); w != nil {
+					out = append(out, w)
+				}
+			}
 		}
 	}
 	for _, x := range []struct {

@@ -325,6 +325,26 @@
 //	                             TorchDynamo Cache Lookup host ops (Dynamo's guard
 //	                             checks before each call of a compiled frame; they
 //	                             do not nest), all threads
+//	  flops                      "FLOPs": floating-point operations of the device's
+//	                             ops with a FLOP count (the profiler's with_flops,
+//	                             else the model's from record_shapes; see export
+//	                             --table ops); only with --by op
+//	  flops_coverage             "kernel time with FLOPs": share of kernel_ns
+//	                             launched by ops with a FLOP count: below 1, flops
+//	                             and mfu leave the rest out
+//	  achieved_tflops            "achieved TFLOP/s": flops / span_ns, TFLOP/s
+//	  peak_tflops                "peak TFLOP/s": the GPU's dense (not sparse)
+//	                             datasheet peak in the precision with the most GEMM
+//	                             and convolution time, or --peak-tflops; none for a
+//	                             GPU not in the table
+//	  mfu                        "MFU": flops / (span_ns × peak_tflops): model
+//	                             FLOPs utilization over the window measured, a
+//	                             lower bound when flops_coverage < 1
+//	  precision_mix              "precision mix": share of GEMM and convolution
+//	                             kernel time by precision (fp64, fp32, tf32, bf16,
+//	                             fp16, fp8, int8; unknown), from kernel names and
+//	                             the ops' Input type: "bf16=0.930 fp32=0.070";
+//	                             empty without --by op or without such kernels
 //	Host-only runs (no kernel, memcpy or memset: CPU, Apple MPS, or device
 //	activity not recorded) have one row per file instead, and compare and diff
 //	put their host sides and ops side by side:
@@ -411,60 +431,66 @@
 //	  traceql summarize --overview out/*.parquet
 //
 //	Flags:
-//	      --all               text: after the headline and top kernels, every
-//	                          metric, copies by kind, steps and idle gaps
-//	      --by strings        drill down, comma-separated: kernel (every
-//	                          kernel name with nsys stats' columns: instances,
-//	                          total, mean, median, min, max, stddev), stream
-//	                          (each stream's kernels, busy, idle,
-//	                          utilization), api (host API calls by name),
-//	                          range (record_function and NVTX ranges by name),
-//	                          op and region (GPU time by the innermost cpu_op,
-//	                          and record_function or NVTX range, enclosing
-//	                          each launch)
-//	      --capture TRACE     name the kernels of CUDA/HIP graph launches by
-//	                          the ops that captured them, from TRACE, a trace
-//	                          profiled while the graphs were captured
-//	      --compile-log LOG   LOG: a TORCH_TRACE compile log, or a folder of
-//	                          them, joined to the compiled frames
-//	      --csv-safe          CSV: prefix ' to text cells starting = + - @
-//	                          (formulas)
-//	      --device N          measure only device N (repeat or comma-separate
-//	                          for several)
-//	  -f, --format string     output format: text, csv, json or markdown
-//	                          (default "text")
-//	  -h, --help              help for summarize
-//	  -j, --jobs int          files read at once (default 0: one per CPU, as
-//	                          memory allows)
-//	      --kernel REGEX      measure only the kernels whose names match this
-//	                          REGEX (copies and memsets stay; no verdict)
-//	      --label strings     comma-separated run labels, one per FILE or DIR
-//	                          (a DIR's labels every trace in it); default: the
-//	                          file names, with as many folders as tell them apart
-//	      --names string      kernel names: full (as recorded), short
-//	                          (demangled; templates, arguments and namespaces
-//	                          folded) or family (base name across
-//	                          instantiations) (default "full")
-//	      --overview          print only the overview of several traces, not
-//	                          each trace's tables
-//	  -q, --quiet             no progress bar on stderr
-//	      --range string      measure only the span of the annotation, op or
-//	                          NVTX range with this name
-//	      --shard K/N         read only worker K's share of N of the files, by
-//	                          a hash of each file's path under its argument
-//	                          (see above)
-//	      --skip-steps int    drop the first N recorded ProfilerStep#N
-//	      --steady            measure only the steps after the warm-up
-//	                          (leading steps over twice the median)
-//	      --steps string      measure only these ProfilerStep#N: 3:, 3:5, :5 or 4
-//	      --stream N          measure only stream N, on every device (repeat
-//	                          or comma-separate for several; no verdict)
-//	      --strict            treat skipped or malformed events and truncation
-//	                          as errors
-//	      --top int           kernels (and host ops) listed per device; given,
-//	                          rows of --by kernel, op and region too (default 10)
-//	      --window string     measure only START:END after the first GPU
-//	                          activity, e.g. 100ms:500ms
+//	      --all                 text: after the headline and top kernels,
+//	                            every metric, copies by kind, steps and idle gaps
+//	      --by strings          drill down, comma-separated: kernel (every
+//	                            kernel name with nsys stats' columns:
+//	                            instances, total, mean, median, min, max,
+//	                            stddev), stream (each stream's kernels, busy,
+//	                            idle, utilization), api (host API calls by
+//	                            name), range (record_function and NVTX ranges
+//	                            by name), op and region (GPU time by the
+//	                            innermost cpu_op, and record_function or NVTX
+//	                            range, enclosing each launch)
+//	      --capture TRACE       name the kernels of CUDA/HIP graph launches by
+//	                            the ops that captured them, from TRACE, a
+//	                            trace profiled while the graphs were captured
+//	      --compile-log LOG     LOG: a TORCH_TRACE compile log, or a folder of
+//	                            them, joined to the compiled frames
+//	      --csv-safe            CSV: prefix ' to text cells starting = + - @
+//	                            (formulas)
+//	      --device N            measure only device N (repeat or
+//	                            comma-separate for several)
+//	  -f, --format string       output format: text, csv, json or markdown
+//	                            (default "text")
+//	  -h, --help                help for summarize
+//	  -j, --jobs int            files read at once (default 0: one per CPU, as
+//	                            memory allows)
+//	      --kernel REGEX        measure only the kernels whose names match
+//	                            this REGEX (copies and memsets stay; no verdict)
+//	      --label strings       comma-separated run labels, one per FILE or
+//	                            DIR (a DIR's labels every trace in it);
+//	                            default: the file names, with as many folders
+//	                            as tell them apart
+//	      --names string        kernel names: full (as recorded), short
+//	                            (demangled; templates, arguments and
+//	                            namespaces folded) or family (base name across
+//	                            instantiations) (default "full")
+//	      --overview            print only the overview of several traces, not
+//	                            each trace's tables
+//	      --peak-gbps float     the GPU's memory bandwidth in GB/s for the
+//	                            roofline, instead of traceql's table
+//	      --peak-tflops float   the GPU's dense peak TFLOP/s for MFU and the
+//	                            roofline, instead of traceql's table
+//	  -q, --quiet               no progress bar on stderr
+//	      --range string        measure only the span of the annotation, op or
+//	                            NVTX range with this name
+//	      --shard K/N           read only worker K's share of N of the files,
+//	                            by a hash of each file's path under its
+//	                            argument (see above)
+//	      --skip-steps int      drop the first N recorded ProfilerStep#N
+//	      --steady              measure only the steps after the warm-up
+//	                            (leading steps over twice the median)
+//	      --steps string        measure only these ProfilerStep#N: 3:, 3:5, :5 or 4
+//	      --stream N            measure only stream N, on every device (repeat
+//	                            or comma-separate for several; no verdict)
+//	      --strict              treat skipped or malformed events and
+//	                            truncation as errors
+//	      --top int             kernels (and host ops) listed per device;
+//	                            given, rows of --by kernel, op and region too
+//	                            (default 10)
+//	      --window string       measure only START:END after the first GPU
+//	                            activity, e.g. 100ms:500ms
 //
 //	# traceql diff
 //
@@ -876,51 +902,57 @@
 //	    -o out/part-3.parquet
 //
 //	Flags:
-//	      --capture TRACE    name the kernels of CUDA/HIP graph launches by
-//	                         the ops that captured them, from TRACE, a trace
-//	                         profiled while the graphs were captured
-//	      --csv-safe         CSV: prefix ' to text cells starting = + - @
-//	                         (formulas)
-//	      --device N         measure only device N (repeat or comma-separate
-//	                         for several)
-//	  -f, --format string    csv, json (one document), jsonl (JSON lines) or
-//	                         parquet (default: by -o's extension, .csv, .json,
-//	                         .jsonl or .parquet, else csv)
-//	  -h, --help             help for export
-//	  -j, --jobs int         files read at once (default 0: one per CPU, as
-//	                         memory allows)
-//	      --kernel REGEX     measure only the kernels whose names match this
-//	                         REGEX (copies and memsets stay; no verdict)
-//	      --label strings    comma-separated run labels, one per FILE or DIR
-//	                         (a DIR's labels every trace in it); default: the
-//	                         file names, with as many folders as tell them apart
-//	  -o, --output string    file to write (a file is replaced atomically, a
-//	                         device or pipe written in place); stdout when
-//	                         absent or -
-//	      --per-stream       with --table gaps: the idle gaps of each stream
-//	                         alone (HTA's per-stream idle time), a stream
-//	                         column on each
-//	  -q, --quiet            no progress bar on stderr
-//	      --range string     measure only the span of the annotation, op or
-//	                         NVTX range with this name
-//	      --schema           print the --table's columns (name, type, unit,
-//	                         nullable, definition) as JSON, and read no trace
-//	      --shard K/N        read only worker K's share of N of the files, by
-//	                         a hash of each file's path under its argument
-//	                         (see above)
-//	      --skip-steps int   drop the first N recorded ProfilerStep#N
-//	      --steady           measure only the steps after the warm-up (leading
-//	                         steps over twice the median)
-//	      --steps string     measure only these ProfilerStep#N: 3:, 3:5, :5 or 4
-//	      --stream N         measure only stream N, on every device (repeat or
-//	                         comma-separate for several; no verdict)
-//	      --strict           treat skipped or malformed events and truncation
-//	                         as errors
-//	  -t, --table string     table: summary, kernels, kernel-stats, steps,
-//	                         gaps, memcpy, host, host-ops, streams, api,
-//	                         ranges, ops, regions, copy-stats (default "summary")
-//	      --window string    measure only START:END after the first GPU
-//	                         activity, e.g. 100ms:500ms
+//	      --capture TRACE       name the kernels of CUDA/HIP graph launches by
+//	                            the ops that captured them, from TRACE, a
+//	                            trace profiled while the graphs were captured
+//	      --csv-safe            CSV: prefix ' to text cells starting = + - @
+//	                            (formulas)
+//	      --device N            measure only device N (repeat or
+//	                            comma-separate for several)
+//	  -f, --format string       csv, json (one document), jsonl (JSON lines)
+//	                            or parquet (default: by -o's extension, .csv,
+//	                            .json, .jsonl or .parquet, else csv)
+//	  -h, --help                help for export
+//	  -j, --jobs int            files read at once (default 0: one per CPU, as
+//	                            memory allows)
+//	      --kernel REGEX        measure only the kernels whose names match
+//	                            this REGEX (copies and memsets stay; no verdict)
+//	      --label strings       comma-separated run labels, one per FILE or
+//	                            DIR (a DIR's labels every trace in it);
+//	                            default: the file names, with as many folders
+//	                            as tell them apart
+//	  -o, --output string       file to write (a file is replaced atomically,
+//	                            a device or pipe written in place); stdout
+//	                            when absent or -
+//	      --peak-gbps float     the GPU's memory bandwidth in GB/s for the
+//	                            roofline, instead of traceql's table
+//	      --peak-tflops float   the GPU's dense peak TFLOP/s for MFU and the
+//	                            roofline, instead of traceql's table
+//	      --per-stream          with --table gaps: the idle gaps of each
+//	                            stream alone (HTA's per-stream idle time), a
+//	                            stream column on each
+//	  -q, --quiet               no progress bar on stderr
+//	      --range string        measure only the span of the annotation, op or
+//	                            NVTX range with this name
+//	      --schema              print the --table's columns (name, type, unit,
+//	                            nullable, definition) as JSON, and read no trace
+//	      --shard K/N           read only worker K's share of N of the files,
+//	                            by a hash of each file's path under its
+//	                            argument (see above)
+//	      --skip-steps int      drop the first N recorded ProfilerStep#N
+//	      --steady              measure only the steps after the warm-up
+//	                            (leading steps over twice the median)
+//	      --steps string        measure only these ProfilerStep#N: 3:, 3:5, :5 or 4
+//	      --stream N            measure only stream N, on every device (repeat
+//	                            or comma-separate for several; no verdict)
+//	      --strict              treat skipped or malformed events and
+//	                            truncation as errors
+//	  -t, --table string        table: summary, kernels, kernel-stats, steps,
+//	                            gaps, memcpy, host, host-ops, streams, api,
+//	                            ranges, ops, regions, copy-stats (default
+//	                            "summary")
+//	      --window string       measure only START:END after the first GPU
+//	                            activity, e.g. 100ms:500ms
 //
 //	# traceql pprof
 //

@@ -26,6 +26,7 @@ type summarizeOptions struct {
 	Labels   []string // --label, one per argument
 	Capture  []string // --capture: the trace of the graphs' capture
 	Shard    shard
+	Peak     peakFlags
 	// CompileLog is --compile-log: a TORCH_TRACE log, or a directory of
 	// them, to join to each trace.
 	CompileLog string
@@ -81,10 +82,16 @@ back: the text is their overview, --format csv their rows.` + compileLogHelp + w
 				return err
 			}
 			opts.TopSet = cmd.Flags().Changed("top")
+			if err := opts.Peak.check(); err != nil {
+				return err
+			}
 			if err := checkCapture(opts.Capture, 1, slices.Contains(opts.By, "op") || slices.Contains(opts.By, "region"), "--by op or --by region"); err != nil {
 				return err
 			}
-			if slices.Contains(opts.By, "op") || slices.Contains(opts.By, "region") {
+			switch {
+			case slices.Contains(opts.By, "op"):
+				opts.Read.needs = shapeNeeds(true) // every cpu_op, with the shapes of FLOPs; polls too, as before
+			case slices.Contains(opts.By, "region"):
 				opts.Read.needs = trace.Needs{Ops: true, Polls: true} // every cpu_op; polls too, as before
 			}
 			if err := opts.Read.prepare(opts.IO); err != nil {
@@ -110,6 +117,7 @@ back: the text is their overview, --format csv their rows.` + compileLogHelp + w
 	opts.Read.addFlags(f)
 	opts.Read.addJobsFlag(f)
 	addShardFlag(f, &opts.Shard)
+	opts.Peak.add(f)
 	return cmd
 }
 
@@ -144,7 +152,7 @@ func runSummarize(ctx context.Context, opts *summarizeOptions) error {
 	}
 	mo := metrics.Options{TopN: opts.Top, KernelDists: slices.Contains(opts.By, "kernel"),
 		StreamStats: slices.Contains(opts.By, "stream"), APIStats: slices.Contains(opts.By, "api"), RangeStats: slices.Contains(opts.By, "range"),
-		Scopes: slices.Contains(opts.By, "op") || slices.Contains(opts.By, "region"), Workers: cores()}
+		Scopes: slices.Contains(opts.By, "op") || slices.Contains(opts.By, "region"), Peak: opts.Peak.PeakOverride, Workers: cores()}
 	if len(caps) > 0 {
 		mo.Capture = caps[0]
 	}
