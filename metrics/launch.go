@@ -177,7 +177,17 @@ type LaunchStats struct {
 	LaunchNS      int64 // CPU time in those calls, eager and graph
 	// MeanLaunchNS is the CPU cost of a launch: LaunchNS / (Launches +
 	// GraphLaunches).
-	MeanLaunchNS     float64
+	MeanLaunchNS float64
+	// MedianLaunchNS is the median CPU time of a launch call: what one
+	// launch costs, which a few calls loading modules do not move.
+	MedianLaunchNS float64
+	// SlowLaunches counts the launch calls of SlowLaunchNS or more, and
+	// SlowLaunchNS is their CPU time; SlowestLaunch names the longest,
+	// of SlowestLaunchNS.
+	SlowLaunches    int
+	SlowLaunchNS    int64
+	SlowestLaunch   string
+	SlowestLaunchNS int64
 	LaunchedKernels  int     // kernels matched to one of those calls
 	GraphKernels     int     // of which replayed by graph launches
 	GraphKernelNS    int64   // the sum of the durations of those
@@ -206,16 +216,19 @@ type LaunchStats struct {
 // Launches computes the launch statistics of a device, joining kernels to
 // API calls on correlation id (within one process).
 func Launches(t *trace.Trace, dev int) LaunchStats {
-	return launches(t, dev, newLaunchIndex(t))
+	return launches(t, dev, newLaunchIndex(t), &findingInputs{}, &hostRanges{})
 }
 
-func launches(t *trace.Trace, dev int, ix launchIndex) LaunchStats {
+// launches computes the launch statistics, and in what the rules read of
+// launches: kernels with no launch call, kernels launched inside
+// optimizer steps (h.optimizer).
+func launches(t *trace.Trace, dev int, ix launchIndex, in *findingInputs, h *hostRanges) LaunchStats {
 	var s LaunchStats
 	// Kernels are sorted by start, so the first kernel of a call met is its
 	// earliest: a bit a call says whether it was met.
 	met := make([]uint64, (len(t.APICalls)+63)/64)
 	n := min(len(t.APICalls), len(t.Kernels))
-	start, queue := make([]int64, 0, n), make([]int64, 0, n)
+	start, queue, calls := make([]int64, 0, n), make([]int64, 0, n), make([]int64, 0, n)
 	for i := range t.Kernels {
 		k := &t.Kernels[i]
 		if k.Device != dev {
@@ -223,12 +236,19 @@ func launches(t *trace.Trace, dev int, ix launchIndex) LaunchStats {
 		}
 		ci := ix.call(&k.Activity)
 		if ci < 0 {
+			if len(t.APICalls) > 0 {
+				in.noLaunch.add(k.Dur(), 0)
+			}
 			continue
 		}
 		c := &t.APICalls[ci]
 		graph := IsGraphLaunch(c.Name)
 		if !graph && !IsKernelLaunch(c.Name) {
 			continue
+		}
+		if len(h.optimizer) > 0 && inUnion(h.optimizer, c.Start) {
+			in.optimizer.add(k.Dur(), 0)
+			in.multiTensor = in.multiTensor || isMultiTensorKernel(k.Name)
 		}
 		s.LaunchedKernels++
 		if graph {
@@ -242,7 +262,16 @@ func launches(t *trace.Trace, dev int, ix launchIndex) LaunchStats {
 			} else {
 				s.Launches++
 			}
-			s.LaunchNS += c.End - c.Start
+			cns := c.End - c.Start
+			s.LaunchNS += cns
+			calls = append(calls, cns)
+			if cns >= SlowLaunchNS {
+				s.SlowLaunches++
+				s.SlowLaunchNS += cns
+				if cns > s.SlowestLaunchNS {
+					s.SlowestLaunch, s.SlowestLaunchNS = c.Name, cns
+				}
+			}
 			if k.Start < c.Start {
 				s.Inverted++
 				continue
@@ -253,6 +282,7 @@ func launches(t *trace.Trace, dev int, ix launchIndex) LaunchStats {
 	}
 	if n := s.Launches + s.GraphLaunches; n > 0 {
 		s.MeanLaunchNS = float64(s.LaunchNS) / float64(n)
+		s.MedianLaunchNS, _ = quantiles(calls)
 	}
 	if s.Launches > 0 {
 		s.KernelsPerLaunch = float64(s.LaunchedKernels-s.GraphKernels) / float64(s.Launches)
@@ -273,7 +303,7 @@ func launches(t *trace.Trace, dev int, ix launchIndex) LaunchStats {
 // Gap classes.
 const (
 	GapSync   = "sync"   // a host synchronization was in progress
-	GapLaunch = "launch" // the call that launched the next GPU work began after the GPU went idle
+	GapLaunch = "launch" // the call that launched the next GPU work began after the GPU went idle, or was still running then
 	GapOther  = "other"  // the next GPU work had been launched already, or its launch is not in the trace
 )
 
@@ -290,6 +320,9 @@ type ClassifiedGap struct {
 	// GraphLaunch says that LaunchNS waits on a graph launch: the call
 	// that launched the work ending the gap replays a CUDA graph.
 	GraphLaunch bool
+	// SlowLaunch says that LaunchNS waits on a launch call of
+	// SlowLaunchNS or more: module loading, not launch overhead.
+	SlowLaunch bool
 	// OtherUnlinkedNS is OtherNS when the GPU work that ends the gap has
 	// no launch call in the trace, else 0.
 	OtherUnlinkedNS int64
@@ -315,7 +348,8 @@ func (g ClassifiedGap) Class() string {
 // synchronization (IsSync calls, and the device's sync records other than
 // stream waits) is in progress is sync. The rest of a gap is launch when
 // the API call that launched the GPU work ending the gap began after the
-// gap did (the CPU was late), else other. A sync call that ends just after
+// gap did, or was still running when it began (the CPU was late), else
+// other. A sync call that ends just after
 // the GPU drains claims only the time it overlaps, not the host time that
 // follows it.
 func ClassifyGaps(t *trace.Trace) []ClassifiedGap {
@@ -443,9 +477,14 @@ func classifyGaps(t *trace.Trace, dev int, ix launchIndex, host, gaps, steps []I
 		if next[i] != nil {
 			ci = ix.call(next[i])
 		}
-		if ci >= 0 && t.APICalls[ci].Start > g.Start {
+		// The GPU waits on the launch when its call began after the GPU
+		// went idle, or was still running then: a kernel is submitted
+		// within its call, so one in progress has not reached the GPU.
+		if ci >= 0 && t.APICalls[ci].End > g.Start {
+			call := &t.APICalls[ci]
 			c.LaunchNS = rest
-			c.GraphLaunch = IsGraphLaunch(t.APICalls[ci].Name)
+			c.GraphLaunch = IsGraphLaunch(call.Name)
+			c.SlowLaunch = call.End-call.Start >= SlowLaunchNS
 		} else {
 			c.OtherNS = rest
 			if ci < 0 {
