@@ -13,8 +13,9 @@ import (
 type Severity uint8
 
 // Severities. A finding's severity follows from its measured time as a
-// share of the device's span (severityOf); the trust checks, which cost
-// no time but make other numbers doubtful, are Warn whatever their count.
+// share of the device's span (severityOf), its savings when it has them;
+// the trust checks, which cost no time but make other numbers doubtful,
+// are Warn whatever their count.
 const (
 	Info   Severity = iota // nothing measured to cost time, or under 1 % of the span
 	Low                    // 1 % to 5 % of the span
@@ -172,14 +173,6 @@ type hostRanges struct {
 	syncOps    map[string]int // aten::item and the like, by name
 }
 
-// dataLoaderPrefix and optimizerStepPrefix begin the names of the
-// record_function ranges PyTorch puts around a DataLoader's __next__ and an
-// optimizer's step.
-const (
-	dataLoaderPrefix    = "enumerate(DataLoader)#"
-	optimizerStepPrefix = "Optimizer.step#"
-)
-
 // findHostRanges reads the DataLoader and optimizer ranges and the ops
 // that synchronize (trace.IsSyncOp) of t, within its window when set.
 func findHostRanges(t *trace.Trace) hostRanges {
@@ -197,10 +190,10 @@ func findHostRanges(t *trace.Trace) hostRanges {
 			continue
 		}
 		switch {
-		case strings.HasPrefix(op.Name, dataLoaderPrefix):
+		case strings.HasPrefix(op.Name, trace.DataLoaderPrefix):
 			h.dataloader = append(h.dataloader, Interval{op.Start, op.End})
 			h.dlCount++
-		case strings.HasPrefix(op.Name, optimizerStepPrefix):
+		case strings.HasPrefix(op.Name, trace.OptimizerStepPrefix):
 			h.optimizer = append(h.optimizer, Interval{op.Start, op.End})
 			h.optSteps++
 		case trace.IsSyncOp(op.Name):
@@ -266,11 +259,17 @@ func deviceFindings(d *DeviceSummary, dev trace.Device, in *findingInputs, h *ho
 	span := d.SpanNS
 	add := func(f Finding) {
 		f.Device = d.Device
-		if f.Severity == Info {
-			f.Severity = severityOf(f.TimeNS, span)
-		}
 		if f.HasSavings {
 			f.SavingsNS = min(f.SavingsNS, f.TimeNS, span)
+		}
+		if f.Severity == Info {
+			// What the device would gain when bounded (a slow launch's
+			// CPU time may pass while the GPU works), else what it took.
+			ns := f.TimeNS
+			if f.HasSavings {
+				ns = f.SavingsNS
+			}
+			f.Severity = severityOf(ns, span)
 		}
 		out = append(out, f)
 	}
@@ -428,4 +427,52 @@ func countName(m map[string]int, name string) map[string]int {
 	}
 	m[name]++
 	return m
+}
+
+// callIdle sums, by call name, the idle time of long gaps during which
+// the host sat inside a long call (longCall) of that name.
+type callIdle struct {
+	maxDur int64
+	ns     map[string]int64
+	max    map[string]int64
+}
+
+func newCallIdle(long []longCall) *callIdle {
+	c := &callIdle{ns: map[string]int64{}, max: map[string]int64{}}
+	for _, l := range long {
+		c.maxDur = max(c.maxDur, l.Len())
+	}
+	return c
+}
+
+// add counts the part of gap g inside the long calls, the union of each
+// name's calls (two threads may be inside one name at once).
+func (c *callIdle) add(long []longCall, g Interval) {
+	// Calls are sorted by start, and none is longer than maxDur: those
+	// meeting g start in [g.Start − maxDur, g.End).
+	i, _ := slices.BinarySearchFunc(long, g.Start-c.maxDur, func(l longCall, x int64) int { return cmp.Compare(l.Start, x) })
+	var by map[string][]Interval
+	for ; i < len(long) && long[i].Start < g.End; i++ {
+		l := &long[i]
+		if l.End <= g.Start {
+			continue
+		}
+		if by == nil {
+			by = map[string][]Interval{}
+		}
+		by[l.Name] = append(by[l.Name], Interval{max(l.Start, g.Start), min(l.End, g.End)})
+		c.max[l.Name] = max(c.max[l.Name], l.Len())
+	}
+	for name, ivs := range by {
+		c.ns[name] += Length(Union(ivs))
+	}
+}
+
+// done names in d the call of the most idle time, ties by name.
+func (c *callIdle) done(d *DeviceSummary) {
+	for name, ns := range c.ns {
+		if ns > d.HostCallIdleNS || ns == d.HostCallIdleNS && name < d.HostCall {
+			d.HostCall, d.HostCallIdleNS, d.HostCallMaxNS = name, ns, c.max[name]
+		}
+	}
 }

@@ -323,6 +323,10 @@ type ClassifiedGap struct {
 	// SlowLaunch says that LaunchNS waits on a launch call of
 	// SlowLaunchNS or more: module loading, not launch overhead.
 	SlowLaunch bool
+	// StreamWaitNS is the time of the gap during which one of the
+	// device's streams waits on an event (a Stream Wait sync record): the
+	// queued work waits on that event, whatever the host does.
+	StreamWaitNS int64
 	// OtherUnlinkedNS is OtherNS when the GPU work that ends the gap has
 	// no launch call in the trace, else 0.
 	OtherUnlinkedNS int64
@@ -395,7 +399,21 @@ func ClassifyStreamGaps(t *trace.Trace) []ClassifiedGap {
 // hostSyncs returns the intervals of t's blocking host calls (IsSync),
 // sorted by start.
 func hostSyncs(t *trace.Trace) []Interval {
-	var syncs []Interval
+	syncs, _ := hostCalls(t)
+	return syncs
+}
+
+// A longCall is a host API call of SlowLaunchNS or more that does not
+// synchronize: what the host sat inside while the GPU idled, named in the
+// verdict (a launch loading a module, cudaFree, hipMalloc…).
+type longCall struct {
+	Interval
+	Name string
+}
+
+// hostCalls returns the intervals of t's blocking host calls (IsSync) and
+// its long calls (longCall), each sorted by start, in one pass.
+func hostCalls(t *trace.Trace) (syncs []Interval, long []longCall) {
 	// Runs of one name are common (a launch after a launch), and a reader
 	// gives equal names one string: == then sees the same pointer.
 	last, sync := "", false
@@ -406,9 +424,11 @@ func hostSyncs(t *trace.Trace) []Interval {
 		}
 		if sync {
 			syncs = append(syncs, Interval{c.Start, c.End})
+		} else if c.End-c.Start >= SlowLaunchNS {
+			long = append(long, longCall{Interval{c.Start, c.End}, c.Name})
 		}
 	}
-	return syncs
+	return syncs, long
 }
 
 // classifyGaps calls class with each of gaps, the idle gaps of device dev
@@ -442,14 +462,19 @@ func classifyGaps(t *trace.Trace, dev int, ix launchIndex, host, gaps, steps []I
 		}
 	})
 	syncs := slices.Clone(host)
+	var waits []Interval
 	for i := range t.Syncs {
 		// A stream wait (cudaStreamWaitEvent) makes a stream wait on the
 		// device; the host call returns at once.
-		if s := &t.Syncs[i]; s.Device == dev && !strings.HasPrefix(s.Kind, "Stream Wait") {
-			syncs = append(syncs, Interval{s.Start, s.End})
+		if s := &t.Syncs[i]; s.Device == dev {
+			if strings.HasPrefix(s.Kind, "Stream Wait") {
+				waits = append(waits, Interval{s.Start, s.End})
+			} else {
+				syncs = append(syncs, Interval{s.Start, s.End})
+			}
 		}
 	}
-	syncs = Union(syncs)
+	syncs, waits = Union(syncs), Union(waits)
 	// Other time is what neither a sync nor a step window covers.
 	var covered []Interval
 	if len(steps) > 0 {
@@ -461,6 +486,9 @@ func classifyGaps(t *trace.Trace, dev int, ix launchIndex, host, gaps, steps []I
 			k++
 		}
 		c := ClassifiedGap{Device: dev, Interval: g}
+		if len(waits) > 0 {
+			c.StreamWaitNS = overlapLen(waits, g)
+		}
 		// A sync may reach into the gaps after this one: k stays.
 		for _, s := range syncs[k:] {
 			if s.Start >= g.End {

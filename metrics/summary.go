@@ -112,6 +112,17 @@ type DeviceSummary struct {
 	// IdleSlowLaunchNS is the part of IdleLaunchNS that waits on a launch
 	// call of SlowLaunchNS or more: module loading, not launch overhead.
 	IdleSlowLaunchNS int64
+	// IdleStreamWaitNS is the idle time during which one of the device's
+	// streams waits on an event (ClassifiedGap.StreamWaitNS), and
+	// LongestStreamWaitNS the longest such wait met.
+	IdleStreamWaitNS int64
+	// HostCall names the host API call, other than a sync, inside which
+	// the host sat for the most idle time of the gaps of SlowLaunchNS or
+	// more not wholly in syncs, counting its calls of SlowLaunchNS or more (a launch loading a module,
+	// cudaFree, hipMalloc…); HostCallIdleNS is that time, and
+	// HostCallMaxNS its longest call. "" when none.
+	HostCall                      string
+	HostCallIdleNS, HostCallMaxNS int64
 
 	// Findings are what the rules (Rules) found on the device, the most
 	// severe first.
@@ -236,7 +247,7 @@ func Summarize(t *trace.Trace, o Options) Summary {
 			s.Warnings = append(slices.Clip(s.Warnings), warn)
 		}
 		w.stepOps = gpuStepOps(t)
-		w.syncs = hostSyncs(t)
+		w.syncs, w.long = hostCalls(t)
 		w.compile = compileOps(t)
 		w.host = findHostRanges(t)
 	})
@@ -323,7 +334,8 @@ type sharedInputs struct {
 	ix      launchIndex
 	steps   []Step               // Steps
 	stepOps map[int64][]trace.Op // gpuStepOps
-	syncs   []Interval           // hostSyncs
+	syncs   []Interval           // hostCalls
+	long    []longCall           // hostCalls
 	compile compileInputs        // compileOps
 	host    hostRanges           // findHostRanges
 }
@@ -639,6 +651,8 @@ func summarizeTimeline(t *trace.Trace, d *DeviceSummary, w *sharedInputs, o Opti
 		for _, st := range d.Steps {
 			steps = append(steps, Interval{st.Start, st.End})
 		}
+		calls := newCallIdle(w.long)
+		defer calls.done(d)
 		dl := w.host.dataloader
 		lastDL := -1 // the DataLoader range last met, counted once
 		classifyGaps(t, d.Device, w.ix, w.syncs, gaps, Union(steps), func(g ClassifiedGap) {
@@ -649,6 +663,10 @@ func summarizeTimeline(t *trace.Trace, d *DeviceSummary, w *sharedInputs, o Opti
 			}
 			if g.SlowLaunch {
 				d.IdleSlowLaunchNS += g.LaunchNS
+			}
+			d.IdleStreamWaitNS += g.StreamWaitNS
+			if len(w.long) > 0 && g.Len() >= SlowLaunchNS && g.SyncNS < g.Len() {
+				calls.add(w.long, g.Interval)
 			}
 			if len(dl) > 0 {
 				if n := overlapLen(dl, g.Interval); n > 0 {

@@ -204,8 +204,12 @@ func headlineTable(d *metrics.DeviceSummary, withName bool) *Table {
 			s += fmt.Sprintf(", %s replaying %s kernels each", plural(l.GraphLaunches, "graphs"), Format(l.KernelsPerGraphLaunch, metrics.Count))
 		}
 		row("launches", s)
-		row("launch cost", fmt.Sprintf("%s of CPU a launch; queue delay %s (median)", Format(l.MeanLaunchNS, metrics.NS),
-			Format(l.QueueDelayMedianNS, metrics.NS)))
+		cost := fmt.Sprintf("%s of CPU a launch (median); queue delay %s (median)", Format(l.MedianLaunchNS, metrics.NS),
+			Format(l.QueueDelayMedianNS, metrics.NS))
+		if l.SlowLaunches > 0 {
+			cost += fmt.Sprintf("; %s of 1 ms or more (%s)", plural(l.SlowLaunches, "calls"), Format(l.SlowLaunchNS, metrics.NS))
+		}
+		row("launch cost", cost)
 	}
 	var copies []string
 	for _, c := range []metrics.CopyStat{d.H2D, d.D2H} {
@@ -226,6 +230,9 @@ func headlineTable(d *metrics.DeviceSummary, withName bool) *Table {
 		v = noVerdict(d)
 	}
 	t.Notes = []string{v}
+	for _, f := range topFindings(d, 3) {
+		t.Notes = append(t.Notes, "finding "+f)
+	}
 	return t
 }
 
