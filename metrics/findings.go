@@ -17,10 +17,10 @@ type Severity uint8
 // the trust checks, which cost no time but make other numbers doubtful,
 // are Warn whatever their count.
 const (
-	Info   Severity = iota // nothing measured to cost time, or under 1 % of the span
-	Low                    // 1 % to 5 % of the span
-	Warn                   // 5 % to 20 % of the span, or a trust check
-	High                   // 20 % of the span or more
+	Info Severity = iota // nothing measured to cost time, or under 1 % of the span
+	Low                  // 1 % to 5 % of the span
+	Warn                 // 5 % to 20 % of the span, or a trust check
+	High                 // 20 % of the span or more
 )
 
 var severityNames = [...]string{"info", "low", "warn", "high"}

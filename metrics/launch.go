@@ -184,10 +184,10 @@ type LaunchStats struct {
 	// SlowLaunches counts the launch calls of SlowLaunchNS or more, and
 	// SlowLaunchNS is their CPU time; SlowestLaunch names the longest,
 	// of SlowestLaunchNS.
-	SlowLaunches    int
-	SlowLaunchNS    int64
-	SlowestLaunch   string
-	SlowestLaunchNS int64
+	SlowLaunches     int
+	SlowLaunchNS     int64
+	SlowestLaunch    string
+	SlowestLaunchNS  int64
 	LaunchedKernels  int     // kernels matched to one of those calls
 	GraphKernels     int     // of which replayed by graph launches
 	GraphKernelNS    int64   // the sum of the durations of those
