@@ -61,16 +61,14 @@ func findingLine(f metrics.Finding, span int64) string {
 	return s
 }
 
-// topFindings are the lines of a device's first n findings, worth a
-// line: info findings with no time are left to check and export.
+// topFindings are the lines of a device's first n findings of severity
+// low or above: info findings (under 1 % of the span) are left to check
+// and export.
 func topFindings(d *metrics.DeviceSummary, n int) []string {
 	var out []string
 	for _, f := range d.Findings {
-		if len(out) == n {
+		if len(out) == n || f.Severity == metrics.Info {
 			break
-		}
-		if f.Severity == metrics.Info && f.TimeNS == 0 {
-			continue
 		}
 		out = append(out, findingLine(f, d.SpanNS))
 	}
@@ -135,4 +133,49 @@ func wrapIndent(s, indent string, width int) string {
 		b.WriteString(indent + line + "\n")
 	}
 	return b.String()
+}
+
+// findingChanges says how the findings of device o (run from) and n (run
+// to) differ: the rules that appear, vanish or change cost, of severity
+// low or above in either run; none when the same.
+func findingChanges(from, to string, o, n *metrics.DeviceSummary) []string {
+	type pair struct{ o, n *metrics.Finding }
+	by := map[string]*pair{}
+	var order []string
+	for _, side := range []struct {
+		d   *metrics.DeviceSummary
+		old bool
+	}{{o, true}, {n, false}} {
+		for i := range side.d.Findings {
+			f := &side.d.Findings[i]
+			p := by[f.Rule]
+			if p == nil {
+				p = &pair{}
+				by[f.Rule] = p
+				order = append(order, f.Rule)
+			}
+			if side.old {
+				p.o = f
+			} else {
+				p.n = f
+			}
+		}
+	}
+	var out []string
+	for _, r := range order {
+		p := by[r]
+		switch {
+		case (p.o == nil || p.o.Severity == metrics.Info) && (p.n == nil || p.n.Severity == metrics.Info):
+		case p.o == nil:
+			out = append(out, fmt.Sprintf("finding appears in %s: %s", to, findingLine(*p.n, n.SpanNS)))
+		case p.n == nil:
+			out = append(out, fmt.Sprintf("finding vanishes in %s: was %s in %s", to, findingLine(*p.o, o.SpanNS), from))
+		case p.o.TimeNS == 0 && p.n.TimeNS == 0 && p.o.Count != p.n.Count:
+			out = append(out, fmt.Sprintf("finding %s: %s → %s", r, Format(p.o.Count, metrics.Count), Format(p.n.Count, metrics.Count)))
+		case p.o.TimeNS != p.n.TimeNS || p.o.Count != p.n.Count:
+			out = append(out, fmt.Sprintf("finding %s: %s, %s → %s, %s (time %s)", r, Format(p.o.Count, metrics.Count), Format(p.o.TimeNS, metrics.NS),
+				Format(p.n.Count, metrics.Count), Format(p.n.TimeNS, metrics.NS), Change(float64(p.o.TimeNS), float64(p.n.TimeNS))))
+		}
+	}
+	return out
 }

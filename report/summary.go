@@ -204,7 +204,7 @@ func headlineTable(d *metrics.DeviceSummary, withName bool) *Table {
 			s += fmt.Sprintf(", %s replaying %s kernels each", plural(l.GraphLaunches, "graphs"), Format(l.KernelsPerGraphLaunch, metrics.Count))
 		}
 		row("launches", s)
-		cost := fmt.Sprintf("%s of CPU a launch (median); queue delay %s (median)", Format(l.MedianLaunchNS, metrics.NS),
+		cost := fmt.Sprintf("%s of CPU a launch, queue delay %s (medians)", Format(l.MedianLaunchNS, metrics.NS),
 			Format(l.QueueDelayMedianNS, metrics.NS))
 		if l.SlowLaunches > 0 {
 			cost += fmt.Sprintf("; %s of 1 ms or more (%s)", plural(l.SlowLaunches, "calls"), Format(l.SlowLaunchNS, metrics.NS))

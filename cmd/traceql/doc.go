@@ -13,6 +13,7 @@
 //
 //	Available Commands:
 //	  annotate    A trace with idle gaps, steps and verdicts added, for Perfetto
+//	  check       The findings alone, exit 1 at --fail-on: for CI
 //	  compare     Runs side by side: metrics as rows, ratios to the first run
 //	  completion  Generate the autocompletion script for the specified shell
 //	  diff        What changed between two runs: metrics, steps and kernels
@@ -221,8 +222,8 @@
 //	                             counts, not the whole gap
 //	  idle_launch_ns             "idle: waiting on launches": the rest of each idle
 //	                             gap whose next GPU work was launched by a call
-//	                             that began after the GPU went idle: the CPU was
-//	                             late
+//	                             that began after the GPU went idle, or was still
+//	                             running when it did: the CPU was late
 //	  idle_other_ns              "idle: other": the rest of idle_ns: the GPU waited
 //	                             although its next work had been launched already
 //	                             (waits on another stream or event, between
@@ -766,7 +767,8 @@
 //	                         as errors
 //	  -t, --table string     table: summary, kernels, kernel-stats, steps,
 //	                         gaps, memcpy, host, host-ops, streams, api,
-//	                         ranges, ops, regions, copy-stats (default "summary")
+//	                         ranges, ops, regions, findings, copy-stats
+//	                         (default "summary")
 //	      --window string    measure only START:END after the first GPU
 //	                         activity, e.g. 100ms:500ms
 //
