@@ -179,3 +179,26 @@ func findingChanges(from, to string, o, n *metrics.DeviceSummary) []string {
 	}
 	return out
 }
+
+// deviceFindingsTable lists a device's findings with their evidence and
+// fix, for the HTML report; nil without findings.
+func deviceFindingsTable(d *metrics.DeviceSummary) *Table {
+	if len(d.Findings) == 0 {
+		return nil
+	}
+	t := &Table{Title: "findings (traceql check --rules)", Columns: []Column{
+		{Name: "severity", Unit: metrics.Text}, {Name: "rule", Unit: metrics.Text}, {Name: "count", Unit: metrics.Count},
+		{Name: "bytes", Unit: metrics.Bytes}, {Name: "time", Unit: metrics.NS}, {Name: "saves ≤", Unit: metrics.NS},
+		{Name: "evidence", Unit: metrics.Text}, {Name: "fix", Unit: metrics.Text}}}
+	for _, f := range d.Findings {
+		var sav, bytes any
+		if f.HasSavings {
+			sav = f.SavingsNS
+		}
+		if f.Bytes > 0 {
+			bytes = f.Bytes
+		}
+		t.Rows = append(t.Rows, []any{f.Severity.String(), f.Rule, f.Count, bytes, f.TimeNS, sav, Printable(f.Evidence), f.Fix})
+	}
+	return t
+}
