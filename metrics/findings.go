@@ -173,38 +173,34 @@ type hostRanges struct {
 	syncOps    map[string]int // aten::item and the like, by name
 }
 
-// findHostRanges reads the DataLoader and optimizer ranges and the ops
-// that synchronize (trace.IsSyncOp) of t, within its window when set.
-func findHostRanges(t *trace.Trace) hostRanges {
-	var h hostRanges
-	for i := range t.Ops {
-		op := &t.Ops[i]
-		if op.Kind == trace.GPUAnnotation || op.Name == "" {
-			continue
-		}
-		c := op.Name[0]
-		if c != 'e' && c != 'O' && c != 'a' {
-			continue
-		}
-		if win := t.Window; win != nil && !overlaps(op.Start, op.End, win) {
-			continue
-		}
-		switch {
-		case strings.HasPrefix(op.Name, trace.DataLoaderPrefix):
+// visit reads op if it is a DataLoader or optimizer range or an op that
+// synchronizes (trace.IsSyncOp); compileOps shows it every host op within
+// the window, on its one pass over them, and calls done after.
+func (h *hostRanges) visit(op *trace.Op) {
+	switch op.Name[0] {
+	case 'e':
+		if strings.HasPrefix(op.Name, trace.DataLoaderPrefix) {
 			h.dataloader = append(h.dataloader, Interval{op.Start, op.End})
 			h.dlCount++
-		case strings.HasPrefix(op.Name, trace.OptimizerStepPrefix):
+		}
+	case 'O':
+		if strings.HasPrefix(op.Name, trace.OptimizerStepPrefix) {
 			h.optimizer = append(h.optimizer, Interval{op.Start, op.End})
 			h.optSteps++
-		case trace.IsSyncOp(op.Name):
+		}
+	case 'a':
+		if trace.IsSyncOp(op.Name) {
 			if h.syncOps == nil {
 				h.syncOps = map[string]int{}
 			}
 			h.syncOps[op.Name]++
 		}
 	}
+}
+
+// done merges the ranges visited.
+func (h *hostRanges) done() {
 	h.dataloader, h.optimizer = Union(h.dataloader), Union(h.optimizer)
-	return h
 }
 
 // inUnion reports whether x lies in one of the sorted, disjoint us.
@@ -230,7 +226,7 @@ func overlapLen(us []Interval, g Interval) int64 {
 // kernels (tf32, bf16, fp16, the mma shapes s1688/s16816/h884…) never
 // are.
 func isFP32GEMM(name string) bool {
-	n := strings.ToLower(name)
+	n := name // the libraries spell these in lower case
 	fp32 := strings.Contains(n, "sgemm") || strings.Contains(n, "scudnn") ||
 		strings.Contains(n, "f32f32") && strings.Contains(n, "ffma")
 	if !fp32 {

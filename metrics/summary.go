@@ -249,7 +249,7 @@ func Summarize(t *trace.Trace, o Options) Summary {
 		w.stepOps = gpuStepOps(t)
 		w.syncs, w.long = hostCalls(t)
 		w.compile = compileOps(t)
-		w.host = findHostRanges(t)
+		w.host = w.compile.host
 	})
 	// The host side is what a trace without GPU activity has to show, and
 	// only such a trace's report shows it; walking a GPU trace's ops for

@@ -8,18 +8,17 @@ const (
 	OptimizerStepPrefix = "Optimizer.step#"
 )
 
-// syncOps are the PyTorch ops that make the host wait for the device: a
-// scalar or a data-dependent shape read back (.item(), nonzero, a boolean
-// mask).
-var syncOps = map[string]bool{
-	"aten::item": true, "aten::_local_scalar_dense": true, "aten::nonzero": true, "aten::is_nonzero": true,
-	"aten::masked_select": true, "aten::unique": true, "aten::_unique2": true,
-}
-
-// IsSyncOp reports whether a host op makes the host wait for the device
-// (see syncOps). The first bytes turn away nearly every other op.
+// IsSyncOp reports whether a host op makes the host wait for the device:
+// a scalar or a data-dependent shape read back (.item(), nonzero, a
+// boolean mask). A switch, not a map: readers ask it of every aten op,
+// and comparing lengths first costs less than hashing each name.
 func IsSyncOp(name string) bool {
-	return len(name) > 6 && name[0] == 'a' && name[4] == ':' && syncOps[name]
+	switch name {
+	case "aten::item", "aten::_local_scalar_dense", "aten::nonzero", "aten::is_nonzero", "aten::masked_select", "aten::unique",
+		"aten::_unique2":
+		return true
+	}
+	return false
 }
 
 // IsFindingOp reports whether metrics' findings read a host op: one that
