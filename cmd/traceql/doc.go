@@ -346,6 +346,8 @@
 //	                         and NVTX ranges by name), op and region (GPU time
 //	                         by the innermost cpu_op, and record_function or
 //	                         NVTX range, enclosing each launch)
+//	      --csv-safe         CSV: prefix ' to text cells starting = + - @
+//	                         (formulas)
 //	      --device N         measure only device N (repeat or comma-separate
 //	                         for several)
 //	  -f, --format string    output format: text, csv, json or markdown
@@ -434,6 +436,8 @@
 //	Flags:
 //	      --by string        op: also compare the GPU time launched from each
 //	                         host op (reads the cpu_ops)
+//	      --csv-safe         CSV: prefix ' to text cells starting = + - @
+//	                         (formulas)
 //	      --device N         measure only device N (repeat or comma-separate
 //	                         for several)
 //	  -f, --format string    output format: text, csv, json or markdown
@@ -510,6 +514,8 @@
 //
 //	Flags:
 //	      --all                show every metric, not the headline ones
+//	      --csv-safe           CSV: prefix ' to text cells starting = + - @
+//	                           (formulas)
 //	      --device N           measure only device N (repeat or comma-separate
 //	                           for several)
 //	  -f, --format string      output format: text, csv, json or markdown
@@ -730,6 +736,8 @@
 //	    -o out/part-3.parquet
 //
 //	Flags:
+//	      --csv-safe         CSV: prefix ' to text cells starting = + - @
+//	                         (formulas)
 //	      --device N         measure only device N (repeat or comma-separate
 //	                         for several)
 //	  -f, --format string    csv, json (one document), jsonl (JSON lines) or

@@ -17,6 +17,7 @@ type summarizeOptions struct {
 	Read     readOptions
 	Args     []string
 	Format   string
+	CSV      report.CSVOptions // --csv-safe
 	Top      int
 	Overview bool
 	All      bool     // every metric, copies, steps and gaps after the headline
@@ -85,6 +86,7 @@ back: the text is their overview, --format csv their rows.` + windowHelp + shard
 	}
 	f := cmd.Flags()
 	formatFlag(cmd, &opts.Format, "text", tableFormats, "output format: text, csv, json or markdown")
+	csvSafeFlag(cmd.Flags(), &opts.CSV)
 	f.IntVar(&opts.Top, "top", 10, "kernels (and host ops) listed per device")
 	f.BoolVar(&opts.Overview, "overview", false, "print only the overview of several traces, not each trace's tables")
 	enumSliceFlag(cmd, &opts.By, "by", []string{"kernel", "stream", "api", "range", "op", "region"}, "drill down, comma-separated: kernel (every kernel name with nsys stats' columns: instances, total, mean, median, min, max, stddev), stream (each stream's kernels, busy, idle, utilization), api (host API calls by name), range (record_function and NVTX ranges by name), op and region (GPU time by the innermost cpu_op, and record_function or NVTX range, enclosing each launch)")
@@ -106,17 +108,18 @@ func runSummarize(ctx context.Context, opts *summarizeOptions) error {
 	// worker's rows label a file as the others' do.
 	labels := fileLabels(opts.Args, opts.Labels, files)
 	files = opts.Shard.pick(opts.Args, files)
-	if rec, ok, err := readSummaryParts(files); ok || err != nil {
+	if rec, ok, bad, err := readSummaryParts(files, opts.IO.ErrOut, opts.Read.budget()); ok || err != nil {
 		if err != nil {
 			return err
 		}
+		missing += bad
 		if opts.Read.active() {
-			return usageError{fmt.Errorf("Parquet parts were measured when exported: give --steps, --window, --range or --steady to export")}
+			return usageError{fmt.Errorf("the Parquet parts were measured when exported: give --steps, --window, --range or --steady to export")}
 		}
-		if err := writeMerged(opts, rec); err != nil {
+		if err := writeMerged(opts, rec); err != nil && (missing == 0 || len(rec.Rows) > 0) {
 			return err
 		}
-		if missing > 0 { // a part named that is not there: the overview lacks its rows
+		if missing > 0 { // a part missing or unread: the overview lacks its rows
 			return errReported{missing}
 		}
 		return nil
@@ -190,7 +193,7 @@ func writeSummaries(opts *summarizeOptions, sums []metrics.Summary) error {
 	}
 	if report.HostOnly(sums) { // host rows, one a file
 		if opts.Format == "csv" {
-			return report.WriteCSV(opts.IO.Out, report.HostRecords(sums))
+			return report.WriteCSVWith(opts.IO.Out, report.HostRecords(sums), opts.CSV)
 		}
 		return report.WriteHostJSON(opts.IO.Out, sums)
 	}
@@ -200,7 +203,7 @@ func writeSummaries(opts *summarizeOptions, sums []metrics.Summary) error {
 		}
 	}
 	if opts.Format == "csv" {
-		return report.WriteCSV(opts.IO.Out, report.SummaryRecords(sums))
+		return report.WriteCSVWith(opts.IO.Out, report.SummaryRecords(sums), opts.CSV)
 	}
 	return report.WriteSummaryJSON(opts.IO.Out, sums)
 }
