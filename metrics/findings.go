@@ -106,8 +106,8 @@ func Rules() []Rule {
 			"any", "nsys analyze (cuda_memcpy_sync)", ""},
 		{"sync-memset", "memsets issued by a blocking call (cudaMemset, hipMemset, cuMemsetD8…); count, bytes, time_ns: the calls' CPU time",
 			"any", "nsys analyze (cuda_memset_sync)", ""},
-		{"host-sync", "GPU idle time while the host waits in a synchronization (" + "cudaStreamSynchronize, cudaDeviceSynchronize, blocking copies; what .item(), .cpu(), .tolist() and nonzero reach); count: gaps with such time; time_ns: that idle time",
-			"idle in syncs ≥ 1 % of the span", "nsys analyze (cuda_api_sync); PyTorch's pattern matcher (SynchronizedDataLoader is its nearest rule)", ""},
+		{"host-sync", "idle gaps in which the host waits in a synchronization (cudaStreamSynchronize, cudaDeviceSynchronize, blocking copies; what .item(), .cpu(), .tolist() and nonzero reach): the GPU drains, then waits for the launch after the sync returns, which would otherwise have been queued; count: such gaps; time_ns: their time in syncs and waiting on launches",
+			"time_ns ≥ 1 % of the span", "nsys analyze (cuda_api_sync); PyTorch's pattern matcher (SynchronizedDataLoader is its nearest rule)", ""},
 		{"fp32-gemm", "GEMM and convolution kernels on the fp32 path without tensor cores (sgemm, scudnn, …f32f32…ffma), never tf32, bf16 or fp16 tensor-op kernels; count: kernels; time_ns: their kernel time",
 			"kernel time ≥ 1 % of the device's", "PyTorch's pattern matcher (FP32MatMulPattern, on Ampere and later) extended to convolutions and Volta", ""},
 		{"tiny-kernels", "a launch-bound device (verdict launch or graph-launch) whose median kernel is under " + fmtNS(TinyKernelNS) + ": the CPU launches kernels more slowly than the GPU runs them; count: kernels under " + fmtNS(TinyKernelNS) + "; time_ns: the launch wait of gaps under 1 ms (short_launch_ns)",
@@ -152,7 +152,8 @@ type findingInputs struct {
 	optimizer                      counted // kernels launched inside optimizer steps
 	optimizerSteps                 int
 	multiTensor                    bool // a multi-tensor kernel launched inside one
-	syncGaps                       int  // gaps with sync time
+	syncGaps                       int   // gaps with sync time
+	syncGapNS                      int64 // their sync and launch time
 }
 
 // counted is a number of things, their time and bytes.
@@ -287,12 +288,12 @@ func deviceFindings(d *DeviceSummary, dev trace.Device, in *findingInputs, h *ho
 		add(Finding{Rule: "sync-memset", Count: p.n, TimeNS: p.ns, Bytes: p.bytes, Evidence: topCounts(in.syncMemsetCalls, 2),
 			Fix: "use cudaMemsetAsync on the work's stream"})
 	}
-	if d.IdleSyncNS > 0 && severityOf(d.IdleSyncNS, span) > Info {
-		ev := fmt.Sprintf("%d gaps", in.syncGaps)
+	if in.syncGapNS > 0 && severityOf(in.syncGapNS, span) > Info {
+		ev := fmt.Sprintf("%s in the syncs, %s waiting on the launch after them", fmtDur(d.IdleSyncNS), fmtDur(in.syncGapNS-d.IdleSyncNS))
 		if len(h.syncOps) > 0 {
 			ev += "; ops " + topCounts(h.syncOps, 3)
 		}
-		add(Finding{Rule: "host-sync", Count: in.syncGaps, TimeNS: d.IdleSyncNS, Evidence: ev,
+		add(Finding{Rule: "host-sync", Count: in.syncGaps, TimeNS: in.syncGapNS, Evidence: ev,
 			Fix: "keep values on the GPU inside the step: no .item(), .cpu(), .tolist(), print or data-dependent shapes (nonzero, boolean masks) until the step ends"})
 	}
 	if in.fp32.n > 0 && sharePct(in.fp32.ns, d.KernelNS) >= 1 {

@@ -113,3 +113,48 @@ func TestFindingsRealBounds(t *testing.T) {
 		}
 	}
 }
+
+// TestFindingsGPUPairs: the controlled pairs recorded on an H200
+// (testdata/gpu/README.md), each the same run before and after one fix.
+// The rule of the fix fires before, at a higher severity and cost than
+// after, where the fix leaves it quiet or smaller; the copy rule's
+// numbers are the copies' own, counted here from the records.
+func TestFindingsGPUPairs(t *testing.T) {
+	for pair, rule := range map[string]string{
+		"pageable-copy": "pageable-copy", "fp32-matmul": "fp32-gemm", "dataloader": "dataloader-wait",
+		"item-sync": "host-sync", "item-sync-b32": "host-sync",
+	} {
+		t.Run(pair, func(t *testing.T) {
+			var fs [2]Finding
+			for i, side := range []string{"before", "after"} {
+				tr := readLean(t, filepath.Join("../testdata/gpu", "pair-"+pair+"_"+side+".pt.trace.json.gz"))
+				s := Summarize(tr, Options{})
+				checkBounds(t, pair+" "+side, s)
+				for _, f := range s.Devices[0].Findings {
+					if f.Rule == rule {
+						fs[i] = f
+					}
+				}
+				if rule == "pageable-copy" {
+					var n int
+					var bytes int64
+					for _, m := range tr.Memcpys {
+						if m.Src == trace.Pageable || m.Dst == trace.Pageable {
+							n, bytes = n+1, bytes+m.Bytes
+						}
+					}
+					if fs[i].Count != n || fs[i].Bytes != bytes {
+						t.Errorf("%s: pageable-copy %d copies, %d B; records say %d, %d", side, fs[i].Count, fs[i].Bytes, n, bytes)
+					}
+				}
+			}
+			before, after := fs[0], fs[1]
+			if before.Rule == "" || before.Severity < Warn {
+				t.Fatalf("before: %s %+v, want it at warn or high", rule, before)
+			}
+			if after.Rule != "" && (after.TimeNS >= before.TimeNS || after.Severity >= before.Severity) {
+				t.Errorf("after: %s %+v, not less than before %+v", rule, after, before)
+			}
+		})
+	}
+}

@@ -314,3 +314,44 @@ func TestIsFP32GEMM(t *testing.T) {
 		}
 	}
 }
+
+// TestFindingsHostSync: a kernel, then .item(): the host syncs until the
+// GPU drains, then launches the next kernel, which the GPU waits for.
+// Each gap is the sync's and the late launch's; host-sync counts them.
+func TestFindingsHostSync(t *testing.T) {
+	b := newBuilder(9)
+	const n, kern, tail, gap = 10, 100_000, 50, 2_000
+	at := int64(0)
+	var want int64
+	for i := range n {
+		b.kernel("k", at, at+kern, b.call("cudaLaunchKernel", at-gap+tail+10, at-gap+tail+20))
+		if i < n-1 {
+			b.op("aten::item", trace.CPUOp, at+5, at+kern+tail+5)
+			b.call("cudaStreamSynchronize", at+10, at+kern+tail)
+			want += gap
+		}
+		at += kern + gap
+	}
+	tr := b.done(t)
+	s := Summarize(tr, Options{})
+	checkBounds(t, "host-sync", s)
+	// The brute force: every idle nanosecond of a gap some sync call
+	// overlaps.
+	var brute int64
+	for i := 1; i < len(tr.Kernels); i++ {
+		g := Interval{tr.Kernels[i-1].End, tr.Kernels[i].Start}
+		for _, c := range tr.APICalls {
+			if IsSync(c.Name) && c.Start < g.End && c.End > g.Start {
+				brute += g.Len()
+				break
+			}
+		}
+	}
+	f := findingsOf(tr)["host-sync"]
+	if f.Count != n-1 || f.TimeNS != want || brute != want || f.HasSavings {
+		t.Errorf("host-sync: %+v; want %d gaps of %d ns (brute force %d)", f, n-1, want, brute)
+	}
+	if !strings.Contains(f.Evidence, "aten::item ×9") {
+		t.Errorf("host-sync evidence %q names no aten::item ×9", f.Evidence)
+	}
+}

@@ -659,7 +659,11 @@ func summarizeTimeline(t *trace.Trace, d *DeviceSummary, w *sharedInputs, o Opti
 			d.IdleSyncNS += g.SyncNS
 			d.IdleLaunchNS += g.LaunchNS
 			if g.SyncNS > 0 {
+				// The GPU drained while the host synced; the rest of the
+				// gap waits on the launch after the sync returned, which
+				// without the sync would have been queued already.
 				in.syncGaps++
+				in.syncGapNS += g.SyncNS + g.LaunchNS
 			}
 			if g.SlowLaunch {
 				d.IdleSlowLaunchNS += g.LaunchNS
