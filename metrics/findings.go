@@ -151,7 +151,7 @@ type findingInputs struct {
 	dataloaderRanges               int
 	optimizer                      counted // kernels launched inside optimizer steps
 	optimizerSteps                 int
-	multiTensor                    bool // a multi-tensor kernel launched inside one
+	multiTensor                    bool  // a multi-tensor kernel launched inside one
 	syncGaps                       int   // gaps with sync time
 	syncGapNS                      int64 // their sync and launch time
 }
