@@ -120,6 +120,8 @@ func Rules() []Rule {
 			"any", "torch.compile's own frame numbering (Torch-Compiled Region: F/R)", ""},
 		{"graph-break", "more than one compiled frame with kernels launched outside compiled code: Dynamo makes a frame of the code after each graph break; count: frames; time_ns: the eager kernel time",
 			"> 1 frame and eager kernel time > 0", "torch.compile's own frame numbering; a guess, as separate compiled functions also make frames", ""},
+		{"exposed-comm", "communication kernels (NCCL, RCCL) running while no computation does: time the step waits on the network; count: communication kernels; time_ns: comm_ns − comm_overlap_ns",
+			"time_ns ≥ 1 % of the span", "a measurement (the summary's communication union against the computation union; HTA's comm/comp overlap)", "time_ns: overlapping all of it with computation removes at most it"},
 		{"lost-activity", "kernels with no launch call in the trace (launched before the profiler started, or the call lost): their launch and idle cause are unknown; count: such kernels; time_ns: their kernel time",
 			"any, with launch calls in the trace", "a trust check: CUPTI drops records when its buffers fill", ""},
 		{"lost-launches", "kernel and graph launch calls matched to no device work (the trace's, on its first device): their kernels were lost or ran after the profiler stopped; count: such calls",
@@ -316,6 +318,12 @@ func deviceFindings(d *DeviceSummary, dev trace.Device, in *findingInputs, h *ho
 		add(Finding{Rule: "single-tensor-optimizer", Count: in.optimizer.n, TimeNS: in.optimizer.ns,
 			Evidence: fmt.Sprintf("%d kernels in %d optimizer steps, none multi-tensor", in.optimizer.n, h.optSteps),
 			Fix:      "use the multi-tensor optimizer: torch.optim.X(..., foreach=True), or fused=True"})
+	}
+	if cm := d.Comm; cm.Kernels > 0 && severityOf(cm.NS-cm.OverlapNS, span) > Info {
+		exposed := cm.NS - cm.OverlapNS
+		add(Finding{Rule: "exposed-comm", Count: cm.Kernels, TimeNS: exposed, SavingsNS: exposed, HasSavings: true,
+			Evidence: fmt.Sprintf("%s of %s communication hidden behind computation", ShareText(cm.OverlapNS, cm.NS), fmtDur(cm.NS)),
+			Fix:      "overlap communication with computation: DDP bucketing (bucket_cap_mb), FSDP prefetch, async collectives on their own stream"})
 	}
 	if c.Recompiles > 0 {
 		add(Finding{Rule: "recompile", Count: c.Recompiles, Evidence: strings.Join(RecompileNotes(c), "; "),

@@ -355,3 +355,24 @@ func TestFindingsHostSync(t *testing.T) {
 		t.Errorf("host-sync evidence %q names no aten::item ×9", f.Evidence)
 	}
 }
+
+// TestFindingsExposedComm: an all-reduce half under a GEMM: the other half
+// is exposed, and so is a second all-reduce alone.
+func TestFindingsExposedComm(t *testing.T) {
+	b := newBuilder(9)
+	b.kernel("sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n", 0, 100_000, b.call("cudaLaunchKernel", -100, -90))
+	b.t.Streams = append(b.t.Streams, trace.Stream{Device: 0, ID: 8})
+	ar := func(start, end int64) {
+		b.kernel("ncclDevKernel_AllReduce_Sum_bf16_RING_LL(ncclDevKernelArgsStorage<4096ul>)", start, end, b.call("cudaLaunchKernel", start-50, start-40))
+		b.t.Kernels[len(b.t.Kernels)-1].Stream = 8
+	}
+	ar(50_000, 150_000)  // 50,000 ns exposed
+	ar(200_000, 230_000) // 30,000 ns exposed
+	tr := b.done(t)
+	s := Summarize(tr, Options{})
+	checkBounds(t, "exposed-comm", s)
+	f := findingsOf(tr)["exposed-comm"]
+	if f.Count != 2 || f.TimeNS != 80_000 || f.SavingsNS != 80_000 || !f.HasSavings {
+		t.Errorf("exposed-comm: %+v; want 2 kernels, 80,000 ns exposed", f)
+	}
+}
