@@ -376,3 +376,39 @@ func TestFindingsExposedComm(t *testing.T) {
 		t.Errorf("exposed-comm: %+v; want 2 kernels, 80,000 ns exposed", f)
 	}
 }
+
+// TestSyncPerProcess: in an Nsight export of two processes, one a GPU,
+// process 2's sync does not idle process 1's GPU; with ids unique in the
+// trace (Kineto, one process) every sync counts on every device.
+func TestSyncPerProcess(t *testing.T) {
+	k := func(dev int, pid, start, end, corr int64) trace.Kernel {
+		return trace.Kernel{Activity: trace.Activity{Device: dev, Stream: 7, Start: start, End: end, Correlation: corr, PID: pid}, Name: "k"}
+	}
+	call := func(name string, pid, start, end, corr int64) trace.APICall {
+		return trace.APICall{Name: name, PID: pid, TID: pid, Start: start, End: end, Correlation: corr}
+	}
+	tr := &trace.Trace{
+		Devices: []trace.Device{{ID: 0}, {ID: 1}},
+		Streams: []trace.Stream{{Device: 0, ID: 7}, {Device: 1, ID: 7}},
+		Kernels: []trace.Kernel{k(0, 1, 0, 100, 1), k(1, 2, 0, 100, 1), k(0, 1, 300, 400, 2), k(1, 2, 300, 400, 2)},
+		APICalls: []trace.APICall{
+			call("cudaLaunchKernel", 1, -20, -10, 1), call("cudaLaunchKernel", 2, -20, -10, 1),
+			call("cudaStreamSynchronize", 2, 50, 250, 0), // process 2 waits 150 ns of the gap [100,300)
+			call("cudaLaunchKernel", 1, 260, 270, 2), call("cudaLaunchKernel", 2, 260, 270, 2),
+		},
+	}
+	tr.Meta.CorrelationPerProcess = true
+	for _, perProcess := range []bool{true, false} {
+		tr.Meta.CorrelationPerProcess = perProcess
+		s := Summarize(tr, Options{})
+		want := map[int]int64{0: 0, 1: 150}
+		if !perProcess {
+			want[0] = 150
+		}
+		for _, d := range s.Devices {
+			if d.IdleSyncNS != want[d.Device] {
+				t.Errorf("per process %v: GPU %d idle in syncs %d, want %d", perProcess, d.Device, d.IdleSyncNS, want[d.Device])
+			}
+		}
+	}
+}

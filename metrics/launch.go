@@ -365,7 +365,7 @@ func ClassifyGaps(t *trace.Trace) []ClassifiedGap {
 // classifyAll classifies the gaps of each device of t with the launch
 // index and host syncs of t, or of the trace t is a view of (a view keeps
 // every API call).
-func classifyAll(t *trace.Trace, ix launchIndex, syncs []Interval, class func(ClassifiedGap)) {
+func classifyAll(t *trace.Trace, ix launchIndex, syncs syncSet, class func(ClassifiedGap)) {
 	for dev, v := range DeviceViews(t) {
 		classifyGaps(v, dev, ix, syncs, Gaps(DeviceBusy(v, dev)), nil, class)
 	}
@@ -396,9 +396,15 @@ func ClassifyStreamGaps(t *trace.Trace) []ClassifiedGap {
 	return out
 }
 
-// hostSyncs returns the intervals of t's blocking host calls (IsSync),
-// sorted by start.
-func hostSyncs(t *trace.Trace) []Interval {
+// A syncSet is the trace's blocking host calls (IsSync), sorted by
+// start, with the process of each.
+type syncSet struct {
+	ivs  []Interval
+	pids []int64
+}
+
+// hostSyncs returns t's blocking host calls.
+func hostSyncs(t *trace.Trace) syncSet {
 	syncs, _ := hostCalls(t)
 	return syncs
 }
@@ -413,7 +419,7 @@ type longCall struct {
 
 // hostCalls returns the intervals of t's blocking host calls (IsSync) and
 // its long calls (longCall), each sorted by start, in one pass.
-func hostCalls(t *trace.Trace) (syncs []Interval, long []longCall) {
+func hostCalls(t *trace.Trace) (syncs syncSet, long []longCall) {
 	// Runs of one name are common (a launch after a launch), and a reader
 	// gives equal names one string: == then sees the same pointer.
 	last, sync := "", false
@@ -423,7 +429,8 @@ func hostCalls(t *trace.Trace) (syncs []Interval, long []longCall) {
 			last, sync = c.Name, IsSync(c.Name)
 		}
 		if sync {
-			syncs = append(syncs, Interval{c.Start, c.End})
+			syncs.ivs = append(syncs.ivs, Interval{c.Start, c.End})
+			syncs.pids = append(syncs.pids, c.PID)
 		} else if c.End-c.Start >= SlowLaunchNS {
 			long = append(long, longCall{Interval{c.Start, c.End}, c.Name})
 		}
@@ -434,7 +441,10 @@ func hostCalls(t *trace.Trace) (syncs []Interval, long []longCall) {
 // classifyGaps calls class with each of gaps, the idle gaps of device dev
 // in order, classified: the summary needs only their sums. host are the
 // trace's hostSyncs; steps, when not empty, the union of the step windows.
-func classifyGaps(t *trace.Trace, dev int, ix launchIndex, host, gaps, steps []Interval, class func(ClassifiedGap)) {
+// Where correlation ids are per process (Nsight, one process a GPU or
+// more), a host sync idles only the devices its own process runs work
+// on: another rank's sync does not make this GPU wait.
+func classifyGaps(t *trace.Trace, dev int, ix launchIndex, host syncSet, gaps, steps []Interval, class func(ClassifiedGap)) {
 	if len(gaps) == 0 {
 		return
 	}
@@ -443,10 +453,17 @@ func classifyGaps(t *trace.Trace, dev int, ix launchIndex, host, gaps, steps []I
 	// sorted by start, so a cursor finds the gap, sought again when a new
 	// run begins.
 	next := make([]*trace.Activity, len(gaps))
+	var pids map[int64]bool // the processes of the device's work, when per process
+	if t.Meta.CorrelationPerProcess {
+		pids = map[int64]bool{}
+	}
 	j := 0 // gaps[:j] end before the last start seen
 	t.EachGPUActivity(func(a *trace.Activity) {
 		if a.Device != dev {
 			return
+		}
+		if pids != nil {
+			pids[a.PID] = true
 		}
 		if j > 0 && gaps[j-1].End >= a.Start {
 			j, _ = slices.BinarySearchFunc(gaps, a.Start, func(g Interval, x int64) int { return cmp.Compare(g.End, x) })
@@ -461,7 +478,16 @@ func classifyGaps(t *trace.Trace, dev int, ix launchIndex, host, gaps, steps []I
 			next[j] = a
 		}
 	})
-	syncs := slices.Clone(host)
+	var syncs []Interval
+	if len(pids) == 0 || pids[0] { // a process unknown: every sync counts
+		syncs = slices.Clone(host.ivs)
+	} else {
+		for i, iv := range host.ivs {
+			if pids[host.pids[i]] {
+				syncs = append(syncs, iv)
+			}
+		}
+	}
 	var waits []Interval
 	for i := range t.Syncs {
 		// A stream wait (cudaStreamWaitEvent) makes a stream wait on the

@@ -334,7 +334,7 @@ type sharedInputs struct {
 	ix      launchIndex
 	steps   []Step               // Steps
 	stepOps map[int64][]trace.Op // gpuStepOps
-	syncs   []Interval           // hostCalls
+	syncs   syncSet              // hostCalls
 	long    []longCall           // hostCalls
 	compile compileInputs        // compileOps
 	host    hostRanges           // findHostRanges
