@@ -171,6 +171,17 @@
 //	  launch_mean_ns             "CPU cost of a launch": launch_ns / (launches +
 //	                             graph_launches): how long one launch call keeps
 //	                             the CPU
+//	  launch_median_ns           "CPU cost of a launch (median)": median CPU time
+//	                             of a launch call (eager or graph): what
+//	                             summarize's headline shows, which a few calls
+//	                             loading modules do not move as they move
+//	                             launch_mean_ns
+//	  slow_launches              "launch calls of 1 ms or more": launch calls
+//	                             (eager or graph) taking 1 ms or more: module
+//	                             loading on a kernel's first use, not launch
+//	                             overhead (see the slow-launch finding)
+//	  slow_launch_ns             "CPU time in launch calls of 1 ms or more": sum of
+//	                             the CPU time of those calls
 //	  queue_delay_median_ns      "queue delay (median)": median of (GPU start of a
 //	                             launch's first kernel − the end of its launch
 //	                             call), HTA's launch delay: how long launched work
