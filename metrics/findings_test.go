@@ -412,3 +412,20 @@ func TestSyncPerProcess(t *testing.T) {
 		}
 	}
 }
+
+// TestHostCallIdle: the GPU waits 5 ms for a launch while the host sits
+// 4 ms inside hipFree (two threads' calls overlapping count once) and a
+// 10-µs launch: the idle is named by hipFree, 4 ms of it.
+func TestHostCallIdle(t *testing.T) {
+	b := newBuilder(9)
+	b.kernel("k", 0, 1000, b.call("hipLaunchKernel", -100, -90))
+	b.call("hipFree", 2000, 4_002_000)
+	b.t.APICalls = append(b.t.APICalls, trace.APICall{Name: "hipFree", PID: 1, TID: 2, Start: 3_000_000, End: 4_000_000})
+	b.kernel("k", 5_001_000, 5_002_000, b.call("hipLaunchKernel", 4_990_000, 5_000_000))
+	tr := b.done(t)
+	d := Summarize(tr, Options{}).Devices[0]
+	if Verdict(&d) != HostBound || d.HostCall != "hipFree" || d.HostCallIdleNS != 4_000_000 || d.HostCallMaxNS != 4_000_000 {
+		t.Errorf("verdict %s, host call %q idle %d longest %d; want host, hipFree, 4000000, 4000000", Verdict(&d), d.HostCall,
+			d.HostCallIdleNS, d.HostCallMaxNS)
+	}
+}
