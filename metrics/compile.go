@@ -79,8 +79,8 @@ type thread struct{ pid, tid int64 }
 // trace, found once for all of them.
 type compileInputs struct {
 	stats CompileStats
-	// host are the findings' host ranges, read on the same pass.
-	host hostRanges
+	// find are the findings' host ranges, read on the same pass.
+	find findingRanges
 	// ranges are the compiled ranges of each thread, merged.
 	ranges map[thread][]Interval
 }
@@ -97,10 +97,10 @@ func compileOps(t *trace.Trace) compileInputs {
 			continue
 		}
 		// The findings' host ranges are read on the same pass (their
-		// names begin with e, O or a).
-		if c := op.Name[0]; c == 'e' || c == 'O' || c == 'a' {
+		// names begin with O or a).
+		if c := op.Name[0]; c == 'O' || c == 'a' {
 			if win := t.Window; win == nil || overlaps(op.Start, op.End, win) {
-				w.host.visit(op)
+				w.find.visit(op)
 			}
 			continue
 		}
@@ -139,7 +139,7 @@ func compileOps(t *trace.Trace) compileInputs {
 		k := thread{op.PID, op.TID}
 		w.ranges[k] = append(w.ranges[k], Interval{op.Start, op.End})
 	}
-	w.host.done()
+	w.find.done()
 	w.stats.Frames = len(frames)
 	for f, n := range frames {
 		if n > 0 {

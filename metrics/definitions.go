@@ -135,9 +135,15 @@ func columns() []Column {
 		{"comm_kernels", "comm kernels", Count, "communication kernels: names holding, in any case and with '_' or '-' ignored, one of " + namesDoc(commPatterns) + " (NCCL, RCCL, PyTorch symmetric memory, vLLM custom all-reduce)", func(d *DeviceSummary) any { return d.Comm.Kernels }, nil},
 		{"comm_ns", "comm time", NS, "length of the union of their intervals", func(d *DeviceSummary) any { return d.Comm.NS }, nil},
 		{"compute_ns", "compute time", NS, "length of the union of the other kernels' intervals", func(d *DeviceSummary) any { return d.Comm.ComputeNS }, nil},
+		{"comm_exposed_ns", "comm exposed", NS, "time a communication kernel runs and no compute kernel does: the first of the busy classes, which split busy_ns so that each busy nanosecond is in one, by priority compute_ns, then comm, copies (H2D, D2H, other), memsets; compute_ns + comm_exposed_ns + copy_exposed_ns + memset_exposed_ns = busy_ns", func(d *DeviceSummary) any { return d.Classes[ClassComm] }, nil},
+		{"copy_exposed_ns", "copies exposed", NS, "time a memcpy runs and no kernel does: h2d_exposed_ns + d2h_exposed_ns + other_copy_exposed_ns", func(d *DeviceSummary) any { return d.Classes.CopyNS() }, nil},
+		{"h2d_exposed_ns", "H2D exposed", NS, "time an HtoD copy runs and no kernel does", func(d *DeviceSummary) any { return d.Classes[ClassH2D] }, nil},
+		{"d2h_exposed_ns", "D2H exposed", NS, "time a DtoH copy runs and no kernel or HtoD copy does", func(d *DeviceSummary) any { return d.Classes[ClassD2H] }, nil},
+		{"other_copy_exposed_ns", "other copies exposed", NS, "time another copy (DtoD, PtoP, …) runs and no kernel, HtoD or DtoH copy does", func(d *DeviceSummary) any { return d.Classes[ClassOtherCopy] }, nil},
+		{"memset_exposed_ns", "memsets exposed", NS, "time only memsets run: no kernel and no copy", func(d *DeviceSummary) any { return d.Classes[ClassMemset] }, nil},
 		{"comm_overlap", "comm overlap", Ratio, "share of comm_ns during which a compute kernel also runs: communication hidden under computation; none without communication", func(d *DeviceSummary) any { return d.Comm.Overlap }, nil},
 		{"window", "window", Text, "the part of the trace measured: whole, or as --steps, --skip-steps, --window, --range or --steady chose it (steps 2–4, window 100ms:500ms, range NAME, steady: steps 3–10)", func(d *DeviceSummary) any { return cmp.Or(d.Window, "whole") }, nil},
-		{"bound", "bound", Text, "what holds the GPU back, as summarize's note says: none when idle_ns < 10 % of span_ns; else launch when idle_launch_ns ≥ idle_ns / 2 with half of it or more in gaps under 1 ms (graph-launch when the device ran graph launches), host when idle_launch_ns ≥ idle_ns / 2 otherwise, sync when idle_sync_ns ≥ idle_ns / 2, else none", func(d *DeviceSummary) any { return Verdict(d).String() }, nil},
+		{"bound", "bound", Text, "what holds the GPU back, as summarize's note says: copy when copy_exposed_ns ≥ span_ns / 2, comm when comm_exposed_ns ≥ span_ns / 2; else none when idle_ns < 10 % of span_ns; else launch when idle_launch_ns ≥ idle_ns / 2 with half of it or more in gaps under 1 ms (graph-launch when the device ran graph launches), host when idle_launch_ns ≥ idle_ns / 2 otherwise, sync when idle_sync_ns ≥ idle_ns / 2, else none", func(d *DeviceSummary) any { return Verdict(d).String() }, nil},
 		// torch.compile (compile.go).
 		{"compiled_regions", "compiled regions", Count, "calls of Torch-Compiled Region: F/R host ops (frame F, compilation R) in the trace, the same for every device", func(d *DeviceSummary) any { return d.Compile.Regions }, nil},
 		{"compiled_frames", "compiled frames", Count, "distinct frame ids F among the compiled regions", func(d *DeviceSummary) any { return d.Compile.Frames }, nil},
@@ -225,5 +231,30 @@ func hostColumns() []HostColumn {
 		{"recompiles", "recompiles", Count, "as the device column of that name", func(s *Summary) any { return s.Compile.Recompiles }, nil},
 		{"compiled_host_ns", "host time in compiled code", NS, "per thread, the length of the union of its compiled ranges (Torch-Compiled Region, CompiledFunction, CompiledFunctionBackward), summed over threads", func(s *Summary) any { return s.Compile.CompiledHostNS }, nil},
 		{"dynamo_lookup_ns", "Dynamo lookup time", NS, "as the device column of that name (a sum of durations)", func(s *Summary) any { return s.Compile.DynamoLookupNS }, nil},
+	}
+}
+
+// A FrameColumn is one column of the compiled-frames table that
+// summarize --compile-log shows (CompileJoin): a row per compile of a
+// frame, "F/R".
+type FrameColumn struct {
+	Name, Label string
+	Unit        Unit
+	Doc         string
+}
+
+// FrameColumns defines the compiled-frames table's columns.
+func FrameColumns() []FrameColumn {
+	return []FrameColumn{
+		{"frame", "frame", Text, "F/R: Dynamo's frame id and the frame's compile count (R > 0: a recompile), as the log's compile ids and the trace's Torch-Compiled Region: F/R ops write them"},
+		{"compile_ns", "compile", NS, "the log's compile time of F/R: the sum of its compilation_metrics duration_us (entire_frame_compile_time_s in older logs), parsed from decimal text; records timing run-time work (is_runtime) left out"},
+		{"graph_breaks", "breaks", Count, "graph breaks in F/R: the larger of the log's num_graph_breaks and the number of distinct break reasons it logged (dynamo_graph_break_reason, restart_reasons)"},
+		{"recompile_guards", "guards", Count, "the guard failures the log gives as the cause of compiling F/R (recompile_reasons): each names an earlier compile F/R' whose guard failed"},
+		{"calls", "calls", Count, "Torch-Compiled Region: F/R ops in the trace (within the window)"},
+		{"lookup_ns", "lookup", NS, "sum of the durations of the TorchDynamo Cache Lookup ops charged to F/R: a lookup is, when the next compiled region or lookup to start on its thread at or after its end is a call of F/R"},
+		{"frame_kernel_ns", "kernel time", NS, "sum of the durations of the kernels whose launch call (eager or graph, matched on correlation id) lies within a call of F/R on the calling thread, the innermost when frames nest"},
+		{"frame_kernel_share", "share", Ratio, "frame_kernel_ns / the device's kernel_ns"},
+		{"cudagraphs", "graphs", Text, "CUDA graphs: replayed: some of frame_kernel_ns was replayed by graph launch calls; skipped: none was and the log gives Inductor's cudagraph_skip_reason; no: none was, the frame ran"},
+		{"code", "code", Text, "the compiled function as the log names it (co_name, file base name:first line); torch_dynamo_resume_in_FN_at_LINE is the code after a graph break in FN"},
 	}
 }

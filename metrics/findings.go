@@ -150,7 +150,8 @@ type findingInputs struct {
 	tiny                           int        // kernels under TinyKernelNS
 	noLaunch                       counted    // kernels with no launch call
 	dataloaderNS                   int64      // idle inside DataLoader ranges
-	dataloaderRanges               int
+	dataloaderRanges               int // DataLoader ranges met by idle time
+	dataloaderAll                  int // DataLoader ranges, merged
 	optimizer                      counted // kernels launched inside optimizer steps
 	optimizerSteps                 int
 	multiTensor                    bool  // a multi-tensor kernel launched inside one
@@ -166,26 +167,20 @@ type counted struct {
 
 func (c *counted) add(ns, bytes int64) { c.n++; c.ns += ns; c.bytes += bytes }
 
-// hostRanges are the host ranges the rules read, found in one pass over
-// the trace's ops with the other shared inputs.
-type hostRanges struct {
-	dataloader []Interval // enumerate(DataLoader)#… ranges, merged
-	dlCount    int
+// findingRanges are the host ranges the rules read, found on compileOps'
+// pass over the trace's ops (the DataLoader's are the host row's,
+// collectHostRanges).
+type findingRanges struct {
 	optimizer  []Interval // Optimizer.step#… ranges, merged
 	optSteps   int
 	syncOps    map[string]int // aten::item and the like, by name
 }
 
-// visit reads op if it is a DataLoader or optimizer range or an op that
+// visit reads op if it is an optimizer step or an op that
 // synchronizes (trace.IsSyncOp); compileOps shows it every host op within
 // the window, on its one pass over them, and calls done after.
-func (h *hostRanges) visit(op *trace.Op) {
+func (h *findingRanges) visit(op *trace.Op) {
 	switch op.Name[0] {
-	case 'e':
-		if strings.HasPrefix(op.Name, trace.DataLoaderPrefix) {
-			h.dataloader = append(h.dataloader, Interval{op.Start, op.End})
-			h.dlCount++
-		}
 	case 'O':
 		if strings.HasPrefix(op.Name, trace.OptimizerStepPrefix) {
 			h.optimizer = append(h.optimizer, Interval{op.Start, op.End})
@@ -202,8 +197,8 @@ func (h *hostRanges) visit(op *trace.Op) {
 }
 
 // done merges the ranges visited.
-func (h *hostRanges) done() {
-	h.dataloader, h.optimizer = Union(h.dataloader), Union(h.optimizer)
+func (h *findingRanges) done() {
+	h.optimizer = Union(h.optimizer)
 }
 
 // inUnion reports whether x lies in one of the sorted, disjoint us.
@@ -253,7 +248,7 @@ func isMultiTensorKernel(name string) bool {
 // deviceFindings applies the rules to d, whose summary is complete, and
 // what its pass gathered; the findings are sorted by severity, then time,
 // then rule order.
-func deviceFindings(d *DeviceSummary, dev trace.Device, in *findingInputs, h *hostRanges, c *CompileStats) []Finding {
+func deviceFindings(d *DeviceSummary, dev trace.Device, in *findingInputs, h *findingRanges, c *CompileStats) []Finding {
 	var out []Finding
 	span := d.SpanNS
 	add := func(f Finding) {
@@ -311,7 +306,7 @@ func deviceFindings(d *DeviceSummary, dev trace.Device, in *findingInputs, h *ho
 	}
 	if in.dataloaderNS > 0 && severityOf(in.dataloaderNS, span) > Info {
 		add(Finding{Rule: "dataloader-wait", Count: in.dataloaderRanges, TimeNS: in.dataloaderNS, SavingsNS: in.dataloaderNS, HasSavings: true,
-			Evidence: fmt.Sprintf("%d of %d DataLoader ranges", in.dataloaderRanges, h.dlCount),
+			Evidence: fmt.Sprintf("%d of %d DataLoader ranges", in.dataloaderRanges, in.dataloaderAll),
 			Fix:      "load batches in worker processes (DataLoader(num_workers>0, pin_memory=True, persistent_workers=True)) and prefetch"})
 	}
 	if h.optSteps > 0 && !in.multiTensor && in.optimizer.n >= optimizerLaunchesPerStep*h.optSteps {

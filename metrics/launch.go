@@ -216,13 +216,13 @@ type LaunchStats struct {
 // Launches computes the launch statistics of a device, joining kernels to
 // API calls on correlation id (within one process).
 func Launches(t *trace.Trace, dev int) LaunchStats {
-	return launches(t, dev, newLaunchIndex(t), &findingInputs{}, &hostRanges{})
+	return launches(t, dev, newLaunchIndex(t), &findingInputs{}, &findingRanges{})
 }
 
 // launches computes the launch statistics, and in what the rules read of
 // launches: kernels with no launch call, kernels launched inside
 // optimizer steps (h.optimizer).
-func launches(t *trace.Trace, dev int, ix launchIndex, in *findingInputs, h *hostRanges) LaunchStats {
+func launches(t *trace.Trace, dev int, ix launchIndex, in *findingInputs, h *findingRanges) LaunchStats {
 	var s LaunchStats
 	// Kernels are sorted by start, so the first kernel of a call met is its
 	// earliest: a bit a call says whether it was met.

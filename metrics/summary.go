@@ -35,10 +35,16 @@ type Summary struct {
 	// Compile is what the trace says of torch.compile on the host; each
 	// device's Compile holds it too, with its kernels' side.
 	Compile CompileStats
+	// CompileLog is a structured compile log joined to the trace's
+	// compiled regions (JoinCompileLog), when the command was given one.
+	CompileLog *CompileJoin
 	// APIStats and RangeStats are the host API calls and the ranges
 	// (annotations, NVTX) by name, when Options asked for them.
 	APIStats, RangeStats []NameDist
-	Warnings             []string
+	// Capture says how the graph launches matched Options.Capture; nil
+	// without one.
+	Capture  *CaptureStats
+	Warnings []string
 }
 
 // A DeviceSummary holds the metrics of one device; see Definitions.
@@ -87,6 +93,10 @@ type DeviceSummary struct {
 	// Ops and Regions are the device's GPU time by the host op and the
 	// code region that launched it, when Options.Scopes asked for them.
 	Ops, Regions []ScopeStat
+
+	// Classes split BusyNS by what the device is busy with (see
+	// BusyClasses); Classes[ClassCompute] is Comm.ComputeNS.
+	Classes BusyClasses
 
 	Launch  LaunchStats
 	Compile DeviceCompile
@@ -204,6 +214,10 @@ type Options struct {
 	// kernels outside compiled code (DeviceCompile.TopEagerOps): the trace
 	// must hold its cpu_ops, which a lean read leaves out.
 	Scopes bool
+	// Capture, with Scopes, names the kernels of graph launches by the
+	// launch calls that captured them (Capture.Match); nil leaves them
+	// under their graph launch.
+	Capture *Capture
 	// Gaps asks for each device's idle gaps, classified
 	// (DeviceSummary.Gaps), and TimelineBins > 0 for its utilization
 	// timeline in that many bins (DeviceSummary.Timeline): what the
@@ -247,9 +261,10 @@ func Summarize(t *trace.Trace, o Options) Summary {
 			s.Warnings = append(slices.Clip(s.Warnings), warn)
 		}
 		w.stepOps = gpuStepOps(t)
+		w.host = collectHostRanges(t)
 		w.syncs, w.long = hostCalls(t)
 		w.compile = compileOps(t)
-		w.host = w.compile.host
+		w.find = w.compile.find
 	})
 	// The host side is what a trace without GPU activity has to show, and
 	// only such a trace's report shows it; walking a GPU trace's ops for
@@ -262,6 +277,12 @@ func Summarize(t *trace.Trace, o Options) Summary {
 	}
 	prep.Wait()
 	s.Compile = w.compile.stats
+	var named *CaptureMatch
+	if o.Scopes && o.Capture != nil {
+		named = o.Capture.Match(t)
+		s.Capture = &named.Stats
+		s.Warnings = append(slices.Clip(s.Warnings), named.Stats.Warnings()...)
+	}
 	s.Devices = make([]DeviceSummary, len(devs))
 	// Each worker has a viewer of its own: the views' copies hold as many
 	// devices' records as there are workers, not all.
@@ -280,7 +301,7 @@ func Summarize(t *trace.Trace, o Options) Summary {
 					s.Devices[i].StreamStats = StreamStats(v, devs[i].ID)
 				}
 				if o.Scopes {
-					s.Devices[i].Ops, s.Devices[i].Regions = Scopes(v, devs[i].ID)
+					s.Devices[i].Ops, s.Devices[i].Regions = CapturedScopes(v, devs[i].ID, named)
 					d := &s.Devices[i]
 					d.Compile.TopEagerOps = eagerOps(v, devs[i].ID, w.ix, &w.compile, d.KernelNS, o.TopN)
 				}
@@ -337,7 +358,8 @@ type sharedInputs struct {
 	syncs   syncSet              // hostCalls
 	long    []longCall           // hostCalls
 	compile compileInputs        // compileOps
-	host    hostRanges           // findHostRanges
+	host    hostRanges           // collectHostRanges
+	find    findingRanges        // compileOps
 }
 
 // A viewer makes views of one device of a trace at a time: t with only
@@ -502,7 +524,7 @@ func summarizeDevice(t *trace.Trace, dev trace.Device, o Options, w *sharedInput
 	// gaps, steps), and the per-kernel and copy statistics.
 	var wg sync.WaitGroup
 	var in findingInputs
-	wg.Go(func() { d.Launch = launches(t, dev.ID, w.ix, &in, &w.host) })
+	wg.Go(func() { d.Launch = launches(t, dev.ID, w.ix, &in, &w.find) })
 	wg.Go(func() { summarizeTimeline(t, &d, w, o, &in) })
 	streams := map[int64]bool{}
 
@@ -513,6 +535,19 @@ func summarizeDevice(t *trace.Trace, dev trace.Device, o Options, w *sharedInput
 	// as the kernels are sorted; most are computation.
 	var comm []Interval
 	compute := make([]Interval, 0, len(t.Kernels))
+	// The unions by busy class; the copies' sized by a count first, as
+	// growing them costs more than counting the few copies.
+	var classes [NumClasses][]Interval
+	var copies [NumClasses]int
+	for i := range t.Memcpys {
+		if m := &t.Memcpys[i]; m.Device == dev.ID {
+			copies[copyClass(m.Kind)]++
+		}
+	}
+	for c, n := range copies {
+		classes[c] = make([]Interval, 0, n)
+	}
+	classes[ClassMemset] = make([]Interval, 0, len(t.Memsets))
 	commKernels := 0
 	for i := range t.Kernels {
 		k := &t.Kernels[i]
@@ -562,7 +597,7 @@ func summarizeDevice(t *trace.Trace, dev trace.Device, o Options, w *sharedInput
 		}
 	}
 
-	copies := map[CopyStat]*CopyStat{} // keyed by Kind/Src/Dst only
+	byKind := map[CopyStat]*CopyStat{} // keyed by Kind/Src/Dst only
 	for i := range t.Memcpys {
 		m := &t.Memcpys[i]
 		if m.Device != dev.ID {
@@ -570,11 +605,11 @@ func summarizeDevice(t *trace.Trace, dev trace.Device, o Options, w *sharedInput
 		}
 		streams[m.Stream] = true
 		key := CopyStat{Kind: m.Kind.String(), Src: m.Src.String(), Dst: m.Dst.String()}
-		cs := copies[key]
+		cs := byKind[key]
 		if cs == nil {
 			c := key
 			cs = &c
-			copies[key] = cs
+			byKind[key] = cs
 		}
 		if m.Src == trace.Pageable || m.Dst == trace.Pageable {
 			in.pageable.add(m.Dur(), m.Bytes)
@@ -587,6 +622,8 @@ func summarizeDevice(t *trace.Trace, dev trace.Device, o Options, w *sharedInput
 			in.syncCopy.add(callNS(t, w.ix, &m.Activity), m.Bytes)
 			in.syncCopyCalls = countName(in.syncCopyCalls, name)
 		}
+		ci := copyClass(m.Kind)
+		classes[ci] = appendUnion(classes[ci], Interval{m.Start, m.End})
 		for _, c := range []*CopyStat{cs, directionTotal(&d, m.Kind)} {
 			if c != nil {
 				c.Copies++
@@ -597,7 +634,7 @@ func summarizeDevice(t *trace.Trace, dev trace.Device, o Options, w *sharedInput
 	}
 	d.H2D.Kind, d.D2H.Kind = "HtoD", "DtoH"
 	d.H2D.GBps, d.D2H.GBps = gbps(d.H2D.Bytes, d.H2D.NS), gbps(d.D2H.Bytes, d.D2H.NS)
-	for _, cs := range copies {
+	for _, cs := range byKind {
 		cs.GBps = gbps(cs.Bytes, cs.NS)
 		d.Copies = append(d.Copies, *cs)
 	}
@@ -611,6 +648,7 @@ func summarizeDevice(t *trace.Trace, dev trace.Device, o Options, w *sharedInput
 			continue
 		}
 		streams[m.Stream] = true
+		classes[ClassMemset] = appendUnion(classes[ClassMemset], Interval{m.Start, m.End})
 		d.Memsets++
 		if name, ok := syncCall(t, w.ix, &m.Activity); ok {
 			in.syncMemset.add(callNS(t, w.ix, &m.Activity), m.Bytes)
@@ -620,9 +658,11 @@ func summarizeDevice(t *trace.Trace, dev trace.Device, o Options, w *sharedInput
 		d.MemsetNS += m.Dur()
 	}
 	d.Streams = len(streams)
+	classes[ClassCompute], classes[ClassComm] = compute, comm
 	wg.Wait()
+	splitBusy(&d, classes)
 	d.Compile = deviceCompile(t, dev.ID, w.ix, &w.compile, d.KernelNS, d.Launch.GraphKernelNS, o.TopN)
-	d.Findings = deviceFindings(&d, dev, &in, &w.host, &w.compile.stats)
+	d.Findings = deviceFindings(&d, dev, &in, &w.find, &w.compile.stats)
 	return d
 }
 
@@ -630,6 +670,10 @@ func summarizeDevice(t *trace.Trace, dev trace.Device, o Options, w *sharedInput
 func summarizeTimeline(t *trace.Trace, d *DeviceSummary, w *sharedInputs, o Options, in *findingInputs) {
 	busy := DeviceBusy(t, d.Device)
 	d.Steps = stepStats(t, d.Device, deviceSteps(t, w.steps, w.stepOps[int64(d.Device)]), busy)
+	for i := range d.Steps {
+		s := &d.Steps[i]
+		s.Host = stepHostClasses(busy, &w.host, Interval{s.Start, s.End})
+	}
 	lens := make([]int64, len(d.Steps))
 	for i, st := range d.Steps {
 		lens[i] = st.DurNS()
@@ -653,7 +697,8 @@ func summarizeTimeline(t *trace.Trace, d *DeviceSummary, w *sharedInputs, o Opti
 		}
 		calls := newCallIdle(w.long)
 		defer calls.done(d)
-		dl := w.host.dataloader
+		dl := w.host[HostDataLoader]
+		in.dataloaderAll = len(dl)
 		lastDL := -1 // the DataLoader range last met, counted once
 		classifyGaps(t, d.Device, w.ix, w.syncs, gaps, Union(steps), func(g ClassifiedGap) {
 			d.IdleSyncNS += g.SyncNS

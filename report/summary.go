@@ -130,6 +130,7 @@ func SummaryTables(s metrics.Summary, l Layout) []*Table {
 		}
 	}
 	tables = append(tables, compileTables(s, l)...)
+	tables = append(tables, CompileLogTables(s.CompileLog, l)...)
 	tables = append(tables, drillTables(s, l)...)
 	if !l.All {
 		tables = append(tables, &Table{Notes: []string{"every metric, copies by kind, steps and idle gaps: --all; every column: --format csv"}})
@@ -186,7 +187,8 @@ func headlineTable(d *metrics.DeviceSummary, withName bool) *Table {
 	if !hasSpan(d) {
 		util = "–"
 	}
-	row("GPU busy", fmt.Sprintf("%s (%s)", util, Format(d.BusyNS, metrics.NS)))
+	row("GPU busy", "") // filled in last, to fit beside the widest key
+	busyRow := len(t.Rows) - 1
 	idle := fmt.Sprintf("%s in %s", Format(d.IdleNS, metrics.NS), plural(d.IdleGaps, "gaps"))
 	if d.IdleNS > 0 {
 		idle += fmt.Sprintf(": sync %s, launch %s, other %s", metrics.ShareText(d.IdleSyncNS, d.IdleNS), metrics.ShareText(d.IdleLaunchNS, d.IdleNS),
@@ -225,6 +227,11 @@ func headlineTable(d *metrics.DeviceSummary, withName bool) *Table {
 		row("communication", fmt.Sprintf("%s, %s, %s of it hidden", plural(c.Kernels, "kernels"), Format(c.NS, metrics.NS),
 			Format(c.Overlap, metrics.Ratio)))
 	}
+	key := 0
+	for _, r := range t.Rows {
+		key = max(key, len([]rune(r[0].(string))))
+	}
+	t.Rows[busyRow][1] = busyText(d, util, 80-2-key-2)
 	v := verdict(d)
 	if v == "" {
 		v = noVerdict(d)
@@ -361,6 +368,7 @@ func drillTables(s metrics.Summary, l Layout) []*Table {
 			}
 			t.Notes = []string{"launched: kernels, copies and memsets whose launch call the " + x.noun + " encloses on its thread (graph replays count each kernel); " +
 				metrics.NoScope + ": enclosed by none, or no launch call in the trace"}
+			t.Notes = append(t.Notes, captureNotes(s.Capture, x.stats, x.noun)...)
 			out = append(out, t)
 		}
 	}
@@ -444,7 +452,10 @@ func deviceTables(d *metrics.DeviceSummary, many bool) []*Table {
 		out = append(out, t)
 	}
 	if len(d.Steps) >= 2 {
-		out = append(out, stepStatsTable(d.Steps, suffix))
+		out = append(out, stepStatsTable(d.Steps, suffix), stepClassesTable(d.Steps, suffix), stepSpreadTable(d.Steps, suffix))
+		if t := stepHostTable(d.Steps, suffix); t != nil {
+			out = append(out, t)
+		}
 	}
 	if d.IdleGaps > 0 {
 		t := &Table{Title: "idle gaps by length" + suffix, Columns: []Column{
@@ -674,12 +685,12 @@ func boundCounts(bounds []string) string {
 		n[b]++
 	}
 	order := func(b string) int {
-		for v := range metrics.SyncBound + 1 {
+		for v := range metrics.CommBound + 1 {
 			if v.String() == b {
 				return int(v)
 			}
 		}
-		return int(metrics.SyncBound) + 1
+		return int(metrics.CommBound) + 1
 	}
 	names := slices.Collect(maps.Keys(n))
 	slices.SortFunc(names, func(a, b string) int { return cmp.Or(n[b]-n[a], order(a)-order(b), strings.Compare(a, b)) })

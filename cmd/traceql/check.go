@@ -73,7 +73,7 @@ func runCheck(ctx context.Context, opts *checkOptions) error {
 	}
 	so := &summarizeOptions{Read: opts.Read, Args: opts.Args, IO: opts.IO}
 	done := opts.Read.startProgress(files)
-	sums, failed := summarizeFiles(ctx, files, fileLabels(opts.Args, nil, files), so, metrics.Options{Workers: cores()})
+	sums, failed := summarizeFiles(ctx, files, fileLabels(opts.Args, nil, files), so, metrics.Options{Workers: cores()}, nil)
 	failed += missing
 	done()
 	if err := ctx.Err(); err != nil {

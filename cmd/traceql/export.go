@@ -28,6 +28,7 @@ type exportOptions struct {
 	// device's.
 	PerStream bool
 	Labels    []string
+	Capture   []string // --capture: the trace of the graphs' capture
 	Shard     shard
 	IO        *ioStreams
 }
@@ -73,8 +74,9 @@ Tables:
                 (nvtx_sum)
   ops           one row per (file, device, host op): the GPU work launched from
                 inside it (the innermost cpu_op open on the launching thread;
-                graph replays are the graph launch's): calls, kernels, gpu_ns,
-                cpu_ns, share; "(none)" for the rest
+                graph replays are the graph launch's, or with --capture the
+                capturing op's): calls, kernels, gpu_ns, cpu_ns, share;
+                "(none)" for the rest
   regions       the same by the innermost record_function annotation or NVTX
                 range
   copy-stats    one row per (file, device, copy kind and memory kinds; memsets
@@ -93,7 +95,7 @@ Load it in pandas with pd.read_csv("out.csv"), pd.read_json("out.jsonl",
 lines=True) for --format jsonl, or pd.read_parquet("out.parquet") for --format
 parquet (zstd; DuckDB, Spark and Polars read it too: SELECT * FROM
 'out.parquet'). Every worker's --shard part has the same columns: out/*.parquet
-reads as one table.` + windowHelp + shardHelp,
+reads as one table.` + windowHelp + shardHelp + captureHelp,
 		Example: `  traceql export run.json --table kernels -o kernels.csv
   traceql export runs/ --table gaps --format jsonl > gaps.jsonl
   traceql export --schema --table kernels
@@ -131,6 +133,10 @@ reads as one table.` + windowHelp + shardHelp,
 					return err
 				}
 			}
+			if err := checkCapture(opts.Capture, 1, opts.Table == "kernels" || opts.Table == "ops" || opts.Table == "regions",
+				"--table kernels, ops or regions"); err != nil {
+				return err
+			}
 			switch opts.Table {
 			case "ops", "regions":
 				opts.Read.needs = trace.Needs{Ops: true, Polls: true} // every cpu_op; polls too, as before
@@ -154,6 +160,7 @@ reads as one table.` + windowHelp + shardHelp,
 	f.BoolVar(&opts.Schema, "schema", false, "print the --table's columns (name, type, unit, nullable, definition) as JSON, and read no trace")
 	f.StringVarP(&opts.Output, "output", "o", "", "file to write (a file is replaced atomically, a device or pipe written in place); stdout when absent or -")
 	addLabelFlag(f, &opts.Labels, true)
+	addCaptureFlag(f, &opts.Capture, 1)
 	opts.Read.addFlags(f)
 	opts.Read.addJobsFlag(f)
 	addShardFlag(f, &opts.Shard)
@@ -195,6 +202,14 @@ func runExport(ctx context.Context, opts *exportOptions) error {
 		}
 	}
 	files = opts.Shard.pick(opts.Args, files)
+	caps, err := readCaptures(ctx, opts.Capture, &opts.Read, false)
+	if err != nil {
+		return err
+	}
+	var capture *metrics.Capture
+	if len(caps) > 0 {
+		capture = caps[0]
+	}
 	defer opts.Read.startProgress(files)()
 	failed := missing
 	write := func(w io.Writer) error {
@@ -234,7 +249,11 @@ func runExport(ctx context.Context, opts *exportOptions) error {
 			case active && host:
 				complain(opts.IO.ErrOut, f+": GPU activity; the "+opts.Table+" table has rows for traces without (CPU, MPS runs); no row written")
 			}
-			in := exportInput(opts.Table, opts.PerStream, t)
+			in, named := exportInput(opts.Table, opts.PerStream, t, capture)
+			if named != nil {
+				opts.Read.warn(f, named.Warnings())
+				complain(opts.IO.ErrOut, f+": "+report.CaptureNote(named))
+			}
 			in.Label = labels[f]
 			if err := start(); err != nil {
 				return err
@@ -269,9 +288,15 @@ func runExport(ctx context.Context, opts *exportOptions) error {
 var errNothingRead = errors.New("no trace read")
 
 // exportInput computes what the table's rows are made of, and nothing
-// else: a table of kernels by name needs no idle-gap classes.
-func exportInput(table string, perStream bool, t *trace.Trace) report.ExportInput {
+// else: a table of kernels by name needs no idle-gap classes. With a
+// capture, the kernels and ops tables name graph-replayed kernels by the
+// ops that captured them, and the match's stats are returned.
+func exportInput(table string, perStream bool, t *trace.Trace, c *metrics.Capture) (report.ExportInput, *metrics.CaptureStats) {
 	in := report.ExportInput{Trace: t}
+	var named *metrics.CaptureMatch
+	if c != nil && (table == "kernels" || table == "ops" || table == "regions") {
+		named = c.Match(t)
+	}
 	summary := func() {
 		s := metrics.Summarize(t, metrics.Options{Workers: cores()})
 		in.Summary = &s
@@ -286,7 +311,7 @@ func exportInput(table string, perStream bool, t *trace.Trace) report.ExportInpu
 			summary()
 		}
 	case "kernels":
-		in.KernelOps, in.KernelRegions = metrics.KernelScopes(t)
+		in.KernelOps, in.KernelRegions = metrics.CapturedKernelScopes(t, named)
 	case "gaps":
 		if perStream {
 			in.Gaps = metrics.ClassifyStreamGaps(t)
@@ -300,11 +325,14 @@ func exportInput(table string, perStream bool, t *trace.Trace) report.ExportInpu
 	case "copy-stats":
 		in.Devices = metrics.PerDevice(t, metrics.TablesOptions{Copies: true})
 	case "ops", "regions":
-		in.Devices = metrics.PerDevice(t, metrics.TablesOptions{Scopes: true})
+		in.Devices = metrics.PerDevice(t, metrics.TablesOptions{Scopes: true, Capture: named})
 	case "api":
 		in.Names = metrics.APIStats(t)
 	case "ranges":
 		in.Names = metrics.RangeStats(t)
 	}
-	return in
+	if named == nil {
+		return in, nil
+	}
+	return in, &named.Stats
 }
