@@ -150,9 +150,9 @@ type findingInputs struct {
 	tiny                           int        // kernels under TinyKernelNS
 	noLaunch                       counted    // kernels with no launch call
 	dataloaderNS                   int64      // idle inside DataLoader ranges
-	dataloaderRanges               int // DataLoader ranges met by idle time
-	dataloaderAll                  int // DataLoader ranges, merged
-	optimizer                      counted // kernels launched inside optimizer steps
+	dataloaderRanges               int        // DataLoader ranges met by idle time
+	dataloaderAll                  int        // DataLoader ranges, merged
+	optimizer                      counted    // kernels launched inside optimizer steps
 	optimizerSteps                 int
 	multiTensor                    bool  // a multi-tensor kernel launched inside one
 	syncGaps                       int   // gaps with sync time
@@ -171,9 +171,9 @@ func (c *counted) add(ns, bytes int64) { c.n++; c.ns += ns; c.bytes += bytes }
 // pass over the trace's ops (the DataLoader's are the host row's,
 // collectHostRanges).
 type findingRanges struct {
-	optimizer  []Interval // Optimizer.step#… ranges, merged
-	optSteps   int
-	syncOps    map[string]int // aten::item and the like, by name
+	optimizer []Interval // Optimizer.step#… ranges, merged
+	optSteps  int
+	syncOps   map[string]int // aten::item and the like, by name
 }
 
 // visit reads op if it is an optimizer step or an op that
