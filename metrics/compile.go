@@ -79,6 +79,8 @@ type thread struct{ pid, tid int64 }
 // trace, found once for all of them.
 type compileInputs struct {
 	stats CompileStats
+	// find are the findings' host ranges, read on the same pass.
+	find findingRanges
 	// ranges are the compiled ranges of each thread, merged.
 	ranges map[thread][]Interval
 }
@@ -91,7 +93,18 @@ func compileOps(t *trace.Trace) compileInputs {
 	frames := map[string]int{} // frame → distinct R > 0
 	for i := range t.Ops {
 		op := &t.Ops[i]
-		if op.Kind == trace.GPUAnnotation || op.Name == "" || op.Name[0] != 'T' && op.Name[0] != 'C' {
+		if op.Kind == trace.GPUAnnotation || op.Name == "" {
+			continue
+		}
+		// The findings' host ranges are read on the same pass (their
+		// names begin with O or a).
+		if c := op.Name[0]; c == 'O' || c == 'a' {
+			if win := t.Window; win == nil || overlaps(op.Start, op.End, win) {
+				w.find.visit(op)
+			}
+			continue
+		}
+		if op.Name[0] != 'T' && op.Name[0] != 'C' {
 			continue
 		}
 		if win := t.Window; win != nil && !overlaps(op.Start, op.End, win) {
@@ -126,6 +139,7 @@ func compileOps(t *trace.Trace) compileInputs {
 		k := thread{op.PID, op.TID}
 		w.ranges[k] = append(w.ranges[k], Interval{op.Start, op.End})
 	}
+	w.find.done()
 	w.stats.Frames = len(frames)
 	for f, n := range frames {
 		if n > 0 {

@@ -19,7 +19,7 @@ import (
 // of the device other than a stream wait is in progress; launch when the
 // first activity starting at the gap's end that has a launch call (in
 // kernels, copies, memsets order) was launched by a call that began after
-// the gap did; else other.
+// the gap did, or was still running when it began; else other.
 func bruteIdleTrace(t *trace.Trace, dev int) idleWalk {
 	var acts []*trace.Activity
 	var busy, blocked [][2]int64
@@ -47,7 +47,7 @@ func bruteIdleTrace(t *trace.Trace, dev int) idleWalk {
 	return walkIdle(busy, blocked, func(start, end int64) (late, graph bool) {
 		for _, a := range acts {
 			if c := calls[a.Correlation]; a.Start == end && a.Correlation != 0 && c != nil {
-				return c.Start > start, strings.Contains(c.Name, "GraphLaunch")
+				return c.Start > start || c.End > start, strings.Contains(c.Name, "GraphLaunch")
 			}
 		}
 		return false, false

@@ -20,7 +20,7 @@ import (
 // read: busy when a kernel runs; else sync when a blocking call or a
 // device sync record other than a stream wait is in progress; else launch
 // when the call that launched the kernel ending its gap began after the
-// gap did; else other.
+// gap did, or was still running when it began; else other.
 func bruteIdle(tr synth.IdleTrace) idleWalk {
 	var busy, blocked [][2]int64
 	for _, k := range tr.Kernels {
@@ -41,7 +41,7 @@ func bruteIdle(tr synth.IdleTrace) idleWalk {
 	return walkIdle(busy, blocked, func(start, end int64) (late, graph bool) {
 		for _, k := range tr.Kernels { // the kernel starting at the gap's end (one: starts are distinct)
 			if c, ok := calls[k.Corr]; ok && k.Start == end {
-				return c.Start > start, c.Graph
+				return c.Start > start || c.End > start, c.Graph
 			}
 		}
 		return false, false

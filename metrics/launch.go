@@ -177,7 +177,17 @@ type LaunchStats struct {
 	LaunchNS      int64 // CPU time in those calls, eager and graph
 	// MeanLaunchNS is the CPU cost of a launch: LaunchNS / (Launches +
 	// GraphLaunches).
-	MeanLaunchNS     float64
+	MeanLaunchNS float64
+	// MedianLaunchNS is the median CPU time of a launch call: what one
+	// launch costs, which a few calls loading modules do not move.
+	MedianLaunchNS float64
+	// SlowLaunches counts the launch calls of SlowLaunchNS or more, and
+	// SlowLaunchNS is their CPU time; SlowestLaunch names the longest,
+	// of SlowestLaunchNS.
+	SlowLaunches     int
+	SlowLaunchNS     int64
+	SlowestLaunch    string
+	SlowestLaunchNS  int64
 	LaunchedKernels  int     // kernels matched to one of those calls
 	GraphKernels     int     // of which replayed by graph launches
 	GraphKernelNS    int64   // the sum of the durations of those
@@ -206,16 +216,19 @@ type LaunchStats struct {
 // Launches computes the launch statistics of a device, joining kernels to
 // API calls on correlation id (within one process).
 func Launches(t *trace.Trace, dev int) LaunchStats {
-	return launches(t, dev, newLaunchIndex(t))
+	return launches(t, dev, newLaunchIndex(t), &findingInputs{}, &findingRanges{})
 }
 
-func launches(t *trace.Trace, dev int, ix launchIndex) LaunchStats {
+// launches computes the launch statistics, and in what the rules read of
+// launches: kernels with no launch call, kernels launched inside
+// optimizer steps (h.optimizer).
+func launches(t *trace.Trace, dev int, ix launchIndex, in *findingInputs, h *findingRanges) LaunchStats {
 	var s LaunchStats
 	// Kernels are sorted by start, so the first kernel of a call met is its
 	// earliest: a bit a call says whether it was met.
 	met := make([]uint64, (len(t.APICalls)+63)/64)
 	n := min(len(t.APICalls), len(t.Kernels))
-	start, queue := make([]int64, 0, n), make([]int64, 0, n)
+	start, queue, calls := make([]int64, 0, n), make([]int64, 0, n), make([]int64, 0, n)
 	for i := range t.Kernels {
 		k := &t.Kernels[i]
 		if k.Device != dev {
@@ -223,12 +236,19 @@ func launches(t *trace.Trace, dev int, ix launchIndex) LaunchStats {
 		}
 		ci := ix.call(&k.Activity)
 		if ci < 0 {
+			if len(t.APICalls) > 0 {
+				in.noLaunch.add(k.Dur(), 0)
+			}
 			continue
 		}
 		c := &t.APICalls[ci]
 		graph := IsGraphLaunch(c.Name)
 		if !graph && !IsKernelLaunch(c.Name) {
 			continue
+		}
+		if len(h.optimizer) > 0 && inUnion(h.optimizer, c.Start) {
+			in.optimizer.add(k.Dur(), 0)
+			in.multiTensor = in.multiTensor || isMultiTensorKernel(k.Name)
 		}
 		s.LaunchedKernels++
 		if graph {
@@ -242,7 +262,16 @@ func launches(t *trace.Trace, dev int, ix launchIndex) LaunchStats {
 			} else {
 				s.Launches++
 			}
-			s.LaunchNS += c.End - c.Start
+			cns := c.End - c.Start
+			s.LaunchNS += cns
+			calls = append(calls, cns)
+			if cns >= SlowLaunchNS {
+				s.SlowLaunches++
+				s.SlowLaunchNS += cns
+				if cns > s.SlowestLaunchNS {
+					s.SlowestLaunch, s.SlowestLaunchNS = c.Name, cns
+				}
+			}
 			if k.Start < c.Start {
 				s.Inverted++
 				continue
@@ -253,6 +282,7 @@ func launches(t *trace.Trace, dev int, ix launchIndex) LaunchStats {
 	}
 	if n := s.Launches + s.GraphLaunches; n > 0 {
 		s.MeanLaunchNS = float64(s.LaunchNS) / float64(n)
+		s.MedianLaunchNS, _ = quantiles(calls)
 	}
 	if s.Launches > 0 {
 		s.KernelsPerLaunch = float64(s.LaunchedKernels-s.GraphKernels) / float64(s.Launches)
@@ -273,7 +303,7 @@ func launches(t *trace.Trace, dev int, ix launchIndex) LaunchStats {
 // Gap classes.
 const (
 	GapSync   = "sync"   // a host synchronization was in progress
-	GapLaunch = "launch" // the call that launched the next GPU work began after the GPU went idle
+	GapLaunch = "launch" // the call that launched the next GPU work began after the GPU went idle, or was still running then
 	GapOther  = "other"  // the next GPU work had been launched already, or its launch is not in the trace
 )
 
@@ -290,6 +320,13 @@ type ClassifiedGap struct {
 	// GraphLaunch says that LaunchNS waits on a graph launch: the call
 	// that launched the work ending the gap replays a CUDA graph.
 	GraphLaunch bool
+	// SlowLaunch says that LaunchNS waits on a launch call of
+	// SlowLaunchNS or more: module loading, not launch overhead.
+	SlowLaunch bool
+	// StreamWaitNS is the time of the gap during which one of the
+	// device's streams waits on an event (a Stream Wait sync record): the
+	// queued work waits on that event, whatever the host does.
+	StreamWaitNS int64
 	// OtherUnlinkedNS is OtherNS when the GPU work that ends the gap has
 	// no launch call in the trace, else 0.
 	OtherUnlinkedNS int64
@@ -315,7 +352,8 @@ func (g ClassifiedGap) Class() string {
 // synchronization (IsSync calls, and the device's sync records other than
 // stream waits) is in progress is sync. The rest of a gap is launch when
 // the API call that launched the GPU work ending the gap began after the
-// gap did (the CPU was late), else other. A sync call that ends just after
+// gap did, or was still running when it began (the CPU was late), else
+// other. A sync call that ends just after
 // the GPU drains claims only the time it overlaps, not the host time that
 // follows it.
 func ClassifyGaps(t *trace.Trace) []ClassifiedGap {
@@ -327,7 +365,7 @@ func ClassifyGaps(t *trace.Trace) []ClassifiedGap {
 // classifyAll classifies the gaps of each device of t with the launch
 // index and host syncs of t, or of the trace t is a view of (a view keeps
 // every API call).
-func classifyAll(t *trace.Trace, ix launchIndex, syncs []Interval, class func(ClassifiedGap)) {
+func classifyAll(t *trace.Trace, ix launchIndex, syncs syncSet, class func(ClassifiedGap)) {
 	for dev, v := range DeviceViews(t) {
 		classifyGaps(v, dev, ix, syncs, Gaps(DeviceBusy(v, dev)), nil, class)
 	}
@@ -358,10 +396,30 @@ func ClassifyStreamGaps(t *trace.Trace) []ClassifiedGap {
 	return out
 }
 
-// hostSyncs returns the intervals of t's blocking host calls (IsSync),
-// sorted by start.
-func hostSyncs(t *trace.Trace) []Interval {
-	var syncs []Interval
+// A syncSet is the trace's blocking host calls (IsSync), sorted by
+// start, with the process of each.
+type syncSet struct {
+	ivs  []Interval
+	pids []int64
+}
+
+// hostSyncs returns t's blocking host calls.
+func hostSyncs(t *trace.Trace) syncSet {
+	syncs, _ := hostCalls(t)
+	return syncs
+}
+
+// A longCall is a host API call of SlowLaunchNS or more that does not
+// synchronize: what the host sat inside while the GPU idled, named in the
+// verdict (a launch loading a module, cudaFree, hipMalloc…).
+type longCall struct {
+	Interval
+	Name string
+}
+
+// hostCalls returns the intervals of t's blocking host calls (IsSync) and
+// its long calls (longCall), each sorted by start, in one pass.
+func hostCalls(t *trace.Trace) (syncs syncSet, long []longCall) {
 	// Runs of one name are common (a launch after a launch), and a reader
 	// gives equal names one string: == then sees the same pointer.
 	last, sync := "", false
@@ -371,16 +429,22 @@ func hostSyncs(t *trace.Trace) []Interval {
 			last, sync = c.Name, IsSync(c.Name)
 		}
 		if sync {
-			syncs = append(syncs, Interval{c.Start, c.End})
+			syncs.ivs = append(syncs.ivs, Interval{c.Start, c.End})
+			syncs.pids = append(syncs.pids, c.PID)
+		} else if c.End-c.Start >= SlowLaunchNS {
+			long = append(long, longCall{Interval{c.Start, c.End}, c.Name})
 		}
 	}
-	return syncs
+	return syncs, long
 }
 
 // classifyGaps calls class with each of gaps, the idle gaps of device dev
 // in order, classified: the summary needs only their sums. host are the
 // trace's hostSyncs; steps, when not empty, the union of the step windows.
-func classifyGaps(t *trace.Trace, dev int, ix launchIndex, host, gaps, steps []Interval, class func(ClassifiedGap)) {
+// Where correlation ids are per process (Nsight, one process a GPU or
+// more), a host sync idles only the devices its own process runs work
+// on: another rank's sync does not make this GPU wait.
+func classifyGaps(t *trace.Trace, dev int, ix launchIndex, host syncSet, gaps, steps []Interval, class func(ClassifiedGap)) {
 	if len(gaps) == 0 {
 		return
 	}
@@ -389,10 +453,17 @@ func classifyGaps(t *trace.Trace, dev int, ix launchIndex, host, gaps, steps []I
 	// sorted by start, so a cursor finds the gap, sought again when a new
 	// run begins.
 	next := make([]*trace.Activity, len(gaps))
+	var pids map[int64]bool // the processes of the device's work, when per process
+	if t.Meta.CorrelationPerProcess {
+		pids = map[int64]bool{}
+	}
 	j := 0 // gaps[:j] end before the last start seen
 	t.EachGPUActivity(func(a *trace.Activity) {
 		if a.Device != dev {
 			return
+		}
+		if pids != nil {
+			pids[a.PID] = true
 		}
 		if j > 0 && gaps[j-1].End >= a.Start {
 			j, _ = slices.BinarySearchFunc(gaps, a.Start, func(g Interval, x int64) int { return cmp.Compare(g.End, x) })
@@ -407,15 +478,29 @@ func classifyGaps(t *trace.Trace, dev int, ix launchIndex, host, gaps, steps []I
 			next[j] = a
 		}
 	})
-	syncs := slices.Clone(host)
+	var syncs []Interval
+	if len(pids) == 0 || pids[0] { // a process unknown: every sync counts
+		syncs = slices.Clone(host.ivs)
+	} else {
+		for i, iv := range host.ivs {
+			if pids[host.pids[i]] {
+				syncs = append(syncs, iv)
+			}
+		}
+	}
+	var waits []Interval
 	for i := range t.Syncs {
 		// A stream wait (cudaStreamWaitEvent) makes a stream wait on the
 		// device; the host call returns at once.
-		if s := &t.Syncs[i]; s.Device == dev && !strings.HasPrefix(s.Kind, "Stream Wait") {
-			syncs = append(syncs, Interval{s.Start, s.End})
+		if s := &t.Syncs[i]; s.Device == dev {
+			if strings.HasPrefix(s.Kind, "Stream Wait") {
+				waits = append(waits, Interval{s.Start, s.End})
+			} else {
+				syncs = append(syncs, Interval{s.Start, s.End})
+			}
 		}
 	}
-	syncs = Union(syncs)
+	syncs, waits = Union(syncs), Union(waits)
 	// Other time is what neither a sync nor a step window covers.
 	var covered []Interval
 	if len(steps) > 0 {
@@ -427,6 +512,9 @@ func classifyGaps(t *trace.Trace, dev int, ix launchIndex, host, gaps, steps []I
 			k++
 		}
 		c := ClassifiedGap{Device: dev, Interval: g}
+		if len(waits) > 0 {
+			c.StreamWaitNS = overlapLen(waits, g)
+		}
 		// A sync may reach into the gaps after this one: k stays.
 		for _, s := range syncs[k:] {
 			if s.Start >= g.End {
@@ -443,9 +531,14 @@ func classifyGaps(t *trace.Trace, dev int, ix launchIndex, host, gaps, steps []I
 		if next[i] != nil {
 			ci = ix.call(next[i])
 		}
-		if ci >= 0 && t.APICalls[ci].Start > g.Start {
+		// The GPU waits on the launch when its call began after the GPU
+		// went idle, or was still running then: a kernel is submitted
+		// within its call, so one in progress has not reached the GPU.
+		if ci >= 0 && t.APICalls[ci].End > g.Start {
+			call := &t.APICalls[ci]
 			c.LaunchNS = rest
-			c.GraphLaunch = IsGraphLaunch(t.APICalls[ci].Name)
+			c.GraphLaunch = IsGraphLaunch(call.Name)
+			c.SlowLaunch = call.End-call.Start >= SlowLaunchNS
 		} else {
 			c.OtherNS = rest
 			if ci < 0 {

@@ -68,13 +68,14 @@ func TestClassifyGaps(t *testing.T) {
 	tr := &trace.Trace{
 		Devices: []trace.Device{{ID: 0}, {ID: 1}},
 		Kernels: []trace.Kernel{k(0, 0, 100, 1), k(1, 0, 100, 5), k(0, 200, 300, 2), k(0, 500, 600, 3), k(0, 700, 800, 4), k(1, 700, 800, 6),
-			k(0, 900, 1000, 7)},
+			k(0, 900, 1000, 7), k(0, 1100, 1200, 8)},
 		APICalls: []trace.APICall{
 			call("cudaLaunchKernel", 0, 5, 1),
 			call("cudaLaunchKernel", 150, 160, 2),           // began after the GPU went idle at 100: launch
 			call("cudaStreamSynchronize", 290, 310, 0),      // 10 ns into the gap [300,500): sync
 			call("cudaLaunchKernel", 450, 460, 3),           // late: the other 190 ns are launch
-			call("cudaLaunchKernelExC_v11060", 590, 620, 4), // before the gap [600,700) began: other
+			call("cudaLaunchKernelExC_v11060", 590, 620, 4), // began before the gap [600,700) but still running at 600: launch
+			call("cudaLaunchKernel", 880, 890, 8),           // done before the gap [1000,1100) began: other
 			call("hipMemcpyWithStream", 820, 900, 0),        // ROCm's .cpu(): 80 ns of the gap [800,900) are sync; before it, launch
 			call("cudaLaunchKernel", 850, 860, 7),
 		},
@@ -114,10 +115,10 @@ func TestClassifyGaps(t *testing.T) {
 			t.Errorf("classes %s, want %s", s, classes)
 		}
 	}
-	check([]split{{0, 100, 0}, {10, 190, 0}, {0, 0, 100}, {80, 20, 0}}, "launch launch other sync")
+	check([]split{{0, 100, 0}, {10, 190, 0}, {0, 100, 0}, {80, 20, 0}, {0, 0, 100}}, "launch launch launch sync other")
 	// A host synchronization row of device 0 in [600,700) claims 5 ns.
 	tr.Syncs = append(tr.Syncs, trace.Sync{Activity: trace.Activity{Start: 610, End: 615}, Kind: "Event Sync"})
-	check([]split{{0, 100, 0}, {10, 190, 0}, {5, 0, 95}, {80, 20, 0}}, "launch launch other sync")
+	check([]split{{0, 100, 0}, {10, 190, 0}, {5, 95, 0}, {80, 20, 0}, {0, 0, 100}}, "launch launch launch sync other")
 }
 
 func TestKernelStacks(t *testing.T) {

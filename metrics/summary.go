@@ -121,6 +121,24 @@ type DeviceSummary struct {
 	// not in the trace, and the part outside every step window (between
 	// profiled steps; 0 without steps).
 	IdleOtherUnlinkedNS, IdleOtherOutsideStepsNS int64
+	// IdleSlowLaunchNS is the part of IdleLaunchNS that waits on a launch
+	// call of SlowLaunchNS or more: module loading, not launch overhead.
+	IdleSlowLaunchNS int64
+	// IdleStreamWaitNS is the idle time during which one of the device's
+	// streams waits on an event (ClassifiedGap.StreamWaitNS), and
+	// LongestStreamWaitNS the longest such wait met.
+	IdleStreamWaitNS int64
+	// HostCall names the host API call, other than a sync, inside which
+	// the host sat for the most idle time of the gaps of SlowLaunchNS or
+	// more not wholly in syncs, counting its calls of SlowLaunchNS or more (a launch loading a module,
+	// cudaFree, hipMalloc…); HostCallIdleNS is that time, and
+	// HostCallMaxNS its longest call. "" when none.
+	HostCall                      string
+	HostCallIdleNS, HostCallMaxNS int64
+
+	// Findings are what the rules (Rules) found on the device, the most
+	// severe first.
+	Findings []Finding
 
 	// Gaps (Options.Gaps) are the idle gaps classified, in time order,
 	// as ClassifyGaps gives them but for OtherOutsideStepsNS, which only
@@ -248,11 +266,10 @@ func Summarize(t *trace.Trace, o Options) Summary {
 			s.Warnings = append(slices.Clip(s.Warnings), warn)
 		}
 		w.stepOps = gpuStepOps(t)
-		if len(w.steps) > 0 { // only steps have a host row
-			w.host = collectHostRanges(t)
-		}
-		w.syncs = hostSyncs(t)
+		w.host = collectHostRanges(t)
+		w.syncs, w.long = hostCalls(t)
 		w.compile = compileOps(t)
+		w.find = w.compile.find
 	})
 	// The host side is what a trace without GPU activity has to show, and
 	// only such a trace's report shows it; walking a GPU trace's ops for
@@ -345,9 +362,11 @@ type sharedInputs struct {
 	ix      launchIndex
 	steps   []Step               // Steps
 	stepOps map[int64][]trace.Op // gpuStepOps
-	syncs   []Interval           // hostSyncs
+	syncs   syncSet              // hostCalls
+	long    []longCall           // hostCalls
 	compile compileInputs        // compileOps
 	host    hostRanges           // collectHostRanges
+	find    findingRanges        // compileOps
 }
 
 // A viewer makes views of one device of a trace at a time: t with only
@@ -511,13 +530,14 @@ func summarizeDevice(t *trace.Trace, dev trace.Device, o Options, w *sharedInput
 	// Three independent parts, in parallel: launches, the timeline (busy,
 	// gaps, steps), and the per-kernel and copy statistics.
 	var wg sync.WaitGroup
-	wg.Go(func() { d.Launch = launches(t, dev.ID, w.ix) })
-	wg.Go(func() { summarizeTimeline(t, &d, w, o) })
+	var in findingInputs
+	wg.Go(func() { d.Launch = launches(t, dev.ID, w.ix, &in, &w.find) })
+	wg.Go(func() { summarizeTimeline(t, &d, w, o, &in) })
 	streams := map[int64]bool{}
 
 	durs := make([]int64, 0, len(t.Kernels))
 	names := newKernelAgg()
-	var isComm []bool // by the names' indices
+	var isComm, isFP32 []bool // by the names' indices
 	// The unions of the kernel intervals by kind, made in order of start
 	// as the kernels are sorted; most are computation.
 	var comm []Interval
@@ -549,6 +569,13 @@ func summarizeDevice(t *trace.Trace, dev trace.Device, o Options, w *sharedInput
 		j := names.add(k.Name, dur)
 		if j == len(isComm) {
 			isComm = append(isComm, IsCommKernel(k.Name))
+			isFP32 = append(isFP32, isFP32GEMM(k.Name))
+		}
+		if isFP32[j] {
+			in.fp32.add(dur, 0)
+		}
+		if dur < TinyKernelNS {
+			in.tiny++
 		}
 		if isComm[j] {
 			comm = appendUnion(comm, Interval{k.Start, k.End})
@@ -567,7 +594,15 @@ func summarizeDevice(t *trace.Trace, dev trace.Device, o Options, w *sharedInput
 	d.Comm = commStat(commKernels, comm, compute)
 	// The union of all kernels, by inclusion–exclusion of its two parts.
 	d.KernelBusyNS = d.Comm.NS + d.Comm.ComputeNS - d.Comm.OverlapNS
-	d.TopKernels = top(names.done(), o.TopN, longestFirst)
+	all := names.done()
+	d.TopKernels = top(all, o.TopN, longestFirst)
+	if in.fp32.n > 0 {
+		for _, k := range all {
+			if isFP32GEMM(k.Name) && (in.fp32Top.Name == "" || longestFirst(k, in.fp32Top) < 0) {
+				in.fp32Top = k
+			}
+		}
+	}
 
 	byKind := map[CopyStat]*CopyStat{} // keyed by Kind/Src/Dst only
 	for i := range t.Memcpys {
@@ -582,6 +617,17 @@ func summarizeDevice(t *trace.Trace, dev trace.Device, o Options, w *sharedInput
 			c := key
 			cs = &c
 			byKind[key] = cs
+		}
+		if m.Src == trace.Pageable || m.Dst == trace.Pageable {
+			in.pageable.add(m.Dur(), m.Bytes)
+			if in.pageableNames == nil {
+				in.pageableNames = map[string]int{}
+			}
+			in.pageableNames[key.Kind+" ("+key.Src+" -> "+key.Dst+")"]++
+		}
+		if name, ok := syncCall(t, w.ix, &m.Activity); ok {
+			in.syncCopy.add(callNS(t, w.ix, &m.Activity), m.Bytes)
+			in.syncCopyCalls = countName(in.syncCopyCalls, name)
 		}
 		ci := copyClass(m.Kind)
 		classes[ci] = appendUnion(classes[ci], Interval{m.Start, m.End})
@@ -611,6 +657,10 @@ func summarizeDevice(t *trace.Trace, dev trace.Device, o Options, w *sharedInput
 		streams[m.Stream] = true
 		classes[ClassMemset] = appendUnion(classes[ClassMemset], Interval{m.Start, m.End})
 		d.Memsets++
+		if name, ok := syncCall(t, w.ix, &m.Activity); ok {
+			in.syncMemset.add(callNS(t, w.ix, &m.Activity), m.Bytes)
+			in.syncMemsetCalls = countName(in.syncMemsetCalls, name)
+		}
 		d.MemsetBytes += m.Bytes
 		d.MemsetNS += m.Dur()
 	}
@@ -619,11 +669,12 @@ func summarizeDevice(t *trace.Trace, dev trace.Device, o Options, w *sharedInput
 	wg.Wait()
 	splitBusy(&d, classes)
 	d.Compile = deviceCompile(t, dev.ID, w.ix, &w.compile, d.KernelNS, d.Launch.GraphKernelNS, o.TopN)
+	d.Findings = deviceFindings(&d, dev, &in, &w.find, &w.compile.stats)
 	return d
 }
 
 // summarizeTimeline fills in d's span, busy and idle time, gaps and steps.
-func summarizeTimeline(t *trace.Trace, d *DeviceSummary, w *sharedInputs, o Options) {
+func summarizeTimeline(t *trace.Trace, d *DeviceSummary, w *sharedInputs, o Options, in *findingInputs) {
 	busy := DeviceBusy(t, d.Device)
 	d.Steps = stepStats(t, d.Device, deviceSteps(t, w.steps, w.stepOps[int64(d.Device)]), busy)
 	for i := range d.Steps {
@@ -651,9 +702,40 @@ func summarizeTimeline(t *trace.Trace, d *DeviceSummary, w *sharedInputs, o Opti
 		for _, st := range d.Steps {
 			steps = append(steps, Interval{st.Start, st.End})
 		}
+		calls := newCallIdle(w.long)
+		defer calls.done(d)
+		dl := w.host[HostDataLoader]
+		in.dataloaderAll = len(dl)
+		lastDL := -1 // the DataLoader range last met, counted once
 		classifyGaps(t, d.Device, w.ix, w.syncs, gaps, Union(steps), func(g ClassifiedGap) {
 			d.IdleSyncNS += g.SyncNS
 			d.IdleLaunchNS += g.LaunchNS
+			if g.SyncNS > 0 {
+				// The GPU drained while the host synced; the rest of the
+				// gap waits on the launch after the sync returned, which
+				// without the sync would have been queued already.
+				in.syncGaps++
+				in.syncGapNS += g.SyncNS + g.LaunchNS
+			}
+			if g.SlowLaunch {
+				d.IdleSlowLaunchNS += g.LaunchNS
+			}
+			d.IdleStreamWaitNS += g.StreamWaitNS
+			if len(w.long) > 0 && g.Len() >= SlowLaunchNS && g.SyncNS < g.Len() {
+				calls.add(w.long, g.Interval)
+			}
+			if len(dl) > 0 {
+				if n := overlapLen(dl, g.Interval); n > 0 {
+					in.dataloaderNS += n
+					i, _ := slices.BinarySearchFunc(dl, g.Start, func(u Interval, x int64) int { return cmp.Compare(u.End, x) })
+					for ; i < len(dl) && dl[i].Start < g.End; i++ {
+						if i > lastDL && dl[i].End > g.Start {
+							in.dataloaderRanges++
+							lastDL = i
+						}
+					}
+				}
+			}
 			d.IdleOtherNS += g.OtherNS
 			if g.LaunchNS > 0 && g.Len() < 1e6 {
 				d.ShortLaunchGaps++

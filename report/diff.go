@@ -108,6 +108,7 @@ func DiffTables(d metrics.Diff, top int, l Layout) []*Table {
 		}
 		// What holds each run's GPU back, as summarize says it.
 		t.Notes = append(t.Notes, runVerdict("old", dd.Old), runVerdict("new", dd.New))
+		t.Notes = append(t.Notes, findingChanges("old", "new", dd.Old, dd.New)...)
 		out = append(out, t)
 		if len(dd.Steps) > 0 {
 			out = append(out, stepTable(dd.Steps))
@@ -416,6 +417,9 @@ func CompareTable(labels []string, sums []metrics.Summary, pos int, rows []strin
 	for i, d := range devs {
 		if d != nil {
 			t.Notes = append(t.Notes, runVerdict(labels[i], d))
+			if i > 0 && devs[0] != nil {
+				t.Notes = append(t.Notes, findingChanges(labels[0], labels[i], devs[0], d)...)
+			}
 		}
 	}
 	return t

@@ -617,6 +617,7 @@ func exportTables() []exportTable {
 				return nil
 			})
 		}),
+		findingsTable(),
 		structTable("copy-stats", "one per (file, device, copy kind and memory kinds; memsets as kind memset)", func(in *ExportInput, put func(copyStatsRow) error) error {
 			return eachDevice(in, func(d *metrics.DeviceTables) error {
 				for _, c := range d.Copies {

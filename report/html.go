@@ -296,10 +296,13 @@ func htmlRunOf(label string, s metrics.Summary, names string, drillRows int) htm
 			hd.Bound, _, _ = strings.Cut(noVerdict(d), ":")
 		}
 		head := headlineTable(d, model == "")
-		hd.Verdict = strings.Join(head.Notes, " ")
+		hd.Verdict = head.Notes[0] // the findings' lines follow: a table of their own below
 		head.Notes = nil
 		hd.Headline = htmlTableOf(head, "headline", nil, nil)
 		hd.Idle = htmlTableOf(idleClassTable(d), "idle", nil, nil)
+		if t := deviceFindingsTable(d); t != nil {
+			hd.Tables = append(hd.Tables, htmlTableOf(t, "findings", nil, nil))
+		}
 		if t := topKernelsTable(d, many, l); t != nil {
 			full := func(i, j int) string {
 				if j == len(t.Columns)-1 {

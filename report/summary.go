@@ -220,8 +220,12 @@ func headlineTable(d *metrics.DeviceSummary, withName bool) *Table {
 			s += fmt.Sprintf(", %s replaying %s kernels each", plural(l.GraphLaunches, "graphs"), Format(l.KernelsPerGraphLaunch, metrics.Count))
 		}
 		row("launches", s)
-		row("launch cost", fmt.Sprintf("%s of CPU a launch; queue delay %s (median)", Format(l.MeanLaunchNS, metrics.NS),
-			Format(l.QueueDelayMedianNS, metrics.NS)))
+		cost := fmt.Sprintf("%s of CPU a launch, queue delay %s (medians)", Format(l.MedianLaunchNS, metrics.NS),
+			Format(l.QueueDelayMedianNS, metrics.NS))
+		if l.SlowLaunches > 0 {
+			cost += fmt.Sprintf("; %s of 1 ms or more (%s)", plural(l.SlowLaunches, "calls"), Format(l.SlowLaunchNS, metrics.NS))
+		}
+		row("launch cost", cost)
 	}
 	var copies []string
 	for _, c := range []metrics.CopyStat{d.H2D, d.D2H} {
@@ -254,6 +258,9 @@ func headlineTable(d *metrics.DeviceSummary, withName bool) *Table {
 		v = noVerdict(d)
 	}
 	t.Notes = []string{v}
+	for _, f := range topFindings(d, 3) {
+		t.Notes = append(t.Notes, "finding "+f)
+	}
 	return t
 }
 
@@ -263,7 +270,7 @@ func headlineTable(d *metrics.DeviceSummary, withName bool) *Table {
 var textOrder = []string{"kernels", "kernel_ns", "kernel_mean_ns", "kernel_median_ns", "kernel_min_ns", "kernel_p90_ns", "kernel_p99_ns",
 	"kernel_max_ns", "kernel_busy_ns", "streams", "span_ns", "busy_ns", "gpu_util", "idle_ns", "idle_gaps", "largest_gap_ns",
 	"idle_sync_ns", "idle_launch_ns", "idle_other_ns", "launches", "graph_launches", "kernels_per_launch", "graph_kernels",
-	"kernels_per_graph_launch", "launch_ns", "launch_mean_ns", "queue_delay_median_ns", "queue_delay_p90_ns",
+	"kernels_per_graph_launch", "launch_ns", "launch_mean_ns", "launch_median_ns", "slow_launches", "slow_launch_ns", "queue_delay_median_ns", "queue_delay_p90_ns",
 	"launch_to_start_median_ns", "launch_to_start_p90_ns", "steps", "step_median_ns"}
 
 // textColumns returns the metric columns in textOrder, then the others.

@@ -41,10 +41,21 @@ func verdict(d *metrics.DeviceSummary) string {
 			Format(d.ShortGraphLaunchNS, metrics.NS), Format(d.ShortLaunchNS-d.ShortGraphLaunchNS, metrics.NS),
 			Format(d.Launch.Launches, metrics.Count), upTo())
 	case metrics.HostBound:
+		if v := hostCallVerdict(d); v != "" {
+			return v
+		}
 		return fmt.Sprintf("host-bound: %s of idle time waits for the host to issue work, %s of it in gaps of "+
 			"1 ms or more (largest %s): the host is busy elsewhere between launches (data loading, Python or other host code)",
 			share(d.IdleLaunchNS), metrics.ShareText(d.IdleLaunchNS-d.ShortLaunchNS, d.IdleLaunchNS), Format(d.LargestGapNS, metrics.NS))
 	case metrics.SyncBound:
+		if 2*d.IdleStreamWaitNS >= d.IdleSyncNS {
+			// The host waits on work queued behind an event: syncing less
+			// leaves the GPU waiting on the event all the same.
+			return fmt.Sprintf("sync-bound: %s of idle time passes while the host waits in a synchronization, and %s of it "+
+				"while the GPU's work is queued behind a stream waiting on an event (cudaStreamWaitEvent/hipStreamWaitEvent): "+
+				"it waits for what signals that event (another stream, process or GPU), which removing syncs does not change",
+				share(d.IdleSyncNS), share(d.IdleStreamWaitNS))
+		}
 		return fmt.Sprintf("sync-bound: %s of idle time passes while the host waits in a synchronization "+
 			"(torch.cuda.synchronize, .item(), .cpu(), blocking copies)", share(d.IdleSyncNS))
 	}
@@ -102,4 +113,27 @@ func pct(part, whole int64) float64 {
 		return 0
 	}
 	return 100 * float64(part) / float64(whole)
+}
+
+// hostCallVerdict names the call the host sat inside while the GPU waited
+// for work, when such calls of 1 ms or more hold at least half the idle
+// time waiting on launches; "" otherwise.
+func hostCallVerdict(d *metrics.DeviceSummary) string {
+	if d.HostCall == "" || 2*d.HostCallIdleNS < d.IdleLaunchNS {
+		return ""
+	}
+	name := Printable(d.HostCall)
+	what := fmt.Sprintf("%s of idle time passes while the host sits inside %s calls of 1 ms or more (longest %s)",
+		metrics.ShareText(d.HostCallIdleNS, d.IdleNS), name, Format(d.HostCallMaxNS, metrics.NS))
+	switch base := strings.TrimPrefix(strings.TrimPrefix(d.HostCall, "cuda"), "hip"); {
+	case metrics.IsKernelLaunch(d.HostCall) || metrics.IsGraphLaunch(d.HostCall):
+		return "host-bound: " + what + ": module loading on a kernel's first use (CUDA lazy loading), not data loading or " +
+			"Python — warm up before measuring, or load modules at start with CUDA_MODULE_LOADING=EAGER"
+	case strings.HasPrefix(base, "Free") || strings.HasPrefix(base, "Malloc") || strings.HasPrefix(d.HostCall, "cuMem"):
+		return "host-bound: " + what + ": the host allocates or frees device memory (a caching allocator emptying its " +
+			"cache or fragmented, torch.cuda.empty_cache), not data loading or Python — keep memory cached and reuse it"
+	case strings.Contains(d.HostCall, "StreamWaitEvent"):
+		return "host-bound: " + what + ": the host waits for an event another stream, process or GPU signals"
+	}
+	return "host-bound: " + what
 }

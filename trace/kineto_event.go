@@ -362,7 +362,8 @@ func (r *eventRead) argsLater(i int) (int, error) {
 
 // lean skips e, whose category and name are read, if the read's needs
 // leave it out: a runtime or driver call that polls, or a cpu_op other
-// than a profiler step, one of torch.compile's or one named Needs.Op. It
+// than a profiler step, one of torch.compile's, one the findings read
+// (IsFindingOp) or one named Needs.Op. It
 // reports whether it did.
 func (d *eventDecoder) lean(e *rawEvent) bool {
 	named := e.name.Kind == 's'
@@ -372,7 +373,7 @@ func (d *eventDecoder) lean(e *rawEvent) bool {
 			return false
 		}
 		if named {
-			if name := e.name.Text(); strings.HasPrefix(name, StepPrefix) || d.keepOp != "" && name == d.keepOp || IsCompileOp(name) {
+			if name := e.name.Text(); strings.HasPrefix(name, StepPrefix) || d.keepOp != "" && name == d.keepOp || IsCompileOp(name) || IsFindingOp(name) {
 				return false
 			}
 		}

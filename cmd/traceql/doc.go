@@ -13,6 +13,7 @@
 //
 //	Available Commands:
 //	  annotate    A trace with idle gaps, steps and verdicts added, for Perfetto
+//	  check       The findings alone, exit 1 at --fail-on: for CI
 //	  compare     Runs side by side: metrics as rows, ratios to the first run
 //	  completion  Generate the autocompletion script for the specified shell
 //	  diff        What changed between two runs: metrics, steps and kernels
@@ -191,6 +192,17 @@
 //	  launch_mean_ns             "CPU cost of a launch": launch_ns / (launches +
 //	                             graph_launches): how long one launch call keeps
 //	                             the CPU
+//	  launch_median_ns           "CPU cost of a launch (median)": median CPU time
+//	                             of a launch call (eager or graph): what
+//	                             summarize's headline shows, which a few calls
+//	                             loading modules do not move as they move
+//	                             launch_mean_ns
+//	  slow_launches              "launch calls of 1 ms or more": launch calls
+//	                             (eager or graph) taking 1 ms or more: module
+//	                             loading on a kernel's first use, not launch
+//	                             overhead (see the slow-launch finding)
+//	  slow_launch_ns             "CPU time in launch calls of 1 ms or more": sum of
+//	                             the CPU time of those calls
 //	  queue_delay_median_ns      "queue delay (median)": median of (GPU start of a
 //	                             launch's first kernel − the end of its launch
 //	                             call), HTA's launch delay: how long launched work
@@ -242,8 +254,8 @@
 //	                             counts, not the whole gap
 //	  idle_launch_ns             "idle: waiting on launches": the rest of each idle
 //	                             gap whose next GPU work was launched by a call
-//	                             that began after the GPU went idle: the CPU was
-//	                             late
+//	                             that began after the GPU went idle, or was still
+//	                             running when it did: the CPU was late
 //	  idle_other_ns              "idle: other": the rest of idle_ns: the GPU waited
 //	                             although its next work had been launched already
 //	                             (waits on another stream or event, between
@@ -949,8 +961,8 @@
 //	                            truncation as errors
 //	  -t, --table string        table: summary, kernels, kernel-stats, steps,
 //	                            gaps, memcpy, host, host-ops, streams, api,
-//	                            ranges, ops, regions, copy-stats (default
-//	                            "summary")
+//	                            ranges, ops, regions, findings, copy-stats
+//	                            (default "summary")
 //	      --window string       measure only START:END after the first GPU
 //	                            activity, e.g. 100ms:500ms
 //

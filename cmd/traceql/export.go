@@ -318,7 +318,7 @@ func exportInput(table string, perStream bool, peak metrics.PeakOverride, t *tra
 		in.Summary = &s
 	}
 	switch table {
-	case "summary", "steps": // the summary has each device's steps, found once for all devices
+	case "summary", "steps", "findings": // the summary has each device's steps and findings, found once for all devices
 		summary()
 	case "host", "host-ops":
 		// Host-only traces (CPU, MPS): a GPU trace's summary has no host

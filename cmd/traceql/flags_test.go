@@ -47,7 +47,7 @@ func testFlags[O any](t *testing.T, newCmd func(*ioStreams, func(context.Context
 			ios, _, _ := testStreams()
 			var got *O
 			cmd := newCmd(ios, func(_ context.Context, o *O) error { got = o; return nil })
-			cmd.SetArgs(tt.args)
+			cmd.SetArgs(append([]string{}, tt.args...)) // nil would make cobra read os.Args (-update)
 			cmd.SetFlagErrorFunc(flagError)
 			cmd.SetOut(io.Discard)
 			cmd.SetErr(io.Discard)

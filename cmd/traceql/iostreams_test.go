@@ -127,7 +127,7 @@ func TestNotesFitTerminal(t *testing.T) {
 	if !wide || notes < 8 {
 		t.Errorf("want a table wider than 80 columns and the four verdicts (%d note lines)", notes)
 	}
-	if pipe := compare(false); !strings.Contains(pipe, "graph-launch-bound: 94 % of idle time waits on launches, 94 % in 29 gaps under 1 ms,\n") {
+	if pipe := compare(false); !strings.Contains(pipe, "graph-launch-bound: 94 % of idle time waits on launches, 94 % in 39 gaps under 1 ms,\n") {
 		t.Errorf("a pipe: want the verdicts wrapped at the table's width:\n%s", pipe)
 	}
 }

@@ -30,6 +30,7 @@ between them, utilization, copy bandwidth.`,
 	root.SetUsageTemplate(strings.ReplaceAll(root.UsageTemplate(), ".FlagUsages ", ".FlagUsagesWrapped 80 "))
 	root.AddCommand(
 		newSummarizeCmd(ios, nil),
+		newCheckCmd(ios, nil),
 		newDiffCmd(ios, nil),
 		newCompareCmd(ios, nil),
 		newExportCmd(ios, nil),
