@@ -1,0 +1,154 @@
+package metrics_test
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/traceql/traceql/metrics"
+	"github.com/traceql/traceql/trace"
+)
+
+// project replays the one device of a real run with edits e.
+func project(t *testing.T, path string, e metrics.Edits) metrics.Projection {
+	t.Helper()
+	tr, err := trace.Open(context.Background(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := metrics.Summarize(tr, metrics.Options{})
+	if len(s.Devices) != 1 {
+		t.Fatalf("%s: %d devices, want 1", path, len(s.Devices))
+	}
+	p, ok := metrics.Replay(tr, s.Devices[0].Device, s.Devices[0].StepMedianNS, e)
+	if !ok {
+		t.Fatalf("%s: nothing to replay", path)
+	}
+	return p
+}
+
+// TestWhatifValidation projects reduce-overhead's median step from the
+// default and the eager run of each size and batch in testdata/gpu
+// (--graphs) and compares it with the measured reduce-overhead step. The
+// errors are pinned (docs/whatif.md publishes them): a model change that
+// makes one worse by over half a point fails, one that makes it better
+// asks for the table to be updated. The constants of --graphs were
+// measured on the reduce-overhead runs themselves (TestReplayConstants).
+func TestWhatifValidation(t *testing.T) {
+	pinned := map[string]float64{ // projected / measured − 1, %
+		"small_b1_default": 15.4, "small_b1_eager": 29.7, "small_b32_default": 5.1, "small_b32_eager": 16.0,
+		"medium_b1_default": 9.1, "medium_b1_eager": 23.5, "medium_b32_default": 8.8, "medium_b32_eager": 19.1,
+		"large_b1_default": 12.1, "large_b1_eager": 29.6, "large_b32_default": 5.8, "large_b32_eager": 13.2,
+	}
+	within, n := 0, 0
+	var errs []float64
+	for _, size := range []string{"small", "medium", "large"} {
+		for _, batch := range []int{1, 32} {
+			ro := project(t, gpuRun(size, "reduce-overhead", batch), metrics.Edits{})
+			for _, from := range []string{"default", "eager"} {
+				key := fmt.Sprintf("%s_b%d_%s", size, batch, from)
+				p := project(t, gpuRun(size, from, batch), metrics.Edits{Graphs: true})
+				err := 100 * (p.ProjectedStepNS/ro.StepMedianNS - 1)
+				t.Logf("%-18s measured %8.0f ns, projected %8.0f ns from %8.0f ns: %+5.1f %%", key, ro.StepMedianNS, p.ProjectedStepNS, p.StepMedianNS, err)
+				n++
+				errs = append(errs, math.Abs(err))
+				if math.Abs(err) <= 25 {
+					within++
+				}
+				want, ok := pinned[key]
+				switch {
+				case !ok:
+					t.Errorf("%s: no pinned error", key)
+				case math.Abs(err) > math.Abs(want)+0.5:
+					t.Errorf("%s: error %+.1f %%, worse than the pinned %+.1f %%", key, err, want)
+				case math.Abs(err) < math.Abs(want)-0.5:
+					t.Errorf("%s: error %+.1f %%, better than the pinned %+.1f %%: update the table here and in docs/whatif.md", key, err, want)
+				}
+			}
+		}
+	}
+	slices.Sort(errs)
+	t.Logf("%d of %d within 25 %%; median |error| %.1f %%", within, n, metrics.MedianF(errs))
+	if n != 12 || within < 10 {
+		t.Errorf("%d of %d projections within 25 %%, want at least 10 of 12", within, n)
+	}
+}
+
+// TestReplayFidelity replays every real run in testdata/gpu without
+// edits: the median step must come back within 0.1 % of the measured one.
+func TestReplayFidelity(t *testing.T) {
+	files, err := filepath.Glob(filepath.Join(gpuTraces, "*.pt.trace.json.gz"))
+	if err != nil || len(files) < 24 {
+		t.Fatalf("%d runs in %s (%v), want 24 or more", len(files), gpuTraces, err)
+	}
+	for _, f := range files {
+		p := project(t, f, metrics.Edits{})
+		off := 100 * (p.ReplayStepMedianNS/p.StepMedianNS - 1)
+		t.Logf("%-55s measured %9.0f ns, replayed %9.0f ns: %+.4f %%", filepath.Base(f), p.StepMedianNS, p.ReplayStepMedianNS, off)
+		if math.Abs(off) > 0.1 {
+			t.Errorf("%s: replay %+.3f %% off the measured median step", filepath.Base(f), off)
+		}
+	}
+}
+
+// TestReplayConstants measures the constants of --graphs again on the six
+// reduce-overhead runs in testdata/gpu, as their comments say they were
+// measured, without the replay's code: each run's median, then the
+// median over the runs.
+func TestReplayConstants(t *testing.T) {
+	var replayHost, launchNode, nodeGap []int64
+	for _, size := range []string{"small", "medium", "large"} {
+		for _, batch := range []int{1, 32} {
+			tr, err := trace.Open(context.Background(), gpuRun(size, "reduce-overhead", batch))
+			if err != nil {
+				t.Fatal(err)
+			}
+			kernels := map[int64][]trace.Kernel{} // by correlation
+			for _, k := range tr.Kernels {
+				kernels[k.Correlation] = append(kernels[k.Correlation], k)
+			}
+			var host, node, gap []int64
+			for _, c := range tr.APICalls {
+				if c.Name != "cudaGraphLaunch" {
+					continue
+				}
+				ks := kernels[c.Correlation]
+				if len(ks) == 0 {
+					t.Fatalf("%s %d: graph launch without kernels", size, batch)
+				}
+				node = append(node, int64(math.Round(float64(c.End-c.Start)/float64(len(ks)))))
+				for i := 1; i < len(ks); i++ {
+					gap = append(gap, ks[i].Start-ks[i-1].End)
+				}
+				for _, op := range tr.Ops {
+					if op.Kind == trace.CPUOp && op.Start <= c.Start && c.End <= op.End && len(op.Name) > len(trace.CompiledRegionPrefix) &&
+						op.Name[:len(trace.CompiledRegionPrefix)] == trace.CompiledRegionPrefix {
+						host = append(host, op.End-op.Start-(c.End-c.Start))
+						break
+					}
+				}
+			}
+			if len(host) != 10 {
+				t.Fatalf("%s b%d: %d graph launches inside compiled regions, want 10", size, batch, len(host))
+			}
+			med := func(xs []int64) int64 { slices.Sort(xs); return int64(math.Round(metrics.Median(xs))) }
+			replayHost, launchNode, nodeGap = append(replayHost, med(host)), append(launchNode, med(node)), append(nodeGap, med(gap))
+		}
+	}
+	med := func(xs []int64) int64 { slices.Sort(xs); return int64(math.Round(metrics.Median(xs))) }
+	for _, c := range []struct {
+		name      string
+		got, want int64
+	}{
+		{"GraphReplayHostNS", med(replayHost), metrics.GraphReplayHostNS},
+		{"GraphLaunchNodeNS", med(launchNode), metrics.GraphLaunchNodeNS},
+		{"GraphNodeNS", med(nodeGap), metrics.GraphNodeNS},
+	} {
+		if c.got != c.want {
+			t.Errorf("%s = %d, measured %d", c.name, c.want, c.got)
+		}
+	}
+}
