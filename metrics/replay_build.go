@@ -240,16 +240,30 @@ func buildReplay(t *trace.Trace, dev int) (g *replayGraph, ok bool) {
 		}
 		return cmp.Compare(a.start, b.start)
 	})
+	// The previous work of each piece is the last replayed one on its
+	// stream: work no replayed call launched is not in the replay, and the
+	// time it held the stream is part of the gap.
+	prev := make([]int, len(recs))
+	lastOn := -1
+	for i, r := range recs {
+		if lastOn >= 0 && recs[lastOn].stream != r.stream {
+			lastOn = -1
+		}
+		if r.item < 0 {
+			continue
+		}
+		prev[i], lastOn = lastOn, i
+	}
 	var lats, gaps []int64
 	launchBound := make([]bool, len(recs))
 	for i, r := range recs {
 		if r.item < 0 {
 			continue
 		}
-		queued := i > 0 && recs[i-1].stream == r.stream && recs[i-1].end > r.call
+		queued := prev[i] >= 0 && recs[prev[i]].end > r.call
 		launchBound[i] = !queued
 		if queued {
-			gaps = append(gaps, max(r.start-recs[i-1].end, 0))
+			gaps = append(gaps, max(r.start-recs[prev[i]].end, 0))
 		} else if len(g.calls[g.items[r.item].call].items) == 1 {
 			lats = append(lats, max(r.start-r.call, 0))
 		}
@@ -263,8 +277,8 @@ func buildReplay(t *trace.Trace, dev int) (g *replayGraph, ok bool) {
 		it := &g.items[r.item]
 		sinceCall := max(r.start-r.call, 0)
 		sincePrev := g.streamGap
-		if i > 0 && recs[i-1].stream == r.stream {
-			sincePrev = max(r.start-recs[i-1].end, 0)
+		if prev[i] >= 0 {
+			sincePrev = max(r.start-recs[prev[i]].end, 0)
 		}
 		if launchBound[i] {
 			it.lat, it.gap = sinceCall, min(g.streamGap, sincePrev)
