@@ -21,11 +21,11 @@ import (
 type callKind uint8
 
 const (
-	callOther     callKind = iota // costs its host time, launches nothing on the device
-	callLaunch                    // makes device work ready (kernel, copy, memset, graph launch)
-	callGraph                     // a graph launch made by the --graphs edit
-	callBlockAll                  // waits until every stream of the device drains
-	callBlockOwn                  // waits until its own device work is done (sync or pageable copy)
+	callOther    callKind = iota // costs its host time, launches nothing on the device
+	callLaunch                   // makes device work ready (kernel, copy, memset, graph launch)
+	callGraph                    // a graph launch made by the --graphs edit
+	callBlockAll                 // waits until every stream of the device drains
+	callBlockOwn                 // waits until its own device work is done (sync or pageable copy)
 )
 
 // An rItem is one piece of device work in the replay.

@@ -3,11 +3,11 @@ package metrics_test
 import (
 	"context"
 	"fmt"
-	"math"
 	"io/fs"
+	"math"
 	"path/filepath"
-	"strings"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/traceql/traceql/internal/shared"

@@ -18,9 +18,9 @@ func (g *replayGraph) run() {
 	streams := map[int64]*stream{}
 	var drained int64 // end of the last work of the device
 	drainedBy := int32(-1)
-	at := make([]int64, len(g.threads))      // the thread's replayed time
-	recAt := make([]int64, len(g.threads))   // its recorded time, at the end of its last call
-	next := make([]int, len(g.threads))      // its next call
+	at := make([]int64, len(g.threads))       // the thread's replayed time
+	recAt := make([]int64, len(g.threads))    // its recorded time, at the end of its last call
+	next := make([]int, len(g.threads))       // its next call
 	q := make(threadQueue, 0, len(g.threads)) // by the start of its next call
 	startOf := func(th int) int64 {
 		c := &g.calls[g.threads[th][next[th]]]
