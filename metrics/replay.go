@@ -310,3 +310,14 @@ func (g *replayGraph) criticalPath(w Interval, last int32, s replayStep) Critica
 	}
 	return p
 }
+
+// projectGraphs sets d.GraphsStepNS when the verdict on d is launch-bound
+// and it has steps: what its "up to" sentence projects.
+func projectGraphs(t *trace.Trace, d *DeviceSummary) {
+	if len(d.Steps) == 0 || Verdict(d) != LaunchBound {
+		return
+	}
+	if p, ok := Replay(t, d.Device, d.StepMedianNS, Edits{Graphs: true}); ok {
+		d.GraphsStepNS = p.ProjectedStepNS
+	}
+}

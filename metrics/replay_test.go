@@ -88,6 +88,12 @@ func TestReplayKnown(t *testing.T) {
 			if !ok {
 				t.Fatal("nothing replayed")
 			}
+			// Back from the copy's end: the copy (15), its launch latency
+			// (5), host work (3), the sync's 10 past the drain, K2 (100),
+			// the gap after K1 (2), K1 (100).
+			if want := (metrics.CriticalPath{200, 15, 7, 3, 10}); p.Before != want {
+				t.Errorf("critical path without edits %v, want %v", p.Before, want)
+			}
 			if p.ReplayStepMedianNS != 235 {
 				t.Errorf("replay without edits: median step %v, want 235", p.ReplayStepMedianNS)
 			}

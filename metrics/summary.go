@@ -94,6 +94,9 @@ type DeviceSummary struct {
 	Steps   []StepStat // ProfilerStep#N windows measured on this device
 	// StepMedianNS is the median length of Steps; 0 without steps.
 	StepMedianNS float64
+	// GraphsStepNS is the median step Replay projects under CUDA graphs
+	// (Edits.Graphs) for a launch-bound device with steps; 0 otherwise.
+	GraphsStepNS float64
 	// Idle time by cause (see ClassifyGaps): IdleLaunchNS + IdleSyncNS +
 	// IdleOtherNS = IdleNS.
 	IdleLaunchNS, IdleSyncNS, IdleOtherNS int64
@@ -254,6 +257,7 @@ func Summarize(t *trace.Trace, o Options) Summary {
 			for i := range next {
 				v := b.view(devs[i].ID)
 				s.Devices[i] = summarizeDevice(v, devs[i], o, &w)
+				projectGraphs(t, &s.Devices[i])
 				if o.KernelDists {
 					s.Devices[i].KernelDists = KernelDists(v, devs[i].ID)
 				}
