@@ -1,6 +1,7 @@
 package metrics
 
 import (
+	"cmp"
 	"fmt"
 	"math/big"
 	"regexp"
@@ -277,7 +278,7 @@ func (g *replayGraph) criticalPath(w Interval, last int32, s replayStep) Critica
 			addSeg(PathLaunch, from, at)
 			at = min(at, from)
 			th, item = c.thread, -1
-			nextCall = slices.Index(g.threads[th], it.call)
+			nextCall = g.callIndex(th, it.call)
 			if c.kind == callGraph {
 				nextCall++ // the graph launch itself is on the path
 			}
@@ -309,6 +310,20 @@ func (g *replayGraph) criticalPath(w Interval, last int32, s replayStep) Critica
 		nextCall--
 	}
 	return p
+}
+
+// callIndex returns the place of call ci in its thread's calls, sorted
+// by recorded start.
+func (g *replayGraph) callIndex(th int32, ci int32) int {
+	calls := g.threads[th]
+	start := g.calls[ci].recStart
+	i, _ := slices.BinarySearchFunc(calls, start, func(c int32, x int64) int { return cmp.Compare(g.calls[c].recStart, x) })
+	for ; i < len(calls); i++ {
+		if calls[i] == ci {
+			return i
+		}
+	}
+	return slices.Index(calls, ci)
 }
 
 // projectGraphs sets d.GraphsStepNS when the verdict on d is launch-bound

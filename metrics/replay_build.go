@@ -135,7 +135,10 @@ func buildReplay(t *trace.Trace, dev int) (g *replayGraph, ok bool) {
 	// a call nested in another (a runtime call's driver call) launches
 	// for the call it is in.
 	threadIx := map[thread]int32{}
-	callOf := map[int]int32{} // index in APICalls → call
+	callOf := make([]int32, len(whole.APICalls)) // index in APICalls → call; -1: not replayed
+	for i := range callOf {
+		callOf[i] = -1
+	}
 	lastEnd := map[thread]int64{}
 	for i := range whole.APICalls {
 		c := &whole.APICalls[i]
@@ -167,14 +170,18 @@ func buildReplay(t *trace.Trace, dev int) (g *replayGraph, ok bool) {
 			}
 		}
 	}
-	for i := range g.steps {
-		s := &g.steps[i]
-		for _, op := range whole.Ops {
-			if op.Kind != trace.GPUAnnotation && op.Start == s.hostStart && strings.HasPrefix(op.Name, trace.StepPrefix) {
-				if ti, ok := threadIx[thread{op.PID, op.TID}]; ok {
-					s.thread = ti
-				}
-				break
+	// The thread of each step's host range, in one pass over the ops.
+	stepAt := make(map[int64]int, len(g.steps)) // host start → step
+	for i, s := range g.steps {
+		stepAt[s.hostStart] = i
+	}
+	for _, op := range whole.Ops {
+		if op.Kind == trace.GPUAnnotation || !strings.HasPrefix(op.Name, trace.StepPrefix) {
+			continue
+		}
+		if i, ok := stepAt[op.Start]; ok && g.steps[i].thread < 0 {
+			if ti, ok := threadIx[thread{op.PID, op.TID}]; ok {
+				g.steps[i].thread = ti
 			}
 		}
 	}
@@ -193,7 +200,7 @@ func buildReplay(t *trace.Trace, dev int) (g *replayGraph, ok bool) {
 		}
 		r := rec{item: -1, stream: a.Stream, start: a.Start, end: a.End}
 		if api := ix.call(a); api >= 0 {
-			if ci, ok := callOf[api]; ok {
+			if ci := callOf[api]; ci >= 0 {
 				r.item = int32(len(g.items))
 				r.call = g.calls[ci].recStart
 				g.items = append(g.items, rItem{stream: a.Stream, dur: a.Dur(), copy: copy, kernel: kernel, call: ci, pageable: pageable, host: host,

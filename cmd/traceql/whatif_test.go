@@ -1,12 +1,17 @@
 package main
 
 import (
+	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/traceql/traceql/internal/golden"
+	"github.com/traceql/traceql/metrics"
+	"github.com/traceql/traceql/report"
+	"github.com/traceql/traceql/trace"
 )
 
 func TestWhatifFlags(t *testing.T) {
@@ -73,4 +78,39 @@ func TestWhatifBadInput(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestReadmeWhatifTable: the table of measured against projected steps in
+// the README's mode study and in docs/whatif.md is computed from the
+// traces (-update rewrites it): reduce-overhead's median step measured,
+// and projected by --graphs from the default and the eager run.
+func TestReadmeWhatifTable(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("| ViT | batch | reduce-overhead, measured | from default: projected | error | from eager: projected | error |\n")
+	b.WriteString("|---|---:|---:|---:|---:|---:|---:|\n")
+	project := func(path string, e metrics.Edits) metrics.Projection {
+		tr, err := trace.Open(context.Background(), path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d := metrics.Summarize(tr, metrics.Options{}).Devices[0]
+		p, ok := metrics.Replay(tr, d.Device, d.StepMedianNS, e)
+		if !ok {
+			t.Fatalf("%s: nothing replayed", path)
+		}
+		return p
+	}
+	for _, size := range gpuSizes {
+		for _, batch := range gpuBatches {
+			ro := project(gpuFile(size, "reduce-overhead", batch), metrics.Edits{Graphs: true}).StepMedianNS
+			fmt.Fprintf(&b, "| %s | %d | %s |", size, batch, report.Format(ro, metrics.NS))
+			for _, from := range []string{"default", "eager"} {
+				p := project(gpuFile(size, from, batch), metrics.Edits{Graphs: true}).ProjectedStepNS
+				fmt.Fprintf(&b, " %s | %+.1f %% |", report.Format(p, metrics.NS), 100*(p/ro-1))
+			}
+			b.WriteString("\n")
+		}
+	}
+	golden.CheckSection(t, "../../README.md", "gpu-whatif", []byte(b.String()))
+	golden.CheckSection(t, "../../docs/whatif.md", "gpu-whatif", []byte(b.String()))
 }
