@@ -168,7 +168,34 @@ type Projection struct {
 // returns the measured, replayed and projected steps. ok is false when the
 // device has no ProfilerStep#N with a host range and device work.
 func Replay(t *trace.Trace, dev int, measuredMedianNS float64, e Edits) (p Projection, ok bool) {
-	g, ok := buildReplay(t, dev)
+	return replay(t, dev, DeviceSteps(t, dev, Steps(t)), measuredMedianNS, e)
+}
+
+// ReplayDevices is Replay for every device with GPU activity, each
+// against its measured median step (DeviceSummary.StepMedianNS, computed
+// here without the rest of a summary); noSteps lists the devices with
+// nothing to replay.
+func ReplayDevices(t *trace.Trace, e Edits) (ps []Projection, noSteps []int) {
+	all := Steps(t)
+	for _, d := range activeDevices(t) {
+		steps := DeviceSteps(t, d.ID, all)
+		lens := make([]int64, len(steps))
+		for i, s := range steps {
+			lens[i] = s.End - s.Start
+		}
+		slices.Sort(lens)
+		p, ok := replay(t, d.ID, steps, Median(lens), e)
+		if !ok {
+			noSteps = append(noSteps, d.ID)
+			continue
+		}
+		ps = append(ps, p)
+	}
+	return ps, noSteps
+}
+
+func replay(t *trace.Trace, dev int, steps []Step, measuredMedianNS float64, e Edits) (p Projection, ok bool) {
+	g, ok := buildReplay(t, dev, steps)
 	if !ok {
 		return Projection{}, false
 	}
@@ -178,19 +205,19 @@ func Replay(t *trace.Trace, dev int, measuredMedianNS float64, e Edits) (p Proje
 		p.SpanNS = g.steps[n-1].End - g.steps[0].Start
 	}
 	g.run()
-	p.ReplayStepMedianNS, p.Before, _ = g.result()
-	edited := g
+	p.ReplayStepMedianNS, p.Before, p.ProjectedSpanNS = g.result()
+	p.ProjectedStepNS, p.After = p.ReplayStepMedianNS, p.Before
 	if e.Any() {
-		edited = g.edit(e)
-		edited.run()
+		// In place: a long run's graph is large, and without edits it is
+		// done with.
+		g.edit(e)
+		g.run()
 		if e.Graphs {
 			p.Constants = ReplayConstants()
 		}
+		p.Captures, p.GraphNodes = g.captures()
+		p.ProjectedStepNS, p.After, p.ProjectedSpanNS = g.result()
 	}
-	p.Captures, p.GraphNodes = edited.captures()
-	var span int64
-	p.ProjectedStepNS, p.After, span = edited.result()
-	p.ProjectedSpanNS = span
 	return p, true
 }
 
@@ -220,7 +247,7 @@ func (g *replayGraph) captures() (n, nodes int) {
 	for _, c := range g.calls {
 		if c.kind == callGraph {
 			n++
-			nodes += len(c.items)
+			nodes += int(c.n)
 		}
 	}
 	return n, nodes

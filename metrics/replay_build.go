@@ -32,32 +32,32 @@ const (
 type rItem struct {
 	stream int64
 	dur    int64
-	copy   bool  // a memcpy or memset (the copies class), else a kernel
-	kernel int32 // index in Trace.Kernels; -1 for copies and memsets
 	lat    int64 // ready this long after its launch call starts (graph nodes: ends)
 	gap    int64 // starts at least this long after the stream's previous work ends
-	call   int32 // the call that launches it
+	// recStart is where the trace has it: only to derive the latencies,
+	// gaps and costs of blocking calls, never replayed; recEnd() is
+	// recStart plus the recorded duration, until an edit scales it.
+	recStart int64
+	kernel   int32 // index in Trace.Kernels; -1 for copies and memsets
+	call     int32 // the call that launches it
+	copy     bool  // a memcpy or memset (the copies class), else a kernel
 	// pageable marks a memcpy to or from pageable host memory.
 	pageable bool
 	// host marks a copy to or from host memory: no graph capture of a
 	// model holds it (the batch comes in and the result goes out around
 	// the graph).
 	host bool
-	// recStart and recEnd are where the trace has it: only to derive the
-	// costs of blocking calls, never replayed.
-	recStart, recEnd int64
 
 	// Replayed.
-	start, end int64
 	byStream   bool  // start set by the stream's previous work, not by the launch
 	prev       int32 // the stream's previous work; -1 for none
+	start, end int64
 }
 
-// An rCall is one top-level host API call, or a graph launch the
-// --graphs edit made, on one host thread.
+// An rCall is one host API call that launches device work or blocks, or
+// a graph launch the --graphs edit made, on one host thread. (A fields
+// order that packs: a long run has a million.)
 type rCall struct {
-	thread int32
-	kind   callKind
 	// recStart and recEnd are the host time the call covers in the trace
 	// (a graph launch made by --graphs: the host span it replaces); the
 	// host work between calls is the recorded distance from one call's
@@ -66,15 +66,19 @@ type rCall struct {
 	// cost is the call's own host time: the recorded duration for a launch
 	// or other call, the time it took past the work it waited for for a
 	// blocking call, the graph launch constants for a graph launch.
-	cost  int64
-	items []int32
+	cost   int64
+	thread int32
+	// lo and n place the call's device work in replayGraph.flat, in the
+	// order it ran.
+	lo, n int32
+	kind  callKind
 	// syncAPI marks a call that is synchronous by its API (cudaMemcpy,
 	// cudaMemset): it waits for its own work.
 	syncAPI bool
 
 	// Replayed.
-	start, end int64
 	waitItem   int32 // the work a blocking call waited for; -1 when it did not wait
+	start, end int64
 }
 
 // A replayGraph is the dependency graph of the steps of one device.
@@ -83,6 +87,7 @@ type replayGraph struct {
 	threads [][]int32 // calls of each host thread, in recorded order
 	calls   []rCall
 	items   []rItem
+	flat    []int32 // the items of each call, a range a call
 	steps   []replayStep
 	// tids are each thread's (pid, tid), for steps' host ranges.
 	tids []thread
@@ -106,9 +111,8 @@ type replayStep struct {
 // buildReplay builds the replay graph of device dev from the recorded
 // trace over its steps. ok is false when the device has no steps with a
 // host range to replay.
-func buildReplay(t *trace.Trace, dev int) (g *replayGraph, ok bool) {
+func buildReplay(t *trace.Trace, dev int, devSteps []Step) (g *replayGraph, ok bool) {
 	whole := cmp.Or(t.Unclipped, t)
-	devSteps := DeviceSteps(t, dev, Steps(t))
 	_, cpu := collectSteps(whole.Ops)
 	hostOf := map[int]Step{}
 	for _, s := range cpu {
@@ -131,21 +135,51 @@ func buildReplay(t *trace.Trace, dev int) (g *replayGraph, ok bool) {
 	}
 	g.origin = lo
 
-	// Top-level calls of each thread inside the host range of the steps;
-	// a call nested in another (a runtime call's driver call) launches
-	// for the call it is in.
+	// The calls that launch work on the device, and the blocking ones,
+	// of each thread inside the host range of the steps: other calls are
+	// host work like any other between them. A call nested in one kept (a
+	// runtime call's driver call) launches for the call it is in.
+	ix := newLaunchIndex(whole)
+	launches := make([]bool, len(whole.APICalls))
+	work := 0
+	whole.EachGPUActivity(func(a *trace.Activity) {
+		if a.Device == dev {
+			work++
+			if api := ix.call(a); api >= 0 {
+				launches[api] = true
+			}
+		}
+	})
+	// Sized once: a long run's tables are large, and growing them by
+	// appends would leave as much again behind for the collector.
+	kept := 0
+	for i := range whole.APICalls {
+		if c := &whole.APICalls[i]; c.Start >= lo && c.Start < hi && (launches[i] || IsSync(c.Name)) {
+			kept++
+		}
+	}
+	g.calls = make([]rCall, 0, kept)
+	g.items = make([]rItem, 0, work)
 	threadIx := map[thread]int32{}
 	callOf := make([]int32, len(whole.APICalls)) // index in APICalls → call; -1: not replayed
 	for i := range callOf {
 		callOf[i] = -1
 	}
-	lastEnd := map[thread]int64{}
+	lastCall := map[thread]int32{}
 	for i := range whole.APICalls {
 		c := &whole.APICalls[i]
 		if c.Start < lo || c.Start >= hi {
 			continue
 		}
+		sync := IsSync(c.Name)
+		if !launches[i] && !sync {
+			continue
+		}
 		th := thread{c.PID, c.TID}
+		if last, ok := lastCall[th]; ok && c.Start < g.calls[last].recEnd {
+			callOf[i] = last
+			continue
+		}
 		ti, seen := threadIx[th]
 		if !seen {
 			ti = int32(len(g.threads))
@@ -153,16 +187,11 @@ func buildReplay(t *trace.Trace, dev int) (g *replayGraph, ok bool) {
 			g.threads = append(g.threads, nil)
 			g.tids = append(g.tids, th)
 		}
-		if seen && c.Start < lastEnd[th] {
-			callOf[i] = g.threads[ti][len(g.threads[ti])-1]
-			continue
-		}
-		lastEnd[th] = c.End
 		ci := int32(len(g.calls))
-		callOf[i] = ci
+		callOf[i], lastCall[th] = ci, ci
 		g.calls = append(g.calls, rCall{thread: ti, kind: callOther, recStart: c.Start, recEnd: c.End, cost: c.End - c.Start, waitItem: -1})
 		g.threads[ti] = append(g.threads[ti], ci)
-		if IsSync(c.Name) {
+		if sync {
 			if strings.Contains(c.Name, "ynchronize") {
 				g.calls[ci].kind = callBlockAll
 			} else {
@@ -187,31 +216,21 @@ func buildReplay(t *trace.Trace, dev int) (g *replayGraph, ok bool) {
 	}
 
 	// The device's work, each piece joined to the call that launched it.
-	ix := newLaunchIndex(whole)
-	type rec struct {
-		item             int32 // -1: not replayed
-		stream           int64
-		start, end, call int64 // call: the launching call's recorded start
-	}
-	var recs []rec
 	add := func(a *trace.Activity, copy bool, kernel int32, pageable, host bool) {
 		if a.Device != dev {
 			return
 		}
-		r := rec{item: -1, stream: a.Stream, start: a.Start, end: a.End}
 		if api := ix.call(a); api >= 0 {
 			if ci := callOf[api]; ci >= 0 {
-				r.item = int32(len(g.items))
-				r.call = g.calls[ci].recStart
 				g.items = append(g.items, rItem{stream: a.Stream, dur: a.Dur(), copy: copy, kernel: kernel, call: ci, pageable: pageable, host: host,
-					recStart: a.Start, recEnd: a.End, prev: -1})
-				g.calls[ci].items = append(g.calls[ci].items, r.item)
+					recStart: a.Start, prev: -1})
+				g.calls[ci].n++
+				return
 			}
 		}
-		if r.item < 0 && a.Start >= lo && a.Start < hi {
+		if a.Start >= lo && a.Start < hi {
 			g.unlaunched++
 		}
-		recs = append(recs, r)
 	}
 	for i := range whole.Kernels {
 		add(&whole.Kernels[i].Activity, false, int32(i), false, false)
@@ -226,13 +245,25 @@ func buildReplay(t *trace.Trace, dev int) (g *replayGraph, ok bool) {
 	if len(g.items) == 0 {
 		return nil, false
 	}
+	// Each call's work, a range of flat, in the order it ran (a graph
+	// launch's nodes).
+	g.flat = make([]int32, len(g.items))
+	var at int32
 	for i := range g.calls {
 		c := &g.calls[i]
-		if len(c.items) > 0 && c.kind == callOther {
+		c.lo, at = at, at+c.n
+		c.n = 0
+		if c.kind == callOther && c.lo < at {
 			c.kind = callLaunch
 		}
-		// Work in the order it ran (a graph launch's nodes).
-		slices.SortFunc(c.items, func(a, b int32) int { return cmp.Compare(a, b) })
+	}
+	for ii := range g.items {
+		c := &g.calls[g.items[ii].call]
+		g.flat[c.lo+c.n] = int32(ii)
+		c.n++
+	}
+	for i := range g.calls {
+		slices.SortFunc(g.itemsOf(&g.calls[i]), func(a, b int32) int { return cmp.Compare(g.items[a].recStart, g.items[b].recStart) })
 	}
 
 	// Each piece of work waited either for its launch (the stream was done
@@ -240,57 +271,48 @@ func buildReplay(t *trace.Trace, dev int) (g *replayGraph, ok bool) {
 	// stream's previous work (the gap is the device's own between queued
 	// work). The trace's medians of both stand in for the bound that was
 	// not the one that held, at most what was recorded, so that the replay
-	// without edits lands each piece where the trace has it.
-	slices.SortStableFunc(recs, func(a, b rec) int {
-		if c := cmp.Compare(a.stream, b.stream); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.start, b.start)
+	// without edits lands each piece where the trace has it. The previous
+	// work of each piece is the last replayed one on its stream: work no
+	// replayed call launched is not in the replay, and the time it held
+	// the stream is part of the gap.
+	order := make([]int32, len(g.items))
+	for i := range order {
+		order[i] = int32(i)
+	}
+	slices.SortStableFunc(order, func(a, b int32) int {
+		x, y := &g.items[a], &g.items[b]
+		return cmp.Or(cmp.Compare(x.stream, y.stream), cmp.Compare(x.recStart, y.recStart))
 	})
-	// The previous work of each piece is the last replayed one on its
-	// stream: work no replayed call launched is not in the replay, and the
-	// time it held the stream is part of the gap.
-	prev := make([]int, len(recs))
-	lastOn := -1
-	for i, r := range recs {
-		if lastOn >= 0 && recs[lastOn].stream != r.stream {
-			lastOn = -1
+	prevOf := func(k int) *rItem {
+		if k == 0 || g.items[order[k-1]].stream != g.items[order[k]].stream {
+			return nil
 		}
-		if r.item < 0 {
-			continue
-		}
-		prev[i], lastOn = lastOn, i
+		return &g.items[order[k-1]]
 	}
 	var lats, gaps []int64
-	launchBound := make([]bool, len(recs))
-	for i, r := range recs {
-		if r.item < 0 {
-			continue
-		}
-		queued := prev[i] >= 0 && recs[prev[i]].end > r.call
-		launchBound[i] = !queued
-		if queued {
-			gaps = append(gaps, max(r.start-recs[prev[i]].end, 0))
-		} else if len(g.calls[g.items[r.item].call].items) == 1 {
-			lats = append(lats, max(r.start-r.call, 0))
+	for k, ii := range order {
+		it := &g.items[ii]
+		call := g.calls[it.call].recStart
+		if p := prevOf(k); p != nil && p.recEnd() > call {
+			gaps = append(gaps, max(it.recStart-p.recEnd(), 0))
+		} else if g.calls[it.call].n == 1 {
+			lats = append(lats, max(it.recStart-call, 0))
 		}
 	}
 	g.launchLatency = medianInt(lats)
 	g.streamGap = medianInt(gaps)
-	for i, r := range recs {
-		if r.item < 0 {
-			continue
-		}
-		it := &g.items[r.item]
-		sinceCall := max(r.start-r.call, 0)
-		sincePrev := g.streamGap
-		if prev[i] >= 0 {
-			sincePrev = max(r.start-recs[prev[i]].end, 0)
-		}
-		if launchBound[i] {
+	for k, ii := range order {
+		it := &g.items[ii]
+		sinceCall := max(it.recStart-g.calls[it.call].recStart, 0)
+		p := prevOf(k)
+		if p == nil || p.recEnd() <= g.calls[it.call].recStart { // the launch held
+			sincePrev := g.streamGap
+			if p != nil {
+				sincePrev = max(it.recStart-p.recEnd(), 0)
+			}
 			it.lat, it.gap = sinceCall, min(g.streamGap, sincePrev)
 		} else {
-			it.lat, it.gap = min(g.launchLatency, sinceCall), sincePrev
+			it.lat, it.gap = min(g.launchLatency, sinceCall), max(it.recStart-p.recEnd(), 0)
 		}
 	}
 
@@ -312,8 +334,8 @@ func (g *replayGraph) blocking() {
 		c := &g.calls[i]
 		own := int64(-1 << 62)
 		pageable := false
-		for _, it := range c.items {
-			own = max(own, g.items[it].recEnd)
+		for _, it := range g.itemsOf(c) {
+			own = max(own, g.items[it].recEnd())
 			pageable = pageable || g.items[it].pageable
 		}
 		switch {
@@ -323,13 +345,19 @@ func (g *replayGraph) blocking() {
 				break
 			}
 			c.cost = c.recEnd - max(c.recStart, drained)
-		case len(c.items) > 0 && (c.syncAPI || pageable) && own <= c.recEnd:
+		case c.n > 0 && (c.syncAPI || pageable) && own <= c.recEnd:
 			c.kind = callBlockOwn
 			c.cost = c.recEnd - max(c.recStart, own)
 		}
 		drained = max(drained, own)
 	}
 }
+
+// recEnd is where the trace has the work end (before any edit).
+func (it *rItem) recEnd() int64 { return it.recStart + it.dur }
+
+// itemsOf returns the device work call c launches.
+func (g *replayGraph) itemsOf(c *rCall) []int32 { return g.flat[c.lo : c.lo+c.n] }
 
 // hostCopy reports whether a memcpy reads or writes host memory.
 func hostCopy(m *trace.Memcpy) bool {
@@ -341,12 +369,11 @@ func hostCopy(m *trace.Memcpy) bool {
 	return isHost(m.Src) || isHost(m.Dst)
 }
 
-// medianInt is the lower median of xs (0 when empty).
+// medianInt is the lower median of xs (0 when empty); it sorts xs.
 func medianInt(xs []int64) int64 {
 	if len(xs) == 0 {
 		return 0
 	}
-	s := slices.Clone(xs)
-	slices.Sort(s)
-	return s[(len(s)-1)/2]
+	slices.Sort(xs)
+	return xs[(len(xs)-1)/2]
 }

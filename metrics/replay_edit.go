@@ -8,19 +8,9 @@ import (
 	"github.com/traceql/traceql/trace"
 )
 
-// edit returns a copy of g with the edits e made (see Edits); g is not
-// changed.
-func (g *replayGraph) edit(e Edits) *replayGraph {
-	h := *g
-	h.items = slices.Clone(g.items)
-	h.calls = slices.Clone(g.calls)
-	for i := range h.calls {
-		h.calls[i].items = slices.Clone(h.calls[i].items)
-	}
-	h.threads = make([][]int32, len(g.threads))
-	for i := range g.threads {
-		h.threads[i] = slices.Clone(g.threads[i])
-	}
+// edit makes the edits e to g (see Edits).
+func (g *replayGraph) edit(e Edits) {
+	h := g
 	for _, k := range e.Kernels {
 		for i := range h.items {
 			it := &h.items[i]
@@ -32,11 +22,11 @@ func (g *replayGraph) edit(e Edits) *replayGraph {
 	for i := range h.calls {
 		c := &h.calls[i]
 		blocking := c.kind == callBlockAll || c.kind == callBlockOwn
-		pageable := c.kind == callBlockOwn && !c.syncAPI && slices.ContainsFunc(c.items, func(ii int32) bool { return h.items[ii].pageable })
+		pageable := c.kind == callBlockOwn && !c.syncAPI && slices.ContainsFunc(h.itemsOf(c), func(ii int32) bool { return h.items[ii].pageable })
 		if blocking && (e.NoSyncs || e.Pinned && pageable) {
 			// The call keeps its own host time, past the wait.
 			c.kind = callOther
-			if len(c.items) > 0 {
+			if c.n > 0 {
 				c.kind = callLaunch
 			}
 		}
@@ -44,7 +34,6 @@ func (g *replayGraph) edit(e Edits) *replayGraph {
 	if e.Graphs {
 		h.capture()
 	}
-	return &h
 }
 
 // capture makes the --graphs edit: on each thread, the calls inside each
@@ -77,7 +66,7 @@ func (g *replayGraph) capture() {
 		var run []int32
 		var runFrom int64
 		flush := func(runTo int64) {
-			launched := slices.ContainsFunc(run, func(ci int32) bool { return len(g.calls[ci].items) > 0 })
+			launched := slices.ContainsFunc(run, func(ci int32) bool { return g.calls[ci].n > 0 })
 			if !launched {
 				keep[th] = append(keep[th], run...)
 				run = run[:0]
@@ -87,19 +76,20 @@ func (g *replayGraph) capture() {
 			lo, hi := 0, len(run)
 			if !byRegion {
 				// From the first launch to the end of the last.
-				for len(g.calls[run[lo]].items) == 0 {
+				for g.calls[run[lo]].n == 0 {
 					lo++
 				}
-				for len(g.calls[run[hi-1]].items) == 0 {
+				for g.calls[run[hi-1]].n == 0 {
 					hi--
 				}
 				from, to = g.calls[run[lo]].recStart, g.calls[run[hi-1]].recEnd
 			}
 			keep[th] = append(keep[th], run[:lo]...)
-			var nodes []int32
+			first := int32(len(g.flat))
 			for _, ci := range run[lo:hi] {
-				nodes = append(nodes, g.calls[ci].items...)
+				g.flat = append(g.flat, g.itemsOf(&g.calls[ci])...)
 			}
+			nodes := g.flat[first:]
 			slices.SortFunc(nodes, func(a, b int32) int { return cmp.Compare(g.items[a].recStart, g.items[b].recStart) })
 			gi := int32(len(g.calls))
 			for _, ii := range nodes {
@@ -107,7 +97,7 @@ func (g *replayGraph) capture() {
 				it.call, it.lat, it.gap = gi, 0, GraphNodeNS
 			}
 			g.calls = append(g.calls, rCall{thread: int32(th), kind: callGraph, recStart: from, recEnd: to,
-				cost: GraphReplayHostNS + GraphLaunchNodeNS*int64(len(nodes)), items: nodes, waitItem: -1})
+				cost: GraphReplayHostNS + GraphLaunchNodeNS*int64(len(nodes)), lo: first, n: int32(len(nodes)), waitItem: -1})
 			keep[th] = append(keep[th], gi)
 			keep[th] = append(keep[th], run[hi:]...)
 			run = run[:0]
@@ -131,7 +121,7 @@ func (g *replayGraph) capture() {
 			if !inRegion {
 				inRegion, runFrom = true, regions[r].start
 			}
-			if c.kind == callBlockAll || c.kind == callBlockOwn || slices.ContainsFunc(c.items, func(ii int32) bool { return g.items[ii].host }) {
+			if c.kind == callBlockAll || c.kind == callBlockOwn || slices.ContainsFunc(g.itemsOf(&c), func(ii int32) bool { return g.items[ii].host }) {
 				flush(c.recStart)
 				keep[th] = append(keep[th], ci)
 				runFrom = c.recEnd

@@ -47,7 +47,7 @@ func (g *replayGraph) run() {
 		if c.kind == callBlockOwn {
 			wait, waitBy = -1<<62, -1
 		}
-		for _, ii := range c.items {
+		for _, ii := range g.itemsOf(c) {
 			it := &g.items[ii]
 			it.start, it.byStream, it.prev = ready+it.lat, false, -1
 			s := streams[it.stream]

@@ -129,16 +129,8 @@ func runWhatif(ctx context.Context, opts *whatifOptions) error {
 		return err
 	}
 	project := func(t *trace.Trace) whatifResult {
-		s := metrics.Summarize(t, metrics.Options{Workers: cores()})
-		r := whatifResult{source: t.Source, warn: s.Warnings}
-		for _, d := range s.Devices {
-			p, ok := metrics.Replay(t, d.Device, d.StepMedianNS, edits)
-			if !ok {
-				r.noStep = append(r.noStep, d.Device)
-				continue
-			}
-			r.rows = append(r.rows, p)
-		}
+		r := whatifResult{source: t.Source, warn: t.Warnings}
+		r.rows, r.noStep = metrics.ReplayDevices(t, edits)
 		return r
 	}
 	failed := missing
