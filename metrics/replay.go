@@ -168,7 +168,7 @@ type Projection struct {
 // returns the measured, replayed and projected steps. ok is false when the
 // device has no ProfilerStep#N with a host range and device work.
 func Replay(t *trace.Trace, dev int, measuredMedianNS float64, e Edits) (p Projection, ok bool) {
-	return replay(t, dev, DeviceSteps(t, dev, Steps(t)), measuredMedianNS, e)
+	return replay(t, dev, DeviceSteps(t, dev, Steps(t)), nil, measuredMedianNS, e)
 }
 
 // ReplayDevices is Replay for every device with GPU activity, each
@@ -184,7 +184,7 @@ func ReplayDevices(t *trace.Trace, e Edits) (ps []Projection, noSteps []int) {
 			lens[i] = s.End - s.Start
 		}
 		slices.Sort(lens)
-		p, ok := replay(t, d.ID, steps, Median(lens), e)
+		p, ok := replay(t, d.ID, steps, nil, Median(lens), e)
 		if !ok {
 			noSteps = append(noSteps, d.ID)
 			continue
@@ -194,8 +194,10 @@ func ReplayDevices(t *trace.Trace, e Edits) (ps []Projection, noSteps []int) {
 	return ps, noSteps
 }
 
-func replay(t *trace.Trace, dev int, steps []Step, measuredMedianNS float64, e Edits) (p Projection, ok bool) {
-	g, ok := buildReplay(t, dev, steps)
+// replay is Replay given the device's steps, and the trace's launch index
+// when one is at hand (nil: made here).
+func replay(t *trace.Trace, dev int, steps []Step, ix *launchIndex, measuredMedianNS float64, e Edits) (p Projection, ok bool) {
+	g, ok := buildReplay(t, dev, steps, ix)
 	if !ok {
 		return Projection{}, false
 	}
@@ -355,11 +357,16 @@ func (g *replayGraph) callIndex(th int32, ci int32) int {
 
 // projectGraphs sets d.GraphsStepNS when the verdict on d is launch-bound
 // and it has steps: what its "up to" sentence projects.
-func projectGraphs(t *trace.Trace, d *DeviceSummary) {
+// The summary's steps and launch index serve.
+func projectGraphs(t *trace.Trace, d *DeviceSummary, ix *launchIndex) {
 	if len(d.Steps) == 0 || Verdict(d) != LaunchBound {
 		return
 	}
-	if p, ok := Replay(t, d.Device, d.StepMedianNS, Edits{Graphs: true}); ok {
+	steps := make([]Step, len(d.Steps))
+	for i, s := range d.Steps {
+		steps[i] = s.Step
+	}
+	if p, ok := replay(t, d.Device, steps, ix, d.StepMedianNS, Edits{Graphs: true}); ok {
 		d.GraphsStepNS = p.ProjectedStepNS
 	}
 }

@@ -111,7 +111,7 @@ type replayStep struct {
 // buildReplay builds the replay graph of device dev from the recorded
 // trace over its steps. ok is false when the device has no steps with a
 // host range to replay.
-func buildReplay(t *trace.Trace, dev int, devSteps []Step) (g *replayGraph, ok bool) {
+func buildReplay(t *trace.Trace, dev int, devSteps []Step, ix *launchIndex) (g *replayGraph, ok bool) {
 	whole := cmp.Or(t.Unclipped, t)
 	_, cpu := collectSteps(whole.Ops)
 	hostOf := map[int]Step{}
@@ -139,7 +139,9 @@ func buildReplay(t *trace.Trace, dev int, devSteps []Step) (g *replayGraph, ok b
 	// of each thread inside the host range of the steps: other calls are
 	// host work like any other between them. A call nested in one kept (a
 	// runtime call's driver call) launches for the call it is in.
-	ix := newLaunchIndex(whole)
+	if ix == nil || ix.t != whole {
+		ix = new(newLaunchIndex(whole))
+	}
 	launches := make([]bool, len(whole.APICalls))
 	work := 0
 	whole.EachGPUActivity(func(a *trace.Activity) {
@@ -166,6 +168,8 @@ func buildReplay(t *trace.Trace, dev int, devSteps []Step) (g *replayGraph, ok b
 		callOf[i] = -1
 	}
 	lastCall := map[thread]int32{}
+	// Calls come in runs of one thread: the maps are asked when it changes.
+	curTh, curTi, curLast, curSeen := thread{-1, -1}, int32(-1), int32(-1), false
 	for i := range whole.APICalls {
 		c := &whole.APICalls[i]
 		if c.Start < lo || c.Start >= hi {
@@ -175,20 +179,31 @@ func buildReplay(t *trace.Trace, dev int, devSteps []Step) (g *replayGraph, ok b
 		if !launches[i] && !sync {
 			continue
 		}
-		th := thread{c.PID, c.TID}
-		if last, ok := lastCall[th]; ok && c.Start < g.calls[last].recEnd {
-			callOf[i] = last
+		if th := (thread{c.PID, c.TID}); th != curTh {
+			if curSeen {
+				lastCall[curTh] = curLast
+			}
+			curTh = th
+			curLast, curSeen = -1, false
+			if last, ok := lastCall[th]; ok {
+				curLast, curSeen = last, true
+			}
+			ti, seen := threadIx[th]
+			if !seen {
+				ti = int32(len(g.threads))
+				threadIx[th] = ti
+				g.threads = append(g.threads, nil)
+				g.tids = append(g.tids, th)
+			}
+			curTi = ti
+		}
+		if curSeen && c.Start < g.calls[curLast].recEnd {
+			callOf[i] = curLast
 			continue
 		}
-		ti, seen := threadIx[th]
-		if !seen {
-			ti = int32(len(g.threads))
-			threadIx[th] = ti
-			g.threads = append(g.threads, nil)
-			g.tids = append(g.tids, th)
-		}
+		ti := curTi
 		ci := int32(len(g.calls))
-		callOf[i], lastCall[th] = ci, ci
+		callOf[i], curLast, curSeen = ci, ci, true
 		g.calls = append(g.calls, rCall{thread: ti, kind: callOther, recStart: c.Start, recEnd: c.End, cost: c.End - c.Start, waitItem: -1})
 		g.threads[ti] = append(g.threads[ti], ci)
 		if sync {
@@ -369,11 +384,12 @@ func hostCopy(m *trace.Memcpy) bool {
 	return isHost(m.Src) || isHost(m.Dst)
 }
 
-// medianInt is the lower median of xs (0 when empty); it sorts xs.
+// medianInt is the lower median of xs (0 when empty); it reorders xs.
 func medianInt(xs []int64) int64 {
 	if len(xs) == 0 {
 		return 0
 	}
-	slices.Sort(xs)
-	return xs[(len(xs)-1)/2]
+	k := (len(xs) - 1) / 2
+	selectNth(xs, k)
+	return xs[k]
 }

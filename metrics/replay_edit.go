@@ -153,8 +153,14 @@ func (g *replayGraph) compiledRegions() []threadRange {
 	lo, hi := g.steps[0].hostStart, g.steps[len(g.steps)-1].hostEnd
 	var out []threadRange
 	lastEnd := map[int32]int64{}
-	for _, op := range g.t.Ops {
-		if op.Kind != trace.CPUOp || op.Start < lo || op.Start >= hi || !strings.HasPrefix(op.Name, trace.CompiledRegionPrefix) {
+	ops := g.t.Ops
+	first, _ := slices.BinarySearchFunc(ops, lo, func(op trace.Op, x int64) int { return cmp.Compare(op.Start, x) })
+	for _, op := range ops[first:] {
+		if op.Start >= hi {
+			break
+		}
+		// The first byte turns away nearly every other op.
+		if op.Kind != trace.CPUOp || op.Name == "" || op.Name[0] != 'T' || !strings.HasPrefix(op.Name, trace.CompiledRegionPrefix) {
 			continue
 		}
 		th, ok := ths[thread{op.PID, op.TID}]

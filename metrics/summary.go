@@ -257,7 +257,7 @@ func Summarize(t *trace.Trace, o Options) Summary {
 			for i := range next {
 				v := b.view(devs[i].ID)
 				s.Devices[i] = summarizeDevice(v, devs[i], o, &w)
-				projectGraphs(t, &s.Devices[i])
+				projectGraphs(t, &s.Devices[i], &w.ix)
 				if o.KernelDists {
 					s.Devices[i].KernelDists = KernelDists(v, devs[i].ID)
 				}
