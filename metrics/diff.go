@@ -232,6 +232,10 @@ type DiffOptions struct {
 	// Ops asks for each device's GPU time by host op (DeviceSummary.Ops)
 	// in both summaries, to compare by op.
 	Ops bool
+	// Capture names, with Ops, the kernels of each side's graph launches
+	// by the capture of that side (Options.Capture): Capture[0] old's,
+	// Capture[1] new's; nil for none.
+	Capture [2]*Capture
 	// Workers is Options.Workers of both summaries.
 	Workers int
 }
@@ -272,7 +276,9 @@ func DiffTraces(a, b *trace.Trace, o DiffOptions) Diff {
 		key = Family
 	}
 	so := Options{Scopes: o.Ops, Workers: o.Workers}
-	d := Diff{Old: Summarize(a, so), New: Summarize(b, so)}
+	sn := so
+	so.Capture, sn.Capture = o.Capture[0], o.Capture[1]
+	d := Diff{Old: Summarize(a, so), New: Summarize(b, sn)}
 	// Unsorted: DiffKernels sorts.
 	ka, kb := devicesKernelStats(a, key), devicesKernelStats(b, key)
 	for i := range max(len(d.Old.Devices), len(d.New.Devices)) {

@@ -22,6 +22,12 @@ type ScopeStat struct {
 	Kernels int
 	GPUNS   int64
 	Share   float64 // GPUNS / the GPU time of all work on the device
+	// Replayed counts the kernels among Kernels that a graph launch
+	// inside the op replayed, not named by a capture; Captured those named
+	// by the capture's launch calls (CaptureMatch), which the op made
+	// while the graph was captured, in another run: its Calls and CPUNS
+	// are this trace's alone.
+	Replayed, Captured int
 }
 
 // NoScope names the GPU work whose launch call no op or region encloses,
@@ -52,11 +58,23 @@ func callScopes(t *trace.Trace, need []bool) (opOf, regionOf []*trace.Op) {
 // region Scopes attributes it to; "" where none encloses its launch call
 // or the call is not in the trace. The trace must hold its cpu_ops.
 func KernelScopes(t *trace.Trace) (ops, regions []string) {
+	return CapturedKernelScopes(t, nil)
+}
+
+// CapturedKernelScopes is KernelScopes naming the kernels of graph
+// launches by the launch calls m pairs them with, where it does.
+func CapturedKernelScopes(t *trace.Trace, m *CaptureMatch) (ops, regions []string) {
 	ix := newLaunchIndex(t)
 	need := make([]bool, len(t.APICalls))
 	calls := make([]int, len(t.Kernels))
+	captured := make([]int, len(t.Kernels))
 	for i := range t.Kernels {
-		calls[i] = ix.call(&t.Kernels[i].Activity)
+		a := &t.Kernels[i].Activity
+		if captured[i] = m.call(t, a); captured[i] >= 0 {
+			calls[i] = -1
+			continue
+		}
+		calls[i] = ix.call(a)
 		if calls[i] >= 0 {
 			need[calls[i]] = true
 		}
@@ -64,6 +82,11 @@ func KernelScopes(t *trace.Trace) (ops, regions []string) {
 	opOf, regionOf := callScopes(t, need)
 	ops, regions = make([]string, len(t.Kernels)), make([]string, len(t.Kernels))
 	for i, ci := range calls {
+		if cc := captured[i]; cc >= 0 {
+			c := &m.c.calls[cc]
+			ops[i], regions[i] = c.op, c.region
+			continue
+		}
 		if ci < 0 {
 			continue
 		}
@@ -84,6 +107,12 @@ func KernelScopes(t *trace.Trace) (ops, regions []string) {
 // belong to the scopes of the graph launch. It returns the stats by op and
 // by region, the most GPU time first, ties by name, NoScope among them.
 func Scopes(t *trace.Trace, dev int) (ops, regions []ScopeStat) {
+	return CapturedScopes(t, dev, nil)
+}
+
+// CapturedScopes is Scopes attributing the kernels of graph launches to
+// the op and region of the launch calls m pairs them with, where it does.
+func CapturedScopes(t *trace.Trace, dev int, m *CaptureMatch) (ops, regions []ScopeStat) {
 	ix := newLaunchIndex(t)
 	var acts []*trace.Activity
 	need := make([]bool, len(t.APICalls))
@@ -101,8 +130,8 @@ func Scopes(t *trace.Trace, dev int) (ops, regions []ScopeStat) {
 		stat      ScopeStat
 		instances map[*trace.Op]bool
 	}
-	tally := func(m map[string]*agg, o *trace.Op, a *trace.Activity) {
-		name := NoScope
+	// kind: 0 launched one by one, 1 replayed by a graph, 2 named by a capture.
+	tally := func(m map[string]*agg, name string, o *trace.Op, a *trace.Activity, kind int) {
 		if o != nil {
 			name = o.Name
 		}
@@ -113,6 +142,12 @@ func Scopes(t *trace.Trace, dev int) (ops, regions []ScopeStat) {
 		}
 		g.stat.Kernels++
 		g.stat.GPUNS += a.Dur()
+		switch kind {
+		case 1:
+			g.stat.Replayed++
+		case 2:
+			g.stat.Captured++
+		}
 		if o != nil && !g.instances[o] {
 			g.instances[o] = true
 			g.stat.Calls++
@@ -121,14 +156,31 @@ func Scopes(t *trace.Trace, dev int) (ops, regions []ScopeStat) {
 	}
 	byOp, byRegion := map[string]*agg{}, map[string]*agg{}
 	var total int64
+	graph := make([]int8, len(t.APICalls)) // 0 unknown, 1 a graph launch, 2 not
 	for _, a := range acts {
+		total += a.Dur()
+		if cc := m.call(t, a); cc >= 0 {
+			op, region := m.scope(cc)
+			tally(byOp, op, nil, a, 2)
+			tally(byRegion, region, nil, a, 2)
+			continue
+		}
 		var op, region *trace.Op
+		kind := 0
 		if ci := ix.call(a); ci >= 0 {
 			op, region = opOf[ci], regionOf[ci]
+			if graph[ci] == 0 {
+				graph[ci] = 2
+				if IsGraphLaunch(t.APICalls[ci].Name) {
+					graph[ci] = 1
+				}
+			}
+			if graph[ci] == 1 {
+				kind = 1
+			}
 		}
-		tally(byOp, op, a)
-		tally(byRegion, region, a)
-		total += a.Dur()
+		tally(byOp, NoScope, op, a, kind)
+		tally(byRegion, NoScope, region, a, kind)
 	}
 	done := func(m map[string]*agg) []ScopeStat {
 		out := make([]ScopeStat, 0, len(m))

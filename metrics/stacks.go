@@ -27,17 +27,34 @@ const NoLaunch = "(no launch call)"
 // launched it. Kernels replayed by a graph share the graph launch's
 // correlation id and so its stack. Samples are sorted by stack.
 func KernelStacks(t *trace.Trace) []StackSample {
+	return CapturedKernelStacks(t, nil)
+}
+
+// CapturedKernelStacks is KernelStacks giving the kernels of graph
+// launches that m pairs with capture calls the stack of the call that
+// captured them (the capture run's frames, then its launch call); the
+// step is the replay's.
+func CapturedKernelStacks(t *trace.Trace, m *CaptureMatch) []StackSample {
 	ix := newLaunchIndex(t)
 	callOf := make([]int, len(t.Kernels))
+	captured := make([]int, len(t.Kernels))
 	need := make([]bool, len(t.APICalls))
 	for i := range t.Kernels {
-		callOf[i] = ix.call(&t.Kernels[i].Activity)
+		a := &t.Kernels[i].Activity
+		callOf[i] = ix.call(a)
 		if callOf[i] >= 0 {
 			need[callOf[i]] = true
 		}
+		captured[i] = m.call(t, a)
 	}
 	stacks := callStacks(t, need)
 	noLaunch := stacks.id([]string{NoLaunch})
+	// The capture's stacks are numbered after the trace's own.
+	var capBase int
+	if m != nil {
+		capBase = len(stacks.stacks)
+		stacks.stacks = append(stacks.stacks, m.c.stacks.stacks...)
+	}
 	// A sample is a launching stack and a kernel name: kernels are
 	// counted into their sample without building its stack, which is
 	// made once a sample.
@@ -53,6 +70,9 @@ func KernelStacks(t *trace.Trace) []StackSample {
 		kk := key{noLaunch, "", k.Name}
 		if ci := callOf[i]; ci >= 0 {
 			kk.stack, kk.step = stacks.ofCall[ci], stacks.stepOf[ci]
+		}
+		if cc := captured[i]; cc >= 0 {
+			kk.stack = capBase + m.c.calls[cc].stack
 		}
 		j, ok := index[kk]
 		if !ok {

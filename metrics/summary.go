@@ -35,10 +35,16 @@ type Summary struct {
 	// Compile is what the trace says of torch.compile on the host; each
 	// device's Compile holds it too, with its kernels' side.
 	Compile CompileStats
+	// CompileLog is a structured compile log joined to the trace's
+	// compiled regions (JoinCompileLog), when the command was given one.
+	CompileLog *CompileJoin
 	// APIStats and RangeStats are the host API calls and the ranges
 	// (annotations, NVTX) by name, when Options asked for them.
 	APIStats, RangeStats []NameDist
-	Warnings             []string
+	// Capture says how the graph launches matched Options.Capture; nil
+	// without one.
+	Capture  *CaptureStats
+	Warnings []string
 }
 
 // A DeviceSummary holds the metrics of one device; see Definitions.
@@ -189,6 +195,10 @@ type Options struct {
 	// kernels outside compiled code (DeviceCompile.TopEagerOps): the trace
 	// must hold its cpu_ops, which a lean read leaves out.
 	Scopes bool
+	// Capture, with Scopes, names the kernels of graph launches by the
+	// launch calls that captured them (Capture.Match); nil leaves them
+	// under their graph launch.
+	Capture *Capture
 	// Gaps asks for each device's idle gaps, classified
 	// (DeviceSummary.Gaps), and TimelineBins > 0 for its utilization
 	// timeline in that many bins (DeviceSummary.Timeline): what the
@@ -246,6 +256,12 @@ func Summarize(t *trace.Trace, o Options) Summary {
 	}
 	prep.Wait()
 	s.Compile = w.compile.stats
+	var named *CaptureMatch
+	if o.Scopes && o.Capture != nil {
+		named = o.Capture.Match(t)
+		s.Capture = &named.Stats
+		s.Warnings = append(slices.Clip(s.Warnings), named.Stats.Warnings()...)
+	}
 	s.Devices = make([]DeviceSummary, len(devs))
 	// Each worker has a viewer of its own: the views' copies hold as many
 	// devices' records as there are workers, not all.
@@ -265,7 +281,7 @@ func Summarize(t *trace.Trace, o Options) Summary {
 					s.Devices[i].StreamStats = StreamStats(v, devs[i].ID)
 				}
 				if o.Scopes {
-					s.Devices[i].Ops, s.Devices[i].Regions = Scopes(v, devs[i].ID)
+					s.Devices[i].Ops, s.Devices[i].Regions = CapturedScopes(v, devs[i].ID, named)
 					d := &s.Devices[i]
 					d.Compile.TopEagerOps = eagerOps(v, devs[i].ID, w.ix, &w.compile, d.KernelNS, o.TopN)
 				}

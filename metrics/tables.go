@@ -22,6 +22,9 @@ type TablesOptions struct {
 	KernelDists, Streams, Copies bool
 	// Scopes needs the trace's cpu_ops, which a lean read leaves out.
 	Scopes bool
+	// Capture, with Scopes, names the kernels of graph launches by the
+	// launch calls that captured them; nil leaves them under the launch.
+	Capture *CaptureMatch
 }
 
 // PerDevice computes the tables o asks for, for each device with GPU
@@ -40,7 +43,7 @@ func PerDevice(t *trace.Trace, o TablesOptions) []DeviceTables {
 			d.Copies = CopyDists(v, dev)
 		}
 		if o.Scopes {
-			d.Ops, d.Regions = Scopes(v, dev)
+			d.Ops, d.Regions = CapturedScopes(v, dev, o.Capture)
 		}
 		out = append(out, d)
 	}

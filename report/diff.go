@@ -112,9 +112,20 @@ func DiffTables(d metrics.Diff, top int, l Layout) []*Table {
 		out = append(out, kernelDiffTable(dd.Kernels, top, l))
 		if dd.Old.Ops != nil && dd.New.Ops != nil {
 			t := opDiffTable(dd.Old.Ops, dd.New.Ops, top, l)
-			if dd.Old.Launch.GraphLaunches > 0 || dd.New.Launch.GraphLaunches > 0 {
+			switch {
+			case d.Old.Capture != nil || d.New.Capture != nil:
+				for _, x := range []struct {
+					side string
+					s    *metrics.CaptureStats
+				}{{"old", d.Old.Capture}, {"new", d.New.Capture}} {
+					if x.s != nil {
+						t.Notes = append(t.Notes, x.side+": "+CaptureNote(x.s))
+					}
+				}
+			case dd.Old.Launch.GraphLaunches > 0 || dd.New.Launch.GraphLaunches > 0:
 				t.Notes = append(t.Notes, "kernels that CUDA or HIP graphs replay count under the op that launched the graph, not "+
-					"the ops they were captured from: an op at 0 ns in one run may still run there, inside a graph")
+					"the ops they were captured from: an op at 0 ns in one run may still run there, inside a graph; "+
+					"--capture TRACE (a trace profiled while the graphs were captured) names those ops")
 			}
 			out = append(out, t)
 		}

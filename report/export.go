@@ -29,7 +29,11 @@ type RowWriter struct {
 	buf  []byte        // a JSON line
 	vals []value
 	pq   *parquetRows
+	opts CSVOptions // of CSV text cells
 }
+
+// SetCSV sets how CSV text cells are written from the next row on.
+func (rw *RowWriter) SetCSV(o CSVOptions) { rw.opts = o }
 
 // NewRowWriter starts a CSV ("csv"), JSON ("json": one document), JSON
 // lines ("jsonl") or Parquet ("parquet") stream of the table name with
@@ -114,7 +118,7 @@ func (rw *RowWriter) write(row []value) error {
 			case 'f':
 				b = strconv.AppendFloat(b, v.f, 'f', -1, 64)
 			case 's':
-				b = appendCSVField(b, v.s)
+				b = appendCSVField(b, csvText(v.s, rw.opts))
 			}
 		}
 		rw.buf = append(b, '\n')
@@ -279,7 +283,7 @@ type kernelRow struct {
 	Occupancy   OptInt `col:"occupancy_pct" doc:"Kineto's est. achieved occupancy, 0–100 %; none where the trace gives none (Nsight exports, older traces)"`
 	BlocksPerSM Opt    `col:"blocks_per_sm" doc:"the grid's blocks / the device's SMs, as Kineto computes its blocks per SM; none when either is unknown"`
 	WarpsPerSM  Opt    `col:"warps_per_sm" doc:"blocks_per_sm × threads a block / 32, as Kineto computes its warps per SM; none when unknown"`
-	Op          string `col:"op" doc:"the innermost cpu_op open on the launching thread when the kernel's launch call began (graph replays: the graph launch's); empty where none is, or the call is not in the trace"`
+	Op          string `col:"op" doc:"the innermost cpu_op open on the launching thread when the kernel's launch call began (graph replays: the graph launch's, or with --capture the op that captured the kernel); empty where none is, or the call is not in the trace"`
 	Region      string `col:"region" doc:"the innermost record_function annotation or NVTX range (not a ProfilerStep) open then; empty where none is"`
 	Label       string `col:"label" doc:"the run's label (see the summary table)"`
 }

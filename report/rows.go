@@ -148,19 +148,6 @@ func (rt *rowType) values(dst []value, row reflect.Value) []value {
 	return dst
 }
 
-// raw writes v for machines, as Raw does; "" for no value.
-func (v value) raw() string {
-	switch v.kind {
-	case 'i':
-		return strconv.FormatInt(v.i, 10)
-	case 'f':
-		return strconv.FormatFloat(v.f, 'f', -1, 64)
-	case 's':
-		return v.s
-	}
-	return ""
-}
-
 // appendJSON appends v as JSON: null for no value, and for a float that
 // JSON cannot hold (NaN, ±Inf).
 func (v value) appendJSON(b []byte) []byte {

@@ -211,7 +211,7 @@ func TestContentSize(t *testing.T) {
 // the trailer's value plus the multiple of 4 GiB nearest the projection,
 // unless that is more than four times the projection.
 func TestGzipContentSize(t *testing.T) {
-	const ten = 10_005_703_558 // a generated 10 GB trace (docs/perf-log.md); gzip -1 makes 1,144,426,270 bytes of it
+	const ten = 10_005_703_558 // a generated 10 GB trace (tracegen -size 10GB); gzip -1 makes 1,144,426,270 bytes of it
 	for _, c := range []struct {
 		name                        string
 		size, isize, read, inflated int64

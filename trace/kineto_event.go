@@ -435,7 +435,7 @@ func (d *eventDecoder) keep(e *rawEvent, p *part) {
 	case clsKernel, clsMemcpy, clsMemset, clsSync:
 		e.keepActivity(name, start, end, p)
 	case clsRuntime, clsDriver:
-		e.keepAPICall(name, start, end, p)
+		e.keepAPICall(d, name, start, end, p)
 	case clsCPUOp, clsUserAnnotation, clsGPUAnnotation, clsPython:
 		e.keepOp(name, start, end, p)
 	}
@@ -505,15 +505,19 @@ func (e *rawEvent) keepActivity(name string, start, end int64, p *part) {
 }
 
 // keepAPICall adds a runtime or driver call record.
-func (e *rawEvent) keepAPICall(name string, start, end int64, p *part) {
+func (e *rawEvent) keepAPICall(d *eventDecoder, name string, start, end int64, p *part) {
 	pid, _ := jsonlex.IntOf(e.pid)
 	tid, _ := jsonlex.IntOf(e.tid)
 	kind := Runtime
 	if e.cls == clsDriver {
 		kind = Driver
 	}
-	p.t.APICalls = append(p.t.APICalls, APICall{Name: name, Kind: kind, PID: pid, TID: tid,
-		Start: start, End: end, Correlation: e.args.correlation, ExternalID: e.args.external})
+	c := APICall{Name: name, Kind: kind, PID: pid, TID: tid,
+		Start: start, End: end, Correlation: e.args.correlation, ExternalID: e.args.external, GraphNode: e.args.graphNode}
+	if k := e.args.kernel; k.Kind == 's' {
+		c.Kernel = d.intern(k.Text(), p)
+	}
+	p.t.APICalls = append(p.t.APICalls, c)
 }
 
 // keepOp adds a host op record: a cpu_op, an annotation or a Python
@@ -592,6 +596,9 @@ type eventArgs struct {
 	hasOccupancy          bool
 	grid, block           [3]int32
 	graphID, graphNode    int64
+	// kernel is a launch call's "kernel" (ROCm names the kernel there);
+	// it aliases the input, read while the event is kept.
+	kernel jsonlex.Value
 }
 
 // args reads the "args" object at b[i].
@@ -630,6 +637,10 @@ func (d *eventDecoder) args(b []byte, i int, cls eventClass, a *eventArgs) (int,
 				a.graphID, _ = jsonlex.IntOf(v)
 			case "graph node id":
 				a.graphNode, _ = jsonlex.IntOf(v)
+			case "kernel":
+				if cls == clsRuntime || cls == clsDriver {
+					a.kernel = v
+				}
 			}
 		}
 		return i, err

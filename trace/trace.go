@@ -175,6 +175,14 @@ type APICall struct {
 	Start, End  int64
 	Correlation int64
 	ExternalID  int64
+	// Kernel is the name of the kernel a launch call launches, where the
+	// trace records it on the call (ROCm's Kineto args "kernel"); ""
+	// elsewhere. A launch made while a graph was captured executes
+	// nothing: its name, if any, is here alone.
+	Kernel string
+	// GraphNode is the graph node a launch call made during capture
+	// became (Kineto args "graph node id"); 0 when not recorded.
+	GraphNode int64
 }
 
 // OpKind classifies host ops and annotations.

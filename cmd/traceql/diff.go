@@ -18,8 +18,10 @@ type diffOptions struct {
 	Old, New string
 	Group    string
 	Format   string
+	CSV      report.CSVOptions // --csv-safe
 	Top      int
 	Labels   []string
+	Capture  []string // --capture: one for both sides, or OLD's and NEW's
 	IO       *ioStreams
 }
 
@@ -47,7 +49,7 @@ the absolute change in total time.
 --format csv writes the summary metrics alone, one row per device pair and
 metric (old, new, delta, ratio), clock readings (start_ns, end_ns) left
 out; --format json the same rows as one document ({"version", "table":
-"diff", "rows"}); export --table kernel-stats gives each run's kernels.` + windowHelp,
+"diff", "rows"}); export --table kernel-stats gives each run's kernels.` + windowHelp + captureHelp,
 		Example: `  traceql diff default.json reduce-overhead.json
   traceql diff eager.json compiled.json --group family --top 30
   traceql diff a.json b.sqlite --format csv > diff.csv`,
@@ -63,6 +65,9 @@ out; --format json the same rows as one document ({"version", "table":
 				return err
 			}
 			if err := checkLabels(opts.Labels, args); err != nil {
+				return err
+			}
+			if err := checkCapture(opts.Capture, 2, opts.By == "op", "--by op"); err != nil {
 				return err
 			}
 			if opts.By == "op" {
@@ -81,9 +86,11 @@ out; --format json the same rows as one document ({"version", "table":
 	enumFlag(cmd, &opts.Group, "group", "", "name", []string{"name", "family"}, "match kernels by exact name or by family")
 	enumFlag(cmd, &opts.By, "by", "", "", []string{"op"}, "op: also compare the GPU time launched from each host op (reads the cpu_ops)")
 	formatFlag(cmd, &opts.Format, "text", tableFormats, "output format: text, csv, json or markdown")
+	csvSafeFlag(cmd.Flags(), &opts.CSV)
 	f.IntVar(&opts.Top, "top", 20, "kernel rows shown")
 	namesFlag(cmd, &opts.Names)
 	addLabelFlag(f, &opts.Labels, false)
+	addCaptureFlag(f, &opts.Capture, 2)
 	opts.Read.addFlags(f)
 	return cmd
 }
@@ -106,7 +113,25 @@ func runDiff(ctx context.Context, opts *diffOptions) error {
 	if err != nil {
 		return err
 	}
-	d := metrics.DiffTraces(ts[0], ts[1], metrics.DiffOptions{Family: opts.Group == "family", Ops: opts.By == "op", Workers: cores()})
+	caps, err := readCaptures(ctx, opts.Capture, &opts.Read, false)
+	if err != nil {
+		return err
+	}
+	do := metrics.DiffOptions{Family: opts.Group == "family", Ops: opts.By == "op", Workers: cores()}
+	switch len(caps) {
+	case 1:
+		do.Capture = [2]*metrics.Capture{caps[0], caps[0]}
+	case 2:
+		do.Capture = [2]*metrics.Capture{caps[0], caps[1]}
+	}
+	d := metrics.DiffTraces(ts[0], ts[1], do)
+	for i, s := range []*metrics.Summary{&d.Old, &d.New} {
+		if s.Capture != nil {
+			file := []string{opts.Old, opts.New}[i]
+			opts.Read.warn(file, s.Capture.Warnings())
+			complain(opts.IO.ErrOut, file+": "+report.CaptureNote(s.Capture))
+		}
+	}
 	labels := opts.Labels
 	if labels == nil {
 		labels = runLabels([]string{opts.Old, opts.New})
@@ -117,7 +142,7 @@ func runDiff(ctx context.Context, opts *diffOptions) error {
 		sums := []metrics.Summary{metrics.Summarize(ts[0], metrics.Options{}), metrics.Summarize(ts[1], metrics.Options{})}
 		switch opts.Format {
 		case "csv":
-			return report.WriteCSV(opts.IO.Out, report.HostCompareRecords(labels, sums))
+			return report.WriteCSVWith(opts.IO.Out, report.HostCompareRecords(labels, sums), opts.CSV)
 		case "json":
 			return report.WriteJSON(opts.IO.Out, "host-compare", report.HostCompareRecords(labels, sums))
 		case "markdown":
@@ -134,7 +159,7 @@ func runDiff(ctx context.Context, opts *diffOptions) error {
 		if opts.Format == "json" {
 			return report.WriteJSON(opts.IO.Out, "diff", t)
 		}
-		return report.WriteCSV(opts.IO.Out, t)
+		return report.WriteCSVWith(opts.IO.Out, t, opts.CSV)
 	case "markdown":
 		return report.WriteMarkdown(opts.IO.Out, report.DiffTables(d, opts.Top, textLayout(opts.IO, false, opts.Names))...)
 	}

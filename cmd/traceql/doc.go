@@ -55,6 +55,16 @@
 //	names.
 //	FILEs that are traceql's own Parquet of export --table summary are read
 //	back: the text is their overview, --format csv their rows.
+//	--compile-log DIR|FILE joins a TORCH_TRACE structured compile log (what
+//	TORCH_TRACE=DIR writes and tlparse reads; plain or gzipped) to the trace of
+//	the same process: per compile of a frame (the log's [F/R], the trace's
+//	Torch-Compiled Region: F/R), its compile time, graph breaks and why, the
+//	guard failures that made a recompile, CUDA graphs replayed or skipped,
+//	beside its calls, Dynamo lookup cost and kernel time in the trace; then the
+//	top kernels of compiled frames with the FX nodes and source lines
+//	Inductor's provenance gives (INDUCTOR_PROVENANCE=1 when compiling). A DIR
+//	with several logs gives each trace the log of its rank (rank_N in the
+//	name). Text and markdown only.
 //
 //	Windows (GPU activity is clipped to the window; the launch calls of its
 //	kernels count wherever they were made, and the steps are those selected,
@@ -87,6 +97,17 @@
 //	traceql summarize --overview out/*.parquet prints the overview one
 //	process reading every trace prints, rows in natural order of file, as a
 //	DIR argument lists them.
+//
+//	CUDA graphs (--capture): the kernels a graph launch replays belong to its
+//	one call, so by op they sit under the op that launched the graph.
+//	--capture TRACE names them: a trace of a run profiled while the
+//	graphs were captured holds the launch calls that made them (they execute
+//	nothing), each inside its op; each graph launch is paired with the capture
+//	of as many launches, by graph node ids where the traces record them, else
+//	per stream in order, kernel names checked where the capture records them.
+//	A graph the capture does not decide stays under its launch, with a warning
+//	saying why.
+//
 //	Metrics, per device: the CSV and JSON name, the text table's label in
 //	quotes, and the definition (all times integer ns in CSV and JSON). A metric
 //	that has no value (a mean of no kernels, a bandwidth of no copies, a ratio
@@ -323,6 +344,40 @@
 //	Also shown: the top kernels by total time (count, total, mean, share of
 //	kernel_ns); with --all, the gap-length histogram (decades from 1 µs to 1 s)
 //	and copies by kind and memory kinds (Pageable/Pinned/Device) with bandwidth.
+//	With --compile-log, the compiled frames table, a row per compile F/R (its
+//	label in quotes where it differs):
+//	  frame               F/R: Dynamo's frame id and the frame's compile count (R >
+//	                      0: a recompile), as the log's compile ids and the trace's
+//	                      Torch-Compiled Region: F/R ops write them
+//	  compile_ns          "compile": the log's compile time of F/R: the sum of its
+//	                      compilation_metrics duration_us
+//	                      (entire_frame_compile_time_s in older logs), parsed from
+//	                      decimal text; records timing run-time work (is_runtime)
+//	                      left out
+//	  graph_breaks        "breaks": graph breaks in F/R: the larger of the log's
+//	                      num_graph_breaks and the number of distinct break reasons
+//	                      it logged (dynamo_graph_break_reason, restart_reasons)
+//	  recompile_guards    "guards": the guard failures the log gives as the cause
+//	                      of compiling F/R (recompile_reasons): each names an
+//	                      earlier compile F/R' whose guard failed
+//	  calls               Torch-Compiled Region: F/R ops in the trace (within the
+//	                      window)
+//	  lookup_ns           "lookup": sum of the durations of the TorchDynamo Cache
+//	                      Lookup ops charged to F/R: a lookup is, when the next
+//	                      compiled region or lookup to start on its thread at or
+//	                      after its end is a call of F/R
+//	  frame_kernel_ns     "kernel time": sum of the durations of the kernels whose
+//	                      launch call (eager or graph, matched on correlation id)
+//	                      lies within a call of F/R on the calling thread, the
+//	                      innermost when frames nest
+//	  frame_kernel_share  "share": frame_kernel_ns / the device's kernel_ns
+//	  cudagraphs          "graphs": CUDA graphs: replayed: some of frame_kernel_ns
+//	                      was replayed by graph launch calls; skipped: none was and
+//	                      the log gives Inductor's cudagraph_skip_reason; no: none
+//	                      was, the frame ran
+//	  code                the compiled function as the log names it (co_name, file
+//	                      base name:first line); torch_dynamo_resume_in_FN_at_LINE
+//	                      is the code after a graph break in FN
 //
 //	Usage:
 //	  traceql summarize FILE|DIR... [flags]
@@ -336,51 +391,59 @@
 //	  traceql summarize --overview out/*.parquet
 //
 //	Flags:
-//	      --all              text: after the headline and top kernels, every
-//	                         metric, copies by kind, steps and idle gaps
-//	      --by strings       drill down, comma-separated: kernel (every kernel
-//	                         name with nsys stats' columns: instances, total,
-//	                         mean, median, min, max, stddev), stream (each
-//	                         stream's kernels, busy, idle, utilization), api
-//	                         (host API calls by name), range (record_function
-//	                         and NVTX ranges by name), op and region (GPU time
-//	                         by the innermost cpu_op, and record_function or
-//	                         NVTX range, enclosing each launch)
-//	      --device N         measure only device N (repeat or comma-separate
-//	                         for several)
-//	  -f, --format string    output format: text, csv, json or markdown
-//	                         (default "text")
-//	  -h, --help             help for summarize
-//	  -j, --jobs int         files read at once (default 0: one per CPU, as
-//	                         memory allows)
-//	      --kernel REGEX     measure only the kernels whose names match this
-//	                         REGEX (copies and memsets stay; no verdict)
-//	      --label strings    comma-separated run labels, one per FILE or DIR
-//	                         (a DIR's labels every trace in it); default: the
-//	                         file names, with as many folders as tell them apart
-//	      --names string     kernel names: full (as recorded), short
-//	                         (demangled; templates, arguments and namespaces
-//	                         folded) or family (base name across
-//	                         instantiations) (default "full")
-//	      --overview         print only the overview of several traces, not
-//	                         each trace's tables
-//	  -q, --quiet            no progress bar on stderr
-//	      --range string     measure only the span of the annotation, op or
-//	                         NVTX range with this name
-//	      --shard K/N        read only worker K's share of N of the files, by
-//	                         a hash of each file's path under its argument
-//	                         (see above)
-//	      --skip-steps int   drop the first N recorded ProfilerStep#N
-//	      --steady           measure only the steps after the warm-up (leading
-//	                         steps over twice the median)
-//	      --steps string     measure only these ProfilerStep#N: 3:, 3:5, :5 or 4
-//	      --stream N         measure only stream N, on every device (repeat or
-//	                         comma-separate for several; no verdict)
-//	      --strict           treat skipped or malformed events and truncation
-//	                         as errors
-//	      --top int          kernels (and host ops) listed per device (default 10)
-//	      --window string    measure only START:END after the first GPU
-//	                         activity, e.g. 100ms:500ms
+//	      --all               text: after the headline and top kernels, every
+//	                          metric, copies by kind, steps and idle gaps
+//	      --by strings        drill down, comma-separated: kernel (every
+//	                          kernel name with nsys stats' columns: instances,
+//	                          total, mean, median, min, max, stddev), stream
+//	                          (each stream's kernels, busy, idle,
+//	                          utilization), api (host API calls by name),
+//	                          range (record_function and NVTX ranges by name),
+//	                          op and region (GPU time by the innermost cpu_op,
+//	                          and record_function or NVTX range, enclosing
+//	                          each launch)
+//	      --capture TRACE     name the kernels of CUDA/HIP graph launches by
+//	                          the ops that captured them, from TRACE, a trace
+//	                          profiled while the graphs were captured
+//	      --compile-log LOG   LOG: a TORCH_TRACE compile log, or a folder of
+//	                          them, joined to the compiled frames
+//	      --csv-safe          CSV: prefix ' to text cells starting = + - @
+//	                          (formulas)
+//	      --device N          measure only device N (repeat or comma-separate
+//	                          for several)
+//	  -f, --format string     output format: text, csv, json or markdown
+//	                          (default "text")
+//	  -h, --help              help for summarize
+//	  -j, --jobs int          files read at once (default 0: one per CPU, as
+//	                          memory allows)
+//	      --kernel REGEX      measure only the kernels whose names match this
+//	                          REGEX (copies and memsets stay; no verdict)
+//	      --label strings     comma-separated run labels, one per FILE or DIR
+//	                          (a DIR's labels every trace in it); default: the
+//	                          file names, with as many folders as tell them apart
+//	      --names string      kernel names: full (as recorded), short
+//	                          (demangled; templates, arguments and namespaces
+//	                          folded) or family (base name across
+//	                          instantiations) (default "full")
+//	      --overview          print only the overview of several traces, not
+//	                          each trace's tables
+//	  -q, --quiet             no progress bar on stderr
+//	      --range string      measure only the span of the annotation, op or
+//	                          NVTX range with this name
+//	      --shard K/N         read only worker K's share of N of the files, by
+//	                          a hash of each file's path under its argument
+//	                          (see above)
+//	      --skip-steps int    drop the first N recorded ProfilerStep#N
+//	      --steady            measure only the steps after the warm-up
+//	                          (leading steps over twice the median)
+//	      --steps string      measure only these ProfilerStep#N: 3:, 3:5, :5 or 4
+//	      --stream N          measure only stream N, on every device (repeat
+//	                          or comma-separate for several; no verdict)
+//	      --strict            treat skipped or malformed events and truncation
+//	                          as errors
+//	      --top int           kernels (and host ops) listed per device (default 10)
+//	      --window string     measure only START:END after the first GPU
+//	                          activity, e.g. 100ms:500ms
 //
 //	# traceql diff
 //
@@ -423,6 +486,16 @@
 //	                    none is; the whole trace, with a warning, without steps
 //	The window measured is named in text titles and in the window column.
 //
+//	CUDA graphs (--capture): the kernels a graph launch replays belong to its
+//	one call, so by op they sit under the op that launched the graph.
+//	--capture TRACE names them: a trace of a run profiled while the
+//	graphs were captured holds the launch calls that made them (they execute
+//	nothing), each inside its op; each graph launch is paired with the capture
+//	of as many launches, by graph node ids where the traces record them, else
+//	per stream in order, kernel names checked where the capture records them.
+//	A graph the capture does not decide stays under its launch, with a warning
+//	saying why.
+//
 //	Usage:
 //	  traceql diff OLD NEW [flags]
 //
@@ -434,6 +507,12 @@
 //	Flags:
 //	      --by string        op: also compare the GPU time launched from each
 //	                         host op (reads the cpu_ops)
+//	      --capture TRACE    name the kernels of CUDA/HIP graph launches by
+//	                         the ops that captured them, from TRACE, a trace
+//	                         profiled while the graphs were captured (once:
+//	                         both sides; twice: OLD's, then NEW's)
+//	      --csv-safe         CSV: prefix ' to text cells starting = + - @
+//	                         (formulas)
 //	      --device N         measure only device N (repeat or comma-separate
 //	                         for several)
 //	  -f, --format string    output format: text, csv, json or markdown
@@ -510,6 +589,8 @@
 //
 //	Flags:
 //	      --all                show every metric, not the headline ones
+//	      --csv-safe           CSV: prefix ' to text cells starting = + - @
+//	                           (formulas)
 //	      --device N           measure only device N (repeat or comma-separate
 //	                           for several)
 //	  -f, --format string      output format: text, csv, json or markdown
@@ -665,8 +746,9 @@
 //	                (nvtx_sum)
 //	  ops           one row per (file, device, host op): the GPU work launched from
 //	                inside it (the innermost cpu_op open on the launching thread;
-//	                graph replays are the graph launch's): calls, kernels, gpu_ns,
-//	                cpu_ns, share; "(none)" for the rest
+//	                graph replays are the graph launch's, or with --capture the
+//	                capturing op's): calls, kernels, gpu_ns, cpu_ns, share;
+//	                "(none)" for the rest
 //	  regions       the same by the innermost record_function annotation or NVTX
 //	                range
 //	  copy-stats    one row per (file, device, copy kind and memory kinds; memsets
@@ -718,6 +800,15 @@
 //	traceql summarize --overview out/*.parquet prints the overview one
 //	process reading every trace prints, rows in natural order of file, as a
 //	DIR argument lists them.
+//	CUDA graphs (--capture): the kernels a graph launch replays belong to its
+//	one call, so by op they sit under the op that launched the graph.
+//	--capture TRACE names them: a trace of a run profiled while the
+//	graphs were captured holds the launch calls that made them (they execute
+//	nothing), each inside its op; each graph launch is paired with the capture
+//	of as many launches, by graph node ids where the traces record them, else
+//	per stream in order, kernel names checked where the capture records them.
+//	A graph the capture does not decide stays under its launch, with a warning
+//	saying why.
 //
 //	Usage:
 //	  traceql export FILE|DIR... [flags]
@@ -730,6 +821,11 @@
 //	    -o out/part-3.parquet
 //
 //	Flags:
+//	      --capture TRACE    name the kernels of CUDA/HIP graph launches by
+//	                         the ops that captured them, from TRACE, a trace
+//	                         profiled while the graphs were captured
+//	      --csv-safe         CSV: prefix ' to text cells starting = + - @
+//	                         (formulas)
 //	      --device N         measure only device N (repeat or comma-separate
 //	                         for several)
 //	  -f, --format string    csv, json (one document), jsonl (JSON lines) or
@@ -777,7 +873,8 @@
 //	attributed to the host stack that launched each kernel: the Python frames
 //	(with_stack=True), ops and annotations (NVTX ranges for Nsight) open on the
 //	launching thread, then the launch call, then the kernel name as the leaf.
-//	Kernels replayed by a CUDA graph sit under the graph launch's stack.
+//	Kernels replayed by a CUDA graph sit under the graph launch's stack, or,
+//	with --capture, under the stack of the launch call that captured them.
 //	The profiler step is no frame but the label "step", so the flame graph
 //	merges steps and -tagfocus picks one.
 //
@@ -810,10 +907,23 @@
 //	                    none is; the whole trace, with a warning, without steps
 //	The window measured is named in text titles and in the window column.
 //
+//	CUDA graphs (--capture): the kernels a graph launch replays belong to its
+//	one call, so by op they sit under the op that launched the graph.
+//	--capture TRACE names them: a trace of a run profiled while the
+//	graphs were captured holds the launch calls that made them (they execute
+//	nothing), each inside its op; each graph launch is paired with the capture
+//	of as many launches, by graph node ids where the traces record them, else
+//	per stream in order, kernel names checked where the capture records them.
+//	A graph the capture does not decide stays under its launch, with a warning
+//	saying why.
+//
 //	Usage:
 //	  traceql pprof FILE -o gpu.pb.gz [flags]
 //
 //	Flags:
+//	      --capture TRACE    name the kernels of CUDA/HIP graph launches by
+//	                         the ops that captured them, from TRACE, a trace
+//	                         profiled while the graphs were captured
 //	      --device N         measure only device N (repeat or comma-separate
 //	                         for several)
 //	  -h, --help             help for pprof
@@ -871,6 +981,16 @@
 //	                    none is; the whole trace, with a warning, without steps
 //	The window measured is named in text titles and in the window column.
 //
+//	CUDA graphs (--capture): the kernels a graph launch replays belong to its
+//	one call, so by op they sit under the op that launched the graph.
+//	--capture TRACE names them: a trace of a run profiled while the
+//	graphs were captured holds the launch calls that made them (they execute
+//	nothing), each inside its op; each graph launch is paired with the capture
+//	of as many launches, by graph node ids where the traces record them, else
+//	per stream in order, kernel names checked where the capture records them.
+//	A graph the capture does not decide stays under its launch, with a warning
+//	saying why.
+//
 //	Usage:
 //	  traceql report FILE|DIR... -o REPORT.html [flags]
 //
@@ -881,6 +1001,9 @@
 //
 //	Flags:
 //	      --bins int         time bins of the utilization timeline (default 200)
+//	      --capture TRACE    name the kernels of CUDA/HIP graph launches by
+//	                         the ops that captured them, from TRACE, a trace
+//	                         profiled while the graphs were captured
 //	      --device N         measure only device N (repeat or comma-separate
 //	                         for several)
 //	  -h, --help             help for report

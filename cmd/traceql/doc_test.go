@@ -2,6 +2,8 @@ package main
 
 import (
 	"os"
+	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -47,5 +49,50 @@ func TestDoc(t *testing.T) {
 	golden.Check(t, "doc.go", []byte(doc.String()))
 	if _, err := os.Stat("doc.go"); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestDocPaths fails on a backticked file name in the project's documents
+// that names no file: a path must exist relative to the project's root or
+// to the document, a bare name somewhere in the project. So a renamed file
+// leaves no stale pointer behind. Placeholders (`X.go`, `plot_KIND.go`,
+// `bench/NAME.txt`) and paths outside the project are not checked.
+func TestDocPaths(t *testing.T) {
+	root := filepath.Join("..", "..")
+	docs, _ := filepath.Glob(filepath.Join(root, "*.md"))
+	more, _ := filepath.Glob(filepath.Join(root, "docs", "*.md"))
+	docs = append(append(docs, more...), filepath.Join(root, "testdata", "gpu", "README.md"))
+	names := map[string]bool{} // the project's files, and those of ../shared beside it
+	for _, dir := range []string{root, filepath.Join(root, "..", "shared")} {
+		filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
+			if err == nil {
+				names[d.Name()] = true
+			}
+			return nil
+		})
+	}
+	ticked := regexp.MustCompile("`([A-Za-z0-9_./-]+\\.(?:go|md|sh|py|s|txt|json|jsonl|gz|png|csv|txtar|sqlite))`")
+	placeholder := regexp.MustCompile(`(^|[/_.-])[A-Z]+([/_.-]|$)`)
+	for _, doc := range docs {
+		text, err := os.ReadFile(doc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range ticked.FindAllStringSubmatch(string(text), -1) {
+			p := m[1]
+			if placeholder.MatchString(p) || strings.HasPrefix(p, "../") || strings.Contains(p, "...") {
+				continue
+			}
+			if !strings.Contains(p, "/") && names[p] {
+				continue
+			}
+			if _, err := os.Stat(filepath.Join(root, p)); err == nil {
+				continue
+			}
+			if _, err := os.Stat(filepath.Join(filepath.Dir(doc), p)); err == nil {
+				continue
+			}
+			t.Errorf("%s: `%s` names no file of the project", strings.TrimPrefix(doc, root+"/"), p)
+		}
 	}
 }

@@ -21,12 +21,14 @@ type exportOptions struct {
 	Args   []string
 	Table  string
 	Format string
+	CSV    report.CSVOptions // --csv-safe
 	Output string
 	Schema bool // print the table's schema, read nothing
 	// PerStream: the gaps table has each stream's gaps instead of each
 	// device's.
 	PerStream bool
 	Labels    []string
+	Capture   []string // --capture: the trace of the graphs' capture
 	Shard     shard
 	IO        *ioStreams
 }
@@ -72,8 +74,9 @@ Tables:
                 (nvtx_sum)
   ops           one row per (file, device, host op): the GPU work launched from
                 inside it (the innermost cpu_op open on the launching thread;
-                graph replays are the graph launch's): calls, kernels, gpu_ns,
-                cpu_ns, share; "(none)" for the rest
+                graph replays are the graph launch's, or with --capture the
+                capturing op's): calls, kernels, gpu_ns, cpu_ns, share;
+                "(none)" for the rest
   regions       the same by the innermost record_function annotation or NVTX
                 range
   copy-stats    one row per (file, device, copy kind and memory kinds; memsets
@@ -92,7 +95,7 @@ Load it in pandas with pd.read_csv("out.csv"), pd.read_json("out.jsonl",
 lines=True) for --format jsonl, or pd.read_parquet("out.parquet") for --format
 parquet (zstd; DuckDB, Spark and Polars read it too: SELECT * FROM
 'out.parquet'). Every worker's --shard part has the same columns: out/*.parquet
-reads as one table.` + windowHelp + shardHelp,
+reads as one table.` + windowHelp + shardHelp + captureHelp,
 		Example: `  traceql export run.json --table kernels -o kernels.csv
   traceql export runs/ --table gaps --format jsonl > gaps.jsonl
   traceql export --schema --table kernels
@@ -130,6 +133,10 @@ reads as one table.` + windowHelp + shardHelp,
 					return err
 				}
 			}
+			if err := checkCapture(opts.Capture, 1, opts.Table == "kernels" || opts.Table == "ops" || opts.Table == "regions",
+				"--table kernels, ops or regions"); err != nil {
+				return err
+			}
 			switch opts.Table {
 			case "ops", "regions":
 				opts.Read.needs = trace.Needs{Ops: true, Polls: true} // every cpu_op; polls too, as before
@@ -147,11 +154,13 @@ reads as one table.` + windowHelp + shardHelp,
 	}
 	f := cmd.Flags()
 	enumFlag(cmd, &opts.Table, "table", "t", "summary", report.ExportTables(), "table: "+strings.Join(report.ExportTables(), ", "))
+	csvSafeFlag(cmd.Flags(), &opts.CSV)
 	formatFlag(cmd, &opts.Format, "", []string{"csv", "json", "jsonl", "parquet"}, "csv, json (one document), jsonl (JSON lines) or parquet (default: by -o's extension, .csv, .json, .jsonl or .parquet, else csv)")
 	f.BoolVar(&opts.PerStream, "per-stream", false, "with --table gaps: the idle gaps of each stream alone (HTA's per-stream idle time), a stream column on each")
 	f.BoolVar(&opts.Schema, "schema", false, "print the --table's columns (name, type, unit, nullable, definition) as JSON, and read no trace")
 	f.StringVarP(&opts.Output, "output", "o", "", "file to write (a file is replaced atomically, a device or pipe written in place); stdout when absent or -")
 	addLabelFlag(f, &opts.Labels, true)
+	addCaptureFlag(f, &opts.Capture, 1)
 	opts.Read.addFlags(f)
 	opts.Read.addJobsFlag(f)
 	addShardFlag(f, &opts.Shard)
@@ -185,11 +194,21 @@ func runExport(ctx context.Context, opts *exportOptions) error {
 	// Labels from every file, before a shard's are picked: each
 	// worker's rows label a file as the others' do.
 	labels := fileLabels(opts.Args, opts.Labels, files)
-	files = opts.Shard.pick(opts.Args, files)
 	if opts.Output != "" {
+		// Every file, not the shard's alone: -o must not replace a
+		// trace another worker is to read.
 		if err := checkOutput(opts.Output, files); err != nil {
 			return err
 		}
+	}
+	files = opts.Shard.pick(opts.Args, files)
+	caps, err := readCaptures(ctx, opts.Capture, &opts.Read, false)
+	if err != nil {
+		return err
+	}
+	var capture *metrics.Capture
+	if len(caps) > 0 {
+		capture = caps[0]
 	}
 	defer opts.Read.startProgress(files)()
 	failed := missing
@@ -201,6 +220,9 @@ func runExport(ctx context.Context, opts *exportOptions) error {
 			if rw == nil {
 				cols, _ := report.ExportColumns(opts.Table)
 				rw, err = report.NewRowWriter(w, opts.Format, opts.Table, cols)
+				if rw != nil {
+					rw.SetCSV(opts.CSV)
+				}
 			}
 			return err
 		}
@@ -227,7 +249,11 @@ func runExport(ctx context.Context, opts *exportOptions) error {
 			case active && host:
 				complain(opts.IO.ErrOut, f+": GPU activity; the "+opts.Table+" table has rows for traces without (CPU, MPS runs); no row written")
 			}
-			in := exportInput(opts.Table, opts.PerStream, t)
+			in, named := exportInput(opts.Table, opts.PerStream, t, capture)
+			if named != nil {
+				opts.Read.warn(f, named.Warnings())
+				complain(opts.IO.ErrOut, f+": "+report.CaptureNote(named))
+			}
 			in.Label = labels[f]
 			if err := start(); err != nil {
 				return err
@@ -262,9 +288,15 @@ func runExport(ctx context.Context, opts *exportOptions) error {
 var errNothingRead = errors.New("no trace read")
 
 // exportInput computes what the table's rows are made of, and nothing
-// else: a table of kernels by name needs no idle-gap classes.
-func exportInput(table string, perStream bool, t *trace.Trace) report.ExportInput {
+// else: a table of kernels by name needs no idle-gap classes. With a
+// capture, the kernels and ops tables name graph-replayed kernels by the
+// ops that captured them, and the match's stats are returned.
+func exportInput(table string, perStream bool, t *trace.Trace, c *metrics.Capture) (report.ExportInput, *metrics.CaptureStats) {
 	in := report.ExportInput{Trace: t}
+	var named *metrics.CaptureMatch
+	if c != nil && (table == "kernels" || table == "ops" || table == "regions") {
+		named = c.Match(t)
+	}
 	summary := func() {
 		s := metrics.Summarize(t, metrics.Options{Workers: cores()})
 		in.Summary = &s
@@ -279,7 +311,7 @@ func exportInput(table string, perStream bool, t *trace.Trace) report.ExportInpu
 			summary()
 		}
 	case "kernels":
-		in.KernelOps, in.KernelRegions = metrics.KernelScopes(t)
+		in.KernelOps, in.KernelRegions = metrics.CapturedKernelScopes(t, named)
 	case "gaps":
 		if perStream {
 			in.Gaps = metrics.ClassifyStreamGaps(t)
@@ -293,11 +325,14 @@ func exportInput(table string, perStream bool, t *trace.Trace) report.ExportInpu
 	case "copy-stats":
 		in.Devices = metrics.PerDevice(t, metrics.TablesOptions{Copies: true})
 	case "ops", "regions":
-		in.Devices = metrics.PerDevice(t, metrics.TablesOptions{Scopes: true})
+		in.Devices = metrics.PerDevice(t, metrics.TablesOptions{Scopes: true, Capture: named})
 	case "api":
 		in.Names = metrics.APIStats(t)
 	case "ranges":
 		in.Names = metrics.RangeStats(t)
 	}
-	return in
+	if named == nil {
+		return in, nil
+	}
+	return in, &named.Stats
 }

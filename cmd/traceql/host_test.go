@@ -359,7 +359,7 @@ func TestReportHost(t *testing.T) {
 	for _, f := range paths {
 		errOut = strings.ReplaceAll(errOut, f, filepath.Base(f))
 	}
-	golden.Check(t, filepath.Join("testdata", "report_host.stderr.golden"), []byte(errOut))
+	golden.CheckOptional(t, filepath.Join("testdata", "report_host.stderr.golden"), []byte(errOut))
 
 	exe, err := exec.LookPath("chromium")
 	if err != nil {

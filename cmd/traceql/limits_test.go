@@ -90,7 +90,7 @@ func TestAddressSpaceLimit(t *testing.T) {
 	// leaves. MALLOC_ARENA_MAX=1 given here spares the first process
 	// its restart: a Go program linked with cgo may die as it starts
 	// under such a limit, before any of its code runs, at random.
-	out, errOut, code = limited(900<<10, []string{"MALLOC_ARENA_MAX=1"}, "export", "-q", nsys)
+	_, errOut, code = limited(900<<10, []string{"MALLOC_ARENA_MAX=1"}, "export", "-q", nsys)
 	want := "traceql: out of memory under the address-space limit of 900 MiB (ulimit -v 921600): read one file at a time (--jobs 1)"
 	if code != 1 || !strings.HasPrefix(errOut, want) || strings.Count(errOut, "\n") != 1 {
 		t.Errorf("1 M kernels under ulimit -v 921600: exit %d, stderr:\n%.2000s\nwant exit 1 and one line starting %q", code, errOut, want)

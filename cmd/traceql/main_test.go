@@ -32,11 +32,12 @@ func traceql(args ...string) (stdout, stderr string, code int) {
 
 // checkRun pins what a user sees of one run: stdout in
 // testdata/NAME.golden and stderr, warnings and notes, in
-// testdata/NAME.stderr.golden (benchstat's x.stdout and x.stderr).
+// testdata/NAME.stderr.golden, absent when there is none (benchstat's
+// x.stdout and x.stderr).
 func checkRun(t *testing.T, name, stdout, stderr string) {
 	t.Helper()
 	golden.Check(t, filepath.Join("testdata", name+".golden"), []byte(stdout))
-	golden.Check(t, filepath.Join("testdata", name+".stderr.golden"), []byte(stderr))
+	golden.CheckOptional(t, filepath.Join("testdata", name+".stderr.golden"), []byte(stderr))
 }
 
 // sample is the README's sample trace, made by internal/synth.

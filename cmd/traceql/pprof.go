@@ -13,10 +13,11 @@ import (
 )
 
 type pprofOptions struct {
-	File   string
-	Output string
-	Read   readOptions
-	IO     *ioStreams // IO.Out for -o -
+	File    string
+	Output  string
+	Read    readOptions
+	Capture []string   // --capture: the trace of the graphs' capture
+	IO      *ioStreams // IO.Out for -o -
 }
 
 func newPprofCmd(ios *ioStreams, runF func(context.Context, *pprofOptions) error) *cobra.Command {
@@ -28,7 +29,8 @@ func newPprofCmd(ios *ioStreams, runF func(context.Context, *pprofOptions) error
 attributed to the host stack that launched each kernel: the Python frames
 (with_stack=True), ops and annotations (NVTX ranges for Nsight) open on the
 launching thread, then the launch call, then the kernel name as the leaf.
-Kernels replayed by a CUDA graph sit under the graph launch's stack.
+Kernels replayed by a CUDA graph sit under the graph launch's stack, or,
+with --capture, under the stack of the launch call that captured them.
 The profiler step is no frame but the label "step", so the flame graph
 merges steps and -tagfocus picks one.
 
@@ -41,7 +43,7 @@ a " #2" suffix. -symbolize=demangle=none shows the full names.
   go tool pprof -http=: gpu.pb.gz     # flame graph of GPU time by source line
   go tool pprof -tags gpu.pb.gz       # GPU time by step
   # -tagfocus takes a regexp: $ keeps ProfilerStep#70 out
-  go tool pprof -top -tagfocus='step=ProfilerStep#7$' gpu.pb.gz` + windowHelp,
+  go tool pprof -top -tagfocus='step=ProfilerStep#7$' gpu.pb.gz` + windowHelp + captureHelp,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) != 1 {
 				return usageError{fmt.Errorf("pprof takes one trace; got %d", len(args))}
@@ -58,6 +60,9 @@ a " #2" suffix. -symbolize=demangle=none shows the full names.
 					return err
 				}
 			}
+			if err := checkCapture(opts.Capture, 1, true, ""); err != nil {
+				return err
+			}
 			if err := opts.Read.prepare(opts.IO); err != nil {
 				return err
 			}
@@ -69,6 +74,7 @@ a " #2" suffix. -symbolize=demangle=none shows the full names.
 	}
 	f := cmd.Flags()
 	f.StringVarP(&opts.Output, "output", "o", "", "profile to write (gzipped protobuf; - for stdout)")
+	addCaptureFlag(f, &opts.Capture, 1)
 	opts.Read.addFlags(f)
 	return cmd
 }
@@ -88,7 +94,17 @@ func runPprof(ctx context.Context, opts *pprofOptions) error {
 	if len(t.Kernels) == 0 {
 		return fmt.Errorf("%s: no kernels to attribute", opts.File)
 	}
-	samples := metrics.KernelStacks(t)
+	caps, err := readCaptures(ctx, opts.Capture, &opts.Read, true)
+	if err != nil {
+		return err
+	}
+	var named *metrics.CaptureMatch
+	if len(caps) > 0 {
+		named = caps[0].Match(t)
+		opts.Read.warn(opts.File, named.Stats.Warnings())
+		complain(opts.IO.ErrOut, opts.File+": "+report.CaptureNote(&named.Stats))
+	}
+	samples := metrics.CapturedKernelStacks(t, named)
 	if opts.Output == stdout {
 		return report.WritePprof(opts.IO.Out, samples)
 	}

@@ -23,7 +23,9 @@ type reportOptions struct {
 	Top    int
 	Bins   int
 	Ops    bool // GPU time by host op and code region: reads the cpu_ops
-	IO     *ioStreams
+	// Capture is --capture: the trace of the graphs' capture, with --ops.
+	Capture []string
+	IO      *ioStreams
 }
 
 func newReportCmd(ios *ioStreams, runF func(context.Context, *reportOptions) error) *cobra.Command {
@@ -46,7 +48,7 @@ The page opens from disk and fetches nothing: CSS, SVG and the few lines of
 script that sort tables are inline. It reads without script, prints, and follows
 the system's light or dark scheme. Its size does not grow with the traces':
 tables keep the --top kernels or rows and at most 20 steps, the timeline --bins
-bins, the histograms their bins. A DIR argument is searched as summarize does.` + windowHelp,
+bins, the histograms their bins. A DIR argument is searched as summarize does.` + windowHelp + captureHelp,
 		Example: `  traceql report run.pt.trace.json.gz -o report.html
   traceql report eager.json default.json reduce.json \
     --label eager,default,reduce-overhead --steady -o modes.html`,
@@ -68,6 +70,9 @@ bins, the histograms their bins. A DIR argument is searched as summarize does.` 
 			if opts.Bins > maxTimelineBins {
 				return usageError{fmt.Errorf("--bins %d: at most %d", opts.Bins, maxTimelineBins)}
 			}
+			if err := checkCapture(opts.Capture, 1, opts.Ops, "--ops"); err != nil {
+				return err
+			}
 			if opts.Ops {
 				opts.Read.needs = trace.Needs{Ops: true} // the cpu_ops, which a lean read leaves out
 			}
@@ -86,6 +91,7 @@ bins, the histograms their bins. A DIR argument is searched as summarize does.` 
 	f.IntVar(&opts.Top, "top", 20, "kernels listed per device, rows per drill-down table")
 	f.BoolVar(&opts.Ops, "ops", false, "also GPU time by host op and code region (reads the cpu_ops: slower)")
 	f.IntVar(&opts.Bins, "bins", 200, "time bins of the utilization timeline")
+	addCaptureFlag(f, &opts.Capture, 1)
 	namesFlag(cmd, &opts.Names)
 	opts.Read.addFlags(f)
 	opts.Read.addJobsFlag(f)
@@ -121,11 +127,19 @@ func runReport(ctx context.Context, opts *reportOptions) error {
 	if err := checkOutput(opts.Output, files); err != nil {
 		return err
 	}
+	caps, err := readCaptures(ctx, opts.Capture, &opts.Read, false)
+	if err != nil {
+		return err
+	}
+	var capture *metrics.Capture
+	if len(caps) > 0 {
+		capture = caps[0]
+	}
 	r := report.HTMLReport{Labels: labels, Names: opts.Names, DrillRows: opts.Top}
 	done := opts.Read.startProgress(files)
 	i := 0
 	err = readEach(ctx, files, &opts.Read, func(t *trace.Trace) reportRun {
-		return reportSeries(t, opts)
+		return reportSeries(t, opts, capture)
 	}, func(file string, run reportRun, err error) error {
 		if err != nil {
 			return err
@@ -166,8 +180,9 @@ func runReport(ctx context.Context, opts *reportOptions) error {
 
 // reportSeries summarizes t and computes its plots' series, per device
 // labelled "GPU N".
-func reportSeries(t *trace.Trace, opts *reportOptions) reportRun {
-	run := reportRun{sum: metrics.Summarize(t, metrics.Options{TopN: opts.Top, StreamStats: true, APIStats: true, RangeStats: true, Scopes: opts.Ops, Workers: cores()})}
+func reportSeries(t *trace.Trace, opts *reportOptions, capture *metrics.Capture) reportRun {
+	run := reportRun{sum: metrics.Summarize(t, metrics.Options{TopN: opts.Top, StreamStats: true, APIStats: true, RangeStats: true, Scopes: opts.Ops,
+		Capture: capture, Workers: cores()})}
 	for dev, v := range metrics.DeviceViews(t) {
 		l := fmt.Sprintf("GPU %d", dev)
 		run.kernels = append(run.kernels, report.Series{Label: l, Values: metrics.KernelDurations(v, dev)})

@@ -380,7 +380,7 @@ func TestReportText(t *testing.T) {
 				errOut = strings.ReplaceAll(errOut, f, filepath.Base(f))
 			}
 			golden.Check(t, filepath.Join("testdata", "report_"+tc.name+".txt.golden"), []byte(text))
-			golden.Check(t, filepath.Join("testdata", "report_"+tc.name+".stderr.golden"), []byte(errOut))
+			golden.CheckOptional(t, filepath.Join("testdata", "report_"+tc.name+".stderr.golden"), []byte(errOut))
 		})
 	}
 }

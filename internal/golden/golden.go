@@ -64,3 +64,23 @@ func CheckSection(t testing.TB, path, name string, got []byte) {
 		t.Errorf("%s, section %s, mismatch (-want +got; run with -update to rewrite it):\n%s", path, name, diff)
 	}
 }
+
+// CheckOptional is Check for output that is usually empty, such as a
+// command's stderr: empty output is kept as no file at all, and -update
+// removes the file when the output became empty.
+func CheckOptional(t testing.TB, path string, got []byte) {
+	t.Helper()
+	_, err := os.Stat(path)
+	switch {
+	case len(got) > 0:
+		Check(t, path, got)
+	case *update:
+		if err == nil {
+			if err := os.Remove(path); err != nil {
+				t.Fatal(err)
+			}
+		}
+	case err == nil:
+		t.Errorf("%s: the output is empty now; run with -update to remove the file", path)
+	}
+}

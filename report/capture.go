@@ -1,0 +1,51 @@
+package report
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/traceql/traceql/metrics"
+)
+
+// CaptureNote says how many of a trace's graph-replayed kernels a
+// --capture trace named by the ops that captured them.
+func CaptureNote(s *metrics.CaptureStats) string {
+	return fmt.Sprintf("--capture %s named %s of %s graph-replayed kernels (%s of their time; %s of %s graph launches) "+
+		"by the ops that captured them", s.Capture, Format(s.Named, metrics.Count), Format(s.Kernels, metrics.Count),
+		metrics.ShareText(s.NamedNS, s.KernelNS), Format(s.Matched, metrics.Count), Format(s.GraphLaunches, metrics.Count))
+}
+
+// replayNote says, of a table by op or region without --capture, which
+// rows hold kernels replayed by graph launches and how to name their ops;
+// "" when none does.
+func replayNote(stats []metrics.ScopeStat, noun string) string {
+	var names []string
+	n := 0
+	for _, o := range stats {
+		if o.Replayed > 0 {
+			n += o.Replayed
+			names = append(names, o.Name)
+		}
+	}
+	if n == 0 {
+		return ""
+	}
+	rows := strings.Join(names, ", ")
+	if len(names) > 2 {
+		rows = strings.Join(names[:2], ", ") + fmt.Sprintf(" and %d more", len(names)-2)
+	}
+	return fmt.Sprintf("%s kernels under %s are CUDA/HIP graph replays, not launched one by one; "+
+		"--capture TRACE (a trace profiled while the graphs were captured) names the %ss that captured them", Format(n, metrics.Count), rows, noun)
+}
+
+// captureNotes are the notes of a table by op or region: how the graph
+// kernels were named, or that they could be.
+func captureNotes(s *metrics.CaptureStats, stats []metrics.ScopeStat, noun string) []string {
+	if s != nil {
+		return []string{CaptureNote(s) + "; calls and CPU time are this trace's own"}
+	}
+	if n := replayNote(stats, noun); n != "" {
+		return []string{n}
+	}
+	return nil
+}
