@@ -41,10 +41,12 @@ func ProjectionColumns() []ProjectionColumn {
 		ProjectionColumn{"launch_latency_ns", "launch latency", NS, "the trace's median launch call start to kernel start on an idle stream: stands in for a launch's wait where the stream held", func(p *Projection) any { return p.LaunchLatencyNS }},
 		ProjectionColumn{"stream_gap_ns", "gap between queued work", NS, "the trace's median gap between queued work on a stream: stands in where the launch held", func(p *Projection) any { return p.StreamGapNS }},
 	)
-	for i, c := range ReplayConstants() {
-		cols = append(cols, ProjectionColumn{c.Name, c.Name, NS, "the constant of --graphs: " + c.Doc + "; none without --graphs", func(p *Projection) any {
-			if i < len(p.Constants) {
-				return p.Constants[i].NS
+	for _, c := range AllConstants() {
+		cols = append(cols, ProjectionColumn{c.Name, c.Name, c.Unit, "a constant of the model: " + c.Doc + "; none when no edit used it", func(p *Projection) any {
+			for _, u := range p.Constants {
+				if u.Name == c.Name {
+					return u.Value
+				}
 			}
 			return nil
 		}})

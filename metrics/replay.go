@@ -25,7 +25,9 @@ type Edits struct {
 	// after the work before it on its stream.
 	NoSyncs bool
 	// Pinned makes copies to or from pageable memory asynchronous, as
-	// from pinned memory: the call no longer waits for its copy.
+	// from pinned memory: the call no longer waits for its copy, and a
+	// copy of PinnedCopyMinBytes or more moves at PinnedCopyMBps when that
+	// is faster.
 	Pinned bool
 	// Kernels scales the durations of the kernels whose names match.
 	Kernels []KernelScale
@@ -81,9 +83,10 @@ func ParseKernelScale(s string) (KernelScale, error) {
 
 // A Constant is a number of the replay model not read from the trace.
 type Constant struct {
-	Name string
-	NS   int64
-	Doc  string // what it is and where its value comes from
+	Name  string
+	Value int64
+	Unit  Unit   // NS, or Count for a bandwidth in MB/s
+	Doc   string // what it is and where its value comes from
 }
 
 // The constants of --graphs, each the median over the six reduce-overhead
@@ -105,15 +108,36 @@ const (
 	GraphNodeNS = 448
 )
 
+// PinnedCopyMBps is the bandwidth of a host-to-device copy from pinned
+// memory, in MB/s (bytes per µs), for --pinned: the median over the twelve
+// batch-32 runs in testdata/gpu (H100, every mode, profiled) of each run's
+// median over its copies of 1 MiB or more. TestReplayConstants measures
+// it again.
+const PinnedCopyMBps = 54_638
+
+// PinnedCopyMinBytes is the size of the smallest copy --pinned speeds up:
+// that of the copies PinnedCopyMBps was measured on.
+const PinnedCopyMinBytes = 1 << 20
+
 // ReplayConstants lists the model's constants with their sources, to be
 // printed with every projection that uses them.
 func ReplayConstants() []Constant {
 	src := "median over the 6 reduce-overhead runs in testdata/gpu (H100, ViT small/medium/large, batch 1 and 32, profiled)"
 	return []Constant{
-		{"graph_replay_host_ns", GraphReplayHostNS, "host time of a graph replay besides cudaGraphLaunch: compiled region minus its launch call; " + src},
-		{"graph_launch_node_ns", GraphLaunchNodeNS, "host time of cudaGraphLaunch per kernel in the graph; " + src},
-		{"graph_node_ns", GraphNodeNS, "device gap between consecutive kernels of a graph replay; " + src},
+		{"graph_replay_host_ns", GraphReplayHostNS, NS, "host time of a graph replay besides cudaGraphLaunch: compiled region minus its launch call; " + src},
+		{"graph_launch_node_ns", GraphLaunchNodeNS, NS, "host time of cudaGraphLaunch per kernel in the graph; " + src},
+		{"graph_node_ns", GraphNodeNS, NS, "device gap between consecutive kernels of a graph replay; " + src},
 	}
+}
+
+// AllConstants lists every constant of the model: those of --graphs,
+// then of --pinned.
+func AllConstants() []Constant { return append(ReplayConstants(), PinnedConstants()...) }
+
+// PinnedConstants lists the constant of --pinned with its source.
+func PinnedConstants() []Constant {
+	return []Constant{{"pinned_copy_mbps", PinnedCopyMBps, Count, "bandwidth of a pinned host-to-device copy, MB/s: median over the 12 batch-32 runs in testdata/gpu " +
+		"(H100, every mode, profiled) of each run's median over its copies of 1 MiB or more; applied to pageable copies of 1 MiB or more"}}
 }
 
 // Path classes: where the time of a critical path goes.
@@ -161,7 +185,7 @@ type Projection struct {
 	// latency (call start to kernel start, stream idle) and gap between
 	// queued work, which stand in for the bound that did not hold.
 	LaunchLatencyNS, StreamGapNS int64
-	Constants                    []Constant // used by the edits
+	Constants                    []Constant // those the edits used
 }
 
 // Replay replays the steps of device dev without edits and with e, and
@@ -216,6 +240,9 @@ func replay(t *trace.Trace, dev int, steps []Step, ix *launchIndex, measuredMedi
 		g.run()
 		if e.Graphs {
 			p.Constants = ReplayConstants()
+		}
+		if e.Pinned {
+			p.Constants = append(p.Constants, PinnedConstants()...)
 		}
 		p.Captures, p.GraphNodes = g.captures()
 		p.ProjectedStepNS, p.After, p.ProjectedSpanNS = g.result()

@@ -38,7 +38,9 @@ type rItem struct {
 	// gaps and costs of blocking calls, never replayed; recEnd() is
 	// recStart plus the recorded duration, until an edit scales it.
 	recStart int64
-	kernel   int32 // index in Trace.Kernels; -1 for copies and memsets
+	// rec is the record's index in Trace.Kernels (a kernel) or
+	// Trace.Memcpys (a copy); -1 for memsets.
+	rec int32
 	call     int32 // the call that launches it
 	copy     bool  // a memcpy or memset (the copies class), else a kernel
 	// pageable marks a memcpy to or from pageable host memory.
@@ -231,13 +233,13 @@ func buildReplay(t *trace.Trace, dev int, devSteps []Step, ix *launchIndex) (g *
 	}
 
 	// The device's work, each piece joined to the call that launched it.
-	add := func(a *trace.Activity, copy bool, kernel int32, pageable, host bool) {
+	add := func(a *trace.Activity, copy bool, rec int32, pageable, host bool) {
 		if a.Device != dev {
 			return
 		}
 		if api := ix.call(a); api >= 0 {
 			if ci := callOf[api]; ci >= 0 {
-				g.items = append(g.items, rItem{stream: a.Stream, dur: a.Dur(), copy: copy, kernel: kernel, call: ci, pageable: pageable, host: host,
+				g.items = append(g.items, rItem{stream: a.Stream, dur: a.Dur(), copy: copy, rec: rec, call: ci, pageable: pageable, host: host,
 					recStart: a.Start, prev: -1})
 				g.calls[ci].n++
 				return
@@ -252,7 +254,7 @@ func buildReplay(t *trace.Trace, dev int, devSteps []Step, ix *launchIndex) (g *
 	}
 	for i := range whole.Memcpys {
 		m := &whole.Memcpys[i]
-		add(&m.Activity, true, -1, m.Src == trace.Pageable || m.Dst == trace.Pageable, hostCopy(m))
+		add(&m.Activity, true, int32(i), m.Src == trace.Pageable || m.Dst == trace.Pageable, hostCopy(m))
 	}
 	for i := range whole.Memsets {
 		add(&whole.Memsets[i].Activity, true, -1, false, false)
@@ -337,20 +339,24 @@ func buildReplay(t *trace.Trace, dev int, devSteps []Step, ix *launchIndex) (g *
 
 // blocking sets which calls hold their thread until device work is done,
 // and the host time of each past that work (its cost in the replay): the
-// synchronizations (waiting for every stream of the device), the calls
-// synchronous by their API and the copies to or from pageable memory that
-// returned only after their copy was done (waiting for their own work).
-// A call that returned before the work it would wait for was done did not
-// wait for it (a stream sync while another stream is busy): it stays a
-// plain call, costing its recorded time.
+// synchronizations (waiting for every stream of the device) and the calls
+// synchronous by their API, which returned only after the work they wait
+// for was done, and the copies to or from pageable memory that were still
+// running when their copy began (they stage it through a pinned buffer
+// and return about when it is done, a little before or after: their cost
+// past the copy's end may be negative). A synchronization that returned
+// before the work it would wait for was done did not wait for it (a
+// stream sync while another stream is busy): it stays a plain call,
+// costing its recorded time.
 func (g *replayGraph) blocking() {
 	var drained int64 = -1 << 62 // last recorded end of the work launched so far
 	for i := range g.calls {
 		c := &g.calls[i]
-		own := int64(-1 << 62)
+		own, began := int64(-1<<62), int64(1<<62)
 		pageable := false
 		for _, it := range g.itemsOf(c) {
 			own = max(own, g.items[it].recEnd())
+			began = min(began, g.items[it].recStart)
 			pageable = pageable || g.items[it].pageable
 		}
 		switch {
@@ -360,9 +366,12 @@ func (g *replayGraph) blocking() {
 				break
 			}
 			c.cost = c.recEnd - max(c.recStart, drained)
-		case c.n > 0 && (c.syncAPI || pageable) && own <= c.recEnd:
+		case c.n > 0 && c.syncAPI && own <= c.recEnd:
 			c.kind = callBlockOwn
 			c.cost = c.recEnd - max(c.recStart, own)
+		case c.n > 0 && pageable && c.recEnd >= began:
+			c.kind = callBlockOwn
+			c.cost = c.recEnd - own
 		}
 		drained = max(drained, own)
 	}

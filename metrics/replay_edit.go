@@ -14,7 +14,7 @@ func (g *replayGraph) edit(e Edits) {
 	for _, k := range e.Kernels {
 		for i := range h.items {
 			it := &h.items[i]
-			if it.kernel >= 0 && k.Pattern.MatchString(h.t.Kernels[it.kernel].Name) {
+			if !it.copy && it.rec >= 0 && k.Pattern.MatchString(h.t.Kernels[it.rec].Name) {
 				it.dur = (it.dur*k.Num + k.Den/2) / k.Den
 			}
 		}
@@ -25,9 +25,21 @@ func (g *replayGraph) edit(e Edits) {
 		pageable := c.kind == callBlockOwn && !c.syncAPI && slices.ContainsFunc(h.itemsOf(c), func(ii int32) bool { return h.items[ii].pageable })
 		if blocking && (e.NoSyncs || e.Pinned && pageable) {
 			// The call keeps its own host time, past the wait.
-			c.kind = callOther
+			c.kind, c.cost = callOther, max(c.cost, 0)
 			if c.n > 0 {
 				c.kind = callLaunch
+			}
+		}
+	}
+	if e.Pinned {
+		// A pinned copy moves at the pinned bandwidth (no staging): a
+		// copy as large as those it was measured on (small ones take
+		// what a copy's latency takes, which a bandwidth does not say).
+		for i := range h.items {
+			if it := &h.items[i]; it.pageable && it.rec >= 0 {
+				if b := h.t.Memcpys[it.rec].Bytes; b >= PinnedCopyMinBytes {
+					it.dur = min(it.dur, (b*1000+PinnedCopyMBps-1)/PinnedCopyMBps)
+				}
 			}
 		}
 	}

@@ -73,8 +73,13 @@ func (g *replayGraph) run() {
 				wait, waitBy = it.end, ii
 			}
 		}
-		if (c.kind == callBlockAll || c.kind == callBlockOwn) && waitBy >= 0 && wait > c.start {
-			c.end, c.waitItem = wait+c.cost, waitBy
+		if c.kind == callBlockAll || c.kind == callBlockOwn {
+			// The cost past the wait of a pageable copy may be negative:
+			// the call ends no earlier than its own time allows.
+			c.end = c.start + max(c.cost, 0)
+			if waitBy >= 0 && wait+c.cost > c.end {
+				c.end, c.waitItem = wait+c.cost, waitBy
+			}
 		}
 		at[th], recAt[th] = c.end, c.recEnd
 		next[th]++

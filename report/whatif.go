@@ -62,10 +62,9 @@ func whatifNotes(p *metrics.Projection) []string {
 	if len(p.Constants) > 0 {
 		var cs []string
 		for _, c := range p.Constants {
-			cs = append(cs, fmt.Sprintf("%s %s", c.Name, Format(c.NS, metrics.NS)))
+			cs = append(cs, fmt.Sprintf("%s %s", c.Name, Format(c.Value, c.Unit)))
 		}
-		notes = append(notes, "constants: "+strings.Join(cs, ", ")+"; each the median over the reduce-overhead runs in testdata/gpu "+
-			"(H100, ViT small/medium/large, batch 1 and 32, profiled): see whatif --help")
+		notes = append(notes, "constants: "+strings.Join(cs, ", ")+"; each measured on the H100 runs in testdata/gpu: see whatif --help")
 	}
 	return notes
 }
@@ -76,7 +75,7 @@ func WhatifRecords(rows []WhatifRow) *Table {
 	cols := metrics.ProjectionColumns()
 	t := &Table{Title: "whatif", Columns: []Column{{Name: "file", Unit: metrics.Text, Doc: "the trace, as given"}}}
 	constant := map[string]bool{}
-	for _, c := range metrics.ReplayConstants() {
+	for _, c := range metrics.AllConstants() {
 		constant[c.Name] = true
 	}
 	for _, c := range cols {
@@ -115,9 +114,13 @@ func WhatifHelp() string {
 			}
 		}
 	}
-	b.WriteString("Constants of --graphs:\n")
-	for _, c := range metrics.ReplayConstants() {
-		for i, line := range wrap(fmt.Sprintf("%s = %d ns: %s", c.Name, c.NS, c.Doc), helpWidth-2, helpWidth-4) {
+	b.WriteString("Constants (graph_* of --graphs, pinned_* of --pinned):\n")
+	for _, c := range metrics.AllConstants() {
+		unit := " ns"
+		if c.Unit != metrics.NS {
+			unit = ""
+		}
+		for i, line := range wrap(fmt.Sprintf("%s = %d%s: %s", c.Name, c.Value, unit, c.Doc), helpWidth-2, helpWidth-4) {
 			if i == 0 {
 				b.WriteString("  " + line + "\n")
 			} else {
