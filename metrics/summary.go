@@ -182,6 +182,10 @@ type OpStat struct {
 // Options tune Summarize.
 type Options struct {
 	TopN int // top kernels and ops listed; 0 means 10
+	// NoProjection leaves out the --graphs projection of a launch-bound
+	// device (DeviceSummary.GraphsStepNS, a replay of its steps), which
+	// only the verdict sentence shows: for outputs without it.
+	NoProjection bool
 	// KernelDists asks for every kernel name's statistics with median and
 	// standard deviation (DeviceSummary.KernelDists): a pass over the
 	// device's kernels that keeps their durations, so only when asked.
@@ -273,7 +277,9 @@ func Summarize(t *trace.Trace, o Options) Summary {
 			for i := range next {
 				v := b.view(devs[i].ID)
 				s.Devices[i] = summarizeDevice(v, devs[i], o, &w)
-				projectGraphs(t, &s.Devices[i], &w.ix)
+				if !o.NoProjection {
+					projectGraphs(t, &s.Devices[i], &w.ix)
+				}
 				if o.KernelDists {
 					s.Devices[i].KernelDists = KernelDists(v, devs[i].ID)
 				}

@@ -298,7 +298,7 @@ func exportInput(table string, perStream bool, t *trace.Trace, c *metrics.Captur
 		named = c.Match(t)
 	}
 	summary := func() {
-		s := metrics.Summarize(t, metrics.Options{Workers: cores()})
+		s := metrics.Summarize(t, metrics.Options{Workers: cores(), NoProjection: true}) // no verdict sentence in a table
 		in.Summary = &s
 	}
 	switch table {
