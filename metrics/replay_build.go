@@ -40,9 +40,9 @@ type rItem struct {
 	recStart int64
 	// rec is the record's index in Trace.Kernels (a kernel) or
 	// Trace.Memcpys (a copy); -1 for memsets.
-	rec int32
-	call     int32 // the call that launches it
-	copy     bool  // a memcpy or memset (the copies class), else a kernel
+	rec  int32
+	call int32 // the call that launches it
+	copy bool  // a memcpy or memset (the copies class), else a kernel
 	// pageable marks a memcpy to or from pageable host memory.
 	pageable bool
 	// host marks a copy to or from host memory: no graph capture of a
