@@ -74,18 +74,27 @@ func exposedIntervals(classes [NumClasses][]Interval) [NumClasses][]Interval {
 func subtract(a, b []Interval) []Interval {
 	// Cutting leaves as many pieces as a has, or a few more.
 	out := make([]Interval, 0, len(a)+len(a)/8+1)
+	j := 0 // the first interval of b that may meet the next of a
 	for _, iv := range a {
-		// The first interval of b that ends after iv starts.
-		j, _ := slices.BinarySearchFunc(b, iv.Start, func(x Interval, t int64) int { return cmp.Compare(x.End, t+1) })
+		// Skip the intervals of b that end by iv's start: a few one by
+		// one, many (a sparse a against the kernels' union) by binary
+		// search.
+		if k := j + 8; k < len(b) && b[k].End <= iv.Start {
+			n, _ := slices.BinarySearchFunc(b[k:], iv.Start, func(x Interval, t int64) int { return cmp.Compare(x.End, t+1) })
+			j = k + n
+		}
+		for j < len(b) && b[j].End <= iv.Start {
+			j++
+		}
 		start := iv.Start
-		for ; j < len(b) && b[j].Start < iv.End; j++ {
-			if b[j].Start == b[j].End {
+		for k := j; k < len(b) && b[k].Start < iv.End; k++ {
+			if b[k].Start == b[k].End {
 				continue // covers no time
 			}
-			if b[j].Start > start {
-				out = append(out, Interval{start, b[j].Start})
+			if b[k].Start > start {
+				out = append(out, Interval{start, b[k].Start})
 			}
-			start = max(start, b[j].End)
+			start = max(start, b[k].End)
 		}
 		if start < iv.End {
 			out = append(out, Interval{start, iv.End})

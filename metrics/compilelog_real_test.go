@@ -25,8 +25,10 @@ var gpuRecordings = []string{
 
 // logCompileNS reads each compile's time from a log as apart from
 // torchlog as a test can: every line with a compilation_metrics record,
-// decoded by encoding/json, its duration_us summed per "F/R".
-func logCompileNS(t *testing.T, path string) map[string]int64 {
+// decoded by encoding/json, its duration_us summed per "F/R"; and the
+// runtime_cudagraphify_time_us of those and of the
+// compilation_metrics_runtime records.
+func logCompileNS(t *testing.T, path string) (compileNS, cudagraphifyNS map[string]int64) {
 	t.Helper()
 	f, err := os.Open(path)
 	if err != nil {
@@ -39,32 +41,47 @@ func logCompileNS(t *testing.T, path string) map[string]int64 {
 	}
 	sc := bufio.NewScanner(zr)
 	sc.Buffer(nil, 64<<20)
-	out := map[string]int64{}
+	compileNS, cudagraphifyNS = map[string]int64{}, map[string]int64{}
 	for sc.Scan() {
 		line := sc.Text()
-		i := strings.Index(line, `] {"compilation_metrics"`)
+		i := strings.Index(line, `] {"compilation_metrics`)
 		if i < 0 {
 			continue
 		}
+		type metrics struct {
+			DurationUS     *int64 `json:"duration_us"`
+			IsRuntime      bool   `json:"is_runtime"`
+			CudagraphifyUS *int64 `json:"runtime_cudagraphify_time_us"`
+		}
 		var rec struct {
-			Frame   *int `json:"frame_id"`
-			Compile *int `json:"frame_compile_id"`
-			M       struct {
-				DurationUS *int64 `json:"duration_us"`
-				IsRuntime  bool   `json:"is_runtime"`
-			} `json:"compilation_metrics"`
+			Frame   *int     `json:"frame_id"`
+			Compile *int     `json:"frame_compile_id"`
+			M       *metrics `json:"compilation_metrics"`
+			R       *metrics `json:"compilation_metrics_runtime"`
 		}
 		if err := json.Unmarshal([]byte(line[i+2:]), &rec); err != nil {
 			t.Fatal(err)
 		}
-		if rec.Frame != nil && rec.Compile != nil && rec.M.DurationUS != nil && !rec.M.IsRuntime {
-			out[strconv.Itoa(*rec.Frame)+"/"+strconv.Itoa(*rec.Compile)] += *rec.M.DurationUS * 1000
+		if rec.Frame == nil || rec.Compile == nil {
+			continue
+		}
+		id := strconv.Itoa(*rec.Frame) + "/" + strconv.Itoa(*rec.Compile)
+		for _, m := range []*metrics{rec.M, rec.R} {
+			if m == nil {
+				continue
+			}
+			if m.DurationUS != nil && !m.IsRuntime && m == rec.M {
+				compileNS[id] += *m.DurationUS * 1000
+			}
+			if m.CudagraphifyUS != nil {
+				cudagraphifyNS[id] += *m.CudagraphifyUS * 1000
+			}
 		}
 	}
 	if err := sc.Err(); err != nil {
 		t.Fatal(err)
 	}
-	return out
+	return compileNS, cudagraphifyNS
 }
 
 // TestJoinCompileLogReal joins the real recordings to their logs: every
@@ -129,7 +146,7 @@ func TestJoinCompileLogReal(t *testing.T) {
 				}
 			}
 		}
-		compileNS := logCompileNS(t, logPath)
+		compileNS, cudagraphifyNS := logCompileNS(t, logPath)
 
 		if len(j.Devices) != 1 {
 			t.Fatalf("%s: %d devices", name, len(j.Devices))
@@ -142,6 +159,11 @@ func TestJoinCompileLogReal(t *testing.T) {
 			}
 			if f.Log != nil && f.Log.CompileNS != compileNS[id] {
 				t.Errorf("%s: %s compile %d ns, the log's records say %d", name, id, f.Log.CompileNS, compileNS[id])
+			}
+			// The log says cudagraph trees recorded graphs in the
+			// reduce-overhead runs alone.
+			if f.Log != nil && (f.Log.CudagraphifyNS != cudagraphifyNS[id] || f.Log.HasCudagraphify != strings.Contains(name, "reduce-overhead")) {
+				t.Errorf("%s: %s cudagraphify %d ns (%v), the log's records say %d", name, id, f.Log.CudagraphifyNS, f.Log.HasCudagraphify, cudagraphifyNS[id])
 			}
 			if d.FrameNS[i] != kernelNS[id] || d.FrameGraphNS[i] != graphNS[id] {
 				t.Errorf("%s: %s kernels %d ns (graph %d), want %d (%d)", name, id, d.FrameNS[i], d.FrameGraphNS[i], kernelNS[id], graphNS[id])
@@ -156,8 +178,8 @@ func TestJoinCompileLogReal(t *testing.T) {
 				if d.Triton[i] == 0 || d.Traced[i] != d.Triton[i] {
 					t.Errorf("%s: %s ran %d Triton kernels, %d with provenance", name, id, d.Triton[i], d.Traced[i])
 				}
-				t.Logf("%s %s: %d calls, compile %d ns, kernels %d ns (%.4f), graph %d ns, lookups %d (%d ns), Triton kernels %d, with provenance %d, breaks %d, guards %d",
-					name, id, f.Calls, compileNS[id], d.FrameNS[i], d.Share(i), d.FrameGraphNS[i], f.Lookups, f.LookupNS, d.Triton[i], d.Traced[i], len(f.Log.Breaks), len(f.Log.Recompile))
+				t.Logf("%s %s: %d calls, compile %d ns, kernels %d ns (%.4f), graph %d ns, lookups %d (%d ns), Triton kernels %d, with provenance %d, breaks %d, guards %d, cudagraphify %d ns",
+					name, id, f.Calls, compileNS[id], d.FrameNS[i], d.Share(i), d.FrameGraphNS[i], f.Lookups, f.LookupNS, d.Triton[i], d.Traced[i], len(f.Log.Breaks), len(f.Log.Recompile), f.Log.CudagraphifyNS)
 			}
 		}
 		if j.Joined == 0 {

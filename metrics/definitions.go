@@ -18,6 +18,12 @@ const (
 	Text              // a name
 )
 
+// Units of work: what an op computed and how fast.
+const (
+	FLOP   Unit = Text + 1 + iota // floating-point operations
+	TFLOPS                        // 1e12 floating-point operations per second
+)
+
 // A Column is one per-device metric: its name in CSV and JSON output, its
 // unit, its definition (shown by `traceql summarize --help`: see
 // report.MetricsHelp) and how to read it from a DeviceSummary. This table
@@ -74,7 +80,7 @@ func Columns() []Column {
 	for i := range cols {
 		cols[i].Missing = m[cols[i].Name]
 	}
-	return cols
+	return append(cols, workColumns()...)
 }
 
 func columns() []Column {

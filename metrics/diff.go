@@ -145,7 +145,7 @@ func Family(name string) string {
 		}
 		return name
 	}
-	s := strings.TrimPrefix(name, "void ")
+	s := Declarator(name)
 	i := 0
 	for {
 		j := strings.IndexAny(s[i:], "<(")
@@ -162,6 +162,43 @@ func Family(name string) string {
 		s = s[:i]
 	}
 	return strings.TrimSpace(s)
+}
+
+// Declarator is a demangled C++ function name without its return type:
+// "void " and longer ones, std::enable_if<!(false), void>::type before
+// cuBLAS's internal::gemvx::kernel<…>(…), which would otherwise be read
+// as the kernel's name. The return type ends at the last space outside
+// brackets before the parameter list; a name without one is returned
+// whole.
+func Declarator(name string) string {
+	depth, space := 0, -1
+	for i := 0; i < len(name); i++ {
+		if strings.HasPrefix(name[i:], anonymous) {
+			i += len(anonymous) - 1
+			continue
+		}
+		switch name[i] {
+		case '(':
+			if depth == 0 { // the parameter list
+				return strings.TrimSpace(name[space+1:])
+			}
+			depth++
+		case '<', '[':
+			depth++
+		case '>', ')', ']':
+			if depth > 0 {
+				depth--
+			}
+		case ' ':
+			if depth == 0 {
+				space = i
+			}
+		}
+	}
+	if depth == 0 && strings.HasPrefix(name, "void ") {
+		return strings.TrimSpace(name[len("void "):])
+	}
+	return name
 }
 
 // anonymous is how C++ demangles a name in an unnamed namespace.

@@ -28,6 +28,9 @@ type ScopeStat struct {
 	// while the graph was captured, in another run: its Calls and CPUNS
 	// are this trace's alone.
 	Replayed, Captured int
+	// Work is what the instances computed, where the trace recorded
+	// their shapes (trace.Needs.Shapes); zero otherwise.
+	Work OpWork
 }
 
 // NoScope names the GPU work whose launch call no op or region encloses,
@@ -64,6 +67,13 @@ func KernelScopes(t *trace.Trace) (ops, regions []string) {
 // CapturedKernelScopes is KernelScopes naming the kernels of graph
 // launches by the launch calls m pairs them with, where it does.
 func CapturedKernelScopes(t *trace.Trace, m *CaptureMatch) (ops, regions []string) {
+	_, ops, regions = kernelScopes(t, m)
+	return ops, regions
+}
+
+// kernelScopes is CapturedKernelScopes with, for each kernel, the op
+// instance it names (nil where none, or where a capture names it).
+func kernelScopes(t *trace.Trace, m *CaptureMatch) (opOfKernel []*trace.Op, ops, regions []string) {
 	ix := newLaunchIndex(t)
 	need := make([]bool, len(t.APICalls))
 	calls := make([]int, len(t.Kernels))
@@ -81,6 +91,7 @@ func CapturedKernelScopes(t *trace.Trace, m *CaptureMatch) (ops, regions []strin
 	}
 	opOf, regionOf := callScopes(t, need)
 	ops, regions = make([]string, len(t.Kernels)), make([]string, len(t.Kernels))
+	opOfKernel = make([]*trace.Op, len(t.Kernels))
 	for i, ci := range calls {
 		if cc := captured[i]; cc >= 0 {
 			c := &m.c.calls[cc]
@@ -92,12 +103,13 @@ func CapturedKernelScopes(t *trace.Trace, m *CaptureMatch) (ops, regions []strin
 		}
 		if o := opOf[ci]; o != nil {
 			ops[i] = o.Name
+			opOfKernel[i] = o
 		}
 		if r := regionOf[ci]; r != nil {
 			regions[i] = r.Name
 		}
 	}
-	return ops, regions
+	return opOfKernel, ops, regions
 }
 
 // Scopes attributes each kernel, copy and memset of device dev to the
@@ -115,6 +127,12 @@ func Scopes(t *trace.Trace, dev int) (ops, regions []ScopeStat) {
 func CapturedScopes(t *trace.Trace, dev int, m *CaptureMatch) (ops, regions []ScopeStat) {
 	ix := newLaunchIndex(t)
 	var acts []*trace.Activity
+	var kernels []*trace.Kernel // acts[i] is kernels[i]'s for i < len(kernels)
+	for i := range t.Kernels {
+		if t.Kernels[i].Device == dev {
+			kernels = append(kernels, &t.Kernels[i])
+		}
+	}
 	need := make([]bool, len(t.APICalls))
 	t.EachGPUActivity(func(a *trace.Activity) {
 		if a.Device != dev {
@@ -127,11 +145,15 @@ func CapturedScopes(t *trace.Trace, dev int, m *CaptureMatch) (ops, regions []Sc
 	})
 	opOf, regionOf := callScopes(t, need)
 	type agg struct {
-		stat      ScopeStat
+		stat ScopeStat
+		// instances are the op's instances seen, each true when it
+		// has a FLOP count.
 		instances map[*trace.Op]bool
 	}
-	// kind: 0 launched one by one, 1 replayed by a graph, 2 named by a capture.
-	tally := func(m map[string]*agg, name string, o *trace.Op, a *trace.Activity, kind int) {
+	work := newWorkTally()
+	// kind: 0 launched one by one, 1 replayed by a graph, 2 named by a
+	// capture; k is a's kernel, nil for a copy or memset or on regions.
+	tally := func(m map[string]*agg, name string, o *trace.Op, a *trace.Activity, kind int, k *trace.Kernel) {
 		if o != nil {
 			name = o.Name
 		}
@@ -148,21 +170,35 @@ func CapturedScopes(t *trace.Trace, dev int, m *CaptureMatch) (ops, regions []Sc
 		case 2:
 			g.stat.Captured++
 		}
-		if o != nil && !g.instances[o] {
-			g.instances[o] = true
-			g.stat.Calls++
-			g.stat.CPUNS += o.End - o.Start
+		if o != nil {
+			costed, seen := g.instances[o]
+			if !seen {
+				costed = o.Args != nil && work.instance(&g.stat.Work, o)
+				g.instances[o] = costed
+				g.stat.Calls++
+				g.stat.CPUNS += o.End - o.Start
+			}
+			if costed {
+				g.stat.Work.CostedGPUNS += a.Dur()
+			}
+		}
+		if k != nil {
+			work.kernel(&g.stat.Work, o, a, k)
 		}
 	}
 	byOp, byRegion := map[string]*agg{}, map[string]*agg{}
 	var total int64
 	graph := make([]int8, len(t.APICalls)) // 0 unknown, 1 a graph launch, 2 not
-	for _, a := range acts {
+	for i, a := range acts {
+		var k *trace.Kernel
+		if i < len(kernels) {
+			k = kernels[i]
+		}
 		total += a.Dur()
 		if cc := m.call(t, a); cc >= 0 {
 			op, region := m.scope(cc)
-			tally(byOp, op, nil, a, 2)
-			tally(byRegion, region, nil, a, 2)
+			tally(byOp, op, nil, a, 2, k)
+			tally(byRegion, region, nil, a, 2, nil)
 			continue
 		}
 		var op, region *trace.Op
@@ -179,8 +215,8 @@ func CapturedScopes(t *trace.Trace, dev int, m *CaptureMatch) (ops, regions []Sc
 				kind = 1
 			}
 		}
-		tally(byOp, NoScope, op, a, kind)
-		tally(byRegion, NoScope, region, a, kind)
+		tally(byOp, NoScope, op, a, kind, k)
+		tally(byRegion, NoScope, region, a, kind, nil)
 	}
 	done := func(m map[string]*agg) []ScopeStat {
 		out := make([]ScopeStat, 0, len(m))

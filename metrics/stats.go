@@ -1,77 +1,30 @@
 package metrics
 
 import (
+	"golang.org/x/perf/benchmath"
 	"math"
 	"math/bits"
 	"slices"
 )
 
 // MannWhitney returns the two-sided p-value of the Mann-Whitney U test that
-// samples a and b come from the same distribution — no normality assumed,
-// as benchstat's default. Exact for small samples without ties, the normal
-// approximation with tie correction otherwise. With fewer than two values
-// on a side it returns 1.
+// samples a and b come from the same distribution — no normality assumed:
+// benchstat's own test (benchmath.AssumeNothing), exact for small samples
+// with or without ties, the normal approximation for large ones. It is
+// never below MannWhitneyMinP, the exact minimum for these sizes, which an
+// approximation with ties could undercut. With fewer than two values on a
+// side, or a test that cannot run (every value equal), it returns 1.
 func MannWhitney(a, b []float64) float64 {
-	n1, n2 := len(a), len(b)
-	if n1 < 2 || n2 < 2 {
+	if len(a) < 2 || len(b) < 2 {
 		return 1
 	}
-	type obs struct {
-		v     float64
-		first bool
-	}
-	all := make([]obs, 0, n1+n2)
-	for _, v := range a {
-		all = append(all, obs{v, true})
-	}
-	for _, v := range b {
-		all = append(all, obs{v, false})
-	}
-	slices.SortFunc(all, func(x, y obs) int {
-		switch {
-		case x.v < y.v:
-			return -1
-		case x.v > y.v:
-			return 1
-		}
-		return 0
-	})
-	// Ranks, ties sharing their mean rank.
-	var r1, tieTerm float64
-	ties := false
-	for i := 0; i < len(all); {
-		j := i
-		for j < len(all) && all[j].v == all[i].v {
-			j++
-		}
-		rank := float64(i+j+1) / 2 // mean of ranks i+1..j
-		for k := i; k < j; k++ {
-			if all[k].first {
-				r1 += rank
-			}
-		}
-		if t := float64(j - i); t > 1 {
-			ties = true
-			tieTerm += t*t*t - t
-		}
-		i = j
-	}
-	u1 := r1 - float64(n1*(n1+1))/2
-	u := math.Min(u1, float64(n1*n2)-u1)
-	if !ties && n1*n2 <= 2500 {
-		return exactU(n1, n2, int(math.Round(u)))
-	}
-	n := float64(n1 + n2)
-	mean := float64(n1*n2) / 2
-	sd := math.Sqrt(float64(n1*n2) / 12 * (n + 1 - tieTerm/(n*(n-1))))
-	if sd == 0 {
+	th := &benchmath.DefaultThresholds
+	// NewSample sorts its values in place: clones keep the caller's order.
+	c := benchmath.AssumeNothing.Compare(benchmath.NewSample(slices.Clone(a), th), benchmath.NewSample(slices.Clone(b), th))
+	if len(c.Warnings) > 0 && c.P == 1 {
 		return 1
 	}
-	z := (mean - u - 0.5) / sd // continuity correction
-	if z < 0 {
-		return 1
-	}
-	return math.Min(1, math.Erfc(z/math.Sqrt2))
+	return math.Min(1, math.Max(c.P, MannWhitneyMinP(len(a), len(b))))
 }
 
 // MannWhitneyMinP returns the smallest p-value MannWhitney can give for
@@ -88,42 +41,6 @@ func MannWhitneyMinP(n1, n2 int) float64 {
 		c = c * float64(n2+i) / float64(i)
 	}
 	return math.Min(1, 2/c)
-}
-
-// exactU returns P(U ≤ u) × 2 for the exact null distribution of U.
-func exactU(n1, n2, u int) float64 {
-	// counts[i][j][k]: arrangements of i a's and j b's with U = k.
-	maxU := n1 * n2
-	prev := make([][]float64, n2+1)
-	for j := range prev {
-		prev[j] = make([]float64, maxU+1)
-		prev[j][0] = 1 // i = 0: U is 0
-	}
-	for i := 1; i <= n1; i++ {
-		cur := make([][]float64, n2+1)
-		for j := range cur {
-			cur[j] = make([]float64, maxU+1)
-		}
-		cur[0][0] = 1
-		for j := 1; j <= n2; j++ {
-			for k := 0; k <= i*j; k++ {
-				// The largest element is an a (it beats all j b's) or a b.
-				if k >= j {
-					cur[j][k] += prev[j][k-j]
-				}
-				cur[j][k] += cur[j-1][k]
-			}
-		}
-		prev = cur
-	}
-	var le, total float64
-	for k, c := range prev[n2] {
-		total += c
-		if k <= u {
-			le += c
-		}
-	}
-	return math.Min(1, 2*le/total)
 }
 
 // quantiles returns what Median and Percentile, for each p of ps, would

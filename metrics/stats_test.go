@@ -59,6 +59,8 @@ func TestFamily(t *testing.T) {
 		"void at::native::(anonymous namespace)::CatArrayBatchedCopy<at::native::(anonymous namespace)::OpaqueType<2u>, unsigned int, 4, 64, 64>(int)": "at::native::(anonymous namespace)::CatArrayBatchedCopy",
 		"void (anonymous namespace)::softmax_warp_forward<float, float, float, 7, false>(float*)":                                                      "(anonymous namespace)::softmax_warp_forward",
 		"(anonymous namespace)::kernel": "(anonymous namespace)::kernel",
+		// cuBLAS gemv: a return type before the name, not the family.
+		"std::enable_if<!(false), void>::type internal::gemvx::kernel<int, int, float, float, float, float, false, true, true, false, 7, false, cublasGemvParamsEx<int, float> >(cublasGemvParamsEx<int, float>)": "internal::gemvx::kernel",
 	}
 	for in, want := range tests {
 		if got := Family(in); got != want {
@@ -139,6 +141,33 @@ func TestRankValues(t *testing.T) {
 					t.Errorf("%s n=%d rank %d: %d, want %d", name, n, k, got[i], sorted[k])
 				}
 			}
+		}
+	}
+}
+
+// TestMannWhitneyTiesExact: with ties, the p-value is benchstat's exact
+// one for small samples, never below the exact minimum for the sizes
+// (2/C(n1+n2, n1), benchmath's uTestMinP table): 6 against 6 separated
+// but tied within each side is 2/924 = 0.0021645…, where the normal
+// approximation said 0.001; 2 against 2 cannot go under 1/3.
+func TestMannWhitneyTiesExact(t *testing.T) {
+	tests := []struct {
+		name string
+		a, b []float64
+		want float64
+	}{
+		{"6v6 separated, ties within", []float64{1, 1, 2, 2, 3, 3}, []float64{10, 10, 11, 11, 12, 12}, 0.0021645021645021645},
+		{"2v2 separated, ties within", []float64{5, 5}, []float64{9, 9}, 1.0 / 3},
+		{"8v8 separated", []float64{1, 2, 3, 4, 5, 6, 7, 8}, []float64{11, 12, 13, 14, 15, 16, 17, 18}, 0.0001554001554001554},
+		{"all equal", []float64{4, 4, 4}, []float64{4, 4, 4}, 1},
+	}
+	for _, tt := range tests {
+		got := MannWhitney(tt.a, tt.b)
+		if math.Abs(got-tt.want) > 1e-12 {
+			t.Errorf("%s: p = %v, want %v", tt.name, got, tt.want)
+		}
+		if got < MannWhitneyMinP(len(tt.a), len(tt.b)) {
+			t.Errorf("%s: p = %v, under the exact minimum %v", tt.name, got, MannWhitneyMinP(len(tt.a), len(tt.b)))
 		}
 	}
 }

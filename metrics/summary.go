@@ -93,6 +93,8 @@ type DeviceSummary struct {
 	// Ops and Regions are the device's GPU time by the host op and the
 	// code region that launched it, when Options.Scopes asked for them.
 	Ops, Regions []ScopeStat
+	// Util is the device's FLOPs against its peak, with Ops; nil without.
+	Util *Utilization
 
 	// Classes split BusyNS by what the device is busy with (see
 	// BusyClasses); Classes[ClassCompute] is Comm.ComputeNS.
@@ -203,6 +205,9 @@ type Options struct {
 	// kernels outside compiled code (DeviceCompile.TopEagerOps): the trace
 	// must hold its cpu_ops, which a lean read leaves out.
 	Scopes bool
+	// Peak overrides the peaks of the table (PeakOf) that
+	// DeviceSummary.Util divides by.
+	Peak PeakOverride
 	// Capture, with Scopes, names the kernels of graph launches by the
 	// launch calls that captured them (Capture.Match); nil leaves them
 	// under their graph launch.
@@ -250,7 +255,9 @@ func Summarize(t *trace.Trace, o Options) Summary {
 			s.Warnings = append(slices.Clip(s.Warnings), warn)
 		}
 		w.stepOps = gpuStepOps(t)
-		w.host = collectHostRanges(t)
+		if len(w.steps) > 0 { // only steps have a host row
+			w.host = collectHostRanges(t)
+		}
 		w.syncs = hostSyncs(t)
 		w.compile = compileOps(t)
 	})
@@ -294,6 +301,8 @@ func Summarize(t *trace.Trace, o Options) Summary {
 				if o.Scopes {
 					s.Devices[i].Ops, s.Devices[i].Regions = CapturedScopes(v, devs[i].ID, named)
 					d := &s.Devices[i]
+					u := DeviceUtilization(d, o.Peak)
+					d.Util = &u
 					d.Compile.TopEagerOps = eagerOps(v, devs[i].ID, w.ix, &w.compile, d.KernelNS, o.TopN)
 				}
 			}

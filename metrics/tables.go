@@ -14,6 +14,8 @@ type DeviceTables struct {
 	Streams      []StreamStat
 	Copies       []CopyDist
 	Ops, Regions []ScopeStat
+	// Util is the device's FLOPs against its peaks, with Ops.
+	Util *Utilization
 }
 
 // TablesOptions says which of DeviceTables' tables PerDevice computes;
@@ -22,6 +24,8 @@ type TablesOptions struct {
 	KernelDists, Streams, Copies bool
 	// Scopes needs the trace's cpu_ops, which a lean read leaves out.
 	Scopes bool
+	// Peak overrides the table's peaks for DeviceTables.Util.
+	Peak PeakOverride
 	// Capture, with Scopes, names the kernels of graph launches by the
 	// launch calls that captured them; nil leaves them under the launch.
 	Capture *CaptureMatch
@@ -44,6 +48,8 @@ func PerDevice(t *trace.Trace, o TablesOptions) []DeviceTables {
 		}
 		if o.Scopes {
 			d.Ops, d.Regions = CapturedScopes(v, dev, o.Capture)
+			u := DeviceUtilization(deviceTotals(v, dev, d.Ops), o.Peak)
+			d.Util = &u
 		}
 		out = append(out, d)
 	}
@@ -97,4 +103,33 @@ func StepSpreads(steps []StepStat) [5]Spread {
 		out[j] = SpreadOf(c)
 	}
 	return out
+}
+
+// deviceTotals is what DeviceUtilization reads of a device besides its
+// ops: its name, kernel time and span.
+func deviceTotals(t *trace.Trace, dev int, ops []ScopeStat) *DeviceSummary {
+	d := &DeviceSummary{Device: dev, Ops: ops}
+	if dv, ok := t.Device(dev); ok {
+		d.Name = dv.Name
+	}
+	first := true
+	t.EachGPUActivity(func(a *trace.Activity) {
+		if a.Device != dev {
+			return
+		}
+		if first || a.Start < d.StartNS {
+			d.StartNS = a.Start
+		}
+		if first || a.End > d.EndNS {
+			d.EndNS = a.End
+		}
+		first = false
+	})
+	for i := range t.Kernels {
+		if t.Kernels[i].Device == dev {
+			d.KernelNS += t.Kernels[i].Dur()
+		}
+	}
+	d.SpanNS = d.EndNS - d.StartNS
+	return d
 }

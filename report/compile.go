@@ -88,7 +88,7 @@ func compileTables(s metrics.Summary, l Layout) []*Table {
 				{Name: "count", Unit: metrics.Count}, {Name: "total", Unit: metrics.NS},
 				{Name: "share of kernel time", Unit: metrics.Ratio}, {Name: "kernel", Unit: metrics.Text}}}
 			eager := d.Compile.TopEager[:min(len(d.Compile.TopEager), eagerShown)]
-			names := shortNames(eager, func(k metrics.KernelStat) string { return StyleName(k.Name, l.Names) }, l.NameWidth)
+			names := shortNames(styledNames(eager, func(k metrics.KernelStat) string { return k.Name }, l.Names), same, l.NameWidth)
 			for j, k := range eager {
 				e.Rows = append(e.Rows, []any{k.Count, k.TotalNS, k.Share, names[j]})
 			}

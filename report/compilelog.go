@@ -28,7 +28,7 @@ func CompileLogTables(j *metrics.CompileJoin, l Layout) []*Table {
 	log := j.Log
 	title := fmt.Sprintf("compiled frames, with the compile log %s", Printable(log.Source))
 	if len(j.Devices) == 0 {
-		out = append(out, frameTable(j, nil, title, l))
+		out = append(out, frameTable(j, nil, title))
 	}
 	for i := range j.Devices {
 		d := &j.Devices[i]
@@ -36,7 +36,7 @@ func CompileLogTables(j *metrics.CompileJoin, l Layout) []*Table {
 		if len(j.Devices) > 1 {
 			t += fmt.Sprintf(" (GPU %d)", d.Device)
 		}
-		out = append(out, frameTable(j, d, t, l))
+		out = append(out, frameTable(j, d, t))
 		if k := kernelSourceTable(j, d, l); k != nil {
 			out = append(out, k)
 		}
@@ -45,7 +45,7 @@ func CompileLogTables(j *metrics.CompileJoin, l Layout) []*Table {
 }
 
 // frameTable is the frames' table, d's kernel columns empty when nil.
-func frameTable(j *metrics.CompileJoin, d *metrics.FrameDevice, title string, l Layout) *Table {
+func frameTable(j *metrics.CompileJoin, d *metrics.FrameDevice, title string) *Table {
 	t := &Table{Title: title}
 	var cols []metrics.FrameColumn
 	for _, c := range metrics.FrameColumns() {
@@ -187,6 +187,10 @@ func frameNotes(f *metrics.CompiledFrame, withCode bool) []string {
 	}
 	if lc.FailType != "" {
 		notes = append(notes, fmt.Sprintf("%s: compile failed: %s: %s", id, Printable(lc.FailType), Printable(lc.FailReason)))
+	}
+	if lc.HasCudagraphify {
+		notes = append(notes, fmt.Sprintf("%s: cudagraph trees recorded its CUDA graphs when it ran, taking %s (the log's runtime_cudagraphify_time_us)",
+			id, Format(lc.CudagraphifyNS, metrics.NS)))
 	}
 	if lc.CudagraphSkip != "" {
 		notes = append(notes, fmt.Sprintf("%s: Inductor skipped CUDA graphs: %s", id, Printable(lc.CudagraphSkip)))

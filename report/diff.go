@@ -100,6 +100,9 @@ func DiffTables(d metrics.Diff, top int, l Layout) []*Table {
 			t.Rows = append(t.Rows, []any{c.Label, Cell{o, c.Unit}, Cell{n, c.Unit}, delta, change})
 		}
 
+		if n := stepCountNote([]string{"old", "new"}, []*metrics.DeviceSummary{dd.Old, dd.New}); n != "" {
+			t.Notes = append(t.Notes, n)
+		}
 		if n := queueingNote("new", dd.Old, dd.New); n != "" {
 			t.Notes = append(t.Notes, n)
 		}
@@ -194,7 +197,7 @@ func kernelDiffTable(ks []metrics.KernelDelta, top int, l Layout) *Table {
 		t.Notes = append(t.Notes, "counts and means: in a terminal of 124 columns or more, or export --table kernel-stats of each run")
 		width = l.nameWidth(0)
 	}
-	names := shortNames(ks[:min(top, len(ks))], func(k metrics.KernelDelta) string { return StyleName(k.Name, l.Names) }, width)
+	names := shortNames(styledNames(ks[:min(top, len(ks))], func(k metrics.KernelDelta) string { return k.Name }, l.Names), same, width)
 	for i, k := range ks {
 		if i == top {
 			t.Notes = append(t.Notes, fmt.Sprintf("%d more kernels (--top to show more)", len(ks)-top))
@@ -394,10 +397,13 @@ func CompareTable(labels []string, sums []metrics.Summary, pos int, rows []strin
 			}
 			row = append(row, r)
 		}
-		if zero && !alwaysShown[c.Name] && !picked {
+		if (zero && !alwaysShown[c.Name] || tinyCopies(c.Name, devs)) && !picked {
 			continue
 		}
 		t.Rows = append(t.Rows, row)
+	}
+	if n := stepCountNote(labels, devs); n != "" {
+		t.Notes = append(t.Notes, n)
 	}
 	for i, d := range devs {
 		if i > 0 && d != nil && devs[0] != nil {

@@ -222,8 +222,10 @@ type ExportInput struct {
 	// Names are the host API calls (api) or ranges (ranges) by name.
 	Names []metrics.NameDist
 	// KernelOps and KernelRegions are the op and region of each kernel of
-	// Trace, by index (metrics.KernelScopes).
+	// Trace, by index (metrics.KernelScopes); KernelWork, when not nil,
+	// the work of the op instance that launched it.
 	KernelOps, KernelRegions []string
+	KernelWork               []metrics.KernelWork
 }
 
 // An exportTable is one table export writes: its columns, declared once
@@ -285,6 +287,12 @@ type kernelRow struct {
 	WarpsPerSM  Opt    `col:"warps_per_sm" doc:"blocks_per_sm × threads a block / 32, as Kineto computes its warps per SM; none when unknown"`
 	Op          string `col:"op" doc:"the innermost cpu_op open on the launching thread when the kernel's launch call began (graph replays: the graph launch's, or with --capture the op that captured the kernel); empty where none is, or the call is not in the trace"`
 	Region      string `col:"region" doc:"the innermost record_function annotation or NVTX range (not a ProfilerStep) open then; empty where none is"`
+	OpFlops     OptInt `col:"op_flops,flop" doc:"the FLOPs of the op instance that launched the kernel (see ops' flops); none where it has no FLOP count"`
+	OpBytes     OptInt `col:"op_bytes,bytes" doc:"its minimum memory traffic (see ops' bytes); none where unknown"`
+	OpTFLOPS    Opt    `col:"op_achieved_tflops,tflops" doc:"op_flops / the GPU time of all the kernels the instance launched, TFLOP/s"`
+	OpIntensity Opt    `col:"op_arithmetic_intensity" doc:"op_flops / op_bytes, FLOP per byte"`
+	OpBound     string `col:"op_roofline_bound" doc:"compute or memory: the instance's intensity above or below the device's ridge (peak / bandwidth); empty without peaks"`
+	OpPeakShare Opt    `col:"op_peak_share,ratio" doc:"op_achieved_tflops / the roofline's attainable TFLOP/s at its intensity"`
 	Label       string `col:"label" doc:"the run's label (see the summary table)"`
 }
 
@@ -393,7 +401,15 @@ type scopeRow struct {
 	GPUNS   int64   `col:"gpu_ns,ns" doc:"their GPU time"`
 	CPUNS   int64   `col:"cpu_ns,ns" doc:"the op's CPU time"`
 	Share   float64 `col:"share,ratio" doc:"gpu_ns / the GPU time of all work on the device"`
-	Label   string  `col:"label" doc:"the run's label (see the summary table)"`
+	// The work of the op's calls that have a FLOP count (metrics.OpCost).
+	CostedCalls OptInt `col:"flops_calls" doc:"calls with a FLOP count: the profiler's (with_flops) or the FLOP model's from their shapes (record_shapes); none where the trace recorded no shapes"`
+	Flops       OptInt `col:"flops,flop" doc:"their floating-point operations (a multiply-add is 2); none where no call has a count (an op the model does not know)"`
+	Bytes       OptInt `col:"bytes,bytes" doc:"their minimum memory traffic: each input read and each output written once"`
+	TFLOPS      Opt    `col:"achieved_tflops,tflops" doc:"flops / the GPU time of those calls' kernels, copies and memsets, TFLOP/s"`
+	Intensity   Opt    `col:"arithmetic_intensity" doc:"flops / bytes, FLOP per byte"`
+	Bound       string `col:"roofline_bound" doc:"compute or memory: the intensity above or below the device's ridge (dense peak of the op's precision / memory bandwidth); empty without peaks"`
+	PeakShare   Opt    `col:"peak_share,ratio" doc:"achieved_tflops / the roofline's attainable TFLOP/s at that intensity: min(peak, intensity × bandwidth)"`
+	Label       string `col:"label" doc:"the run's label (see the summary table)"`
 }
 
 type regionRow struct {
@@ -482,11 +498,18 @@ func exportTables() []exportTable {
 			for i := range in.Trace.Kernels {
 				k := &in.Trace.Kernels[i]
 				blocks, warps, perSM := metrics.PerSM(k, sms[k.Device])
-				if err := put(kernelRow{in.Trace.Source, k.Device, k.Stream, k.Name, k.Start, k.End, k.Dur(), known(k.Correlation), known(k.ExternalID),
+				row := kernelRow{in.Trace.Source, k.Device, k.Stream, k.Name, k.Start, k.End, k.Dur(), known(k.Correlation), known(k.ExternalID),
 					known(int64(k.Grid[0])), known(int64(k.Grid[1])), known(int64(k.Grid[2])), known(int64(k.Block[0])), known(int64(k.Block[1])),
 					known(int64(k.Block[2])), known(int64(k.Registers)), known(k.SharedMem), known(k.GraphID),
 					OptInt{int64(k.OccupancyPct), k.HasOccupancy}, optIf(blocks, perSM), optIf(warps, perSM),
-					in.KernelOps[i], in.KernelRegions[i], in.Label}); err != nil {
+					in.KernelOps[i], in.KernelRegions[i], OptInt{}, OptInt{}, Opt{}, Opt{}, "", Opt{}, in.Label}
+				if i < len(in.KernelWork) && in.KernelWork[i].Costed {
+					w := in.KernelWork[i]
+					row.OpFlops, row.OpBytes = OptInt{w.Flops, true}, OptInt{w.Bytes, w.Bytes > 0}
+					row.OpTFLOPS, row.OpIntensity = optIf(w.AchievedTFLOPS(), w.OpKernelNS > 0), optIf(w.Intensity, w.Bytes > 0)
+					row.OpBound, row.OpPeakShare = w.Bound, optIf(w.PeakShare, w.Bound != "")
+				}
+				if err := put(row); err != nil {
 					return err
 				}
 			}
@@ -564,7 +587,20 @@ func exportTables() []exportTable {
 		structTable("ops", "one per (file, device, host op)", func(in *ExportInput, put func(scopeRow) error) error {
 			return eachDevice(in, func(d *metrics.DeviceTables) error {
 				for _, o := range d.Ops {
-					if err := put(scopeRow{in.Trace.Source, d.Device, o.Name, o.Calls, o.Kernels, o.GPUNS, o.CPUNS, o.Share, in.Label}); err != nil {
+					row := scopeRow{File: in.Trace.Source, Device: d.Device, Name: o.Name, Calls: o.Calls, Kernels: o.Kernels, GPUNS: o.GPUNS,
+						CPUNS: o.CPUNS, Share: o.Share, Label: in.Label}
+					if w := &o.Work; w.Costed() {
+						row.CostedCalls, row.Flops, row.Bytes = OptInt{int64(w.CostedCalls), true}, OptInt{w.Flops, true}, OptInt{w.Bytes, w.Bytes > 0}
+						row.TFLOPS, row.Intensity = optIf(w.AchievedTFLOPS(), w.CostedGPUNS > 0), optIf(w.Intensity(), w.Bytes > 0)
+						if d.Util != nil {
+							if b, share, ok := d.Util.Roofline(w); ok {
+								row.Bound, row.PeakShare = b, optIf(share, true)
+							}
+						}
+					} else if o.Name != metrics.NoScope && d.Util != nil && d.Util.Work.Costed() {
+						row.CostedCalls = OptInt{0, true}
+					}
+					if err := put(row); err != nil {
 						return err
 					}
 				}

@@ -30,6 +30,9 @@ type HTMLReport struct {
 	// API calls, ranges, GPU time by op and region, those the summaries
 	// hold) shows, the largest first; 0 is 20.
 	DrillRows int
+	// Made says how the page was made: the version, the date and the
+	// command, paths as the command shows them; "" leaves it out.
+	Made string
 }
 
 // hostOpBars is how many ops the comparison of runs without GPU activity
@@ -43,7 +46,7 @@ const hostOpBars = 8
 // terminal say the same. Its size is bounded by the tables' top N and the
 // plots' bins, not by the traces' size.
 func WriteHTML(w io.Writer, r HTMLReport) error {
-	page := htmlPage{Title: "traceql report: " + strings.Join(r.Labels, ", ")}
+	page := htmlPage{Title: "traceql report: " + strings.Join(r.Labels, ", "), Made: r.Made}
 	for i, s := range r.Summaries {
 		page.Runs = append(page.Runs, htmlRunOf(r.Labels[i], s, r.Names, cmp.Or(r.DrillRows, 20)))
 	}
@@ -58,7 +61,7 @@ func WriteHTML(w io.Writer, r HTMLReport) error {
 		if ops := HostOpTable(r.Labels, r.Summaries, 0); ops != nil {
 			c := htmlCompare{Table: htmlTableOf(ops, "compare", nil, nil)}
 			svg, err := inlineSVG(func(w io.Writer) error {
-				return PlotOps(w, "svg", r.Labels, r.Summaries, hostOpBars, "host ops by total time")
+				return PlotOps(w, "svg", r.Labels, r.Summaries, hostOpBars, "host ops by self time")
 			})
 			if err != nil {
 				return err
@@ -170,6 +173,7 @@ func inlineSVG(draw func(io.Writer) error) (template.HTML, error) {
 }
 
 type htmlPage struct {
+	Made    string
 	Title   string
 	Runs    []htmlRun
 	Compare []htmlCompare
@@ -416,6 +420,7 @@ figure svg { max-width: 100%; height: auto; background: #fff; border-radius: 4px
 <header>
 <h1>{{.Title}}</h1>
 <p class="note">Made by traceql: numbers exact, from the traces alone. Tables sort by a click on their header.</p>
+{{if .Made}}<p class="note made">{{.Made}}</p>{{end}}
 </header>
 <section id="runs">
 <h2>Runs</h2>

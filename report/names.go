@@ -184,37 +184,72 @@ func demangled(name string) string {
 
 // shortName folds what is inside <> and () at the outer level, and the
 // namespaces and classes that qualify the name.
-func shortName(name string) string {
-	s := strings.TrimPrefix(name, "void ")
+func shortName(name string) string { return shortNameKeep(name, 0) }
+
+// shortNameKeep is shortName with the brackets nested up to keep deep
+// shown rather than folded: at 1, the template arguments of the name
+// itself (Kernel2<cutlass_80_tensorop_s1688gemm_64x64_32x6_tn_align4>(…)),
+// what tells two instantiations apart.
+func shortNameKeep(name string, keep int) string {
+	s := metrics.Declarator(name)
 	var b strings.Builder
 	depth := 0
+	fold := -1 // the depth of the bracket being folded; -1: none
 	for _, r := range s {
 		switch r {
 		case '<', '(':
-			if depth == 0 {
+			// The parameter list is folded whatever keep says: the
+			// template arguments tell instantiations apart.
+			if fold < 0 && (depth == keep || depth == 0 && r == '(') {
+				fold = depth
 				b.WriteRune(r)
 				b.WriteString("…")
+			} else if fold < 0 {
+				b.WriteRune(r)
 			}
 			depth++
 			continue
 		case '>', ')':
 			if depth > 0 {
 				depth--
-				if depth == 0 {
+				if fold < 0 || depth == fold {
 					b.WriteRune(r)
+				}
+				if depth == fold {
+					fold = -1
 				}
 				continue
 			}
 		}
-		if depth == 0 {
+		if fold < 0 {
 			b.WriteRune(r)
 		}
 	}
 	out := b.String()
-	// The qualifiers: up to the last "::" outside the folds, which are
-	// gone by now ("(anonymous namespace)::" folded to "(…)::").
-	if i := strings.LastIndex(out, "::"); i >= 0 {
+	// The qualifiers: up to the last "::" outside the brackets
+	// ("(anonymous namespace)::" folded to "(…)::" by now).
+	if i := lastOutside(out, "::"); i >= 0 {
 		out = out[i+2:]
 	}
 	return strings.TrimSpace(out)
+}
+
+// lastOutside is the index of the last sep in s outside <> and (), or -1.
+func lastOutside(s, sep string) int {
+	depth, at := 0, -1
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '<', '(':
+			depth++
+		case '>', ')':
+			if depth > 0 {
+				depth--
+			}
+		default:
+			if depth == 0 && strings.HasPrefix(s[i:], sep) {
+				at = i
+			}
+		}
+	}
+	return at
 }

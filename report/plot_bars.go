@@ -42,13 +42,20 @@ func PlotCompare(w io.Writer, format string, b Bars, title string, size [2]float
 	if len(b.Runs) == 0 || len(b.Metrics) == 0 {
 		return errors.New("nothing to plot: no runs or no metrics")
 	}
+	// A first run without a value of one metric (no ProfilerStep#N: every
+	// Nsight export) is rebased below; only a first run without any value
+	// leaves nothing to compare with.
+	baseless := 0
 	for _, m := range b.Metrics {
 		if len(m.Values) != len(b.Runs) {
 			return fmt.Errorf("plot compare: metric %q has %d values for %d runs", m.Name, len(m.Values), len(b.Runs))
 		}
 		if math.IsNaN(m.Values[0]) {
-			return fmt.Errorf("nothing to compare with: %s, the first run, has no GPU activity", b.Runs[0])
+			baseless++
 		}
+	}
+	if baseless == len(b.Metrics) {
+		return fmt.Errorf("nothing to compare with: %s, the first run, has no GPU activity", b.Runs[0])
 	}
 	const group = 0.9 // share of a metric's slot taken by its bars
 	width, height := 8*vg.Inch, 5*vg.Inch
@@ -65,14 +72,13 @@ func PlotCompare(w io.Writer, format string, b Bars, title string, size [2]float
 		names[i] = m.Name
 		// A metric the first run has none of is drawn against the first
 		// run that has some, and says so.
-		base := m.Values[0]
-		for _, v := range m.Values {
-			if base == 0 && v != 0 && !math.IsNaN(v) {
-				base = v
+		base, k := m.Values[0], 0
+		for j, v := range m.Values {
+			if (base == 0 || math.IsNaN(base)) && v != 0 && !math.IsNaN(v) {
+				base, k = v, j
 			}
 		}
-		if base != m.Values[0] {
-			k := slices.Index(m.Values, base)
+		if k != 0 {
 			names[i] += "*"
 			rebased = append(rebased, fmt.Sprintf("%s: %s has none; bars are ratios to %s", m.Name, b.Runs[0], b.Runs[k]))
 		}
@@ -386,18 +392,29 @@ func (b *barPlot) GlyphBoxes(p *plot.Plot) []plot.GlyphBox {
 	return boxes
 }
 
-// headline are the metrics HeadlineBars draws.
-var headline = []string{"kernels", "kernel_mean_ns", "step_median_ns", "idle_ns", "gpu_util", "span_ns", "h2d_gbps"}
+// headline are the metrics HeadlineBars draws, in the order of
+// metrics.Columns.
+var headline = []string{"kernels", "kernel_mean_ns", "span_ns", "idle_ns", "gpu_util", "h2d_gbps", "step_median_ns"}
 
 // HeadlineBars gathers the headline metrics (kernels, mean kernel, median
 // step, idle, utilization, span, H2D bandwidth) of device pos of each run
 // (in ID order, as compare pairs them) for PlotCompare.
 func HeadlineBars(labels []string, sums []metrics.Summary, pos int) Bars {
+	return MetricBars(labels, sums, pos, headline)
+}
+
+// MetricBars is HeadlineBars for the metrics named (CSV names, compare
+// --metrics), in the order named. Metrics without a number (a verdict's
+// words) have no bars.
+func MetricBars(labels []string, sums []metrics.Summary, pos int, names []string) Bars {
 	b := Bars{Runs: labels}
-	for _, c := range metrics.Columns() {
-		if !slices.Contains(headline, c.Name) {
+	cols := metrics.Columns()
+	for _, name := range names {
+		i := slices.IndexFunc(cols, func(c metrics.Column) bool { return c.Name == name })
+		if i < 0 {
 			continue
 		}
+		c := cols[i]
 		m := BarMetric{Name: c.Label, Unit: c.Unit}
 		zero := true
 		for _, s := range sums {

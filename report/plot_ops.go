@@ -1,9 +1,11 @@
 package report
 
 import (
+	"cmp"
 	"errors"
 	"image/color"
 	"io"
+	"slices"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/text"
@@ -12,21 +14,22 @@ import (
 	"github.com/traceql/traceql/metrics"
 )
 
-// PlotOps draws the top host ops (opsByLongest) as horizontal bars of
-// total time, a group per op and a bar per run, longest on top. Times are
-// absolute, not ratios to the first run: eager and compiled runs launch
+// PlotOps draws the top host ops (opsBySelf) as horizontal bars of self
+// time, a group per op and a bar per run, longest on top. Self time, not
+// total: ops nest (aten::linear holds aten::addmm), and bars of totals
+// would count the inner op's time twice. Times are absolute, not ratios to the first run: eager and compiled runs launch
 // from different ops (a compiled region has no eager counterpart), and an
 // op a run did not call is labelled "none" there. The image grows taller
 // with the number of bars.
 func PlotOps(w io.Writer, format string, labels []string, sums []metrics.Summary, top int, title string) error {
-	names, byName := opsByLongest(sums)
+	names, byName := opsBySelf(sums)
 	names = names[:min(len(names), top)]
 	if len(names) == 0 {
 		return errors.New("nothing to plot: no host ops (cpu_op events)")
 	}
 	nr := len(sums)
 	p := newPlot()
-	p.X.Label.Text = "total time"
+	p.X.Label.Text = "self time (less the ops nested inside)"
 	p.X.Tick.Marker = plot.TickerFunc(nsTicks)
 	p.Y.Tick.Label = styled(p.Y.Tick.Label, 9, text.XRight, text.YCenter)
 	p.Y.Tick.Length = topNameGap // unseen ticks: see PlotTopKernels
@@ -45,10 +48,10 @@ func PlotOps(w io.Writer, format string, labels []string, sums []metrics.Summary
 			op, ok := byName[i][names[k]]
 			label := "none"
 			if ok {
-				label = Format(float64(op.TotalNS), metrics.NS)
+				label = Format(float64(op.SelfNS), metrics.NS)
 			}
-			bars.bars = append(bars.bars, plotBar{pos: y, val: float64(op.TotalNS), color: runColor(i), label: label})
-			longest = max(longest, op.TotalNS)
+			bars.bars = append(bars.bars, plotBar{pos: y, val: float64(op.SelfNS), color: runColor(i), label: label})
+			longest = max(longest, op.SelfNS)
 		}
 	}
 	p.Y.Tick.Marker = ticks
@@ -61,4 +64,18 @@ func PlotOps(w io.Writer, format string, labels []string, sums []metrics.Summary
 	}
 	h := 1.5*vg.Inch + vg.Length(len(names)*max(nr, 2))*vg.Inch/6
 	return renderFigure(w, format, figure{title: title, p: p, legend: leg, w: 10 * vg.Inch, h: max(h, 3*vg.Inch)})
+}
+
+// opsBySelf is opsByLongest by self time: the ops' names, the longest
+// self time in any run first, ties by name, and each run's ops by name.
+func opsBySelf(sums []metrics.Summary) (names []string, byName []map[string]metrics.OpStat) {
+	names, byName = opsByLongest(sums)
+	longest := map[string]int64{}
+	for i := range byName {
+		for n, op := range byName[i] {
+			longest[n] = max(longest[n], op.SelfNS)
+		}
+	}
+	slices.SortFunc(names, func(a, b string) int { return cmp.Or(cmp.Compare(longest[b], longest[a]), cmp.Compare(a, b)) })
+	return names, byName
 }

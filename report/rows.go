@@ -86,7 +86,8 @@ func rowTypeOf[T any]() rowType {
 	var rt rowType
 	rt.typ = typ
 	units := map[string]metrics.Unit{"": metrics.Count, "count": metrics.Count, "ns": metrics.NS, "bytes": metrics.Bytes,
-		"gbps": metrics.GBps, "ratio": metrics.Ratio}
+		"gbps": metrics.GBps, "ratio": metrics.Ratio,
+		"flop": metrics.FLOP, "tflops": metrics.TFLOPS}
 	for i := range typ.NumField() {
 		f := typ.Field(i)
 		tag, ok := f.Tag.Lookup("col")

@@ -82,6 +82,10 @@ func unitName(c Column) string {
 		return "GB/s"
 	case metrics.Ratio:
 		return "ratio"
+	case metrics.FLOP:
+		return "FLOP"
+	case metrics.TFLOPS:
+		return "TFLOP/s"
 	}
 	return ""
 }

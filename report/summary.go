@@ -25,7 +25,7 @@ type Cell struct {
 // word its verdict: the text tables leave them out (the device is in the
 // header, the verdict in a note), and diff and compare, whose runs' clocks
 // have nothing in common, do not compare them.
-var notMeasures = map[string]bool{"device": true, "name": true, "start_ns": true, "end_ns": true, "bound": true, "window": true}
+var notMeasures = map[string]bool{"device": true, "name": true, "start_ns": true, "end_ns": true, "bound": true, "window": true, "precision_mix": true}
 
 // alwaysShown are rows the text table keeps even when zero everywhere (a
 // 0-ns kernel is worth seeing); the others (D2H bytes of a run without D2H
@@ -56,6 +56,20 @@ type Layout struct {
 	// Names is the style kernel names are written in (StyleName); "" is
 	// NamesFull.
 	Names string
+	// Top cuts summarize --by kernel, op and region to that many rows,
+	// saying how many there are; 0: every row.
+	Top int
+}
+
+// cut keeps the first l.Top rows of t, when there are more, with a note
+// of how many there are and where every one is.
+func (l Layout) cut(t *Table, noun, every string) *Table {
+	if l.Top <= 0 || len(t.Rows) <= l.Top {
+		return t
+	}
+	t.Notes = append(t.Notes, fmt.Sprintf("the top %d of %d %s (--top); every one: %s", l.Top, len(t.Rows), noun, every))
+	t.Rows = t.Rows[:l.Top]
+	return t
 }
 
 // minNameWidth is the fewest runes a name is cut to: a name cut to a few
@@ -211,9 +225,16 @@ func headlineTable(d *metrics.DeviceSummary, withName bool) *Table {
 	}
 	var copies []string
 	for _, c := range []metrics.CopyStat{d.H2D, d.D2H} {
-		if c.Copies > 0 {
-			copies = append(copies, fmt.Sprintf("%s %s (%s)", map[string]string{"HtoD": "H2D", "DtoH": "D2H"}[c.Kind],
-				Format(c.GBps, metrics.GBps), Format(c.Bytes, metrics.Bytes)))
+		kind := map[string]string{"HtoD": "H2D", "DtoH": "D2H"}[c.Kind]
+		switch {
+		case c.Tiny(): // a bandwidth of a few bytes measures latency: none shown
+			n := Format(c.Copies, metrics.Count) + " tiny copies"
+			if c.Copies == 1 {
+				n = "1 tiny copy"
+			}
+			copies = append(copies, fmt.Sprintf("%s %s in %s", kind, Format(c.Bytes, metrics.Bytes), n))
+		case c.Copies > 0:
+			copies = append(copies, fmt.Sprintf("%s %s (%s)", kind, Format(c.GBps, metrics.GBps), Format(c.Bytes, metrics.Bytes)))
 		}
 	}
 	if len(copies) > 0 {
@@ -314,7 +335,7 @@ func topKernelsTable(d *metrics.DeviceSummary, many bool, l Layout) *Table {
 	t := &Table{Title: "top kernels by total time" + suffix, Columns: []Column{
 		{Name: "count", Unit: metrics.Count}, {Name: "total", Unit: metrics.NS},
 		{Name: "mean", Unit: metrics.NS}, {Name: "share", Unit: metrics.Ratio}, {Name: "kernel", Unit: metrics.Text}}}
-	names := shortNames(d.TopKernels, func(k metrics.KernelStat) string { return StyleName(k.Name, l.Names) }, l.NameWidth)
+	names := shortNames(styledNames(d.TopKernels, func(k metrics.KernelStat) string { return k.Name }, l.Names), same, l.NameWidth)
 	for i, k := range d.TopKernels {
 		t.Rows = append(t.Rows, []any{k.Count, k.TotalNS, k.MeanNS, k.Share, names[i]})
 	}
@@ -362,7 +383,12 @@ func drillTables(s metrics.Summary, l Layout) []*Table {
 			t.Notes = []string{"launched: kernels, copies and memsets whose launch call the " + x.noun + " encloses on its thread (graph replays count each kernel); " +
 				metrics.NoScope + ": enclosed by none, or no launch call in the trace"}
 			t.Notes = append(t.Notes, captureNotes(s.Capture, x.stats, x.noun)...)
-			out = append(out, t)
+			out = append(out, l.cut(t, x.noun+"s", "without --top"))
+			if x.noun == "op" {
+				if w := workTable(&d, l); w != nil {
+					out = append(out, w)
+				}
+			}
 		}
 	}
 	for _, x := range []struct {
@@ -400,11 +426,11 @@ func kernelDistsTable(d *metrics.DeviceSummary, many bool, l Layout) *Table {
 		{Name: "share", Unit: metrics.Ratio}, {Name: "total", Unit: metrics.NS}, {Name: "instances", Unit: metrics.Count},
 		{Name: "mean", Unit: metrics.NS}, {Name: "median", Unit: metrics.NS}, {Name: "min", Unit: metrics.NS},
 		{Name: "max", Unit: metrics.NS}, {Name: "stddev", Unit: metrics.NS}, {Name: "kernel", Unit: metrics.Text}}}
-	names := shortNames(d.KernelDists, func(k metrics.KernelDist) string { return StyleName(k.Name, l.Names) }, l.distNameWidth())
+	names := shortNames(styledNames(d.KernelDists, func(k metrics.KernelDist) string { return k.Name }, l.Names), same, l.distNameWidth())
 	for i, k := range d.KernelDists {
 		t.Rows = append(t.Rows, []any{k.Share, k.TotalNS, k.Count, k.MeanNS, k.MedianNS, k.MinNS, k.MaxNS, k.StddevNS, names[i]})
 	}
-	return l.fit(t, "kernel-stats")
+	return l.cut(l.fit(t, "kernel-stats"), "kernel names", "export --table kernel-stats")
 }
 
 // distNameWidth is the runes left to the names of a distribution table

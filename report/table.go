@@ -288,7 +288,11 @@ func WriteMarkdown(out io.Writer, tables ...*Table) error {
 			fmt.Fprintf(w, "**%s**\n\n", mdEscape.Replace(printableLines(t.Title)))
 		}
 		if len(t.Columns) == 0 {
-			for _, n := range t.Notes {
+			// A paragraph each: lines would run into one.
+			for j, n := range t.Notes {
+				if j > 0 {
+					fmt.Fprintln(w)
+				}
 				fmt.Fprintf(w, "%s\n", mdEscape.Replace(Printable(n)))
 			}
 			continue

@@ -29,6 +29,10 @@ func Format(v any, u metrics.Unit) string {
 		return sig3(x) + " GB/s"
 	case metrics.Ratio:
 		return percent(x) + " %"
+	case metrics.FLOP:
+		return scaled(x, []unit{{1e15, "PFLOP"}, {1e12, "TFLOP"}, {1e9, "GFLOP"}, {1e6, "MFLOP"}, {1e3, "kFLOP"}, {1, "FLOP"}})
+	case metrics.TFLOPS:
+		return sig3(x) + " TFLOP/s"
 	case metrics.Count:
 		// Whole numbers, and fractions (a median, a mean) too big to
 		// show decimals, get thousands separators.

@@ -87,6 +87,13 @@ func (d *kinetoDecoder) run() error {
 	}
 	if c == '[' {
 		sc.Skip(1)
+		// An array of anything but objects (a dataset's classes.json,
+		// ["cat","dog"]) is some other JSON file, not a broken trace: a
+		// folder's walk skips it.
+		if c, ok, _ := sc.Peek(); ok && c != '{' && c != ']' {
+			return &SyntaxError{File: d.in.path, Offset: sc.Offset(), Err: ErrUnknownFormat,
+				Msg: "a JSON array whose first element is not an object: not a Chrome/Kineto trace"}
+		}
 		if err := d.events(true); err != nil || d.truncatedAt >= 0 {
 			return err
 		}

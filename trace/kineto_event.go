@@ -19,6 +19,9 @@ type eventDecoder struct {
 	dropPolls bool              // drop runtime and driver calls that poll
 	dropHost  bool              // dropOps || dropPolls
 	keepOp    string            // Needs.Op
+	shapes    bool              // keep cpu_ops' shapes (Needs.Shapes)
+	shapesOf  map[string]bool   // Needs.ShapesOf
+	sh        shapeArgs         // the current event's shape arguments, when shapes
 	names     map[string]string // interned event names
 	lx        jsonlex.Lexer
 	eventMemo jsonlex.MemberMemo
@@ -29,7 +32,8 @@ type eventDecoder struct {
 
 func newEventDecoder(in *input) *eventDecoder {
 	n, lean := in.opts.needs()
-	d := &eventDecoder{stacks: n.Stacks, dropOps: lean && !n.Ops && !n.Stacks, dropPolls: lean && !n.Polls, keepOp: n.Op,
+	d := &eventDecoder{stacks: n.Stacks, dropOps: lean && !n.Ops && !n.Stacks && !n.Shapes, dropPolls: lean && !n.Polls, keepOp: n.Op,
+		shapes: n.Shapes, shapesOf: n.ShapesOf,
 		names: map[string]string{}, drops: &jsonlex.DropMemo[dropTag]{}, parts: &in.workers.parts}
 	d.dropHost = d.dropOps || d.dropPolls
 	return d
@@ -221,6 +225,9 @@ func (d *eventDecoder) event(b []byte, i int, p *part) (int, error) {
 	// built the whole struct aside and then copied it, on every event.
 	var r eventRead
 	r.d, r.b, r.start, r.decided = d, b, i, -1
+	if d.shapes {
+		d.sh = shapeArgs{}
+	}
 	lx, e := &d.lx, &r.e
 	lx.Lenient = false
 	// The members are read here, in a closure: the common paths inline,
@@ -438,6 +445,9 @@ func (d *eventDecoder) keep(e *rawEvent, p *part) {
 		e.keepAPICall(d, name, start, end, p)
 	case clsCPUOp, clsUserAnnotation, clsGPUAnnotation, clsPython:
 		e.keepOp(name, start, end, p)
+		if d.shapes && e.cls == clsCPUOp && d.sh.wanted(name, d.shapesOf) {
+			p.t.Ops[len(p.t.Ops)-1].Args = d.opArgs(p)
+		}
 	}
 }
 
@@ -611,6 +621,12 @@ func (d *eventDecoder) args(b []byte, i int, cls eventClass, a *eventArgs) (int,
 			a.grid, i, err = d.dim3(b, i)
 		case "block":
 			a.block, i, err = d.dim3(b, i)
+		case "Input Dims", "Input dims", "Input type", "Concrete Inputs":
+			start := i
+			i, err = d.lx.Value(b, i, nil)
+			if d.shapes && cls == clsCPUOp && err == nil {
+				d.sh.set(key, b[start:i])
+			}
 		default:
 			i, err = d.lx.Value(b, i, &v)
 			switch key {
@@ -637,6 +653,10 @@ func (d *eventDecoder) args(b []byte, i int, cls eventClass, a *eventArgs) (int,
 				a.graphID, _ = jsonlex.IntOf(v)
 			case "graph node id":
 				a.graphNode, _ = jsonlex.IntOf(v)
+			case "flops":
+				if d.shapes && cls == clsCPUOp {
+					d.sh.flops, d.sh.hasFlops = jsonlex.IntOf(v)
+				}
 			case "kernel":
 				if cls == clsRuntime || cls == clsDriver {
 					a.kernel = v

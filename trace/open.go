@@ -290,6 +290,12 @@ type Needs struct {
 	// Op names the cpu_ops kept when Ops does not keep them all: the
 	// range that --range measures may be one.
 	Op string
+	// Shapes keeps every cpu_op and, on those named in ShapesOf (all when
+	// nil) or that carry a "flops" argument, their recorded shapes
+	// (Op.Args): what a FLOP model reads. Parsing them costs a read of
+	// every op's arguments, so only commands that show FLOPs ask.
+	Shapes   bool
+	ShapesOf map[string]bool
 }
 
 // needs returns what a read keeps, and whether it leaves host events out.
@@ -304,7 +310,7 @@ func (o *Options) needs() (n Needs, lean bool) {
 // if o did), with no progress to report: the first read reported it all.
 func (o Options) readAll() Options {
 	n, _ := o.needs()
-	o.Needs = &Needs{Stacks: n.Stacks, Ops: true, Polls: true}
+	o.Needs = &Needs{Stacks: n.Stacks, Ops: true, Polls: true, Shapes: n.Shapes, ShapesOf: n.ShapesOf}
 	o.Progress = nil
 	return o
 }

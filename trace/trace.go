@@ -245,6 +245,31 @@ type Op struct {
 	PID, TID   int64
 	Start, End int64
 	ExternalID int64
+	// Args are the shapes a cpu_op was recorded with (record_shapes),
+	// kept only for a read with Needs.Shapes; nil otherwise.
+	Args *OpArgs
+}
+
+// OpArgs are what PyTorch records of a cpu_op's inputs with
+// record_shapes=True (and with_flops=True), input by input.
+type OpArgs struct {
+	// Dims are the sizes of each input tensor ("Input Dims"); nil for an
+	// input that is no tensor, and for a list of tensors, whose sizes are
+	// in Lists.
+	Dims [][]int64
+	// Lists holds, for an input that is a list of tensors, their sizes;
+	// nil for other inputs. Nil when no input is a list.
+	Lists [][][]int64
+	// Types are the inputs' types ("Input type"): "float",
+	// "c10::BFloat16", "Scalar", "" …
+	Types []string
+	// Concrete are the values of non-tensor inputs as text ("Concrete
+	// Inputs": "[1, 1]", "True", ""); nil when the trace has none (torch
+	// before 2.1).
+	Concrete []string
+	// Flops is the "flops" argument (with_flops=True) when HasFlops.
+	Flops    int64
+	HasFlops bool
 }
 
 // Validate checks the invariants every reader guarantees: End ≥ Start,

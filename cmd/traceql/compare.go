@@ -30,13 +30,18 @@ type compareOptions struct {
 	Metrics  []string
 	All      bool
 	PlotSize string // WxH in inches
-	IO       *ioStreams
+	// Layout is rows (a row per run), columns (a column per run) or ""
+	// for the default: rows above 4 runs.
+	Layout  string
+	Parts   []string // names of the labels' parts, split at "_": rows' leading columns
+	GroupBy []string // parts whose runs are answered apart
+	IO      *ioStreams
 }
 
 func newCompareCmd(ios *ioStreams, runF func(context.Context, *compareOptions) error) *cobra.Command {
 	opts := &compareOptions{IO: ios}
 	cmd := &cobra.Command{
-		Use:   "compare FILE FILE...",
+		Use:   "compare FILE|DIR...",
 		Short: "Runs side by side: metrics as rows, ratios to the first run",
 		Long: `Compare puts two or more runs side by side — the table of a torch.compile
 mode study: kernels, mean kernel, idle, utilization, duration (span),
@@ -46,22 +51,41 @@ their host sides are compared instead: span, steps, time in and outside
 ops, torch.compile's regions, then each op's total time per run and its
 ratio to the first (see summarize --help); --metrics picks host metrics
 then, shown alone.
+--layout rows (the default above 4 runs) puts a run a row and the metrics
+in columns, after a line that answers which run's median step is shortest
+(its span when a run has no steps), by how much, and which is next. Labels
+split at "_" into parts that --parts names (vit-small_eager_b1: --parts
+model,mode,batch) are shown as columns, and --group-by model,batch answers
+each model and batch apart; a folder's runs with other parts are left out.
 --format csv (or json, one document) has a row per run and device, the
 runs in the order given (run, from 1) with their labels, then summarize's
 columns: every metric, bound included, integers as integers.
-Labels default to the file names. Files are read --jobs at a time, one
+Labels default to the file names. A DIR is searched as summarize does,
+files that are no trace skipped with a note: compare DIR compares the
+traces in it, in natural order. Files are read --jobs at a time, one
 per CPU by default, and fewer when their tables would take more than half
 the memory available (see summarize --help).` + windowHelp,
 		Example: `  traceql compare default.json reduce.json autotune.json \
     --label default,reduce-overhead,max-autotune
   traceql compare a.json b.json --plot modes.png`,
-		Args: minArgs(2, "FILEs"),
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 1 && anyDir(args) { // compare DIR: its traces
+				return nil
+			}
+			return minArgs(2, "FILEs")(cmd, args)
+		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Files = args
-			if len(opts.Labels) == 0 {
-				opts.Labels = runLabels(args)
+			// With a DIR, the labels are checked against the traces found.
+			if !anyDir(args) {
+				if len(opts.Labels) == 0 {
+					opts.Labels = runLabels(args)
+				}
+				if err := checkLabels(opts.Labels, args); err != nil {
+					return err
+				}
 			}
-			if err := checkLabels(opts.Labels, args); err != nil {
+			if err := checkParts(opts); err != nil {
 				return err
 			}
 			if opts.All && opts.Metrics != nil {
@@ -91,10 +115,13 @@ the memory available (see summarize --help).` + windowHelp,
 	addLabelFlag(f, &opts.Labels, false)
 	formatFlag(cmd, &opts.Format, "text", tableFormats, "output format: text, csv, json or markdown")
 	csvSafeFlag(cmd.Flags(), &opts.CSV)
-	f.StringVar(&opts.Plot, "plot", "", "also draw the headline metrics as grouped bars to this .png or .svg file")
+	f.StringVar(&opts.Plot, "plot", "", "also draw the headline metrics (or --metrics) as grouped bars to this .png or .svg file")
 	enumSliceFlag(cmd, &opts.Metrics, "metrics", metricNames(), "the metrics shown, by CSV name, in this order (see summarize --help)")
 	f.BoolVar(&opts.All, "all", false, "show every metric, not the headline ones")
 	f.StringVar(&opts.PlotSize, "plot-size", "", "--plot image size WxH in inches (default 8x5)")
+	enumFlag(cmd, &opts.Layout, "layout", "", "", []string{"rows", "columns"}, "rows: a row per run; columns: a column per run (default: rows above 4 runs)")
+	f.StringSliceVar(&opts.Parts, "parts", nil, "name the parts of the labels, split at _, shown as columns (vit-small_eager_b1: model,mode,batch); runs whose label has another number of parts are left out")
+	f.StringSliceVar(&opts.GroupBy, "group-by", nil, "parts (of --parts) whose runs are answered apart: model,batch gives each model and batch its line on the fastest mode")
 	opts.Read.addFlags(f)
 	opts.Read.addJobsFlag(f)
 	return cmd
@@ -120,6 +147,11 @@ func writeComparePlots(ctx context.Context, opts *compareOptions, sums []metrics
 	images := make([]bytes.Buffer, positions)
 	for pos := range positions {
 		path, title := opts.Plot, "headline metrics, ratio to "+opts.Labels[0]
+		bars := report.HeadlineBars(opts.Labels, sums, pos)
+		if opts.Metrics != nil {
+			title = "ratio to " + opts.Labels[0]
+			bars = report.MetricBars(opts.Labels, sums, pos, opts.Metrics)
+		}
 		if positions > 1 {
 			if pos > 0 {
 				path = strings.TrimSuffix(opts.Plot, ext) + fmt.Sprintf(".gpu%d", pos) + ext
@@ -127,7 +159,7 @@ func writeComparePlots(ctx context.Context, opts *compareOptions, sums []metrics
 			title += fmt.Sprintf(" (device pair %d of %d: each run's GPU #%d)", pos+1, positions, pos)
 		}
 		paths[pos] = path
-		if err := report.PlotCompare(&images[pos], format, report.HeadlineBars(opts.Labels, sums, pos), title, size); err != nil {
+		if err := report.PlotCompare(&images[pos], format, bars, title, size); err != nil {
 			return fmt.Errorf("%s: %w", path, err)
 		}
 	}
@@ -276,11 +308,24 @@ func collide(labels, paths []string) bool {
 }
 
 func runCompare(ctx context.Context, opts *compareOptions) error {
-	done := opts.Read.startProgress(opts.Files)
+	in := &runInputs{Files: opts.Files, Labels: opts.Labels}
+	if anyDir(opts.Files) {
+		var err error
+		if in, err = expandRuns(opts.Files, opts.Labels, opts.IO); err != nil {
+			return err
+		}
+	}
+	if err := keepParts(in, opts); err != nil {
+		return err
+	}
+	done := opts.Read.startProgress(in.Files)
 	var sums []metrics.Summary
+	var kept []int
 	summarize := func(t *trace.Trace) metrics.Summary { return metrics.Summarize(t, metrics.Options{Workers: cores()}) }
-	err := readEach(ctx, opts.Files, &opts.Read, summarize, func(file string, s metrics.Summary, err error) error {
-		if err != nil {
+	i := 0
+	err := readEach(ctx, in.Files, &opts.Read, summarize, func(file string, s metrics.Summary, err error) error {
+		defer func() { i++ }()
+		if err := in.keep(i, err, opts.IO, &kept); err != nil || !slices.Contains(kept, i) {
 			return err
 		}
 		opts.Read.warn(file, s.Warnings)
@@ -291,6 +336,13 @@ func runCompare(ctx context.Context, opts *compareOptions) error {
 	if err != nil {
 		return err
 	}
+	if err := in.only(kept); err != nil {
+		return err
+	}
+	if len(sums) < 2 && len(opts.Parts) == 0 {
+		return fmt.Errorf("compare needs at least 2 traces; %s found %s", strings.Join(opts.Files, ", "), nouns(len(sums), "trace"))
+	}
+	opts.Files, opts.Labels = in.Files, in.Labels
 	positions := 0
 	for _, s := range sums {
 		positions = max(positions, len(s.Devices))
@@ -311,6 +363,9 @@ func runCompare(ctx context.Context, opts *compareOptions) error {
 		return report.WriteCSVWith(opts.IO.Out, report.CompareRecords(opts.Labels, sums), opts.CSV)
 	case "json":
 		return report.WriteJSON(opts.IO.Out, "compare", report.CompareRecords(opts.Labels, sums))
+	}
+	if opts.Layout == "rows" || opts.Layout == "" && (len(sums) > 4 || opts.Parts != nil) {
+		return writeCompareRows(opts, sums, positions)
 	}
 	rows := opts.Metrics
 	if rows == nil && !opts.All {

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -16,22 +17,27 @@ type diffOptions struct {
 	Names    string // kernel name style: full, short or family
 	Read     readOptions
 	Old, New string
+	Args     []string // set when a folder holds OLD and NEW, found when run
 	Group    string
 	Format   string
 	CSV      report.CSVOptions // --csv-safe
 	Top      int
 	Labels   []string
-	Capture  []string // --capture: one for both sides, or OLD's and NEW's
+	FailIf   []metrics.Gate // --fail-if: exit 3 when one fails
+	Capture  []string       // --capture: one for both sides, or OLD's and NEW's
 	IO       *ioStreams
 }
 
 func newDiffCmd(ios *ioStreams, runF func(context.Context, *diffOptions) error) *cobra.Command {
 	opts := &diffOptions{IO: ios}
+	var failIf string
 	cmd := &cobra.Command{
-		Use:   "diff OLD NEW",
+		Use:   "diff OLD NEW | DIR",
 		Short: "What changed between two runs: metrics, steps and kernels",
 		Long: `Diff compares two traces (any mix of Kineto JSON and Nsight SQLite), device
 by device (devices pair up by position among those with GPU activity).
+A DIR holding two traces is OLD and NEW in natural order (files that are
+no trace skipped with a note, as summarize does).
 
 It prints every summary metric old, new, the absolute delta and the change
 (−98.6 % ×0.0140), and each run's verdict as summarize gives it; when both
@@ -46,6 +52,14 @@ _1 → triton_poi_fused_add; templated C++ names cut to their base name) —
 with count, total and mean on both sides, new/gone ones marked, sorted by
 the absolute change in total time.
 
+--fail-if 'step_median>+3%,kernels>+10%' is a regression gate for CI:
+diff exits 3 when a listed metric (summarize's CSV name, its unit suffix
+optional) rises past its threshold (NAME<-P%: falls) and, where both runs
+have steps enough for the test, the per-step values differ beyond their
+spread; a change within the spread is noise and passes. Each gate is worded
+on stderr. Exit codes: 0 pass, 1 a run failed, 2 bad usage, 3 regression.
+See docs/ci.md for a GitHub Actions job.
+
 --format csv writes the summary metrics alone, one row per device pair and
 metric (old, new, delta, ratio), clock readings (start_ns, end_ns) left
 out; --format json the same rows as one document ({"version", "table":
@@ -54,18 +68,32 @@ out; --format json the same rows as one document ({"version", "table":
   traceql diff eager.json compiled.json --group family --top 30
   traceql diff a.json b.sqlite --format csv > diff.csv`,
 		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 1 && anyDir(args) { // a folder of the two runs
+				return nil
+			}
 			if len(args) != 2 {
 				return usageError{fmt.Errorf("diff needs exactly two traces, OLD and NEW; got %d", len(args))}
 			}
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.Old, opts.New = args[0], args[1]
+			if anyDir(args) {
+				opts.Args = args // the traces are found when run
+			} else {
+				opts.Old, opts.New = args[0], args[1]
+				if err := checkLabels(opts.Labels, args); err != nil {
+					return err
+				}
+			}
 			if err := positive("top", opts.Top); err != nil {
 				return err
 			}
-			if err := checkLabels(opts.Labels, args); err != nil {
-				return err
+			if failIf != "" {
+				gates, err := parseGates(failIf)
+				if err != nil {
+					return err
+				}
+				opts.FailIf = gates
 			}
 			if err := checkCapture(opts.Capture, 2, opts.By == "op", "--by op"); err != nil {
 				return err
@@ -90,20 +118,35 @@ out; --format json the same rows as one document ({"version", "table":
 	f.IntVar(&opts.Top, "top", 20, "kernel rows shown")
 	namesFlag(cmd, &opts.Names)
 	addLabelFlag(f, &opts.Labels, false)
+	f.StringVar(&failIf, "fail-if", "", "exit 3 when a metric worsens past its threshold, beyond step-to-step spread: 'step_median>+3%,kernels>+10%'")
 	addCaptureFlag(f, &opts.Capture, 2)
 	opts.Read.addFlags(f)
 	return cmd
 }
 
 func runDiff(ctx context.Context, opts *diffOptions) error {
-	done := opts.Read.startProgress([]string{opts.Old, opts.New})
+	in := &runInputs{Files: []string{opts.Old, opts.New}, Labels: opts.Labels}
+	if in.Labels == nil {
+		in.Labels = runLabels(in.Files)
+	}
+	dir := opts.Args != nil
+	if dir { // a folder: its two traces, OLD first in natural order
+		var err error
+		if in, err = expandRuns(opts.Args, opts.Labels, opts.IO); err != nil {
+			return err
+		}
+	}
+	done := opts.Read.startProgress(in.Files)
 	defer done()
 	// Both read at once: a gzipped trace is inflated on one goroutine,
 	// which leaves a core to the other.
 	var ts []*trace.Trace
-	err := readEach(ctx, []string{opts.Old, opts.New}, &opts.Read, func(t *trace.Trace) *trace.Trace { return t },
+	var kept []int
+	i := 0
+	err := readEach(ctx, in.Files, &opts.Read, func(t *trace.Trace) *trace.Trace { return t },
 		func(file string, t *trace.Trace, err error) error {
-			if err != nil {
+			defer func() { i++ }()
+			if err := in.keep(i, err, opts.IO, &kept); err != nil || t == nil {
 				return err
 			}
 			opts.Read.warn(file, t.Warnings)
@@ -112,6 +155,16 @@ func runDiff(ctx context.Context, opts *diffOptions) error {
 		})
 	if err != nil {
 		return err
+	}
+	if err := in.only(kept); err != nil {
+		return err
+	}
+	if len(ts) != 2 {
+		return usageError{fmt.Errorf("diff needs exactly two traces, OLD and NEW; %s holds %s", strings.Join(opts.Args, ", "), nouns(len(ts), "trace"))}
+	}
+	opts.Old, opts.New = in.Files[0], in.Files[1]
+	if dir {
+		opts.Labels = in.Labels
 	}
 	caps, err := readCaptures(ctx, opts.Capture, &opts.Read, false)
 	if err != nil {
@@ -132,6 +185,37 @@ func runDiff(ctx context.Context, opts *diffOptions) error {
 			complain(opts.IO.ErrOut, file+": "+report.CaptureNote(s.Capture))
 		}
 	}
+	if err := writeDiff(opts, d, ts); err != nil {
+		return err
+	}
+	return checkGates(opts, d)
+}
+
+// checkGates words each --fail-if gate on stderr, a line each, and
+// returns gateFailed when one fails.
+func checkGates(opts *diffOptions, d metrics.Diff) error {
+	if opts.FailIf == nil {
+		return nil
+	}
+	rs := metrics.CheckGates(d, opts.FailIf)
+	failed := 0
+	for i, line := range report.GateLines(rs) {
+		complain(opts.IO.ErrOut, "--fail-if "+line)
+		if rs[i].Fail {
+			failed++
+		}
+	}
+	if len(rs) == 0 {
+		return fmt.Errorf("--fail-if: no device pair with GPU activity in both runs to check")
+	}
+	if failed > 0 {
+		return gateFailed{failed}
+	}
+	return nil
+}
+
+// writeDiff writes the comparison d of the traces ts.
+func writeDiff(opts *diffOptions, d metrics.Diff, ts []*trace.Trace) error {
 	labels := opts.Labels
 	if labels == nil {
 		labels = runLabels([]string{opts.Old, opts.New})

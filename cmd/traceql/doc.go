@@ -326,6 +326,26 @@
 //	                             TorchDynamo Cache Lookup host ops (Dynamo's guard
 //	                             checks before each call of a compiled frame; they
 //	                             do not nest), all threads
+//	  flops                      "FLOPs": floating-point operations of the device's
+//	                             ops with a FLOP count (the profiler's with_flops,
+//	                             else the model's from record_shapes; see export
+//	                             --table ops); only with --by op
+//	  flops_coverage             "kernel time with FLOPs": share of kernel_ns
+//	                             launched by ops with a FLOP count: below 1, flops
+//	                             and mfu leave the rest out
+//	  achieved_tflops            "achieved TFLOP/s": flops / span_ns, TFLOP/s
+//	  peak_tflops                "peak TFLOP/s": the GPU's dense (not sparse)
+//	                             datasheet peak in the precision with the most GEMM
+//	                             and convolution time, or --peak-tflops; none for a
+//	                             GPU not in the table
+//	  mfu                        "MFU": flops / (span_ns × peak_tflops): model
+//	                             FLOPs utilization over the window measured, a
+//	                             lower bound when flops_coverage < 1
+//	  precision_mix              "precision mix": share of GEMM and convolution
+//	                             kernel time by precision (fp64, fp32, tf32, bf16,
+//	                             fp16, fp8, int8; unknown), from kernel names and
+//	                             the ops' Input type: "bf16=0.930 fp32=0.070";
+//	                             empty without --by op or without such kernels
 //	Host-only runs (no kernel, memcpy or memset: CPU, Apple MPS, or device
 //	activity not recorded) have one row per file instead, and compare and diff
 //	put their host sides and ops side by side:
@@ -412,64 +432,73 @@
 //	  traceql summarize --overview out/*.parquet
 //
 //	Flags:
-//	      --all               text: after the headline and top kernels, every
-//	                          metric, copies by kind, steps and idle gaps
-//	      --by strings        drill down, comma-separated: kernel (every
-//	                          kernel name with nsys stats' columns: instances,
-//	                          total, mean, median, min, max, stddev), stream
-//	                          (each stream's kernels, busy, idle,
-//	                          utilization), api (host API calls by name),
-//	                          range (record_function and NVTX ranges by name),
-//	                          op and region (GPU time by the innermost cpu_op,
-//	                          and record_function or NVTX range, enclosing
-//	                          each launch)
-//	      --capture TRACE     name the kernels of CUDA/HIP graph launches by
-//	                          the ops that captured them, from TRACE, a trace
-//	                          profiled while the graphs were captured
-//	      --compile-log LOG   LOG: a TORCH_TRACE compile log, or a folder of
-//	                          them, joined to the compiled frames
-//	      --csv-safe          CSV: prefix ' to text cells starting = + - @
-//	                          (formulas)
-//	      --device N          measure only device N (repeat or comma-separate
-//	                          for several)
-//	  -f, --format string     output format: text, csv, json or markdown
-//	                          (default "text")
-//	  -h, --help              help for summarize
-//	  -j, --jobs int          files read at once (default 0: one per CPU, as
-//	                          memory allows)
-//	      --kernel REGEX      measure only the kernels whose names match this
-//	                          REGEX (copies and memsets stay; no verdict)
-//	      --label strings     comma-separated run labels, one per FILE or DIR
-//	                          (a DIR's labels every trace in it); default: the
-//	                          file names, with as many folders as tell them apart
-//	      --names string      kernel names: full (as recorded), short
-//	                          (demangled; templates, arguments and namespaces
-//	                          folded) or family (base name across
-//	                          instantiations) (default "full")
-//	      --overview          print only the overview of several traces, not
-//	                          each trace's tables
-//	  -q, --quiet             no progress bar on stderr
-//	      --range string      measure only the span of the annotation, op or
-//	                          NVTX range with this name
-//	      --shard K/N         read only worker K's share of N of the files, by
-//	                          a hash of each file's path under its argument
-//	                          (see above)
-//	      --skip-steps int    drop the first N recorded ProfilerStep#N
-//	      --steady            measure only the steps after the warm-up
-//	                          (leading steps over twice the median)
-//	      --steps string      measure only these ProfilerStep#N: 3:, 3:5, :5 or 4
-//	      --stream N          measure only stream N, on every device (repeat
-//	                          or comma-separate for several; no verdict)
-//	      --strict            treat skipped or malformed events and truncation
-//	                          as errors
-//	      --top int           kernels (and host ops) listed per device (default 10)
-//	      --window string     measure only START:END after the first GPU
-//	                          activity, e.g. 100ms:500ms
+//	      --all                 text: after the headline and top kernels,
+//	                            every metric, copies by kind, steps and idle gaps
+//	      --by strings          drill down, comma-separated: kernel (every
+//	                            kernel name with nsys stats' columns:
+//	                            instances, total, mean, median, min, max,
+//	                            stddev), stream (each stream's kernels, busy,
+//	                            idle, utilization), api (host API calls by
+//	                            name), range (record_function and NVTX ranges
+//	                            by name), op and region (GPU time by the
+//	                            innermost cpu_op, and record_function or NVTX
+//	                            range, enclosing each launch)
+//	      --capture TRACE       name the kernels of CUDA/HIP graph launches by
+//	                            the ops that captured them, from TRACE, a
+//	                            trace profiled while the graphs were captured
+//	      --compile-log LOG     LOG: a TORCH_TRACE compile log, or a folder of
+//	                            them, joined to the compiled frames
+//	      --csv-safe            CSV: prefix ' to text cells starting = + - @
+//	                            (formulas)
+//	      --device N            measure only device N (repeat or
+//	                            comma-separate for several)
+//	  -f, --format string       output format: text, csv, json or markdown
+//	                            (default "text")
+//	  -h, --help                help for summarize
+//	  -j, --jobs int            files read at once (default 0: one per CPU, as
+//	                            memory allows)
+//	      --kernel REGEX        measure only the kernels whose names match
+//	                            this REGEX (copies and memsets stay; no verdict)
+//	      --label strings       comma-separated run labels, one per FILE or
+//	                            DIR (a DIR's labels every trace in it);
+//	                            default: the file names, with as many folders
+//	                            as tell them apart
+//	      --names string        kernel names: full (as recorded), short
+//	                            (demangled; templates, arguments and
+//	                            namespaces folded) or family (base name across
+//	                            instantiations) (default "full")
+//	      --overview            print only the overview of several traces, not
+//	                            each trace's tables
+//	      --peak-gbps float     the GPU's memory bandwidth in GB/s for the
+//	                            roofline, instead of traceql's table
+//	      --peak-tflops float   the GPU's dense peak TFLOP/s for MFU and the
+//	                            roofline, instead of traceql's table
+//	  -q, --quiet               no progress bar on stderr
+//	      --range string        measure only the span of the annotation, op or
+//	                            NVTX range with this name
+//	      --shard K/N           read only worker K's share of N of the files,
+//	                            by a hash of each file's path under its
+//	                            argument (see above)
+//	      --skip-steps int      drop the first N recorded ProfilerStep#N
+//	      --steady              measure only the steps after the warm-up
+//	                            (leading steps over twice the median)
+//	      --steps string        measure only these ProfilerStep#N: 3:, 3:5, :5 or 4
+//	      --stream N            measure only stream N, on every device (repeat
+//	                            or comma-separate for several; no verdict)
+//	      --strict              treat skipped or malformed events and
+//	                            truncation as errors
+//	      --top int             kernels (and host ops) listed per device;
+//	                            given, rows of --by kernel, op and region too
+//	                            (default 10)
+//	      --window string       measure only START:END after the first GPU
+//	                            activity, e.g. 100ms:500ms
 //
 //	# traceql diff
 //
 //	Diff compares two traces (any mix of Kineto JSON and Nsight SQLite), device
 //	by device (devices pair up by position among those with GPU activity).
+//	A DIR holding two traces is OLD and NEW in natural order (files that are
+//	no trace skipped with a note, as summarize does).
 //
 //	It prints every summary metric old, new, the absolute delta and the change
 //	(−98.6 % ×0.0140), and each run's verdict as summarize gives it; when both
@@ -483,6 +512,14 @@
 //	_1 → triton_poi_fused_add; templated C++ names cut to their base name) —
 //	with count, total and mean on both sides, new/gone ones marked, sorted by
 //	the absolute change in total time.
+//
+//	--fail-if 'step_median>+3%,kernels>+10%' is a regression gate for CI:
+//	diff exits 3 when a listed metric (summarize's CSV name, its unit suffix
+//	optional) rises past its threshold (NAME<-P%: falls) and, where both runs
+//	have steps enough for the test, the per-step values differ beyond their
+//	spread; a change within the spread is noise and passes. Each gate is worded
+//	on stderr. Exit codes: 0 pass, 1 a run failed, 2 bad usage, 3 regression.
+//	See docs/ci.md for a GitHub Actions job.
 //
 //	--format csv writes the summary metrics alone, one row per device pair and
 //	metric (old, new, delta, ratio), clock readings (start_ns, end_ns) left
@@ -518,7 +555,7 @@
 //	saying why.
 //
 //	Usage:
-//	  traceql diff OLD NEW [flags]
+//	  traceql diff OLD NEW | DIR [flags]
 //
 //	Examples:
 //	  traceql diff default.json reduce-overhead.json
@@ -536,6 +573,9 @@
 //	                         (formulas)
 //	      --device N         measure only device N (repeat or comma-separate
 //	                         for several)
+//	      --fail-if string   exit 3 when a metric worsens past its threshold,
+//	                         beyond step-to-step spread:
+//	                         'step_median>+3%,kernels>+10%'
 //	  -f, --format string    output format: text, csv, json or markdown
 //	                         (default "text")
 //	      --group string     match kernels by exact name or by family (default
@@ -575,10 +615,18 @@
 //	ops, torch.compile's regions, then each op's total time per run and its
 //	ratio to the first (see summarize --help); --metrics picks host metrics
 //	then, shown alone.
+//	--layout rows (the default above 4 runs) puts a run a row and the metrics
+//	in columns, after a line that answers which run's median step is shortest
+//	(its span when a run has no steps), by how much, and which is next. Labels
+//	split at "_" into parts that --parts names (vit-small_eager_b1: --parts
+//	model,mode,batch) are shown as columns, and --group-by model,batch answers
+//	each model and batch apart; a folder's runs with other parts are left out.
 //	--format csv (or json, one document) has a row per run and device, the
 //	runs in the order given (run, from 1) with their labels, then summarize's
 //	columns: every metric, bound included, integers as integers.
-//	Labels default to the file names. Files are read --jobs at a time, one
+//	Labels default to the file names. A DIR is searched as summarize does,
+//	files that are no trace skipped with a note: compare DIR compares the
+//	traces in it, in natural order. Files are read --jobs at a time, one
 //	per CPU by default, and fewer when their tables would take more than half
 //	the memory available (see summarize --help).
 //
@@ -601,7 +649,7 @@
 //	The window measured is named in text titles and in the window column.
 //
 //	Usage:
-//	  traceql compare FILE FILE... [flags]
+//	  traceql compare FILE|DIR... [flags]
 //
 //	Examples:
 //	  traceql compare default.json reduce.json autotune.json \
@@ -616,6 +664,9 @@
 //	                           for several)
 //	  -f, --format string      output format: text, csv, json or markdown
 //	                           (default "text")
+//	      --group-by strings   parts (of --parts) whose runs are answered
+//	                           apart: model,batch gives each model and batch
+//	                           its line on the fastest mode
 //	  -h, --help               help for compare
 //	  -j, --jobs int           files read at once (default 0: one per CPU, as
 //	                           memory allows)
@@ -624,10 +675,16 @@
 //	      --label strings      comma-separated run labels, one per file;
 //	                           default: the file names, with as many folders
 //	                           as tell them apart
+//	      --layout string      rows: a row per run; columns: a column per run
+//	                           (default: rows above 4 runs)
 //	      --metrics strings    the metrics shown, by CSV name, in this order
 //	                           (see summarize --help)
-//	      --plot string        also draw the headline metrics as grouped bars
-//	                           to this .png or .svg file
+//	      --parts strings      name the parts of the labels, split at _, shown
+//	                           as columns (vit-small_eager_b1:
+//	                           model,mode,batch); runs whose label has another
+//	                           number of parts are left out
+//	      --plot string        also draw the headline metrics (or --metrics)
+//	                           as grouped bars to this .png or .svg file
 //	      --plot-size string   --plot image size WxH in inches (default 8x5)
 //	  -q, --quiet              no progress bar on stderr
 //	      --range string       measure only the span of the annotation, op or
@@ -661,9 +718,10 @@
 //	  --kind breakdown each step's time as a stacked bar of busy classes (compute,
 //	                   comm, copies by direction, memsets) and idle; of several
 //	                   runs, one bar per run: its median step
-//	  --kind ops       the --top host ops (cpu_ops) by total time as horizontal
-//	                   bars, one per run: eager against compiled; an op a run did
-//	                   not call is "none"
+//	  --kind ops       the --top host ops (cpu_ops) by self time (less the ops
+//	                   nested inside, so that aten::linear does not count its
+//	                   aten::addmm again) as horizontal bars, one per run: eager
+//	                   against compiled; an op a run did not call is "none"
 //
 //	Runs without GPU activity (CPU, Apple MPS) have host steps and ops only:
 //	plot them with --kind steps or ops.
@@ -692,7 +750,7 @@
 //	The window measured is named in text titles and in the window column.
 //
 //	Usage:
-//	  traceql plot FILE... -o OUT.png|OUT.svg [flags]
+//	  traceql plot FILE|DIR... -o OUT.png|OUT.svg [flags]
 //
 //	Examples:
 //	  traceql plot default.json reduce.json --kind kernels -o kernels.png
@@ -845,51 +903,57 @@
 //	    -o out/part-3.parquet
 //
 //	Flags:
-//	      --capture TRACE    name the kernels of CUDA/HIP graph launches by
-//	                         the ops that captured them, from TRACE, a trace
-//	                         profiled while the graphs were captured
-//	      --csv-safe         CSV: prefix ' to text cells starting = + - @
-//	                         (formulas)
-//	      --device N         measure only device N (repeat or comma-separate
-//	                         for several)
-//	  -f, --format string    csv, json (one document), jsonl (JSON lines) or
-//	                         parquet (default: by -o's extension, .csv, .json,
-//	                         .jsonl or .parquet, else csv)
-//	  -h, --help             help for export
-//	  -j, --jobs int         files read at once (default 0: one per CPU, as
-//	                         memory allows)
-//	      --kernel REGEX     measure only the kernels whose names match this
-//	                         REGEX (copies and memsets stay; no verdict)
-//	      --label strings    comma-separated run labels, one per FILE or DIR
-//	                         (a DIR's labels every trace in it); default: the
-//	                         file names, with as many folders as tell them apart
-//	  -o, --output string    file to write (a file is replaced atomically, a
-//	                         device or pipe written in place); stdout when
-//	                         absent or -
-//	      --per-stream       with --table gaps: the idle gaps of each stream
-//	                         alone (HTA's per-stream idle time), a stream
-//	                         column on each
-//	  -q, --quiet            no progress bar on stderr
-//	      --range string     measure only the span of the annotation, op or
-//	                         NVTX range with this name
-//	      --schema           print the --table's columns (name, type, unit,
-//	                         nullable, definition) as JSON, and read no trace
-//	      --shard K/N        read only worker K's share of N of the files, by
-//	                         a hash of each file's path under its argument
-//	                         (see above)
-//	      --skip-steps int   drop the first N recorded ProfilerStep#N
-//	      --steady           measure only the steps after the warm-up (leading
-//	                         steps over twice the median)
-//	      --steps string     measure only these ProfilerStep#N: 3:, 3:5, :5 or 4
-//	      --stream N         measure only stream N, on every device (repeat or
-//	                         comma-separate for several; no verdict)
-//	      --strict           treat skipped or malformed events and truncation
-//	                         as errors
-//	  -t, --table string     table: summary, kernels, kernel-stats, steps,
-//	                         gaps, memcpy, host, host-ops, streams, api,
-//	                         ranges, ops, regions, copy-stats (default "summary")
-//	      --window string    measure only START:END after the first GPU
-//	                         activity, e.g. 100ms:500ms
+//	      --capture TRACE       name the kernels of CUDA/HIP graph launches by
+//	                            the ops that captured them, from TRACE, a
+//	                            trace profiled while the graphs were captured
+//	      --csv-safe            CSV: prefix ' to text cells starting = + - @
+//	                            (formulas)
+//	      --device N            measure only device N (repeat or
+//	                            comma-separate for several)
+//	  -f, --format string       csv, json (one document), jsonl (JSON lines)
+//	                            or parquet (default: by -o's extension, .csv,
+//	                            .json, .jsonl or .parquet, else csv)
+//	  -h, --help                help for export
+//	  -j, --jobs int            files read at once (default 0: one per CPU, as
+//	                            memory allows)
+//	      --kernel REGEX        measure only the kernels whose names match
+//	                            this REGEX (copies and memsets stay; no verdict)
+//	      --label strings       comma-separated run labels, one per FILE or
+//	                            DIR (a DIR's labels every trace in it);
+//	                            default: the file names, with as many folders
+//	                            as tell them apart
+//	  -o, --output string       file to write (a file is replaced atomically,
+//	                            a device or pipe written in place); stdout
+//	                            when absent or -
+//	      --peak-gbps float     the GPU's memory bandwidth in GB/s for the
+//	                            roofline, instead of traceql's table
+//	      --peak-tflops float   the GPU's dense peak TFLOP/s for MFU and the
+//	                            roofline, instead of traceql's table
+//	      --per-stream          with --table gaps: the idle gaps of each
+//	                            stream alone (HTA's per-stream idle time), a
+//	                            stream column on each
+//	  -q, --quiet               no progress bar on stderr
+//	      --range string        measure only the span of the annotation, op or
+//	                            NVTX range with this name
+//	      --schema              print the --table's columns (name, type, unit,
+//	                            nullable, definition) as JSON, and read no trace
+//	      --shard K/N           read only worker K's share of N of the files,
+//	                            by a hash of each file's path under its
+//	                            argument (see above)
+//	      --skip-steps int      drop the first N recorded ProfilerStep#N
+//	      --steady              measure only the steps after the warm-up
+//	                            (leading steps over twice the median)
+//	      --steps string        measure only these ProfilerStep#N: 3:, 3:5, :5 or 4
+//	      --stream N            measure only stream N, on every device (repeat
+//	                            or comma-separate for several; no verdict)
+//	      --strict              treat skipped or malformed events and
+//	                            truncation as errors
+//	  -t, --table string        table: summary, kernels, kernel-stats, steps,
+//	                            gaps, memcpy, host, host-ops, streams, api,
+//	                            ranges, ops, regions, copy-stats (default
+//	                            "summary")
+//	      --window string       measure only START:END after the first GPU
+//	                            activity, e.g. 100ms:500ms
 //
 //	# traceql pprof
 //

@@ -61,10 +61,10 @@ func TestFlagCompletion(t *testing.T) {
 		}
 	}
 	// summarize: format, names, by; diff: format, group, by, names;
-	// compare: format, metrics; plot: kind, weight, names; export: table,
-	// format; report: names; whatif: format.
-	if n != 16 {
-		t.Errorf("%d enum flags completed, want 16", n)
+	// compare: format, metrics, layout; plot: kind, weight, names; export:
+	// table, format; report: names; whatif: format.
+	if n != 17 {
+		t.Errorf("%d enum flags completed, want 17", n)
 	}
 	// The values offered are accepted: a few, run for real.
 	for _, args := range [][]string{{"plot", sample, "--kind", "steps", "-o", filepath.Join(t.TempDir(), "s.png")},

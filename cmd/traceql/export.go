@@ -30,6 +30,7 @@ type exportOptions struct {
 	Labels    []string
 	Capture   []string // --capture: the trace of the graphs' capture
 	Shard     shard
+	Peak      peakFlags
 	IO        *ioStreams
 }
 
@@ -133,15 +134,20 @@ reads as one table.` + windowHelp + shardHelp + captureHelp,
 					return err
 				}
 			}
+			if err := opts.Peak.check(); err != nil {
+				return err
+			}
 			if err := checkCapture(opts.Capture, 1, opts.Table == "kernels" || opts.Table == "ops" || opts.Table == "regions",
 				"--table kernels, ops or regions"); err != nil {
 				return err
 			}
 			switch opts.Table {
-			case "ops", "regions":
+			case "ops":
+				opts.Read.needs = shapeNeeds(true) // every cpu_op, with the shapes of FLOPs; polls too, as before
+			case "regions":
 				opts.Read.needs = trace.Needs{Ops: true, Polls: true} // every cpu_op; polls too, as before
 			case "kernels":
-				opts.Read.needs = trace.Needs{Ops: true} // the cpu_ops of the op and region columns
+				opts.Read.needs = shapeNeeds(false) // the cpu_ops of the op and region columns, the shapes of FLOPs
 			}
 			if err := opts.Read.prepare(opts.IO); err != nil {
 				return err
@@ -162,6 +168,7 @@ reads as one table.` + windowHelp + shardHelp + captureHelp,
 	addLabelFlag(f, &opts.Labels, true)
 	addCaptureFlag(f, &opts.Capture, 1)
 	opts.Read.addFlags(f)
+	opts.Peak.add(f)
 	opts.Read.addJobsFlag(f)
 	addShardFlag(f, &opts.Shard)
 	return cmd
@@ -170,12 +177,20 @@ reads as one table.` + windowHelp + shardHelp + captureHelp,
 // exportExts are the -o extensions that say the format of export.
 var exportExts = map[string]string{".csv": "csv", ".json": "json", ".jsonl": "jsonl", ".parquet": "parquet"}
 
+// spreadsheetExts are names export cannot write: a spreadsheet's own
+// formats. Other names (.txt) get CSV, as they always did.
+var spreadsheetExts = map[string]bool{".xlsx": true, ".xls": true, ".xlsm": true, ".ods": true, ".numbers": true}
+
 // formatFromName takes the format from the -o file's extension, as plot
 // does: "-o out.parquet" wrote CSV that pandas then failed to read. A
 // --format given too must agree with it.
 func formatFromName(opts *exportOptions) error {
-	f, ok := exportExts[strings.ToLower(filepath.Ext(opts.Output))]
+	ext := strings.ToLower(filepath.Ext(opts.Output))
+	f, ok := exportExts[ext]
 	switch {
+	case !ok && spreadsheetExts[ext] && opts.Format == "":
+		// "-o x.xlsx" wrote CSV that a spreadsheet then refused to open.
+		return usageError{fmt.Errorf("-o %s: export writes .csv, .json, .jsonl or .parquet, not %s; name the file .csv (spreadsheets open it), or give --format", opts.Output, ext)}
 	case !ok:
 		opts.Format = cmp.Or(opts.Format, "csv")
 	case opts.Format == "":
@@ -249,7 +264,7 @@ func runExport(ctx context.Context, opts *exportOptions) error {
 			case active && host:
 				complain(opts.IO.ErrOut, f+": GPU activity; the "+opts.Table+" table has rows for traces without (CPU, MPS runs); no row written")
 			}
-			in, named := exportInput(opts.Table, opts.PerStream, t, capture)
+			in, named := exportInput(opts.Table, opts.PerStream, opts.Peak.PeakOverride, t, capture)
 			if named != nil {
 				opts.Read.warn(f, named.Warnings())
 				complain(opts.IO.ErrOut, f+": "+report.CaptureNote(named))
@@ -290,8 +305,9 @@ var errNothingRead = errors.New("no trace read")
 // exportInput computes what the table's rows are made of, and nothing
 // else: a table of kernels by name needs no idle-gap classes. With a
 // capture, the kernels and ops tables name graph-replayed kernels by the
-// ops that captured them, and the match's stats are returned.
-func exportInput(table string, perStream bool, t *trace.Trace, c *metrics.Capture) (report.ExportInput, *metrics.CaptureStats) {
+// ops that captured them, and the match's stats are returned. peak
+// overrides the peaks of the ops' and kernels' roofline columns.
+func exportInput(table string, perStream bool, peak metrics.PeakOverride, t *trace.Trace, c *metrics.Capture) (report.ExportInput, *metrics.CaptureStats) {
 	in := report.ExportInput{Trace: t}
 	var named *metrics.CaptureMatch
 	if c != nil && (table == "kernels" || table == "ops" || table == "regions") {
@@ -311,7 +327,7 @@ func exportInput(table string, perStream bool, t *trace.Trace, c *metrics.Captur
 			summary()
 		}
 	case "kernels":
-		in.KernelOps, in.KernelRegions = metrics.CapturedKernelScopes(t, named)
+		in.KernelOps, in.KernelRegions, in.KernelWork = metrics.KernelScopesWork(t, named, peak)
 	case "gaps":
 		if perStream {
 			in.Gaps = metrics.ClassifyStreamGaps(t)
@@ -325,7 +341,7 @@ func exportInput(table string, perStream bool, t *trace.Trace, c *metrics.Captur
 	case "copy-stats":
 		in.Devices = metrics.PerDevice(t, metrics.TablesOptions{Copies: true})
 	case "ops", "regions":
-		in.Devices = metrics.PerDevice(t, metrics.TablesOptions{Scopes: true, Capture: named})
+		in.Devices = metrics.PerDevice(t, metrics.TablesOptions{Scopes: true, Capture: named, Peak: peak})
 	case "api":
 		in.Names = metrics.APIStats(t)
 	case "ranges":

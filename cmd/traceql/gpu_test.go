@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -100,13 +101,22 @@ func TestReadmeGPUDemo(t *testing.T) {
 		"    --label eager,default,reduce-overhead,max-autotune\n"+table+"  …\n  reduce-overhead: "+verdict+"\n```\n"))
 }
 
+// readmeTableArgs is the command that makes the README's table of what
+// traceql finds across sizes, batches and modes.
+var readmeTableArgs = []string{"compare", "testdata/gpu/", "--parts", "model,mode,batch", "--group-by", "model,batch",
+	"--metrics", "kernels,kernel_mean_ns,idle_ns,gpu_util,step_median_ns,launches,graph_launches,bound", "-f", "markdown"}
+
 // TestReadmeGPUTable: the README's table of what traceql finds across
-// sizes, batches and modes is computed from the traces (-update rewrites
-// it).
+// sizes, batches and modes is what one compare of testdata/gpu/ prints
+// (-update rewrites it); its rows agree with summarize's of each file.
 func TestReadmeGPUTable(t *testing.T) {
-	var b strings.Builder
-	b.WriteString("| ViT | batch | mode | kernels | mean kernel | idle | GPU util | median step | launches | bound |\n")
-	b.WriteString("|---|---:|---|---:|---:|---:|---:|---:|---:|---|\n")
+	args := slices.Clone(readmeTableArgs)
+	args[1] = "../../testdata/gpu/"
+	out, errOut, code := traceql(args...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	rows := 0
 	for _, size := range gpuSizes {
 		for _, batch := range gpuBatches {
 			for _, mode := range gpuModes {
@@ -115,24 +125,30 @@ func TestReadmeGPUTable(t *testing.T) {
 					t.Fatal(err)
 				}
 				d := metrics.Summarize(tr, metrics.Options{}).Devices[0]
-				launches := report.Format(d.Launch.Launches, metrics.Count)
-				if d.Launch.GraphLaunches > 0 {
-					launches += fmt.Sprintf(" + %d graphs", d.Launch.GraphLaunches)
-				}
-				fmt.Fprintf(&b, "| %s | %d | %s | %s | %s | %s | %s | %s | %s | %s |\n", size, batch, mode,
+				row := fmt.Sprintf("| vit-%s | %s | b%d | %s | %s | %s | %s | %s | %s | %s | %s |\n", size, mode, batch,
 					report.Format(d.Kernels, metrics.Count), report.Format(d.KernelMeanNS, metrics.NS),
 					report.Format(d.IdleNS, metrics.NS), report.Format(d.GPUUtil, metrics.Ratio),
-					report.Format(d.StepMedianNS, metrics.NS), launches, metrics.Verdict(&d))
+					report.Format(d.StepMedianNS, metrics.NS), report.Format(d.Launch.Launches, metrics.Count),
+					report.Format(d.Launch.GraphLaunches, metrics.Count), metrics.Verdict(&d))
+				if !strings.Contains(out, row) {
+					t.Errorf("no row %s", row)
+				}
+				rows++
 			}
 		}
 	}
-	golden.CheckSection(t, "../../README.md", "gpu-table", []byte(b.String()))
+	if n := strings.Count(out, "\n| vit-"); n != rows {
+		t.Errorf("%d rows, want %d", n, rows)
+	}
+	cmd := "$ traceql " + strings.Join(readmeTableArgs[:6], " ") + " \\\n    " + strings.Join(readmeTableArgs[6:], " ")
+	golden.CheckSection(t, "../../README.md", "gpu-table", []byte("```sh\n"+cmd+"\n```\n\n"+out))
 }
 
 // TestGPUOpsPlot: plot --kind ops draws the host ops of runs with GPU
-// activity too (it said they had none), against each run's cpu_op totals
-// read apart from traceql; ops only the compiled runs have are "none" in
-// eager's bars.
+// activity too (it said they had none), against each run's cpu_op self
+// times read apart from traceql (selfTimes; totals would count
+// aten::addmm inside aten::linear twice); ops only the compiled runs have
+// are "none" in eager's bars.
 func TestGPUOpsPlot(t *testing.T) {
 	var paths []string
 	var totals []map[string]int64
@@ -141,7 +157,8 @@ func TestGPUOpsPlot(t *testing.T) {
 		var doc struct {
 			TraceEvents []struct {
 				Ph, Cat, Name string
-				Dur           json.Number
+				Ts, Dur       json.Number
+				Pid, Tid      any
 			} `json:"traceEvents"`
 		}
 		d := json.NewDecoder(bytes.NewReader(readJSON(t, path)))
@@ -149,13 +166,14 @@ func TestGPUOpsPlot(t *testing.T) {
 		if err := d.Decode(&doc); err != nil {
 			t.Fatal(err)
 		}
-		run := map[string]int64{}
+		var ops []hostOp
 		for _, e := range doc.TraceEvents {
 			if e.Ph == "X" && e.Cat == "cpu_op" {
-				run[e.Name] += usns.Parse(t, e.Dur.String())
+				start := usns.Parse(t, e.Ts.String())
+				ops = append(ops, hostOp{e.Name, fmt.Sprint(e.Pid, "/", e.Tid), start, start + usns.Parse(t, e.Dur.String())})
 			}
 		}
-		paths, totals = append(paths, path), append(totals, run)
+		paths, totals = append(paths, path), append(totals, selfTimes(ops))
 	}
 	if _, ok := totals[0]["Torch-Compiled Region: 0/0"]; ok {
 		t.Fatal("eager has a compiled region: the test no longer checks an op a run lacks")

@@ -23,6 +23,19 @@ func checkLabels(labels, args []string) error {
 	if len(labels) > 0 && len(labels) != len(args) {
 		return usageError{fmt.Errorf("--label has %s for %s", nouns(len(labels), "label"), nouns(len(args), "argument"))}
 	}
+	return uniqueLabels(labels)
+}
+
+// uniqueLabels refuses a label given twice (--label a,a): the runs'
+// rows, columns and bars would not tell them apart.
+func uniqueLabels(labels []string) error {
+	seen := map[string]bool{}
+	for _, l := range labels {
+		if seen[l] {
+			return usageError{fmt.Errorf("--label %s: given twice; each run needs its own label", l)}
+		}
+		seen[l] = true
+	}
 	return nil
 }
 

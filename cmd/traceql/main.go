@@ -123,6 +123,9 @@ func run(ctx context.Context, args []string, ios *ioStreams) int {
 	if !errors.As(err, &reported) {
 		complain(s.ErrOut, errorMessage(err))
 	}
+	if errors.As(err, new(gateFailed)) {
+		return 3 // diff --fail-if: a regression, not a failure of the run
+	}
 	if errors.As(err, new(usageError)) {
 		return 2
 	}

@@ -34,7 +34,7 @@ const maxTimelineBins = 2000
 func newPlotCmd(ios *ioStreams, runF func(context.Context, *plotOptions) error) *cobra.Command {
 	opts := &plotOptions{IO: ios}
 	cmd := &cobra.Command{
-		Use:   "plot FILE... -o OUT.png|OUT.svg",
+		Use:   "plot FILE|DIR... -o OUT.png|OUT.svg",
 		Short: "Kernel and gap histograms, utilization, top kernels, steps, ops",
 		Long: `Plot draws one picture of one or more runs (PNG or SVG by the output's
 extension):
@@ -52,9 +52,10 @@ extension):
   --kind breakdown each step's time as a stacked bar of busy classes (compute,
                    comm, copies by direction, memsets) and idle; of several
                    runs, one bar per run: its median step
-  --kind ops       the --top host ops (cpu_ops) by total time as horizontal
-                   bars, one per run: eager against compiled; an op a run did
-                   not call is "none"
+  --kind ops       the --top host ops (cpu_ops) by self time (less the ops
+                   nested inside, so that aten::linear does not count its
+                   aten::addmm again) as horizontal bars, one per run: eager
+                   against compiled; an op a run did not call is "none"
 
 Runs without GPU activity (CPU, Apple MPS) have host steps and ops only:
 plot them with --kind steps or ops.
@@ -85,8 +86,10 @@ on each run's share of its span, so that all show whole.` + windowHelp,
 			if opts.Output == "" {
 				return usageError{fmt.Errorf("plot needs -o OUT.png or OUT.svg")}
 			}
-			if err := checkLabels(opts.Labels, args); err != nil {
-				return err
+			if !anyDir(args) { // a DIR's labels are checked against its traces
+				if err := checkLabels(opts.Labels, args); err != nil {
+					return err
+				}
 			}
 			if err := opts.Read.prepare(opts.IO); err != nil {
 				return err
@@ -113,7 +116,17 @@ func runPlot(ctx context.Context, opts *plotOptions) error {
 	if err := checkOutput(opts.Output, opts.Files); err != nil {
 		return err
 	}
-	defer opts.Read.startProgress(opts.Files)()
+	in := &runInputs{Files: opts.Files, Labels: opts.Labels}
+	if anyDir(opts.Files) {
+		var err error
+		if in, err = expandRuns(opts.Files, opts.Labels, opts.IO); err != nil {
+			return err
+		}
+		if opts.Kind == "top" && len(in.Files) > 1 {
+			return usageError{fmt.Errorf("--kind top draws one run's kernels; %s holds %d traces: plot each, or compare them with diff", strings.Join(opts.Files, ", "), len(in.Files))}
+		}
+	}
+	defer opts.Read.startProgress(in.Files)()
 	var series []report.Series
 	var lines []report.Line
 	var top []metrics.KernelStat
@@ -121,17 +134,21 @@ func runPlot(ctx context.Context, opts *plotOptions) error {
 	var steps []report.StepRun
 	var breakdown []breakdownRun
 	var hostSums []metrics.Summary // --kind ops
-	labels := opts.Labels
-	if len(labels) == 0 {
-		labels = runLabels(opts.Files)
+	if len(in.Labels) == 0 {
+		in.Labels = runLabels(in.Files)
 	}
-	for i, f := range opts.Files {
+	var kept []int
+	for k, f := range in.Files {
 		t, err := openTrace(ctx, f, &opts.Read)
-		if err != nil {
-			return err
+		if err := in.keep(k, err, opts.IO, &kept); err != nil || t == nil {
+			if err != nil {
+				return err
+			}
+			continue
 		}
+		i := len(kept) - 1 // the run's index among those drawn
 		opts.Read.noteWarmup(f, t)
-		label := labels[i]
+		label := in.label(k, kept)
 		devs := metrics.ActiveDevices(t)
 		if opts.Kind == "ops" {
 			hostSums = append(hostSums, metrics.Summarize(t, metrics.Options{Host: true}))
@@ -166,8 +183,12 @@ func runPlot(ctx context.Context, opts *plotOptions) error {
 				if top == nil {
 					top = metrics.KernelStats(v, dev, nil)
 					top, topLabel = top[:min(len(top), opts.Top)], l
+					names := make([]string, len(top))
 					for i := range top {
-						top[i].Name = report.StyleName(top[i].Name, opts.Names)
+						names[i] = top[i].Name
+					}
+					for i, n := range report.StyleNames(names, opts.Names) {
+						top[i].Name = n
 					}
 				}
 			case "breakdown":
@@ -188,6 +209,13 @@ func runPlot(ctx context.Context, opts *plotOptions) error {
 			}
 		}
 	}
+	if err := in.only(kept); err != nil {
+		return err
+	}
+	labels := in.Labels
+	if len(labels) == 0 {
+		return fmt.Errorf("%s: no trace to plot", strings.Join(opts.Files, ", "))
+	}
 	return writePlotFile(ctx, opts.Output, func(w io.Writer, format string) error {
 		switch opts.Kind {
 		case "kernels":
@@ -204,9 +232,9 @@ func runPlot(ctx context.Context, opts *plotOptions) error {
 			bars, axis, title := breakdownBars(breakdown)
 			return report.PlotBreakdown(w, format, bars, axis, title)
 		case "ops":
-			err := report.PlotOps(w, format, labels, hostSums, opts.Top, "host ops by total time")
+			err := report.PlotOps(w, format, labels, hostSums, opts.Top, "host ops by self time")
 			if err != nil {
-				return fmt.Errorf("%w in %s", err, strings.Join(opts.Files, ", "))
+				return fmt.Errorf("%w in %s", err, strings.Join(in.Files, ", "))
 			}
 			return nil
 		}

@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -23,6 +25,9 @@ type reportOptions struct {
 	Top    int
 	Bins   int
 	Ops    bool // GPU time by host op and code region: reads the cpu_ops
+	// Command is the command line as the page shows it (paths by
+	// displayPath), set when the flags are parsed.
+	Command string
 	// Capture is --capture: the trace of the graphs' capture, with --ops.
 	Capture []string
 	IO      *ioStreams
@@ -82,6 +87,7 @@ bins, the histograms their bins. A DIR argument is searched as summarize does.` 
 			if runF != nil {
 				return runF(cmd.Context(), opts)
 			}
+			opts.Command = commandLine(cmd, args)
 			return runReport(cmd.Context(), opts)
 		},
 	}
@@ -110,20 +116,12 @@ type reportRun struct {
 }
 
 func runReport(ctx context.Context, opts *reportOptions) error {
-	files, missing, err := inputFiles(opts.Args, opts.IO.ErrOut)
+	// One page of every run asked for, or none: a missing one fails it.
+	in, err := expandRuns(opts.Args, opts.Labels, opts.IO)
 	if err != nil {
 		return err
 	}
-	if missing > 0 { // one page of every run asked for, or none
-		return errReported{missing}
-	}
-	labels := opts.Labels
-	if len(labels) == 0 {
-		labels = runLabels(files)
-	}
-	if len(labels) != len(files) {
-		return usageError{fmt.Errorf("--label has %s for %s", nouns(len(labels), "label"), nouns(len(files), "trace"))}
-	}
+	files := in.Files
 	if err := checkOutput(opts.Output, files); err != nil {
 		return err
 	}
@@ -135,19 +133,23 @@ func runReport(ctx context.Context, opts *reportOptions) error {
 	if len(caps) > 0 {
 		capture = caps[0]
 	}
-	r := report.HTMLReport{Labels: labels, Names: opts.Names, DrillRows: opts.Top}
+	r := report.HTMLReport{Names: opts.Names, DrillRows: opts.Top}
 	done := opts.Read.startProgress(files)
-	i := 0
+	k := 0 // the file's index among those found
+	var kept []int
 	var breakdown []breakdownRun
 	err = readEach(ctx, files, &opts.Read, func(t *trace.Trace) reportRun {
 		return reportSeries(t, opts, capture)
 	}, func(file string, run reportRun, err error) error {
-		if err != nil {
+		defer func() { k++ }()
+		if err := in.keep(k, err, opts.IO, &kept); err != nil || !slices.Contains(kept, k) {
 			return err
 		}
+		i := len(kept) - 1 // the run's index in the report
 		opts.Read.warn(file, run.sum.Warnings)
-		label := labels[i]
+		label := in.label(k, kept)
 		run.sum.Label = label // the label column of the every-metric table
+		run.sum.Source = displayPath(run.sum.Source)
 		r.Summaries = append(r.Summaries, run.sum)
 		name := func(s string) string {
 			if len(run.kernels) > 1 || len(run.timeline) > 1 {
@@ -172,13 +174,20 @@ func runReport(ctx context.Context, opts *reportOptions) error {
 		for _, d := range run.sum.Devices {
 			breakdown = append(breakdown, summaryBreakdownRun(name(fmt.Sprintf("GPU %d", d.Device)), &d))
 		}
-		i++
 		return nil
 	})
 	done()
 	if err != nil {
 		return err
 	}
+	if err := in.only(kept); err != nil {
+		return err
+	}
+	if len(in.Files) == 0 {
+		return fmt.Errorf("%s: no trace to report", strings.Join(opts.Args, ", "))
+	}
+	r.Labels = in.Labels
+	r.Made = fmt.Sprintf("traceql %s, %s: %s", versionString(), time.Now().UTC().Format("2006-01-02 15:04 UTC"), opts.Command)
 	if len(breakdown) > 0 {
 		r.Breakdown, r.BreakdownAxis, r.BreakdownTitle = breakdownBars(breakdown)
 	}

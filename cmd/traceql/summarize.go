@@ -19,12 +19,14 @@ type summarizeOptions struct {
 	Format   string
 	CSV      report.CSVOptions // --csv-safe
 	Top      int
+	TopSet   bool // --top given: it cuts --by kernel, op and region too
 	Overview bool
 	All      bool     // every metric, copies, steps and gaps after the headline
 	By       []string // drill-down tables: kernel, stream, api, range
 	Labels   []string // --label, one per argument
 	Capture  []string // --capture: the trace of the graphs' capture
 	Shard    shard
+	Peak     peakFlags
 	// CompileLog is --compile-log: a TORCH_TRACE log, or a directory of
 	// them, to join to each trace.
 	CompileLog string
@@ -79,10 +81,17 @@ back: the text is their overview, --format csv their rows.` + compileLogHelp + w
 			if err := positive("top", opts.Top); err != nil {
 				return err
 			}
+			opts.TopSet = cmd.Flags().Changed("top")
+			if err := opts.Peak.check(); err != nil {
+				return err
+			}
 			if err := checkCapture(opts.Capture, 1, slices.Contains(opts.By, "op") || slices.Contains(opts.By, "region"), "--by op or --by region"); err != nil {
 				return err
 			}
-			if slices.Contains(opts.By, "op") || slices.Contains(opts.By, "region") {
+			switch {
+			case slices.Contains(opts.By, "op"):
+				opts.Read.needs = shapeNeeds(true) // every cpu_op, with the shapes of FLOPs; polls too, as before
+			case slices.Contains(opts.By, "region"):
 				opts.Read.needs = trace.Needs{Ops: true, Polls: true} // every cpu_op; polls too, as before
 			}
 			if err := opts.Read.prepare(opts.IO); err != nil {
@@ -97,7 +106,7 @@ back: the text is their overview, --format csv their rows.` + compileLogHelp + w
 	f := cmd.Flags()
 	formatFlag(cmd, &opts.Format, "text", tableFormats, "output format: text, csv, json or markdown")
 	csvSafeFlag(cmd.Flags(), &opts.CSV)
-	f.IntVar(&opts.Top, "top", 10, "kernels (and host ops) listed per device")
+	f.IntVar(&opts.Top, "top", 10, "kernels (and host ops) listed per device; given, rows of --by kernel, op and region too")
 	f.BoolVar(&opts.Overview, "overview", false, "print only the overview of several traces, not each trace's tables")
 	enumSliceFlag(cmd, &opts.By, "by", []string{"kernel", "stream", "api", "range", "op", "region"}, "drill down, comma-separated: kernel (every kernel name with nsys stats' columns: instances, total, mean, median, min, max, stddev), stream (each stream's kernels, busy, idle, utilization), api (host API calls by name), range (record_function and NVTX ranges by name), op and region (GPU time by the innermost cpu_op, and record_function or NVTX range, enclosing each launch)")
 	f.BoolVar(&opts.All, "all", false, "text: after the headline and top kernels, every metric, copies by kind, steps and idle gaps")
@@ -108,6 +117,7 @@ back: the text is their overview, --format csv their rows.` + compileLogHelp + w
 	opts.Read.addFlags(f)
 	opts.Read.addJobsFlag(f)
 	addShardFlag(f, &opts.Shard)
+	opts.Peak.add(f)
 	return cmd
 }
 
@@ -142,7 +152,7 @@ func runSummarize(ctx context.Context, opts *summarizeOptions) error {
 	}
 	mo := metrics.Options{TopN: opts.Top, KernelDists: slices.Contains(opts.By, "kernel"),
 		StreamStats: slices.Contains(opts.By, "stream"), APIStats: slices.Contains(opts.By, "api"), RangeStats: slices.Contains(opts.By, "range"),
-		Scopes: slices.Contains(opts.By, "op") || slices.Contains(opts.By, "region"), Workers: cores(),
+		Scopes: slices.Contains(opts.By, "op") || slices.Contains(opts.By, "region"), Peak: opts.Peak.PeakOverride, Workers: cores(),
 		NoProjection: opts.Format == "csv" || opts.Format == "json"} // rows without the verdict's sentence
 	if len(caps) > 0 {
 		mo.Capture = caps[0]
@@ -230,7 +240,11 @@ func writeSummaries(opts *summarizeOptions, sums []metrics.Summary) error {
 		o := report.OverviewTable(sums, opts.Overview)
 		if !opts.Overview || o == nil {
 			for _, s := range sums {
-				tables = append(tables, report.SummaryTables(s, textLayout(opts.IO, opts.All, opts.Names))...)
+				l := textLayout(opts.IO, opts.All, opts.Names)
+				if opts.TopSet { // --by kernel and op list every row unless --top says
+					l.Top = opts.Top
+				}
+				tables = append(tables, report.SummaryTables(s, l)...)
 			}
 		}
 		if o != nil {

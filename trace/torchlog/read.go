@@ -22,6 +22,11 @@ import (
 // graphs, but a line past this is not a log.
 const maxLine = 64 << 20
 
+// maxPayload bounds one record's payload (its tab-indented lines): the
+// largest, Inductor's output code of a big model, are some MB; a gzip
+// bomb of payload lines stops here instead of taking the memory.
+const maxPayload = 256 << 20
+
 // Open reads the structured compile log at path, plain or gzipped (told
 // by its first bytes, not its name).
 func Open(path string) (*Log, error) {
@@ -118,9 +123,13 @@ type envelope struct {
 	FrameCompileID     *int            `json:"frame_compile_id"`
 	HasPayload         json.RawMessage `json:"has_payload"`
 	CompilationMetrics json.RawMessage `json:"compilation_metrics"`
-	OutputCode         json.RawMessage `json:"inductor_output_code"`
-	PostGradGraph      json.RawMessage `json:"inductor_post_grad_graph"`
-	Artifact           *struct {
+	// RuntimeMetrics is what torch 2.11 logs of work a compiled frame
+	// did when it ran (autotuning, cudagraph recording), apart from
+	// compilation_metrics.
+	RuntimeMetrics json.RawMessage `json:"compilation_metrics_runtime"`
+	OutputCode     json.RawMessage `json:"inductor_output_code"`
+	PostGradGraph  json.RawMessage `json:"inductor_post_grad_graph"`
+	Artifact       *struct {
 		Name     string `json:"name"`
 		Encoding string `json:"encoding"`
 	} `json:"artifact"`
@@ -131,6 +140,9 @@ type envelope struct {
 func (p *parser) line(b []byte, n int) error {
 	if len(b) > 0 && b[0] == '\t' {
 		if p.env != nil {
+			if len(p.payload)+len(b) > maxPayload {
+				return fmt.Errorf("a record's payload past %d MiB", maxPayload>>20)
+			}
 			if p.payload != nil {
 				p.payload = append(p.payload, '\n')
 			}
@@ -198,7 +210,9 @@ func (p *parser) flush() {
 	var err error
 	switch {
 	case len(e.CompilationMetrics) > 0 && string(e.CompilationMetrics) != "null":
-		err = c.addMetrics(e.CompilationMetrics)
+		err = c.addMetrics(e.CompilationMetrics, false)
+	case len(e.RuntimeMetrics) > 0 && string(e.RuntimeMetrics) != "null":
+		err = c.addMetrics(e.RuntimeMetrics, true)
 	case e.Artifact != nil:
 		err = c.addArtifact(e.Artifact.Name, p.payload)
 	case len(e.OutputCode) > 0:
@@ -229,7 +243,9 @@ type metricsRecord struct {
 	CudagraphifyUS  json.Number `json:"runtime_cudagraphify_time_us"`
 }
 
-func (c *Compile) addMetrics(raw json.RawMessage) error {
+// addMetrics reads a compilation_metrics record, or with runtime one of
+// compilation_metrics_runtime.
+func (c *Compile) addMetrics(raw json.RawMessage, runtime bool) error {
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
 	var m metricsRecord
@@ -247,7 +263,7 @@ func (c *Compile) addMetrics(raw json.RawMessage) error {
 	}
 	// A runtime record (is_runtime) times work done when the code ran,
 	// such as cudagraph recording, not the compile.
-	if !m.IsRuntime {
+	if !m.IsRuntime && !runtime {
 		var ns int64
 		var ok bool
 		var err error
@@ -361,7 +377,7 @@ func (c *Compile) addArtifact(name string, payload []byte) error {
 			ks.fromArtifact()
 			ks.PostGrad = appendNew(ks.PostGrad, post...)
 		}
-	case name == "after_post_grad_graph":
+	case name == "after_post_grad_graph" || name == "inductor_post_grad_graph":
 		c.addPostGradGraph(string(payload))
 	case strings.HasPrefix(name, "inductor_provenance_tracking_kernel_stack_traces"):
 		var m map[string][]string

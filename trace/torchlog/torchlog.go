@@ -90,8 +90,10 @@ type Compile struct {
 	// this compile (cudagraph_skip_reason), "" when it gave none.
 	CudagraphSkip string
 	// CudagraphifyNS is the time the log says cudagraph trees spent
-	// recording this compile's graphs at run time
-	// (runtime_cudagraphify_time_us), HasCudagraphify when it said.
+	// recording this compile's graphs at run time (the sum of its
+	// runtime_cudagraphify_time_us, in compilation_metrics or, from torch
+	// 2.11, compilation_metrics_runtime records), HasCudagraphify when it
+	// said: the log's word that cudagraph trees were used.
 	CudagraphifyNS  int64
 	HasCudagraphify bool
 	// Kernels is Inductor's provenance of the kernels it generated, by

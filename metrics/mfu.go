@@ -1,0 +1,122 @@
+package metrics
+
+import "fmt"
+
+// Utilization is how much of its peak a device's measured work used: the
+// FLOPs of its ops (DeviceWork) against its span and the dense peak of
+// the precision most of its GEMM and convolution time ran in.
+type Utilization struct {
+	Work OpWork
+	// KernelNS is the device's kernel time; Work.CostedGPUNS of it ran
+	// for ops with a FLOP count (Coverage).
+	KernelNS int64
+	SpanNS   int64
+	Peak     Peak
+	// Precision is that of the peak MFU divides by: the precision with
+	// the most GEMM and convolution kernel time; "" when none.
+	Precision Precision
+	// PeakTFLOPS and PeakGBps are the peaks used, 0 when unknown;
+	// PeakFrom says where they come from (the table's GPU, or the
+	// --peak-tflops and --peak-gbps overrides).
+	PeakTFLOPS, PeakGBps float64
+	PeakFrom             string
+	// NoMFU says why there is no MFU ("" when there is one).
+	NoMFU string
+}
+
+// PeakOverride sets the peaks by hand (--peak-tflops, --peak-gbps); 0
+// leaves the table's.
+type PeakOverride struct {
+	TFLOPS, GBps float64
+}
+
+// DeviceUtilization computes d's utilization from its ops (d.Ops, with
+// shapes) and the peaks of the GPU it names, or those given.
+func DeviceUtilization(d *DeviceSummary, o PeakOverride) Utilization {
+	u := Utilization{Work: DeviceWork(d.Ops), KernelNS: d.KernelNS, SpanNS: d.SpanNS}
+	if mix := u.Work.Mix(); len(mix) > 0 {
+		u.Precision = mix[0].Precision
+	}
+	peak, why := PeakOf(d.Name)
+	u.Peak = peak
+	if why == "" {
+		u.PeakGBps = peak.GBps
+		u.PeakFrom = peak.GPU
+		if u.Precision != "" {
+			u.PeakTFLOPS = peak.TFLOPS[u.Precision]
+			if u.PeakTFLOPS == 0 {
+				why = fmt.Sprintf("the %s datasheet gives no %s peak", peak.GPU, u.Precision)
+			}
+		}
+	}
+	if o.TFLOPS > 0 {
+		u.PeakTFLOPS, u.PeakFrom, why = o.TFLOPS, "--peak-tflops", ""
+	}
+	if o.GBps > 0 {
+		u.PeakGBps = o.GBps
+	}
+	switch {
+	case !u.Work.Costed():
+		u.NoMFU = "no op with a FLOP count: record with record_shapes=True (and with_flops=True)"
+	case why != "":
+		u.NoMFU = why + "; give --peak-tflops"
+	case u.PeakTFLOPS == 0:
+		u.NoMFU = "no GEMM or convolution kernel tells the precision to take the peak of; give --peak-tflops"
+	case u.SpanNS == 0:
+		u.NoMFU = "no span"
+	}
+	return u
+}
+
+// HasMFU reports whether MFU has a value.
+func (u *Utilization) HasMFU() bool { return u.NoMFU == "" }
+
+// MFU is the model FLOPs utilization: FLOPs / (span × dense peak).
+// FLOPs of ops without a count are missing from it, so it is a lower
+// bound when Coverage < 1.
+func (u *Utilization) MFU() float64 {
+	if !u.HasMFU() {
+		return 0
+	}
+	return float64(u.Work.Flops) / (float64(u.SpanNS) * u.PeakTFLOPS * 1e3)
+}
+
+// AchievedTFLOPS is FLOPs over the span, in TFLOP/s.
+func (u *Utilization) AchievedTFLOPS() float64 {
+	if u.SpanNS == 0 {
+		return 0
+	}
+	return float64(u.Work.Flops) / float64(u.SpanNS) / 1e3
+}
+
+// Coverage is the share of kernel time whose op has a FLOP count.
+func (u *Utilization) Coverage() float64 {
+	if u.KernelNS == 0 {
+		return 0
+	}
+	return min(1, float64(u.Work.CostedGPUNS)/float64(u.KernelNS))
+}
+
+// Roofline places an op (its FLOPs, bytes and precision) against the
+// device's peaks: whether its arithmetic intensity is below the ridge
+// (memory) or not (compute), and the share of the roofline's attainable
+// throughput it achieved: achieved / min(peak, intensity × bandwidth).
+// ok is false when a peak or the op's bytes are unknown.
+func (u *Utilization) Roofline(w *OpWork) (bound string, share float64, ok bool) {
+	prec := w.Precision
+	peak := u.PeakTFLOPS
+	if u.PeakFrom != "--peak-tflops" {
+		peak = u.Peak.TFLOPS[prec]
+	}
+	if peak == 0 || u.PeakGBps == 0 || w.Bytes == 0 || w.CostedGPUNS == 0 || w.Flops == 0 {
+		return "", 0, false // a copy (no FLOPs) has no place on the roofline
+	}
+	ai := w.Intensity()
+	memTFLOPS := ai * u.PeakGBps / 1e3 // FLOP/B × GB/s = GFLOP/s
+	attain := min(peak, memTFLOPS)
+	bound = "compute"
+	if memTFLOPS < peak {
+		bound = "memory"
+	}
+	return bound, w.AchievedTFLOPS() / attain, true
+}

@@ -1,0 +1,57 @@
+package report
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/traceql/traceql/metrics"
+)
+
+// stepCountNote says that the runs measured different numbers of steps
+// (ProfilerStep#N), so that their totals (kernels, span, idle) differ by
+// that alone: 4 steady steps against 10 read as kernels ×2.50. "" when the
+// counts agree, or a run has no steps at all. devs[i] nil: run i has no
+// such device.
+func stepCountNote(labels []string, devs []*metrics.DeviceSummary) string {
+	var counts []string
+	same := true
+	first := -1
+	for i, d := range devs {
+		if d == nil {
+			continue
+		}
+		if len(d.Steps) == 0 { // no steps to count: an Nsight export, a vLLM run
+			return ""
+		}
+		if first < 0 {
+			first = i
+		}
+		same = same && len(d.Steps) == len(devs[first].Steps)
+		counts = append(counts, fmt.Sprintf("%s %d", Printable(labels[i]), len(d.Steps)))
+	}
+	if same {
+		return ""
+	}
+	return "the runs measured different numbers of steps (" + strings.Join(counts, ", ") +
+		"): totals (kernels, kernel time, span, idle, launches) differ by that alone; compare the median step, " +
+		"or measure the same steps (--steps, --steady)"
+}
+
+// tinyCopies reports whether column name is a bandwidth (h2d_gbps,
+// d2h_gbps) of copies too small for one (CopyStat.Tiny) in every run that
+// has them: a default table leaves it out, as it leaves out zeros.
+func tinyCopies(name string, devs []*metrics.DeviceSummary) bool {
+	of := map[string]func(*metrics.DeviceSummary) metrics.CopyStat{
+		"h2d_gbps": func(d *metrics.DeviceSummary) metrics.CopyStat { return d.H2D },
+		"d2h_gbps": func(d *metrics.DeviceSummary) metrics.CopyStat { return d.D2H },
+	}[name]
+	if of == nil {
+		return false
+	}
+	for _, d := range devs {
+		if d != nil && of(d).Copies > 0 && !of(d).Tiny() {
+			return false
+		}
+	}
+	return true
+}
