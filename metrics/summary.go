@@ -106,6 +106,9 @@ type DeviceSummary struct {
 	Steps   []StepStat // ProfilerStep#N windows measured on this device
 	// StepMedianNS is the median length of Steps; 0 without steps.
 	StepMedianNS float64
+	// GraphsStepNS is the median step Replay projects under CUDA graphs
+	// (Edits.Graphs) for a launch-bound device with steps; 0 otherwise.
+	GraphsStepNS float64
 	// Idle time by cause (see ClassifyGaps): IdleLaunchNS + IdleSyncNS +
 	// IdleOtherNS = IdleNS.
 	IdleLaunchNS, IdleSyncNS, IdleOtherNS int64
@@ -203,6 +206,10 @@ type OpStat struct {
 // Options tune Summarize.
 type Options struct {
 	TopN int // top kernels and ops listed; 0 means 10
+	// NoProjection leaves out the --graphs projection of a launch-bound
+	// device (DeviceSummary.GraphsStepNS, a replay of its steps), which
+	// only the verdict sentence shows: for outputs without it.
+	NoProjection bool
 	// KernelDists asks for every kernel name's statistics with median and
 	// standard deviation (DeviceSummary.KernelDists): a pass over the
 	// device's kernels that keeps their durations, so only when asked.
@@ -299,6 +306,9 @@ func Summarize(t *trace.Trace, o Options) Summary {
 			for i := range next {
 				v := b.view(devs[i].ID)
 				s.Devices[i] = summarizeDevice(v, devs[i], o, &w)
+				if !o.NoProjection {
+					projectGraphs(t, &s.Devices[i], &w.ix)
+				}
 				if o.KernelDists {
 					s.Devices[i].KernelDists = KernelDists(v, devs[i].ID)
 				}

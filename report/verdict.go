@@ -19,6 +19,17 @@ func verdict(d *metrics.DeviceSummary) string {
 		return fmt.Sprintf("up to %s of the %s span (%s)", Format(d.ShortLaunchNS, metrics.NS), Format(d.SpanNS, metrics.NS),
 			metrics.ShareText(d.ShortLaunchNS, d.SpanNS))
 	}
+	// whatif --graphs' projection, where the device has steps to replay.
+	projected := func() string {
+		if d.GraphsStepNS == 0 {
+			return ""
+		}
+		if d.GraphsStepNS >= d.StepMedianNS {
+			return fmt.Sprintf("; but the projected step, %s, is no shorter than the %s measured (traceql whatif --graphs)",
+				Format(d.GraphsStepNS, metrics.NS), Format(d.StepMedianNS, metrics.NS))
+		}
+		return fmt.Sprintf("; projected step %s, from %s (traceql whatif --graphs)", Format(d.GraphsStepNS, metrics.NS), Format(d.StepMedianNS, metrics.NS))
+	}
 	switch metrics.Verdict(d) {
 	case metrics.CopyBound:
 		return copyVerdict(d)
@@ -28,7 +39,7 @@ func verdict(d *metrics.DeviceSummary) string {
 		return fmt.Sprintf("launch-bound: %s of idle time waits on kernel launches, %s in %s gaps under 1 ms "+
 			"(%s launches, median kernel %s) — CUDA graphs (torch.compile mode='reduce-overhead') could remove %s",
 			share(d.IdleLaunchNS), share(d.ShortLaunchNS), Format(d.ShortLaunchGaps, metrics.Count),
-			Format(d.Launch.Launches, metrics.Count), Format(d.KernelMedianNS, metrics.NS), upTo())
+			Format(d.Launch.Launches, metrics.Count), Format(d.KernelMedianNS, metrics.NS), upTo()+projected())
 	case metrics.GraphLaunchBound:
 		// Graphs already cut the launches: what the GPU waits on is host
 		// time between replays, before graph launches or eager ones.

@@ -24,6 +24,7 @@
 //	  report      One self-contained HTML page: verdicts, comparison, plots
 //	  summarize   Per GPU: kernels, idle time and why, utilization, copies
 //	  version     Print traceql's version
+//	  whatif      Project the step time under CUDA graphs, without syncs, …
 //
 //	Flags:
 //	  -h, --help      help for traceql

@@ -62,9 +62,9 @@ func TestFlagCompletion(t *testing.T) {
 	}
 	// summarize: format, names, by; diff: format, group, by, names;
 	// compare: format, metrics, layout; plot: kind, weight, names; export:
-	// table, format; report: names; check: format, fail-on.
-	if n != 18 {
-		t.Errorf("%d enum flags completed, want 18", n)
+	// table, format; report: names; check: format, fail-on; whatif: format.
+	if n != 19 {
+		t.Errorf("%d enum flags completed, want 19", n)
 	}
 	// The values offered are accepted: a few, run for real.
 	for _, args := range [][]string{{"plot", sample, "--kind", "steps", "-o", filepath.Join(t.TempDir(), "s.png")},

@@ -314,7 +314,7 @@ func exportInput(table string, perStream bool, peak metrics.PeakOverride, t *tra
 		named = c.Match(t)
 	}
 	summary := func() {
-		s := metrics.Summarize(t, metrics.Options{Workers: cores()})
+		s := metrics.Summarize(t, metrics.Options{Workers: cores(), NoProjection: true}) // no verdict sentence in a table
 		in.Summary = &s
 	}
 	switch table {

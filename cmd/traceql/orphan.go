@@ -48,5 +48,8 @@ func watchSupervisor(parent context.Context, pid int, getppid func() int) contex
 const orphanPoll = 100 * time.Millisecond
 
 // orphanGrace is how long an orphaned child may take to clean up before
-// it ends.
-const orphanGrace = 2 * time.Second
+// it ends. A cancelled run removes its temporary files within moments on
+// a quiet machine; on a loaded one (load 20 on 2 cores) 2 s once ran out
+// with a temporary file still there, so the grace is generous: it only
+// delays the end of a child blocked on standard input.
+const orphanGrace = 5 * time.Second

@@ -38,6 +38,7 @@ between them, utilization, copy bandwidth.`,
 		newPprofCmd(ios, nil),
 		newReportCmd(ios, nil),
 		newAnnotateCmd(ios, nil),
+		newWhatifCmd(ios, nil),
 		newVersionCmd(),
 	)
 	root.Version = versionString()
