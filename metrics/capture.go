@@ -50,9 +50,15 @@ type Capture struct {
 	// (cudaStreamBeginCapture, …): each thread's captured launches are
 	// taken as one capture.
 	NoBounds bool
+	// SelfNamed counts the captures whose calls record no kernel names
+	// but that the capture trace itself replays (cudagraph trees replay a
+	// graph right after recording it): the kernels of that replay name
+	// the calls, in order.
+	SelfNamed int
 
 	calls  []capturedCall
 	segs   []captureSeg
+	ends   []int64 // by capture: the start of its last call
 	stacks *stackSet
 }
 
@@ -148,6 +154,7 @@ func NewCapture(t *trace.Trace) (*Capture, error) {
 	c.stacks = callStacks(t, need)
 	for _, calls := range order {
 		c.segs = append(c.segs, captureSeg{len(c.calls), len(calls)})
+		c.ends = append(c.ends, t.APICalls[calls[len(calls)-1]].Start)
 		for _, ci := range calls {
 			a := &t.APICalls[ci]
 			cc := capturedCall{kernel: a.Kernel, node: a.GraphNode, stack: c.stacks.ofCall[ci], step: c.stacks.stepOf[ci]}
@@ -160,7 +167,50 @@ func NewCapture(t *trace.Trace) (*Capture, error) {
 			c.calls = append(c.calls, cc)
 		}
 	}
+	c.nameFromReplays(t)
 	return c, nil
+}
+
+// nameFromReplays names the calls of captures that record no kernel
+// names from the capture trace's own first replay of them: the first
+// graph launch after the capture whose kernels, on one stream, number as
+// many as its launches. Only a capture whose size no other capture has
+// is named so: the size is what ties the replay to it.
+func (c *Capture) nameFromReplays(t *trace.Trace) {
+	sizes := map[int]int{}
+	for _, s := range c.segs {
+		sizes[s.n]++
+	}
+	ix := newLaunchIndex(t)
+	replays := map[int][]*trace.Kernel{}
+	for i := range t.Kernels {
+		k := &t.Kernels[i]
+		if ci := ix.call(&k.Activity); ci >= 0 && IsGraphLaunch(t.APICalls[ci].Name) {
+			replays[ci] = append(replays[ci], k)
+		}
+	}
+	launches := slices.Sorted(maps.Keys(replays)) // APICalls are sorted by start
+	for si, s := range c.segs {
+		calls := c.calls[s.first : s.first+s.n]
+		if sizes[s.n] != 1 || !slices.ContainsFunc(calls, func(cc capturedCall) bool { return cc.kernel == "" }) {
+			continue
+		}
+		end := c.ends[si]
+		for _, ci := range launches {
+			ks := replays[ci]
+			if t.APICalls[ci].Start < end || len(ks) != s.n ||
+				slices.ContainsFunc(ks, func(k *trace.Kernel) bool { return k.Stream != ks[0].Stream }) {
+				continue
+			}
+			for i := range calls {
+				if calls[i].kernel == "" {
+					calls[i].kernel = ks[i].Name
+				}
+			}
+			c.SelfNamed++
+			break
+		}
+	}
 }
 
 // Sizes returns the number of launches of each capture, in the order they

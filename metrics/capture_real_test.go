@@ -298,6 +298,9 @@ func TestCaptureRealH200(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if c.SelfNamed != 1 {
+		t.Errorf("%d captures named by the capture trace's own replays; want its one", c.SelfNamed)
+	}
 	rt, err := trace.Open(ctx, repPath)
 	if err != nil {
 		t.Fatal(err)

@@ -68,6 +68,9 @@ func TestCaptureSynth(t *testing.T) {
 		{name: "partial capture", cfg: synth.CaptureConfig{Seed: 10, Missing: 3, Names: true}, reason: "no capture of 8 launches"},
 		{name: "mismatched names", cfg: synth.CaptureConfig{Seed: 11, Names: true}, rep: &synth.CaptureConfig{Seed: 12, Names: true},
 			mismatched: true, reason: "kernel names differ"},
+		{name: "names from the capture's own replay", cfg: synth.CaptureConfig{Seed: 14, SelfReplay: true}},
+		{name: "mismatched, names from the capture's own replay", cfg: synth.CaptureConfig{Seed: 15, SelfReplay: true},
+			rep: &synth.CaptureConfig{Seed: 16}, mismatched: true, reason: "kernel names differ"},
 		{name: "mismatched sizes", cfg: synth.CaptureConfig{Seed: 13}, rep: &synth.CaptureConfig{Seed: 13, Kernels: 10},
 			mismatched: true, reason: "no capture of 10 launches"},
 	} {
@@ -83,6 +86,9 @@ func TestCaptureSynth(t *testing.T) {
 			}
 			if c.Launches != truth.Launches || c.Captured != truth.Captured {
 				t.Errorf("capture: %d launches, %d captured; truth %d, %d", c.Launches, c.Captured, truth.Launches, truth.Captured)
+			}
+			if tt.cfg.SelfReplay && c.SelfNamed != 2 {
+				t.Errorf("%d captures named from the capture's own replays; want 2", c.SelfNamed)
 			}
 			if tt.cfg.Missing > 0 && c.Outside != 8-tt.cfg.Missing {
 				t.Errorf("partial capture: %d launches outside a recorded capture; want %d", c.Outside, 8-tt.cfg.Missing)

@@ -93,9 +93,9 @@
 //	graphs were captured holds the launch calls that made them (they execute
 //	nothing), each inside its op; each graph launch is paired with the capture
 //	of as many launches, by graph node ids where the traces record them, else
-//	per stream in order, kernel names checked where the capture records them.
-//	A graph the capture does not decide stays under its launch, with a warning
-//	saying why.
+//	per stream in order, kernel names checked where the capture records them
+//	(on its launch calls, or in its own replay of the graph). A graph the
+//	capture does not decide stays under its launch, with a warning saying why.
 //
 //	Metrics, per device: the CSV and JSON name, the text table's label in
 //	quotes, and the definition (all times integer ns in CSV and JSON). A metric
@@ -442,9 +442,9 @@
 //	graphs were captured holds the launch calls that made them (they execute
 //	nothing), each inside its op; each graph launch is paired with the capture
 //	of as many launches, by graph node ids where the traces record them, else
-//	per stream in order, kernel names checked where the capture records them.
-//	A graph the capture does not decide stays under its launch, with a warning
-//	saying why.
+//	per stream in order, kernel names checked where the capture records them
+//	(on its launch calls, or in its own replay of the graph). A graph the
+//	capture does not decide stays under its launch, with a warning saying why.
 //
 //	Usage:
 //	  traceql diff OLD NEW [flags]
@@ -752,9 +752,9 @@
 //	graphs were captured holds the launch calls that made them (they execute
 //	nothing), each inside its op; each graph launch is paired with the capture
 //	of as many launches, by graph node ids where the traces record them, else
-//	per stream in order, kernel names checked where the capture records them.
-//	A graph the capture does not decide stays under its launch, with a warning
-//	saying why.
+//	per stream in order, kernel names checked where the capture records them
+//	(on its launch calls, or in its own replay of the graph). A graph the
+//	capture does not decide stays under its launch, with a warning saying why.
 //
 //	Usage:
 //	  traceql export FILE|DIR... [flags]
@@ -857,9 +857,9 @@
 //	graphs were captured holds the launch calls that made them (they execute
 //	nothing), each inside its op; each graph launch is paired with the capture
 //	of as many launches, by graph node ids where the traces record them, else
-//	per stream in order, kernel names checked where the capture records them.
-//	A graph the capture does not decide stays under its launch, with a warning
-//	saying why.
+//	per stream in order, kernel names checked where the capture records them
+//	(on its launch calls, or in its own replay of the graph). A graph the
+//	capture does not decide stays under its launch, with a warning saying why.
 //
 //	Usage:
 //	  traceql pprof FILE -o gpu.pb.gz [flags]
@@ -931,9 +931,9 @@
 //	graphs were captured holds the launch calls that made them (they execute
 //	nothing), each inside its op; each graph launch is paired with the capture
 //	of as many launches, by graph node ids where the traces record them, else
-//	per stream in order, kernel names checked where the capture records them.
-//	A graph the capture does not decide stays under its launch, with a warning
-//	saying why.
+//	per stream in order, kernel names checked where the capture records them
+//	(on its launch calls, or in its own replay of the graph). A graph the
+//	capture does not decide stays under its launch, with a warning saying why.
 //
 //	Usage:
 //	  traceql report FILE|DIR... -o REPORT.html [flags]
