@@ -86,9 +86,15 @@ func isCaptureBound(name string) int {
 }
 
 // NewCapture reads the captured launches of t, a trace profiled while
-// graphs were captured. It fails when t holds none.
+// graphs were captured, read with its cpu_ops and its launch calls' args
+// (trace.Needs Ops and LaunchArgs). It fails when t holds none.
 func NewCapture(t *trace.Trace) (*Capture, error) {
 	c := &Capture{Source: t.Source}
+	args := make(map[corrKey]*trace.LaunchArg, len(t.LaunchArgs))
+	for i := range t.LaunchArgs {
+		a := &t.LaunchArgs[i]
+		args[keyOf(t, a.PID, a.Correlation)] = a
+	}
 	executed := map[corrKey]bool{}
 	for i := range t.Kernels {
 		k := &t.Kernels[i]
@@ -157,7 +163,10 @@ func NewCapture(t *trace.Trace) (*Capture, error) {
 		c.ends = append(c.ends, t.APICalls[calls[len(calls)-1]].Start)
 		for _, ci := range calls {
 			a := &t.APICalls[ci]
-			cc := capturedCall{kernel: a.Kernel, node: a.GraphNode, stack: c.stacks.ofCall[ci], step: c.stacks.stepOf[ci]}
+			cc := capturedCall{stack: c.stacks.ofCall[ci], step: c.stacks.stepOf[ci]}
+			if la := args[keyOf(t, a.PID, a.Correlation)]; la != nil {
+				cc.kernel, cc.node = la.Kernel, la.GraphNode
+			}
 			if o := opOf[ci]; o != nil {
 				cc.op = o.Name
 			}

@@ -173,7 +173,7 @@ func TestCaptureRealVLLM(t *testing.T) {
 
 	// traceql's.
 	ctx := context.Background()
-	ct, err := trace.Open(ctx, capPath)
+	ct, err := captureRead.Open(ctx, capPath)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -290,7 +290,7 @@ func TestCaptureRealH200(t *testing.T) {
 	}
 
 	ctx := context.Background()
-	ct, err := trace.Open(ctx, capPath)
+	ct, err := captureRead.Open(ctx, capPath)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,6 +14,10 @@ import (
 	"github.com/traceql/traceql/trace"
 )
 
+// captureRead reads a capture trace as --capture does: its cpu_ops and
+// what its launch calls record.
+var captureRead = trace.Options{Needs: &trace.Needs{Ops: true, Polls: true, LaunchArgs: true}}
+
 // writePair writes a generated capture/replay pair and reads both back.
 func writePair(t *testing.T, capCfg, repCfg synth.CaptureConfig) (capT, repT *trace.Trace, truth synth.CaptureTruth) {
 	t.Helper()
@@ -34,7 +38,7 @@ func writePair(t *testing.T, capCfg, repCfg synth.CaptureConfig) (capT, repT *tr
 		if err := os.WriteFile(p, b, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		tr, err := trace.Open(context.Background(), p)
+		tr, err := captureRead.Open(context.Background(), p)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -288,6 +288,9 @@ type Needs struct {
 	// Op names the cpu_ops kept when Ops does not keep them all: the
 	// range that --range measures may be one.
 	Op string
+	// LaunchArgs keeps what launch calls record of their kernels
+	// (Trace.LaunchArgs): what pairs a graph's capture with its replays.
+	LaunchArgs bool
 }
 
 // needs returns what a read keeps, and whether it leaves host events out.
@@ -302,7 +305,7 @@ func (o *Options) needs() (n Needs, lean bool) {
 // if o did), with no progress to report: the first read reported it all.
 func (o Options) readAll() Options {
 	n, _ := o.needs()
-	o.Needs = &Needs{Stacks: n.Stacks, Ops: true, Polls: true}
+	o.Needs = &Needs{Stacks: n.Stacks, Ops: true, Polls: true, LaunchArgs: n.LaunchArgs}
 	o.Progress = nil
 	return o
 }

@@ -53,7 +53,7 @@ func checkCapture(paths []string, most int, uses bool, what string) error {
 // and Python frames when stacks asks, and finds its captured launches.
 func readCapture(ctx context.Context, path string, r *readOptions, stacks bool) (*metrics.Capture, error) {
 	cr := readOptions{Strict: r.Strict, Quiet: r.Quiet, memory: r.memory, stderr: r.stderr, stdin: r.stdin,
-		workers: r.workers, gc: r.gc, needs: trace.Needs{Ops: true, Stacks: stacks}}
+		workers: r.workers, gc: r.gc, needs: trace.Needs{Ops: true, Stacks: stacks, LaunchArgs: true}}
 	t, err := openTrace(ctx, path, &cr)
 	if err != nil {
 		return nil, err
