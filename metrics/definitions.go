@@ -224,3 +224,28 @@ func hostColumns() []HostColumn {
 		{"dynamo_lookup_ns", "Dynamo lookup time", NS, "as the device column of that name (a sum of durations)", func(s *Summary) any { return s.Compile.DynamoLookupNS }, nil},
 	}
 }
+
+// A FrameColumn is one column of the compiled-frames table that
+// summarize --compile-log shows (CompileJoin): a row per compile of a
+// frame, "F/R".
+type FrameColumn struct {
+	Name, Label string
+	Unit        Unit
+	Doc         string
+}
+
+// FrameColumns defines the compiled-frames table's columns.
+func FrameColumns() []FrameColumn {
+	return []FrameColumn{
+		{"frame", "frame", Text, "F/R: Dynamo's frame id and the frame's compile count (R > 0: a recompile), as the log's compile ids and the trace's Torch-Compiled Region: F/R ops write them"},
+		{"compile_ns", "compile", NS, "the log's compile time of F/R: the sum of its compilation_metrics duration_us (entire_frame_compile_time_s in older logs), parsed from decimal text; records timing run-time work (is_runtime) left out"},
+		{"graph_breaks", "breaks", Count, "graph breaks in F/R: the larger of the log's num_graph_breaks and the number of distinct break reasons it logged (dynamo_graph_break_reason, restart_reasons)"},
+		{"recompile_guards", "guards", Count, "the guard failures the log gives as the cause of compiling F/R (recompile_reasons): each names an earlier compile F/R' whose guard failed"},
+		{"calls", "calls", Count, "Torch-Compiled Region: F/R ops in the trace (within the window)"},
+		{"lookup_ns", "lookup", NS, "sum of the durations of the TorchDynamo Cache Lookup ops charged to F/R: a lookup is, when the next compiled region or lookup to start on its thread at or after its end is a call of F/R"},
+		{"frame_kernel_ns", "kernel time", NS, "sum of the durations of the kernels whose launch call (eager or graph, matched on correlation id) lies within a call of F/R on the calling thread, the innermost when frames nest"},
+		{"frame_kernel_share", "share", Ratio, "frame_kernel_ns / the device's kernel_ns"},
+		{"cudagraphs", "graphs", Text, "CUDA graphs: replayed: some of frame_kernel_ns was replayed by graph launch calls; skipped: none was and the log gives Inductor's cudagraph_skip_reason; no: none was, the frame ran"},
+		{"code", "code", Text, "the compiled function as the log names it (co_name, file base name:first line); torch_dynamo_resume_in_FN_at_LINE is the code after a graph break in FN"},
+	}
+}

@@ -35,6 +35,9 @@ type Summary struct {
 	// Compile is what the trace says of torch.compile on the host; each
 	// device's Compile holds it too, with its kernels' side.
 	Compile CompileStats
+	// CompileLog is a structured compile log joined to the trace's
+	// compiled regions (JoinCompileLog), when the command was given one.
+	CompileLog *CompileJoin
 	// APIStats and RangeStats are the host API calls and the ranges
 	// (annotations, NVTX) by name, when Options asked for them.
 	APIStats, RangeStats []NameDist

@@ -29,7 +29,11 @@ type RowWriter struct {
 	buf  []byte        // a JSON line
 	vals []value
 	pq   *parquetRows
+	opts CSVOptions // of CSV text cells
 }
+
+// SetCSV sets how CSV text cells are written from the next row on.
+func (rw *RowWriter) SetCSV(o CSVOptions) { rw.opts = o }
 
 // NewRowWriter starts a CSV ("csv"), JSON ("json": one document), JSON
 // lines ("jsonl") or Parquet ("parquet") stream of the table name with
@@ -114,7 +118,7 @@ func (rw *RowWriter) write(row []value) error {
 			case 'f':
 				b = strconv.AppendFloat(b, v.f, 'f', -1, 64)
 			case 's':
-				b = appendCSVField(b, v.s)
+				b = appendCSVField(b, csvText(v.s, rw.opts))
 			}
 		}
 		rw.buf = append(b, '\n')

@@ -20,8 +20,25 @@ func IsParquet(head []byte) bool { return bytes.HasPrefix(head, []byte("PAR1")) 
 // and floating-point columns as float64, nulls (no value) as nil, so that
 // the records are the ones written, exactly. name is the file's name, for errors. A file with other
 // columns (another table, another traceql) is an error.
-func ReadSummaryParquet(r io.ReaderAt, size int64, name string) (*Table, error) {
-	f, err := parquet.OpenFile(r, size)
+//
+// maxBytes bounds the memory the records may take (recordBytes; 0: no
+// bound), as the memory the caller has: a part of half a megabyte can
+// hold a million dictionary-encoded rows, gigabytes once read, and is
+// refused before it is read when its metadata says so, or once its rows
+// pass the bound when the metadata lies.
+//
+// A damaged file is an error, never a panic: parquet-go's decoders index
+// by the file's offsets and lengths unchecked, and a flipped byte panics
+// them (slice bounds, a nil page). The file is read in this goroutine
+// alone (ReadModeSync; no page index or Bloom filters, which the rows do
+// not need), so that the panic can be recovered here and named.
+func ReadSummaryParquet(r io.ReaderAt, size int64, name string, maxBytes int64) (t *Table, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			t, err = nil, fmt.Errorf("%s: a damaged Parquet file (%v); export it again", name, p)
+		}
+	}()
+	f, err := parquet.OpenFile(r, size, parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true), parquet.FileReadMode(parquet.ReadModeSync))
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
@@ -46,7 +63,15 @@ func ReadSummaryParquet(r io.ReaderAt, size int64, name string) (*Table, error) 
 		return nil, fmt.Errorf("%s: not traceql's summary table: %d columns, want %d; write it with export --table summary --format parquet",
 			name, len(fields), len(want))
 	}
-	t := &Table{Columns: want}
+	over := func(rows int64) error {
+		return fmt.Errorf("%s: %d rows take more than the %s of memory this read may use; read fewer parts at once, or on a machine with more memory",
+			name, rows, byteSize(maxBytes))
+	}
+	if n := f.NumRows(); n < 0 || maxBytes > 0 && n > maxBytes/recordValueBytes/int64(len(want)) {
+		return nil, over(n)
+	}
+	t = &Table{Columns: want}
+	var used int64
 	buf := make([]parquet.Row, 256)
 	for _, rg := range f.RowGroups() {
 		rows := rg.Rows()
@@ -74,6 +99,10 @@ func ReadSummaryParquet(r io.ReaderAt, size int64, name string) (*Table, error) 
 						rec[c] = v.Int64()
 					}
 				}
+				if used += RecordBytes(rec); maxBytes > 0 && used > maxBytes {
+					rows.Close()
+					return nil, over(int64(len(t.Rows) + 1))
+				}
 				t.Rows = append(t.Rows, rec)
 			}
 			if errors.Is(err, io.EOF) {
@@ -89,4 +118,28 @@ func ReadSummaryParquet(r io.ReaderAt, size int64, name string) (*Table, error) 
 		}
 	}
 	return t, nil
+}
+
+// recordValueBytes is what one value of a record read takes at least: the
+// interface in the record, the value it boxes, and parquet-go's value.
+const recordValueBytes = 48
+
+// RecordBytes estimates the memory a record read from a part takes: each
+// value's recordValueBytes and its text.
+func RecordBytes(rec []any) int64 {
+	n := int64(len(rec)) * recordValueBytes
+	for _, v := range rec {
+		if s, ok := v.(string); ok {
+			n += int64(len(s))
+		}
+	}
+	return n
+}
+
+// byteSize writes n bytes in MiB or GiB.
+func byteSize(n int64) string {
+	if n >= 1<<30 {
+		return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
+	}
+	return fmt.Sprintf("%d MiB", n>>20)
 }

@@ -44,7 +44,7 @@ func TestSummaryParquetRoundTrip(t *testing.T) {
 	if !IsParquet(buf.Bytes()) {
 		t.Fatalf("the file starts %q", buf.Bytes()[:4])
 	}
-	got, err := ReadSummaryParquet(bytes.NewReader(buf.Bytes()), int64(buf.Len()), "part.parquet")
+	got, err := ReadSummaryParquet(bytes.NewReader(buf.Bytes()), int64(buf.Len()), "part.parquet", 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,11 +84,11 @@ func TestSummaryParquetRoundTrip(t *testing.T) {
 	if err := rw.Flush(); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := ReadSummaryParquet(bytes.NewReader(buf.Bytes()), int64(buf.Len()), "stats.parquet"); err == nil ||
+	if _, err := ReadSummaryParquet(bytes.NewReader(buf.Bytes()), int64(buf.Len()), "stats.parquet", 0); err == nil ||
 		!strings.Contains(err.Error(), "stats.parquet: not traceql's summary table") {
 		t.Errorf("kernel-stats read as a summary: %v", err)
 	}
-	if _, err := ReadSummaryParquet(strings.NewReader("PAR1 but no more"), 16, "bad.parquet"); err == nil || !strings.HasPrefix(err.Error(), "bad.parquet: ") {
+	if _, err := ReadSummaryParquet(strings.NewReader("PAR1 but no more"), 16, "bad.parquet", 0); err == nil || !strings.HasPrefix(err.Error(), "bad.parquet: ") {
 		t.Errorf("a broken file: %v", err)
 	}
 }

@@ -130,6 +130,7 @@ func SummaryTables(s metrics.Summary, l Layout) []*Table {
 		}
 	}
 	tables = append(tables, compileTables(s, l)...)
+	tables = append(tables, CompileLogTables(s.CompileLog, l)...)
 	tables = append(tables, drillTables(s, l)...)
 	if !l.All {
 		tables = append(tables, &Table{Notes: []string{"every metric, copies by kind, steps and idle gaps: --all; every column: --format csv"}})

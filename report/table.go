@@ -319,7 +319,10 @@ func WriteMarkdown(out io.Writer, tables ...*Table) error {
 
 // WriteCSV writes one table as CSV with a header row and raw values
 // (integer ns, bytes, plain ratios), for pandas.
-func WriteCSV(w io.Writer, t *Table) error {
+func WriteCSV(w io.Writer, t *Table) error { return WriteCSVWith(w, t, CSVOptions{}) }
+
+// WriteCSVWith is WriteCSV writing text cells as o says.
+func WriteCSVWith(w io.Writer, t *Table, o CSVOptions) error {
 	cw := csv.NewWriter(w)
 	head := make([]string, len(t.Columns))
 	for j, c := range t.Columns {
@@ -332,6 +335,9 @@ func WriteCSV(w io.Writer, t *Table) error {
 		line := make([]string, len(t.Columns))
 		for j, c := range t.Columns {
 			line[j] = cell(r[j], c.Unit, false)
+			if c.Unit == metrics.Text {
+				line[j] = csvText(line[j], o)
+			}
 		}
 		if err := cw.Write(line); err != nil {
 			return err

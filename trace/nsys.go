@@ -2,6 +2,7 @@ package trace
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/binary"
 	"errors"
@@ -110,6 +111,7 @@ func (nsysFormat) decode(ctx context.Context, in *input) (*Trace, error) {
 		progress: in.opts.Progress,
 		holdGC:   in.opts.HoldGC,
 		workers:  in.workers.b.Size(),
+		maxText:  cmp.Or(in.opts.MaxEventBytes, defaultMaxEventBytes),
 	}
 	defer r.db.close()
 	return r.read()
@@ -263,6 +265,10 @@ type nsysReader struct {
 
 	holdGC  func() func() // Options.HoldGC, for the tables made at once
 	workers int           // the most goroutines that read a table (Options.Workers)
+	// maxText bounds one string read (Options.MaxEventBytes), and four
+	// times it the names read together: a column of StringIds can be
+	// generated, 100 MB a name from a file of 2 MB.
+	maxText int
 }
 
 // An nvtxName is a textId to resolve for t.Ops[op].
@@ -479,7 +485,8 @@ func (r *nsysReader) rowids(table string) (lo, hi int64, ok bool) {
 		}
 		return nil
 	})
-	if err != nil || !ok || hi < lo || hi-lo > 1<<40 {
+	// hi - lo in uint64: rowids from -2^63 to 2^63-1 overflow an int64.
+	if err != nil || !ok || hi < lo || uint64(hi)-uint64(lo) > 1<<40 {
 		return 0, 0, false
 	}
 	return lo, hi, true
@@ -514,7 +521,7 @@ const checkRows = 1 << 14
 // scanRows runs q and calls row for each result. first is the number of
 // the first row, for messages.
 func (r *nsysReader) scanRows(table, q string, cols []string, first int64, row func(s *rowScanner) error) (*rowScanner, error) {
-	s := &rowScanner{table: table, path: r.path, strict: r.strict, cols: cols, first: first}
+	s := &rowScanner{table: table, path: r.path, strict: r.strict, cols: cols, first: first, maxText: r.maxText}
 	err := r.db.query(q, nil, func(st *sqliteStmt) error {
 		s.st = st
 		s.n++
@@ -567,8 +574,10 @@ type rowScanner struct {
 	st     *sqliteStmt
 	first  int64         // number of the first row
 	n      int           // rows read so far
-	bad    error         // the first value of the current row that has the wrong type
+	bad    error         // the first value of the current row that has the wrong type or size
 	warn   warningCounts // skipped rows
+	// maxText bounds a text value (nsysReader.maxText); 0: no bound.
+	maxText int
 }
 
 // row returns the number of the current row: its rowid when rowids have
@@ -610,6 +619,12 @@ func (s *rowScanner) text(i int) (string, bool) {
 		return strconv.FormatInt(s.st.int64(i), 10), true
 	case lib.SQLITE_FLOAT:
 		return strconv.FormatFloat(s.st.float64(i), 'g', -1, 64), true
+	}
+	if n := s.st.bytes(i); s.maxText > 0 && n > s.maxText {
+		if s.bad == nil {
+			s.bad = fmt.Errorf("column %s: a value of %d bytes, larger than the %s the memory available allows reading", strings.TrimPrefix(s.cols[i], "?"), n, mib(s.maxText))
+		}
+		return "", true
 	}
 	return s.st.text(i), true
 }
@@ -923,7 +938,16 @@ func (r *nsysReader) strings(want map[int64]string) (map[int64]string, error) {
 	ids.WriteByte(']')
 	q := `SELECT "id", "value" FROM ` + nsysStrings + ` WHERE "id" IN (SELECT value FROM json_each(?))`
 	got := make(map[int64]string, len(want))
+	var total int64
 	err := r.db.query(q, []string{ids.String()}, func(st *sqliteStmt) error {
+		n := st.bytes(1)
+		total += int64(n)
+		switch {
+		case n > r.maxText:
+			return fmt.Errorf("id %d: a string of %d bytes, larger than the %s the memory available allows reading", st.int64(0), n, mib(r.maxText))
+		case total > 4*int64(r.maxText):
+			return fmt.Errorf("the names used take more than %s", mib(4*r.maxText))
+		}
 		got[st.int64(0)] = st.text(1)
 		return nil
 	})

@@ -194,6 +194,8 @@ type Options struct {
 	// deep its values nest: a file with no event boundary for longer, as
 	// a gzip bomb of one huge string or of arrays nested a billion deep,
 	// is refused before reading it takes some five times that in memory.
+	// It bounds one string of an Nsight export too, and four times it
+	// the names read together.
 	// Callers derive it from the memory available; 0 is 1 GiB.
 	MaxEventBytes int
 	// Workers is the budget of goroutines that decode a Kineto trace in

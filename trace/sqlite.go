@@ -211,6 +211,12 @@ func (s *sqliteStmt) float64(i int) float64 {
 	return lib.Xsqlite3_value_double(s.c.tls, s.vals[i])
 }
 
+// bytes returns the length in bytes of column i of the current row as
+// text, without copying it.
+func (s *sqliteStmt) bytes(i int) int {
+	return int(lib.Xsqlite3_value_bytes(s.c.tls, s.vals[i]))
+}
+
 func (s *sqliteStmt) text(i int) string {
 	p := lib.Xsqlite3_value_text(s.c.tls, s.vals[i])
 	n := lib.Xsqlite3_value_bytes(s.c.tls, s.vals[i])

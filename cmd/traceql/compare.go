@@ -23,6 +23,7 @@ type compareOptions struct {
 	Files  []string
 	Labels []string
 	Format string
+	CSV    report.CSVOptions // --csv-safe
 	Plot   string
 	// Metrics are the rows shown, by CSV name; nil: the headline
 	// (report.CompareHeadline) in text and Markdown, all in CSV.
@@ -89,6 +90,7 @@ the memory available (see summarize --help).` + windowHelp,
 	f := cmd.Flags()
 	addLabelFlag(f, &opts.Labels, false)
 	formatFlag(cmd, &opts.Format, "text", tableFormats, "output format: text, csv, json or markdown")
+	csvSafeFlag(cmd.Flags(), &opts.CSV)
 	f.StringVar(&opts.Plot, "plot", "", "also draw the headline metrics as grouped bars to this .png or .svg file")
 	enumSliceFlag(cmd, &opts.Metrics, "metrics", metricNames(), "the metrics shown, by CSV name, in this order (see summarize --help)")
 	f.BoolVar(&opts.All, "all", false, "show every metric, not the headline ones")
@@ -127,6 +129,15 @@ func writeComparePlots(ctx context.Context, opts *compareOptions, sums []metrics
 		paths[pos] = path
 		if err := report.PlotCompare(&images[pos], format, report.HeadlineBars(opts.Labels, sums, pos), title, size); err != nil {
 			return fmt.Errorf("%s: %w", path, err)
+		}
+	}
+	// The images beside opts.Plot, which RunE checked, are named only
+	// now the device pairs are known: none may replace an input either.
+	for _, path := range paths[1:] {
+		if st, err := os.Stat(path); err == nil {
+			if err := checkNotInput(path, st, opts.Files); err != nil {
+				return err
+			}
 		}
 	}
 	for pos, path := range paths {
@@ -297,7 +308,7 @@ func runCompare(ctx context.Context, opts *compareOptions) error {
 	}
 	switch opts.Format {
 	case "csv":
-		return report.WriteCSV(opts.IO.Out, report.CompareRecords(opts.Labels, sums))
+		return report.WriteCSVWith(opts.IO.Out, report.CompareRecords(opts.Labels, sums), opts.CSV)
 	case "json":
 		return report.WriteJSON(opts.IO.Out, "compare", report.CompareRecords(opts.Labels, sums))
 	}
@@ -326,7 +337,7 @@ func writeHostCompare(opts *compareOptions, sums []metrics.Summary) error {
 	}
 	switch opts.Format {
 	case "csv":
-		return report.WriteCSV(opts.IO.Out, report.HostCompareRecords(opts.Labels, sums))
+		return report.WriteCSVWith(opts.IO.Out, report.HostCompareRecords(opts.Labels, sums), opts.CSV)
 	case "json":
 		return report.WriteJSON(opts.IO.Out, "host-compare", report.HostCompareRecords(opts.Labels, sums))
 	}

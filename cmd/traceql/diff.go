@@ -18,6 +18,7 @@ type diffOptions struct {
 	Old, New string
 	Group    string
 	Format   string
+	CSV      report.CSVOptions // --csv-safe
 	Top      int
 	Labels   []string
 	Capture  []string // --capture: one for both sides, or OLD's and NEW's
@@ -85,6 +86,7 @@ out; --format json the same rows as one document ({"version", "table":
 	enumFlag(cmd, &opts.Group, "group", "", "name", []string{"name", "family"}, "match kernels by exact name or by family")
 	enumFlag(cmd, &opts.By, "by", "", "", []string{"op"}, "op: also compare the GPU time launched from each host op (reads the cpu_ops)")
 	formatFlag(cmd, &opts.Format, "text", tableFormats, "output format: text, csv, json or markdown")
+	csvSafeFlag(cmd.Flags(), &opts.CSV)
 	f.IntVar(&opts.Top, "top", 20, "kernel rows shown")
 	namesFlag(cmd, &opts.Names)
 	addLabelFlag(f, &opts.Labels, false)
@@ -140,7 +142,7 @@ func runDiff(ctx context.Context, opts *diffOptions) error {
 		sums := []metrics.Summary{metrics.Summarize(ts[0], metrics.Options{}), metrics.Summarize(ts[1], metrics.Options{})}
 		switch opts.Format {
 		case "csv":
-			return report.WriteCSV(opts.IO.Out, report.HostCompareRecords(labels, sums))
+			return report.WriteCSVWith(opts.IO.Out, report.HostCompareRecords(labels, sums), opts.CSV)
 		case "json":
 			return report.WriteJSON(opts.IO.Out, "host-compare", report.HostCompareRecords(labels, sums))
 		case "markdown":
@@ -157,7 +159,7 @@ func runDiff(ctx context.Context, opts *diffOptions) error {
 		if opts.Format == "json" {
 			return report.WriteJSON(opts.IO.Out, "diff", t)
 		}
-		return report.WriteCSV(opts.IO.Out, t)
+		return report.WriteCSVWith(opts.IO.Out, t, opts.CSV)
 	case "markdown":
 		return report.WriteMarkdown(opts.IO.Out, report.DiffTables(d, opts.Top, textLayout(opts.IO, false, opts.Names))...)
 	}

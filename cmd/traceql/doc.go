@@ -54,6 +54,16 @@
 //	names.
 //	FILEs that are traceql's own Parquet of export --table summary are read
 //	back: the text is their overview, --format csv their rows.
+//	--compile-log DIR|FILE joins a TORCH_TRACE structured compile log (what
+//	TORCH_TRACE=DIR writes and tlparse reads; plain or gzipped) to the trace of
+//	the same process: per compile of a frame (the log's [F/R], the trace's
+//	Torch-Compiled Region: F/R), its compile time, graph breaks and why, the
+//	guard failures that made a recompile, CUDA graphs replayed or skipped,
+//	beside its calls, Dynamo lookup cost and kernel time in the trace; then the
+//	top kernels of compiled frames with the FX nodes and source lines
+//	Inductor's provenance gives (INDUCTOR_PROVENANCE=1 when compiling). A DIR
+//	with several logs gives each trace the log of its rank (rank_N in the
+//	name). Text and markdown only.
 //
 //	Windows (GPU activity is clipped to the window; the launch calls of its
 //	kernels count wherever they were made, and the steps are those selected,
@@ -333,6 +343,40 @@
 //	Also shown: the top kernels by total time (count, total, mean, share of
 //	kernel_ns); with --all, the gap-length histogram (decades from 1 µs to 1 s)
 //	and copies by kind and memory kinds (Pageable/Pinned/Device) with bandwidth.
+//	With --compile-log, the compiled frames table, a row per compile F/R (its
+//	label in quotes where it differs):
+//	  frame               F/R: Dynamo's frame id and the frame's compile count (R >
+//	                      0: a recompile), as the log's compile ids and the trace's
+//	                      Torch-Compiled Region: F/R ops write them
+//	  compile_ns          "compile": the log's compile time of F/R: the sum of its
+//	                      compilation_metrics duration_us
+//	                      (entire_frame_compile_time_s in older logs), parsed from
+//	                      decimal text; records timing run-time work (is_runtime)
+//	                      left out
+//	  graph_breaks        "breaks": graph breaks in F/R: the larger of the log's
+//	                      num_graph_breaks and the number of distinct break reasons
+//	                      it logged (dynamo_graph_break_reason, restart_reasons)
+//	  recompile_guards    "guards": the guard failures the log gives as the cause
+//	                      of compiling F/R (recompile_reasons): each names an
+//	                      earlier compile F/R' whose guard failed
+//	  calls               Torch-Compiled Region: F/R ops in the trace (within the
+//	                      window)
+//	  lookup_ns           "lookup": sum of the durations of the TorchDynamo Cache
+//	                      Lookup ops charged to F/R: a lookup is, when the next
+//	                      compiled region or lookup to start on its thread at or
+//	                      after its end is a call of F/R
+//	  frame_kernel_ns     "kernel time": sum of the durations of the kernels whose
+//	                      launch call (eager or graph, matched on correlation id)
+//	                      lies within a call of F/R on the calling thread, the
+//	                      innermost when frames nest
+//	  frame_kernel_share  "share": frame_kernel_ns / the device's kernel_ns
+//	  cudagraphs          "graphs": CUDA graphs: replayed: some of frame_kernel_ns
+//	                      was replayed by graph launch calls; skipped: none was and
+//	                      the log gives Inductor's cudagraph_skip_reason; no: none
+//	                      was, the frame ran
+//	  code                the compiled function as the log names it (co_name, file
+//	                      base name:first line); torch_dynamo_resume_in_FN_at_LINE
+//	                      is the code after a graph break in FN
 //
 //	Usage:
 //	  traceql summarize FILE|DIR... [flags]
@@ -346,54 +390,59 @@
 //	  traceql summarize --overview out/*.parquet
 //
 //	Flags:
-//	      --all              text: after the headline and top kernels, every
-//	                         metric, copies by kind, steps and idle gaps
-//	      --by strings       drill down, comma-separated: kernel (every kernel
-//	                         name with nsys stats' columns: instances, total,
-//	                         mean, median, min, max, stddev), stream (each
-//	                         stream's kernels, busy, idle, utilization), api
-//	                         (host API calls by name), range (record_function
-//	                         and NVTX ranges by name), op and region (GPU time
-//	                         by the innermost cpu_op, and record_function or
-//	                         NVTX range, enclosing each launch)
-//	      --capture TRACE    name the kernels of CUDA/HIP graph launches by
-//	                         the ops that captured them, from TRACE, a trace
-//	                         profiled while the graphs were captured
-//	      --device N         measure only device N (repeat or comma-separate
-//	                         for several)
-//	  -f, --format string    output format: text, csv, json or markdown
-//	                         (default "text")
-//	  -h, --help             help for summarize
-//	  -j, --jobs int         files read at once (default 0: one per CPU, as
-//	                         memory allows)
-//	      --kernel REGEX     measure only the kernels whose names match this
-//	                         REGEX (copies and memsets stay; no verdict)
-//	      --label strings    comma-separated run labels, one per FILE or DIR
-//	                         (a DIR's labels every trace in it); default: the
-//	                         file names, with as many folders as tell them apart
-//	      --names string     kernel names: full (as recorded), short
-//	                         (demangled; templates, arguments and namespaces
-//	                         folded) or family (base name across
-//	                         instantiations) (default "full")
-//	      --overview         print only the overview of several traces, not
-//	                         each trace's tables
-//	  -q, --quiet            no progress bar on stderr
-//	      --range string     measure only the span of the annotation, op or
-//	                         NVTX range with this name
-//	      --shard K/N        read only worker K's share of N of the files, by
-//	                         a hash of each file's path under its argument
-//	                         (see above)
-//	      --skip-steps int   drop the first N recorded ProfilerStep#N
-//	      --steady           measure only the steps after the warm-up (leading
-//	                         steps over twice the median)
-//	      --steps string     measure only these ProfilerStep#N: 3:, 3:5, :5 or 4
-//	      --stream N         measure only stream N, on every device (repeat or
-//	                         comma-separate for several; no verdict)
-//	      --strict           treat skipped or malformed events and truncation
-//	                         as errors
-//	      --top int          kernels (and host ops) listed per device (default 10)
-//	      --window string    measure only START:END after the first GPU
-//	                         activity, e.g. 100ms:500ms
+//	      --all               text: after the headline and top kernels, every
+//	                          metric, copies by kind, steps and idle gaps
+//	      --by strings        drill down, comma-separated: kernel (every
+//	                          kernel name with nsys stats' columns: instances,
+//	                          total, mean, median, min, max, stddev), stream
+//	                          (each stream's kernels, busy, idle,
+//	                          utilization), api (host API calls by name),
+//	                          range (record_function and NVTX ranges by name),
+//	                          op and region (GPU time by the innermost cpu_op,
+//	                          and record_function or NVTX range, enclosing
+//	                          each launch)
+//	      --capture TRACE     name the kernels of CUDA/HIP graph launches by
+//	                          the ops that captured them, from TRACE, a trace
+//	                          profiled while the graphs were captured
+//	      --compile-log LOG   LOG: a TORCH_TRACE compile log, or a folder of
+//	                          them, joined to the compiled frames
+//	      --csv-safe          CSV: prefix ' to text cells starting = + - @
+//	                          (formulas)
+//	      --device N          measure only device N (repeat or comma-separate
+//	                          for several)
+//	  -f, --format string     output format: text, csv, json or markdown
+//	                          (default "text")
+//	  -h, --help              help for summarize
+//	  -j, --jobs int          files read at once (default 0: one per CPU, as
+//	                          memory allows)
+//	      --kernel REGEX      measure only the kernels whose names match this
+//	                          REGEX (copies and memsets stay; no verdict)
+//	      --label strings     comma-separated run labels, one per FILE or DIR
+//	                          (a DIR's labels every trace in it); default: the
+//	                          file names, with as many folders as tell them apart
+//	      --names string      kernel names: full (as recorded), short
+//	                          (demangled; templates, arguments and namespaces
+//	                          folded) or family (base name across
+//	                          instantiations) (default "full")
+//	      --overview          print only the overview of several traces, not
+//	                          each trace's tables
+//	  -q, --quiet             no progress bar on stderr
+//	      --range string      measure only the span of the annotation, op or
+//	                          NVTX range with this name
+//	      --shard K/N         read only worker K's share of N of the files, by
+//	                          a hash of each file's path under its argument
+//	                          (see above)
+//	      --skip-steps int    drop the first N recorded ProfilerStep#N
+//	      --steady            measure only the steps after the warm-up
+//	                          (leading steps over twice the median)
+//	      --steps string      measure only these ProfilerStep#N: 3:, 3:5, :5 or 4
+//	      --stream N          measure only stream N, on every device (repeat
+//	                          or comma-separate for several; no verdict)
+//	      --strict            treat skipped or malformed events and truncation
+//	                          as errors
+//	      --top int           kernels (and host ops) listed per device (default 10)
+//	      --window string     measure only START:END after the first GPU
+//	                          activity, e.g. 100ms:500ms
 //
 //	# traceql diff
 //
@@ -461,6 +510,8 @@
 //	                         the ops that captured them, from TRACE, a trace
 //	                         profiled while the graphs were captured (once:
 //	                         both sides; twice: OLD's, then NEW's)
+//	      --csv-safe         CSV: prefix ' to text cells starting = + - @
+//	                         (formulas)
 //	      --device N         measure only device N (repeat or comma-separate
 //	                         for several)
 //	  -f, --format string    output format: text, csv, json or markdown
@@ -537,6 +588,8 @@
 //
 //	Flags:
 //	      --all                show every metric, not the headline ones
+//	      --csv-safe           CSV: prefix ' to text cells starting = + - @
+//	                           (formulas)
 //	      --device N           measure only device N (repeat or comma-separate
 //	                           for several)
 //	  -f, --format string      output format: text, csv, json or markdown
@@ -770,6 +823,8 @@
 //	      --capture TRACE    name the kernels of CUDA/HIP graph launches by
 //	                         the ops that captured them, from TRACE, a trace
 //	                         profiled while the graphs were captured
+//	      --csv-safe         CSV: prefix ' to text cells starting = + - @
+//	                         (formulas)
 //	      --device N         measure only device N (repeat or comma-separate
 //	                         for several)
 //	  -f, --format string    csv, json (one document), jsonl (JSON lines) or

@@ -21,6 +21,7 @@ type exportOptions struct {
 	Args   []string
 	Table  string
 	Format string
+	CSV    report.CSVOptions // --csv-safe
 	Output string
 	Schema bool // print the table's schema, read nothing
 	// PerStream: the gaps table has each stream's gaps instead of each
@@ -153,6 +154,7 @@ reads as one table.` + windowHelp + shardHelp + captureHelp,
 	}
 	f := cmd.Flags()
 	enumFlag(cmd, &opts.Table, "table", "t", "summary", report.ExportTables(), "table: "+strings.Join(report.ExportTables(), ", "))
+	csvSafeFlag(cmd.Flags(), &opts.CSV)
 	formatFlag(cmd, &opts.Format, "", []string{"csv", "json", "jsonl", "parquet"}, "csv, json (one document), jsonl (JSON lines) or parquet (default: by -o's extension, .csv, .json, .jsonl or .parquet, else csv)")
 	f.BoolVar(&opts.PerStream, "per-stream", false, "with --table gaps: the idle gaps of each stream alone (HTA's per-stream idle time), a stream column on each")
 	f.BoolVar(&opts.Schema, "schema", false, "print the --table's columns (name, type, unit, nullable, definition) as JSON, and read no trace")
@@ -192,12 +194,14 @@ func runExport(ctx context.Context, opts *exportOptions) error {
 	// Labels from every file, before a shard's are picked: each
 	// worker's rows label a file as the others' do.
 	labels := fileLabels(opts.Args, opts.Labels, files)
-	files = opts.Shard.pick(opts.Args, files)
 	if opts.Output != "" {
+		// Every file, not the shard's alone: -o must not replace a
+		// trace another worker is to read.
 		if err := checkOutput(opts.Output, files); err != nil {
 			return err
 		}
 	}
+	files = opts.Shard.pick(opts.Args, files)
 	caps, err := readCaptures(ctx, opts.Capture, &opts.Read, false)
 	if err != nil {
 		return err
@@ -216,6 +220,9 @@ func runExport(ctx context.Context, opts *exportOptions) error {
 			if rw == nil {
 				cols, _ := report.ExportColumns(opts.Table)
 				rw, err = report.NewRowWriter(w, opts.Format, opts.Table, cols)
+				if rw != nil {
+					rw.SetCSV(opts.CSV)
+				}
 			}
 			return err
 		}

@@ -14,6 +14,7 @@ import (
 const (
 	supervisedEnv = "TRACEQL_SUPERVISED=1"
 	terminalEnv   = "TRACEQL_STDERR_TERMINAL=1"
+	supervisorEnv = "TRACEQL_SUPERVISOR=" // and the supervisor's process id
 )
 
 // memoryLimits are the limits a run must fit in, 0 where none is set: the

@@ -9,7 +9,10 @@ import (
 	"os"
 	"os/signal"
 	"slices"
+	"strconv"
+	"strings"
 	"syscall"
+	"time"
 
 	"github.com/traceql/traceql/report"
 )
@@ -32,6 +35,18 @@ func main() {
 		ios.SetStderrTTY(true)
 	}
 	ctx, stop := notifySignals(context.Background())
+	if pid, err := strconv.Atoi(os.Getenv(strings.TrimSuffix(supervisorEnv, "="))); err == nil {
+		ctx = watchSupervisor(ctx, pid, os.Getppid)
+		go func() {
+			// Orphaned, the child has a moment to remove its temporary
+			// files, then ends, even blocked on standard input.
+			<-ctx.Done()
+			if os.Getppid() != pid {
+				time.Sleep(orphanGrace)
+				os.Exit(128 + int(syscall.SIGTERM))
+			}
+		}()
+	}
 	code := run(ctx, os.Args[1:], ios)
 	stop()
 	os.Exit(code)

@@ -14,8 +14,12 @@ import (
 // (export --table summary --format parquet, one per --shard worker) and
 // returns their records in natural order of file, each file's rows in
 // their order: the order summarize gives a DIR argument's traces. ok is
-// false when no file is Parquet; traces and Parquet files do not mix.
-func readSummaryParts(files []string) (rec *report.Table, ok bool, err error) {
+// false when no file is Parquet; traces and Parquet files do not mix. A
+// part that cannot be read (damaged in transfer, another table, too large
+// for the memory) is named in one line on errOut and counted in failed,
+// and the others are read, as summarize does with traces; their records
+// together may take at most the memory budget.
+func readSummaryParts(files []string, errOut io.Writer, budget int64) (rec *report.Table, ok bool, failed int, err error) {
 	var parts, traces []string
 	for _, f := range files {
 		// A trace unless a regular file: a part is read at offsets, and a
@@ -26,7 +30,7 @@ func readSummaryParts(files []string) (rec *report.Table, ok bool, err error) {
 		}
 		head, err := readHead(f, 4)
 		if err != nil {
-			return nil, false, err
+			return nil, false, 0, err
 		}
 		if report.IsParquet(head) {
 			parts = append(parts, f)
@@ -35,25 +39,35 @@ func readSummaryParts(files []string) (rec *report.Table, ok bool, err error) {
 		}
 	}
 	if len(parts) == 0 {
-		return nil, false, nil
+		return nil, false, 0, nil
 	}
 	if len(traces) > 0 {
-		return nil, true, usageError{fmt.Errorf("%s is a Parquet file and %s is not: give traces, or the Parquet parts of export --table summary", parts[0], traces[0])}
+		return nil, true, 0, usageError{fmt.Errorf("%s is a Parquet file and %s is not: give traces, or the Parquet parts of export --table summary", parts[0], traces[0])}
 	}
-	rec = &report.Table{}
+	rec = &report.Table{Columns: report.SummaryRecords(nil).Columns}
+	left := budget // 0: no bound
 	for _, p := range parts {
-		t, err := readSummaryPart(p)
+		restore := muteStderr()
+		t, err := readSummaryPart(p, left)
+		restore()
 		if err != nil {
-			return nil, true, err
+			complain(errOut, errorMessage(err))
+			failed++
+			continue
 		}
-		rec.Columns = t.Columns
 		rec.Rows = append(rec.Rows, t.Rows...)
+		if budget > 0 {
+			for _, r := range t.Rows {
+				left -= report.RecordBytes(r)
+			}
+			left = max(left, 1)
+		}
 	}
 	slices.SortStableFunc(rec.Rows, func(a, b []any) int { return naturalCompare(a[0].(string), b[0].(string)) })
-	return rec, true, nil
+	return rec, true, failed, nil
 }
 
-func readSummaryPart(path string) (*report.Table, error) {
+func readSummaryPart(path string, maxBytes int64) (*report.Table, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
@@ -63,7 +77,7 @@ func readSummaryPart(path string) (*report.Table, error) {
 	if err != nil {
 		return nil, err
 	}
-	return report.ReadSummaryParquet(f, st.Size(), path)
+	return report.ReadSummaryParquet(f, st.Size(), path, maxBytes)
 }
 
 // readHead reads up to n bytes from the start of a file.
@@ -86,7 +100,7 @@ func readHead(path string, n int) ([]byte, error) {
 func writeMerged(opts *summarizeOptions, rec *report.Table) error {
 	switch opts.Format {
 	case "csv":
-		return report.WriteCSV(opts.IO.Out, rec)
+		return report.WriteCSVWith(opts.IO.Out, rec, opts.CSV)
 	case "json":
 		return usageError{fmt.Errorf("--format json has each trace's copies and top kernels, which Parquet parts do not: use csv, text or markdown")}
 	}

@@ -59,6 +59,12 @@ func checkOutput(path string, inputs []string) error {
 	if out.IsDir() {
 		return usageError{fmt.Errorf("-o %s: is a directory", path)}
 	}
+	return checkNotInput(path, out, inputs)
+}
+
+// checkNotInput refuses an output path, out its FileInfo, that is one of
+// the input files.
+func checkNotInput(path string, out os.FileInfo, inputs []string) error {
 	for _, in := range inputs {
 		if st, err := os.Stat(in); err == nil && os.SameFile(out, st) {
 			return usageError{fmt.Errorf("-o %s is also an input, which it would replace", path)}

@@ -46,6 +46,7 @@ type readOptions struct {
 	// read at once; nil until prepare or readEach sets them.
 	workers *trace.Workers
 	gc      *gcHold
+	atOnce  int // files readEach reads at once, which share the memory budget
 }
 
 // cores is how many goroutines the work of a command takes at once: the
@@ -307,6 +308,7 @@ func readEach[R any](ctx context.Context, files []string, r *readOptions, do fun
 	if jobs == 0 {
 		jobs = cores()
 	}
+	r.atOnce = min(jobs, len(files))
 	slots := make(chan struct{}, jobs)
 	budget := r.memory
 	if budget == 0 {
@@ -369,9 +371,11 @@ func eventBound(budget int64) int {
 // readTrace is openTrace leaving the warnings to the caller, for files
 // read in parallel whose warnings are written in argument order.
 func readTrace(ctx context.Context, path string, r *readOptions) (*trace.Trace, error) {
-	budget := r.memory
-	if budget == 0 {
-		budget = memoryBudget()
+	budget := r.budget()
+	if r.atOnce > 1 && budget > 0 {
+		// One budget for the files read at once: each file's bounds
+		// are its share, or --jobs bombs would take --jobs times it.
+		budget = max(budget/int64(r.atOnce), 1)
 	}
 	needs := r.needs
 	needs.Op = r.Range

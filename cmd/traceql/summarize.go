@@ -17,6 +17,7 @@ type summarizeOptions struct {
 	Read     readOptions
 	Args     []string
 	Format   string
+	CSV      report.CSVOptions // --csv-safe
 	Top      int
 	Overview bool
 	All      bool     // every metric, copies, steps and gaps after the headline
@@ -24,7 +25,10 @@ type summarizeOptions struct {
 	Labels   []string // --label, one per argument
 	Capture  []string // --capture: the trace of the graphs' capture
 	Shard    shard
-	IO       *ioStreams
+	// CompileLog is --compile-log: a TORCH_TRACE log, or a directory of
+	// them, to join to each trace.
+	CompileLog string
+	IO         *ioStreams
 }
 
 func newSummarizeCmd(ios *ioStreams, runF func(context.Context, *summarizeOptions) error) *cobra.Command {
@@ -53,7 +57,7 @@ ready for pandas.read_csv: file, rank and world_size (distributedInfo;
 empty when unknown), device, then the metrics; --format json has the same
 names.
 FILEs that are traceql's own Parquet of export --table summary are read
-back: the text is their overview, --format csv their rows.` + windowHelp + shardHelp + "\n" + captureHelp + "\n" + report.MetricsHelp(),
+back: the text is their overview, --format csv their rows.` + compileLogHelp + windowHelp + shardHelp + "\n" + captureHelp + "\n" + report.MetricsHelp() + report.CompileLogHelp(),
 		Example: `  traceql summarize run.pt.trace.json.gz
   traceql summarize runs/ --format csv > summary.csv
   traceql summarize report.sqlite --format markdown
@@ -68,6 +72,9 @@ back: the text is their overview, --format csv their rows.` + windowHelp + shard
 			}
 			if opts.Overview && opts.Format != "text" && opts.Format != "markdown" {
 				return usageError{fmt.Errorf("--overview is a text or markdown table; --format %s has a row per trace and GPU already", opts.Format)}
+			}
+			if opts.CompileLog != "" && opts.Format != "text" && opts.Format != "markdown" {
+				return usageError{fmt.Errorf("--compile-log adds text tables: give --format text or markdown")}
 			}
 			if err := positive("top", opts.Top); err != nil {
 				return err
@@ -89,10 +96,12 @@ back: the text is their overview, --format csv their rows.` + windowHelp + shard
 	}
 	f := cmd.Flags()
 	formatFlag(cmd, &opts.Format, "text", tableFormats, "output format: text, csv, json or markdown")
+	csvSafeFlag(cmd.Flags(), &opts.CSV)
 	f.IntVar(&opts.Top, "top", 10, "kernels (and host ops) listed per device")
 	f.BoolVar(&opts.Overview, "overview", false, "print only the overview of several traces, not each trace's tables")
 	enumSliceFlag(cmd, &opts.By, "by", []string{"kernel", "stream", "api", "range", "op", "region"}, "drill down, comma-separated: kernel (every kernel name with nsys stats' columns: instances, total, mean, median, min, max, stddev), stream (each stream's kernels, busy, idle, utilization), api (host API calls by name), range (record_function and NVTX ranges by name), op and region (GPU time by the innermost cpu_op, and record_function or NVTX range, enclosing each launch)")
 	f.BoolVar(&opts.All, "all", false, "text: after the headline and top kernels, every metric, copies by kind, steps and idle gaps")
+	f.StringVar(&opts.CompileLog, "compile-log", "", "`LOG`: a TORCH_TRACE compile log, or a folder of them, joined to the compiled frames")
 	namesFlag(cmd, &opts.Names)
 	addLabelFlag(f, &opts.Labels, true)
 	addCaptureFlag(f, &opts.Capture, 1)
@@ -111,17 +120,18 @@ func runSummarize(ctx context.Context, opts *summarizeOptions) error {
 	// worker's rows label a file as the others' do.
 	labels := fileLabels(opts.Args, opts.Labels, files)
 	files = opts.Shard.pick(opts.Args, files)
-	if rec, ok, err := readSummaryParts(files); ok || err != nil {
+	if rec, ok, bad, err := readSummaryParts(files, opts.IO.ErrOut, opts.Read.budget()); ok || err != nil {
 		if err != nil {
 			return err
 		}
+		missing += bad
 		if opts.Read.active() {
 			return usageError{fmt.Errorf("the Parquet parts were measured when exported: give --steps, --window, --range or --steady to export")}
 		}
-		if err := writeMerged(opts, rec); err != nil {
+		if err := writeMerged(opts, rec); err != nil && (missing == 0 || len(rec.Rows) > 0) {
 			return err
 		}
-		if missing > 0 { // a part named that is not there: the overview lacks its rows
+		if missing > 0 { // a part missing or unread: the overview lacks its rows
 			return errReported{missing}
 		}
 		return nil
@@ -136,8 +146,15 @@ func runSummarize(ctx context.Context, opts *summarizeOptions) error {
 	if len(caps) > 0 {
 		mo.Capture = caps[0]
 	}
+	var logs *compileLogs
+	if opts.CompileLog != "" {
+		logs = &compileLogs{path: opts.CompileLog}
+		if err := logs.preload(); err != nil {
+			return err
+		}
+	}
 	done := opts.Read.startProgress(files)
-	sums, failed := summarizeFiles(ctx, files, labels, opts, mo)
+	sums, failed := summarizeFiles(ctx, files, labels, opts, mo, logs)
 	failed += missing
 	done()
 	if err := ctx.Err(); err != nil { // interrupted: no partial report
@@ -155,14 +172,36 @@ func runSummarize(ctx context.Context, opts *summarizeOptions) error {
 // summarizeFiles reads and summarizes the files, several at a time, and
 // returns the summaries in argument order. A file that fails is reported
 // on stderr, in order, and skipped, so one bad rank does not hide the others.
-func summarizeFiles(ctx context.Context, files []string, labels map[string]string, opts *summarizeOptions, mo metrics.Options) ([]metrics.Summary, int) {
+func summarizeFiles(ctx context.Context, files []string, labels map[string]string, opts *summarizeOptions, mo metrics.Options, logs *compileLogs) ([]metrics.Summary, int) {
 	var sums []metrics.Summary
 	failed := 0
-	summarize := func(t *trace.Trace) metrics.Summary { return metrics.Summarize(t, mo) }
+	// A summary, and the error of the compile log it was to be joined to.
+	type summarized struct {
+		sum    metrics.Summary
+		logErr error
+	}
+	summarize := func(t *trace.Trace) summarized {
+		s := metrics.Summarize(t, mo)
+		if logs == nil {
+			return summarized{sum: s}
+		}
+		log, err := logs.forRank(s.Rank)
+		if err != nil {
+			return summarized{sum: s, logErr: err}
+		}
+		s.CompileLog = metrics.JoinCompileLog(t, log, mo.TopN)
+		return summarized{sum: s}
+	}
 	named := namedFiles(opts.Args)
-	_ = readEach(ctx, files, &opts.Read, summarize, func(file string, sum metrics.Summary, err error) error {
+	_ = readEach(ctx, files, &opts.Read, summarize, func(file string, res summarized, err error) error {
 		if ctx.Err() != nil {
 			return ctx.Err() // interrupted: not a failure of each file
+		}
+		sum := res.sum
+		if err == nil && res.logErr != nil {
+			complain(opts.IO.ErrOut, file+": "+errorMessage(res.logErr))
+			failed++
+			return nil
 		}
 		if err != nil {
 			if !skipNotTrace(opts.IO.ErrOut, file, err, named) {
@@ -203,7 +242,7 @@ func writeSummaries(opts *summarizeOptions, sums []metrics.Summary) error {
 	}
 	if report.HostOnly(sums) { // host rows, one a file
 		if opts.Format == "csv" {
-			return report.WriteCSV(opts.IO.Out, report.HostRecords(sums))
+			return report.WriteCSVWith(opts.IO.Out, report.HostRecords(sums), opts.CSV)
 		}
 		return report.WriteHostJSON(opts.IO.Out, sums)
 	}
@@ -213,7 +252,7 @@ func writeSummaries(opts *summarizeOptions, sums []metrics.Summary) error {
 		}
 	}
 	if opts.Format == "csv" {
-		return report.WriteCSV(opts.IO.Out, report.SummaryRecords(sums))
+		return report.WriteCSVWith(opts.IO.Out, report.SummaryRecords(sums), opts.CSV)
 	}
 	return report.WriteSummaryJSON(opts.IO.Out, sums)
 }

@@ -11,6 +11,7 @@ import (
 	"os/signal"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 )
@@ -50,7 +51,11 @@ func supervise(argv, env []string, limits memoryLimits, stderrTTY bool) (code in
 	}
 	runtime.GOMAXPROCS(1) // it waits, no more
 	cmd := exec.Command(exe, args...)
-	cmd.Env = append(slices.Clone(env), supervisedEnv)
+	cmd.Env = append(slices.Clone(env), supervisedEnv, supervisorEnv+strconv.Itoa(os.Getpid()))
+	// The child dies with this process: killed (SIGKILL, the OOM
+	// killer), it could not pass the child's end on, and a caller that
+	// saw it die must not find -o replaced later.
+	dieWithParent(cmd)
 	if stderrTTY {
 		cmd.Env = append(cmd.Env, terminalEnv)
 	}
