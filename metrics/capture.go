@@ -44,7 +44,9 @@ type Capture struct {
 	Source string
 	// Launches counts the trace's kernel launch calls; Captured those that
 	// executed nothing, captured into a graph; Outside those of them made
-	// outside every recorded capture on their thread (left out).
+	// outside every whole capture recorded on their thread (before its
+	// begin or after its end, or in one the trace does not see end): left
+	// out.
 	Launches, Captured, Outside int
 	// NoBounds says that the trace records no stream capture calls
 	// (cudaStreamBeginCapture, …): each thread's captured launches are
@@ -135,6 +137,9 @@ func NewCapture(t *trace.Trace) (*Capture, error) {
 		for _, ci := range byThread[th] {
 			switch isCaptureBound(t.APICalls[ci].Name) {
 			case 1:
+				// A capture begun inside another on the thread leaves the
+				// first's launches without an end: not taken.
+				c.Outside += len(cur)
 				open, cur = true, nil
 			case -1:
 				if open && len(cur) > 0 {
@@ -150,8 +155,11 @@ func NewCapture(t *trace.Trace) (*Capture, error) {
 				need[ci] = true
 			}
 		}
-		if c.NoBounds && len(cur) > 0 {
+		switch {
+		case c.NoBounds && len(cur) > 0:
 			order = append(order, cur)
+		case open:
+			c.Outside += len(cur) // a capture the trace does not see end
 		}
 	}
 	// Captures by their first call's time: the order they were made in.

@@ -235,3 +235,22 @@ func TestCaptureNone(t *testing.T) {
 		t.Errorf("a replay trace as capture: error %v", err)
 	}
 }
+
+// TestCaptureUnended: launches after a begin the trace never sees end are
+// no capture: counted outside, not paired.
+func TestCaptureUnended(t *testing.T) {
+	tr := &trace.Trace{Source: "cap.json", APICalls: []trace.APICall{
+		{Name: "cudaStreamBeginCapture", PID: 1, TID: 1, Start: 10, End: 11, Correlation: 1},
+		{Name: "cudaLaunchKernel", PID: 1, TID: 1, Start: 20, End: 21, Correlation: 2},
+		{Name: "cudaStreamBeginCapture", PID: 1, TID: 1, Start: 30, End: 31, Correlation: 3},
+		{Name: "cudaLaunchKernel", PID: 1, TID: 1, Start: 40, End: 41, Correlation: 4},
+		{Name: "cudaLaunchKernel", PID: 1, TID: 1, Start: 50, End: 51, Correlation: 5},
+	}}
+	c, err := metrics.NewCapture(tr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Captured != 3 || c.Outside != 3 || len(c.Sizes()) != 0 {
+		t.Errorf("%d captured, %d outside, sizes %v; want 3, 3, none", c.Captured, c.Outside, c.Sizes())
+	}
+}
