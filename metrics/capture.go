@@ -69,7 +69,6 @@ type capturedCall struct {
 	node       int64  // graph node id; 0 when not recorded
 	op, region string // "" when none encloses the call
 	stack      int    // index in stacks.stacks
-	step       string
 }
 
 // A captureSeg is one capture: calls[first : first+n].
@@ -171,7 +170,7 @@ func NewCapture(t *trace.Trace) (*Capture, error) {
 		c.ends = append(c.ends, t.APICalls[calls[len(calls)-1]].Start)
 		for _, ci := range calls {
 			a := &t.APICalls[ci]
-			cc := capturedCall{stack: c.stacks.ofCall[ci], step: c.stacks.stepOf[ci]}
+			cc := capturedCall{stack: c.stacks.ofCall[ci]}
 			if la := args[keyOf(t, a.PID, a.Correlation)]; la != nil {
 				cc.kernel, cc.node = la.Kernel, la.GraphNode
 			}
