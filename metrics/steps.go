@@ -342,6 +342,10 @@ type StepStat struct {
 	BusyNS  int64 // GPU activity inside the window (union, clipped)
 	IdleNS  int64 // window length − BusyNS
 	Util    float64
+	// Classes split BusyNS by what the device is busy with: they add up
+	// to BusyNS. Host splits IdleNS by what the host was in meanwhile.
+	Classes BusyClasses
+	Host    HostClasses
 }
 
 // DurNS is the step's length.
@@ -349,7 +353,17 @@ func (s StepStat) DurNS() int64 { return s.End - s.Start }
 
 // StepStats measures each step window on one device.
 func StepStats(t *trace.Trace, dev int) []StepStat {
-	return stepStats(t, dev, DeviceSteps(t, dev, Steps(t)), DeviceBusy(t, dev))
+	out := stepStats(t, dev, DeviceSteps(t, dev, Steps(t)), DeviceBusy(t, dev))
+	if len(out) > 0 {
+		ex := exposedIntervals(deviceClasses(t, dev))
+		host, busy := collectHostRanges(t), DeviceBusy(t, dev)
+		for i := range out {
+			w := Interval{out[i].Start, out[i].End}
+			out[i].Classes = classesIn(&ex, w)
+			out[i].Host = stepHostClasses(busy, &host, w)
+		}
+	}
+	return out
 }
 
 func stepStats(t *trace.Trace, dev int, steps []Step, busy []Interval) []StepStat {

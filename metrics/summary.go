@@ -94,6 +94,10 @@ type DeviceSummary struct {
 	// code region that launched it, when Options.Scopes asked for them.
 	Ops, Regions []ScopeStat
 
+	// Classes split BusyNS by what the device is busy with (see
+	// BusyClasses); Classes[ClassCompute] is Comm.ComputeNS.
+	Classes BusyClasses
+
 	Launch  LaunchStats
 	Compile DeviceCompile
 	Comm    CommStat
@@ -239,6 +243,7 @@ func Summarize(t *trace.Trace, o Options) Summary {
 			s.Warnings = append(slices.Clip(s.Warnings), warn)
 		}
 		w.stepOps = gpuStepOps(t)
+		w.host = collectHostRanges(t)
 		w.syncs = hostSyncs(t)
 		w.compile = compileOps(t)
 	})
@@ -333,6 +338,7 @@ type sharedInputs struct {
 	stepOps map[int64][]trace.Op // gpuStepOps
 	syncs   []Interval           // hostSyncs
 	compile compileInputs        // compileOps
+	host    hostRanges           // collectHostRanges
 }
 
 // A viewer makes views of one device of a trace at a time: t with only
@@ -507,6 +513,19 @@ func summarizeDevice(t *trace.Trace, dev trace.Device, o Options, w *sharedInput
 	// as the kernels are sorted; most are computation.
 	var comm []Interval
 	compute := make([]Interval, 0, len(t.Kernels))
+	// The unions by busy class; the copies' sized by a count first, as
+	// growing them costs more than counting the few copies.
+	var classes [NumClasses][]Interval
+	var copies [NumClasses]int
+	for i := range t.Memcpys {
+		if m := &t.Memcpys[i]; m.Device == dev.ID {
+			copies[copyClass(m.Kind)]++
+		}
+	}
+	for c, n := range copies {
+		classes[c] = make([]Interval, 0, n)
+	}
+	classes[ClassMemset] = make([]Interval, 0, len(t.Memsets))
 	commKernels := 0
 	for i := range t.Kernels {
 		k := &t.Kernels[i]
@@ -541,7 +560,7 @@ func summarizeDevice(t *trace.Trace, dev trace.Device, o Options, w *sharedInput
 	d.KernelBusyNS = d.Comm.NS + d.Comm.ComputeNS - d.Comm.OverlapNS
 	d.TopKernels = top(names.done(), o.TopN, longestFirst)
 
-	copies := map[CopyStat]*CopyStat{} // keyed by Kind/Src/Dst only
+	byKind := map[CopyStat]*CopyStat{} // keyed by Kind/Src/Dst only
 	for i := range t.Memcpys {
 		m := &t.Memcpys[i]
 		if m.Device != dev.ID {
@@ -549,12 +568,14 @@ func summarizeDevice(t *trace.Trace, dev trace.Device, o Options, w *sharedInput
 		}
 		streams[m.Stream] = true
 		key := CopyStat{Kind: m.Kind.String(), Src: m.Src.String(), Dst: m.Dst.String()}
-		cs := copies[key]
+		cs := byKind[key]
 		if cs == nil {
 			c := key
 			cs = &c
-			copies[key] = cs
+			byKind[key] = cs
 		}
+		ci := copyClass(m.Kind)
+		classes[ci] = appendUnion(classes[ci], Interval{m.Start, m.End})
 		for _, c := range []*CopyStat{cs, directionTotal(&d, m.Kind)} {
 			if c != nil {
 				c.Copies++
@@ -565,7 +586,7 @@ func summarizeDevice(t *trace.Trace, dev trace.Device, o Options, w *sharedInput
 	}
 	d.H2D.Kind, d.D2H.Kind = "HtoD", "DtoH"
 	d.H2D.GBps, d.D2H.GBps = gbps(d.H2D.Bytes, d.H2D.NS), gbps(d.D2H.Bytes, d.D2H.NS)
-	for _, cs := range copies {
+	for _, cs := range byKind {
 		cs.GBps = gbps(cs.Bytes, cs.NS)
 		d.Copies = append(d.Copies, *cs)
 	}
@@ -579,12 +600,15 @@ func summarizeDevice(t *trace.Trace, dev trace.Device, o Options, w *sharedInput
 			continue
 		}
 		streams[m.Stream] = true
+		classes[ClassMemset] = appendUnion(classes[ClassMemset], Interval{m.Start, m.End})
 		d.Memsets++
 		d.MemsetBytes += m.Bytes
 		d.MemsetNS += m.Dur()
 	}
 	d.Streams = len(streams)
+	classes[ClassCompute], classes[ClassComm] = compute, comm
 	wg.Wait()
+	splitBusy(&d, classes)
 	d.Compile = deviceCompile(t, dev.ID, w.ix, &w.compile, d.KernelNS, d.Launch.GraphKernelNS, o.TopN)
 	return d
 }
@@ -593,6 +617,10 @@ func summarizeDevice(t *trace.Trace, dev trace.Device, o Options, w *sharedInput
 func summarizeTimeline(t *trace.Trace, d *DeviceSummary, w *sharedInputs, o Options) {
 	busy := DeviceBusy(t, d.Device)
 	d.Steps = stepStats(t, d.Device, deviceSteps(t, w.steps, w.stepOps[int64(d.Device)]), busy)
+	for i := range d.Steps {
+		s := &d.Steps[i]
+		s.Host = stepHostClasses(busy, &w.host, Interval{s.Start, s.End})
+	}
 	lens := make([]int64, len(d.Steps))
 	for i, st := range d.Steps {
 		lens[i] = st.DurNS()

@@ -21,16 +21,23 @@ const (
 	// SyncBound: at least half the idle time passes in host
 	// synchronizations (GapSync).
 	SyncBound
+	// CopyBound: copies run with no kernel beside them for at least half
+	// the span (copy_exposed_ns), whatever the GPU does otherwise.
+	CopyBound
+	// CommBound: communication runs with no compute kernel beside it for
+	// at least half the span (comm_exposed_ns).
+	CommBound
 )
 
 // String names b as the bound column does: none, launch, graph-launch,
-// host or sync.
+// host, sync, copy or comm.
 func (b Bound) String() string {
-	return [...]string{"none", "launch", "graph-launch", "host", "sync"}[b]
+	return [...]string{"none", "launch", "graph-launch", "host", "sync", "copy", "comm"}[b]
 }
 
-// Verdict says what holds the device back: idle time is a large part of
-// the span and one cause has at least half of it. A device measured in
+// Verdict says what holds the device back: copies or communication
+// exposed for half the span or more, or else idle time a large part of
+// the span with one cause holding at least half of it. A device measured in
 // part has none: the time between the kernels kept may have been spent
 // running the others.
 func Verdict(d *DeviceSummary) Bound {
@@ -39,10 +46,21 @@ func Verdict(d *DeviceSummary) Bound {
 	}
 	// Shares in float64: doubling or multiplying times near MaxTime
 	// would overflow.
-	if d.SpanNS == 0 || float64(d.IdleNS) < 0.1*float64(d.SpanNS) {
+	half := func(part, whole int64) bool { return float64(part) >= 0.5*float64(whole) }
+	// The busy side first: a GPU busy copying or communicating for half
+	// the span is held back by that, however little it idles. Compute is
+	// no bound of its own: it is the work itself.
+	switch {
+	case d.SpanNS == 0:
+		return Unbound
+	case half(d.Classes.CopyNS(), d.SpanNS):
+		return CopyBound
+	case half(d.Classes[ClassComm], d.SpanNS):
+		return CommBound
+	}
+	if float64(d.IdleNS) < 0.1*float64(d.SpanNS) {
 		return Unbound
 	}
-	half := func(part, whole int64) bool { return float64(part) >= 0.5*float64(whole) }
 	launch := half(d.IdleLaunchNS, d.IdleNS)
 	short := half(d.ShortLaunchNS, d.IdleLaunchNS)
 	switch {

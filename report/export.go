@@ -315,9 +315,21 @@ type stepRow struct {
 	Kernels int    `col:"kernels" doc:"kernels that started inside the window"`
 	BusyNS  int64  `col:"busy_ns,ns" doc:"GPU activity inside the window (union, clipped)"`
 	IdleNS  int64  `col:"idle_ns,ns" doc:"dur_ns − busy_ns"`
-	Util    Opt    `col:"gpu_util,ratio" doc:"busy_ns / dur_ns; none for a window of no time"`
-	Source  string `col:"source" doc:"where the window comes from: gpu, projected or cpu (see summarize --help)"`
-	Label   string `col:"label" doc:"the run's label (see the summary table)"`
+	// The busy classes inside the window (see summarize --help):
+	// they add up to busy_ns.
+	ComputeNS   int64 `col:"compute_ns,ns" doc:"time a compute kernel runs"`
+	CommNS      int64 `col:"comm_exposed_ns,ns" doc:"time a communication kernel runs and no compute kernel does"`
+	H2DNS       int64 `col:"h2d_exposed_ns,ns" doc:"time an HtoD copy runs and no kernel does"`
+	D2HNS       int64 `col:"d2h_exposed_ns,ns" doc:"time a DtoH copy runs and no kernel or HtoD copy does"`
+	OtherCopyNS int64 `col:"other_copy_exposed_ns,ns" doc:"time another copy runs and no kernel, HtoD or DtoH copy does"`
+	MemsetNS    int64 `col:"memset_exposed_ns,ns" doc:"time only memsets run: compute_ns + comm_exposed_ns + h2d, d2h and other_copy_exposed_ns + memset_exposed_ns = busy_ns"`
+	// The host row: idle_ns by what the host was in meanwhile.
+	DataLoaderNS int64  `col:"idle_dataloader_ns,ns" doc:"idle GPU time inside a DataLoader fetch on the host (a range named enumerate(DataLoader)…)"`
+	OptimizerNS  int64  `col:"idle_optimizer_ns,ns" doc:"the rest of the idle GPU time inside an optimizer step or zero_grad (Optimizer.step#…, Optimizer.zero_grad#…)"`
+	OtherHostNS  int64  `col:"idle_other_host_ns,ns" doc:"the rest of idle_ns: idle_dataloader_ns + idle_optimizer_ns + idle_other_host_ns = idle_ns"`
+	Util         Opt    `col:"gpu_util,ratio" doc:"busy_ns / dur_ns; none for a window of no time"`
+	Source       string `col:"source" doc:"where the window comes from: gpu, projected or cpu (see summarize --help)"`
+	Label        string `col:"label" doc:"the run's label (see the summary table)"`
 }
 
 type gapRow struct {
@@ -495,7 +507,10 @@ func exportTables() []exportTable {
 			for _, d := range summaries(in) {
 				for _, dev := range d.Devices {
 					for _, s := range dev.Steps {
+						c := s.Classes
 						if err := put(stepRow{in.Trace.Source, dev.Device, s.Number, s.Start, s.End, s.DurNS(), s.Kernels, s.BusyNS, s.IdleNS,
+							c[metrics.ClassCompute], c[metrics.ClassComm], c[metrics.ClassH2D], c[metrics.ClassD2H], c[metrics.ClassOtherCopy],
+							c[metrics.ClassMemset], s.Host[metrics.HostDataLoader], s.Host[metrics.HostOptimizer], s.Host[metrics.HostOther],
 							optIf(s.Util, s.DurNS() > 0), s.Source, in.Label}); err != nil {
 							return err
 						}

@@ -22,6 +22,10 @@ type HTMLReport struct {
 	Gaps      []Series          // idle-gap lengths, per run and device
 	Timeline  []Line            // binned utilization, per run and device
 	Steps     []StepRun         // step times, per run and device
+	// Breakdown are the bars of the time-by-class plot (PlotBreakdown),
+	// its axis' name and title; none: no plot.
+	Breakdown                     []BreakdownBar
+	BreakdownAxis, BreakdownTitle string
 	// DrillRows is how many rows each drill-down table (streams, host
 	// API calls, ranges, GPU time by op and region, those the summaries
 	// hold) shows, the largest first; 0 is 20.
@@ -98,6 +102,9 @@ func WriteHTML(w io.Writer, r HTMLReport) error {
 		{"step time per step", func(w io.Writer) error {
 			return PlotSteps(w, "svg", r.Steps, "step time per step")
 		}, hasSteps(r.Steps)},
+		{"GPU time by class", func(w io.Writer) error {
+			return PlotBreakdown(w, "svg", r.Breakdown, r.BreakdownAxis, r.BreakdownTitle)
+		}, hasBreakdown(r.Breakdown)},
 	}
 	for _, p := range plots {
 		if !p.ok {
@@ -123,6 +130,15 @@ func WriteHTML(w io.Writer, r HTMLReport) error {
 func hasValues(s []Series) bool {
 	for _, x := range s {
 		if len(x.Values) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+func hasBreakdown(bars []BreakdownBar) bool {
+	for _, b := range bars {
+		if b.Classes.BusyNS()+b.IdleNS > 0 {
 			return true
 		}
 	}

@@ -176,6 +176,23 @@ func plotCases() []plotCase {
 				{plotRuns[2], utilPoints(9, 150, 430e6, 0.99, 0.015), 5e9, 2},
 			}, "GPU utilization, device 0")
 		}},
+		{"breakdown_steps", 864, 432, func(w io.Writer, f string) error {
+			var bars []BreakdownBar
+			for i := range 8 {
+				k := int64(i % 3)
+				// Compute, comm, H2D, D2H, other copy, memset, then idle.
+				bars = append(bars, BreakdownBar{Label: fmt.Sprint(3 + i),
+					Classes: metrics.BusyClasses{2.1e6 + k*1e5, 4e5, 3e5 + k*2e5, 1.5e5, 6e4, 2e4}, IdleNS: 3e5 + k*4e5})
+			}
+			return PlotBreakdown(w, f, bars, "step (ProfilerStep#N)", "GPU time by class, per step: sample")
+		}},
+		{"breakdown_runs", 864, 288, func(w io.Writer, f string) error {
+			return PlotBreakdown(w, f, []BreakdownBar{
+				{Label: "eager #7", Classes: metrics.BusyClasses{4.3e6, 0, 1.5e5, 2e4, 0, 0}, IdleNS: 3.2e7},
+				{Label: "reduce-overhead #9", Classes: metrics.BusyClasses{4.1e6, 0, 1.5e5, 2e4, 0, 0}, IdleNS: 2e6},
+				{Label: "copy-bound (whole)", Classes: metrics.BusyClasses{5e5, 0, 6.1e7, 3e7, 0, 0}, IdleNS: 9e6},
+			}, "", "GPU time by class: each run's median step #N, or the whole run without steps")
+		}},
 		{"top_kernels", 960, 96 * (5 + 10) / 4, func(w io.Writer, f string) error {
 			return PlotTopKernels(w, f, plotKernelStats(), "top kernels by total time (default)")
 		}},

@@ -187,7 +187,8 @@ func headlineTable(d *metrics.DeviceSummary, withName bool) *Table {
 	if !hasSpan(d) {
 		util = "–"
 	}
-	row("GPU busy", fmt.Sprintf("%s (%s)", util, Format(d.BusyNS, metrics.NS)))
+	row("GPU busy", "") // filled in last, to fit beside the widest key
+	busyRow := len(t.Rows) - 1
 	idle := fmt.Sprintf("%s in %s", Format(d.IdleNS, metrics.NS), plural(d.IdleGaps, "gaps"))
 	if d.IdleNS > 0 {
 		idle += fmt.Sprintf(": sync %s, launch %s, other %s", metrics.ShareText(d.IdleSyncNS, d.IdleNS), metrics.ShareText(d.IdleLaunchNS, d.IdleNS),
@@ -222,6 +223,11 @@ func headlineTable(d *metrics.DeviceSummary, withName bool) *Table {
 		row("communication", fmt.Sprintf("%s, %s, %s of it hidden", plural(c.Kernels, "kernels"), Format(c.NS, metrics.NS),
 			Format(c.Overlap, metrics.Ratio)))
 	}
+	key := 0
+	for _, r := range t.Rows {
+		key = max(key, len([]rune(r[0].(string))))
+	}
+	t.Rows[busyRow][1] = busyText(d, util, 80-2-key-2)
 	v := verdict(d)
 	if v == "" {
 		v = noVerdict(d)
@@ -439,7 +445,10 @@ func deviceTables(d *metrics.DeviceSummary, many bool) []*Table {
 		out = append(out, t)
 	}
 	if len(d.Steps) >= 2 {
-		out = append(out, stepStatsTable(d.Steps, suffix))
+		out = append(out, stepStatsTable(d.Steps, suffix), stepClassesTable(d.Steps, suffix), stepSpreadTable(d.Steps, suffix))
+		if t := stepHostTable(d.Steps, suffix); t != nil {
+			out = append(out, t)
+		}
 	}
 	if d.IdleGaps > 0 {
 		t := &Table{Title: "idle gaps by length" + suffix, Columns: []Column{
@@ -669,12 +678,12 @@ func boundCounts(bounds []string) string {
 		n[b]++
 	}
 	order := func(b string) int {
-		for v := range metrics.SyncBound + 1 {
+		for v := range metrics.CommBound + 1 {
 			if v.String() == b {
 				return int(v)
 			}
 		}
-		return int(metrics.SyncBound) + 1
+		return int(metrics.CommBound) + 1
 	}
 	names := slices.Collect(maps.Keys(n))
 	slices.SortFunc(names, func(a, b string) int { return cmp.Or(n[b]-n[a], order(a)-order(b), strings.Compare(a, b)) })

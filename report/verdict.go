@@ -20,6 +20,10 @@ func verdict(d *metrics.DeviceSummary) string {
 			metrics.ShareText(d.ShortLaunchNS, d.SpanNS))
 	}
 	switch metrics.Verdict(d) {
+	case metrics.CopyBound:
+		return copyVerdict(d)
+	case metrics.CommBound:
+		return commVerdict(d)
 	case metrics.LaunchBound:
 		return fmt.Sprintf("launch-bound: %s of idle time waits on kernel launches, %s in %s gaps under 1 ms "+
 			"(%s launches, median kernel %s) — CUDA graphs (torch.compile mode='reduce-overhead') could remove %s",
@@ -59,14 +63,14 @@ func noVerdict(d *metrics.DeviceSummary) string {
 	}
 	idle := pct(d.IdleNS, d.SpanNS)
 	if float64(d.IdleNS) < 0.1*float64(d.SpanNS) {
-		return fmt.Sprintf("not idle-bound: the GPU idles %.1f %% of the span (under 10 %%)", idle)
+		return fmt.Sprintf("not idle-bound: the GPU idles %.1f %% of the span (under 10 %%)", idle) + computeNote(d)
 	}
 	s := fmt.Sprintf("no single cause: the GPU idles %s of the span, of which sync %s, launch %s, other %s",
 		metrics.ShareText(d.IdleNS, d.SpanNS), metrics.ShareText(d.IdleSyncNS, d.IdleNS), metrics.ShareText(d.IdleLaunchNS, d.IdleNS), metrics.ShareText(d.IdleOtherNS, d.IdleNS))
 	if d.IdleOtherNS > d.IdleSyncNS && d.IdleOtherNS > d.IdleLaunchNS {
 		s += "; " + otherIdle(d)
 	}
-	return s
+	return s + computeNote(d)
 }
 
 // otherIdle says what idle time classed other is, with the parts the

@@ -266,6 +266,25 @@
 //	                             intervals
 //	  compute_ns                 "compute time": length of the union of the other
 //	                             kernels' intervals
+//	  comm_exposed_ns            "comm exposed": time a communication kernel runs
+//	                             and no compute kernel does: the first of the busy
+//	                             classes, which split busy_ns so that each busy
+//	                             nanosecond is in one, by priority compute_ns, then
+//	                             comm, copies (H2D, D2H, other), memsets;
+//	                             compute_ns + comm_exposed_ns + copy_exposed_ns +
+//	                             memset_exposed_ns = busy_ns
+//	  copy_exposed_ns            "copies exposed": time a memcpy runs and no kernel
+//	                             does: h2d_exposed_ns + d2h_exposed_ns +
+//	                             other_copy_exposed_ns
+//	  h2d_exposed_ns             "H2D exposed": time an HtoD copy runs and no
+//	                             kernel does
+//	  d2h_exposed_ns             "D2H exposed": time a DtoH copy runs and no kernel
+//	                             or HtoD copy does
+//	  other_copy_exposed_ns      "other copies exposed": time another copy (DtoD,
+//	                             PtoP, …) runs and no kernel, HtoD or DtoH copy
+//	                             does
+//	  memset_exposed_ns          "memsets exposed": time only memsets run: no
+//	                             kernel and no copy
 //	  comm_overlap               "comm overlap": share of comm_ns during which a
 //	                             compute kernel also runs: communication hidden
 //	                             under computation; none without communication
@@ -274,9 +293,11 @@
 //	                             --steady chose it (steps 2–4, window 100ms:500ms,
 //	                             range NAME, steady: steps 3–10)
 //	  bound                      what holds the GPU back, as summarize's note says:
-//	                             none when idle_ns < 10 % of span_ns; else launch
-//	                             when idle_launch_ns ≥ idle_ns / 2 with half of it
-//	                             or more in gaps under 1 ms (graph-launch when the
+//	                             copy when copy_exposed_ns ≥ span_ns / 2, comm when
+//	                             comm_exposed_ns ≥ span_ns / 2; else none when
+//	                             idle_ns < 10 % of span_ns; else launch when
+//	                             idle_launch_ns ≥ idle_ns / 2 with half of it or
+//	                             more in gaps under 1 ms (graph-launch when the
 //	                             device ran graph launches), host when
 //	                             idle_launch_ns ≥ idle_ns / 2 otherwise, sync when
 //	                             idle_sync_ns ≥ idle_ns / 2, else none
@@ -636,6 +657,9 @@
 //	  --kind steps     step time per ProfilerStep#N, one line per run and device,
 //	                   the warm-up steps (over twice the median, which --steady
 //	                   leaves out) drawn as rings: warm-up against the steady state
+//	  --kind breakdown each step's time as a stacked bar of busy classes (compute,
+//	                   comm, copies by direction, memsets) and idle; of several
+//	                   runs, one bar per run: its median step
 //	  --kind ops       the --top host ops (cpu_ops) by total time as horizontal
 //	                   bars, one per run: eager against compiled; an op a run did
 //	                   not call is "none"
@@ -680,8 +704,8 @@
 //	  -h, --help             help for plot
 //	      --kernel REGEX     measure only the kernels whose names match this
 //	                         REGEX (copies and memsets stay; no verdict)
-//	  -k, --kind string      kernels, gaps, timeline, top, steps or ops
-//	                         (default "kernels")
+//	  -k, --kind string      kernels, gaps, timeline, top, steps, breakdown or
+//	                         ops (default "kernels")
 //	      --label strings    comma-separated run labels, one per file;
 //	                         default: the file names, with as many folders as
 //	                         tell them apart

@@ -43,7 +43,7 @@ func TestFlagCompletion(t *testing.T) {
 	}
 	// By the shorthand too; the shell keeps those that start as typed.
 	out, _, _ = traceql("__complete", "plot", "-k", "t")
-	if want := "kernels\ngaps\ntimeline\ntop\nsteps\nops\n:4\n"; out != want {
+	if want := "kernels\ngaps\ntimeline\ntop\nsteps\nbreakdown\nops\n:4\n"; out != want {
 		t.Errorf("__complete plot -k t: %q; want %q", out, want)
 	}
 	n := 0
@@ -87,7 +87,7 @@ func TestEnumFlagErrors(t *testing.T) {
 		{[]string{"summarize", "-f", "xml"}, `--format "xml": want one of text, csv, json, markdown`},
 		{[]string{"export", "--format", "md", "x"}, `--format "md": want one of csv, json, jsonl, parquet`},
 		{[]string{"export", "-t", "kernel", "x"}, `--table "kernel": want one of ` + strings.Join(enumFlags()["export"]["table"], ", ")},
-		{[]string{"plot", "--kind", "pie", "-o", "p.png", "x"}, `--kind "pie": want one of kernels, gaps, timeline, top, steps, ops`},
+		{[]string{"plot", "--kind", "pie", "-o", "p.png", "x"}, `--kind "pie": want one of kernels, gaps, timeline, top, steps, breakdown, ops`},
 		{[]string{"plot", "--weight", "bytes", "x"}, `--weight "bytes": want one of time, count`},
 		{[]string{"diff", "--group", "stream", "a", "b"}, `--group "stream": want one of name, family`},
 		{[]string{"diff", "--by", "kernel", "a", "b"}, `--by "kernel": want one of op`},

@@ -170,7 +170,7 @@ func TestPlotFlags(t *testing.T) {
 			want: plotOptions{Files: []string{"a.json"}, Output: "o.png", Kind: "ops", Weight: "time", Bins: 100, Top: 15, Names: "full",
 				Read: readOptions{needs: trace.Needs{Ops: true}}}},
 		{name: "no output", args: []string{"a.json"}, wantErr: "plot needs -o OUT.png or OUT.svg"},
-		{name: "bad kind", args: []string{"-k", "pie", "a", "-o", "x.png"}, wantErr: `--kind "pie": want one of kernels, gaps, timeline, top, steps, ops`},
+		{name: "bad kind", args: []string{"-k", "pie", "a", "-o", "x.png"}, wantErr: `--kind "pie": want one of kernels, gaps, timeline, top, steps, breakdown, ops`},
 		{name: "bad weight", args: []string{"--weight", "bytes", "a", "-o", "x.png"}, wantErr: `--weight "bytes": want one of time, count`},
 		{name: "top of two runs", args: []string{"-k", "top", "a", "b", "-o", "x.png"}, wantErr: "--kind top draws one run's kernels"},
 		{name: "bins too many", args: []string{"--bins", "2001", "a", "-o", "x.png"}, wantErr: "--bins 2001: at most 2000"},

@@ -410,11 +410,29 @@ func TestExportSteps(t *testing.T) {
 			if want := []string{fmt.Sprint(w.StartNS - 1), fmt.Sprint(w.EndNS + 1), fmt.Sprint(w.EndNS - w.StartNS + 2)}; !slices.Equal(r[3:6], want) {
 				t.Errorf("GPU %d, step %d: start, end, dur %v, want %v", w.Device, st.Number, r[3:6], want)
 			}
-			if r[10] != "gpu" {
-				t.Errorf("GPU %d, step %d: source %q, want gpu", w.Device, st.Number, r[10])
+			if src := r[slices.Index(rows[0], "source")]; src != "gpu" {
+				t.Errorf("GPU %d, step %d: source %q, want gpu", w.Device, st.Number, src)
 			}
 			k, _ := strconv.Atoi(r[6])
 			kernels += k
+			// The busy classes split busy_ns; with idle_ns, the step.
+			var classes, busy, idle, dur int64
+			for i, h := range rows[0] {
+				v, _ := strconv.ParseInt(r[i], 10, 64)
+				switch h {
+				case "compute_ns", "comm_exposed_ns", "h2d_exposed_ns", "d2h_exposed_ns", "other_copy_exposed_ns", "memset_exposed_ns":
+					classes += v
+				case "busy_ns":
+					busy = v
+				case "idle_ns":
+					idle = v
+				case "dur_ns":
+					dur = v
+				}
+			}
+			if classes != busy || busy+idle != dur || busy == 0 {
+				t.Errorf("GPU %d, step %d: classes %d, busy %d, idle %d, dur %d", w.Device, st.Number, classes, busy, idle, dur)
+			}
 		}
 		if kernels != st.Kernels {
 			t.Errorf("step %d: %d kernels over the devices, want %d", st.Number, kernels, st.Kernels)
@@ -427,7 +445,7 @@ func TestExportSteps(t *testing.T) {
 
 func TestPlotAndExportFiles(t *testing.T) {
 	dir := t.TempDir()
-	for _, kind := range []string{"kernels", "gaps", "timeline", "top", "steps"} {
+	for _, kind := range []string{"kernels", "gaps", "timeline", "top", "steps", "breakdown"} {
 		out := filepath.Join(dir, kind+".png")
 		args := []string{"plot", sample, sample, "--label", "a,b", "--kind", kind, "-o", out}
 		if kind == "top" { // one run's kernels

@@ -49,6 +49,9 @@ extension):
   --kind steps     step time per ProfilerStep#N, one line per run and device,
                    the warm-up steps (over twice the median, which --steady
                    leaves out) drawn as rings: warm-up against the steady state
+  --kind breakdown each step's time as a stacked bar of busy classes (compute,
+                   comm, copies by direction, memsets) and idle; of several
+                   runs, one bar per run: its median step
   --kind ops       the --top host ops (cpu_ops) by total time as horizontal
                    bars, one per run: eager against compiled; an op a run did
                    not call is "none"
@@ -95,7 +98,7 @@ on each run's share of its span, so that all show whole.` + windowHelp,
 		},
 	}
 	f := cmd.Flags()
-	enumFlag(cmd, &opts.Kind, "kind", "k", "kernels", []string{"kernels", "gaps", "timeline", "top", "steps", "ops"}, "kernels, gaps, timeline, top, steps or ops")
+	enumFlag(cmd, &opts.Kind, "kind", "k", "kernels", []string{"kernels", "gaps", "timeline", "top", "steps", "breakdown", "ops"}, "kernels, gaps, timeline, top, steps, breakdown or ops")
 	enumFlag(cmd, &opts.Weight, "weight", "", "time", []string{"time", "count"}, "histogram bins by time or count")
 	f.StringVarP(&opts.Output, "output", "o", "", "output file, .png or .svg")
 	addLabelFlag(f, &opts.Labels, false)
@@ -116,6 +119,7 @@ func runPlot(ctx context.Context, opts *plotOptions) error {
 	var top []metrics.KernelStat
 	var topLabel string
 	var steps []report.StepRun
+	var breakdown []breakdownRun
 	var hostSums []metrics.Summary // --kind ops
 	labels := opts.Labels
 	if len(labels) == 0 {
@@ -166,6 +170,8 @@ func runPlot(ctx context.Context, opts *plotOptions) error {
 						top[i].Name = report.StyleName(top[i].Name, opts.Names)
 					}
 				}
+			case "breakdown":
+				breakdown = append(breakdown, newBreakdownRun(l, v, dev))
 			case "steps":
 				st := metrics.StepStats(v, dev)
 				steps = append(steps, report.StepRun{Label: l, Steps: st, Warmup: metrics.WarmupSteps(st)})
@@ -194,6 +200,9 @@ func runPlot(ctx context.Context, opts *plotOptions) error {
 			return report.PlotTimeline(w, format, lines, "GPU utilization over time")
 		case "steps":
 			return report.PlotSteps(w, format, steps, "step time per step")
+		case "breakdown":
+			bars, axis, title := breakdownBars(breakdown)
+			return report.PlotBreakdown(w, format, bars, axis, title)
 		case "ops":
 			err := report.PlotOps(w, format, labels, hostSums, opts.Top, "host ops by total time")
 			if err != nil {

@@ -138,6 +138,7 @@ func runReport(ctx context.Context, opts *reportOptions) error {
 	r := report.HTMLReport{Labels: labels, Names: opts.Names, DrillRows: opts.Top}
 	done := opts.Read.startProgress(files)
 	i := 0
+	var breakdown []breakdownRun
 	err = readEach(ctx, files, &opts.Read, func(t *trace.Trace) reportRun {
 		return reportSeries(t, opts, capture)
 	}, func(file string, run reportRun, err error) error {
@@ -168,12 +169,18 @@ func runReport(ctx context.Context, opts *reportOptions) error {
 			s.Label = name(s.Label)
 			r.Steps = append(r.Steps, s)
 		}
+		for _, d := range run.sum.Devices {
+			breakdown = append(breakdown, summaryBreakdownRun(name(fmt.Sprintf("GPU %d", d.Device)), &d))
+		}
 		i++
 		return nil
 	})
 	done()
 	if err != nil {
 		return err
+	}
+	if len(breakdown) > 0 {
+		r.Breakdown, r.BreakdownAxis, r.BreakdownTitle = breakdownBars(breakdown)
 	}
 	return writeOutput(ctx, opts.Output, func(w io.Writer) error { return report.WriteHTML(w, r) })
 }

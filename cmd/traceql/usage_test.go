@@ -22,7 +22,7 @@ func TestUsageErrors(t *testing.T) {
 		{"unknown shorthand", []string{"summarize", "-Z", "x"}, 2, "unknown shorthand flag: 'Z' in -Z"},
 		{"flag without its value", []string{"summarize", "x", "--top"}, 2, "flag needs an argument: --top"},
 		{"flag of the wrong type", []string{"diff", "--top", "many", "a", "b"}, 2, `invalid argument "many" for "--top" flag: strconv.ParseInt: parsing "many": invalid syntax`},
-		{"bad enum value", []string{"plot", "--kind", "pie", "-o", "p.png", "x"}, 2, `--kind "pie": want one of kernels, gaps, timeline, top, steps, ops`},
+		{"bad enum value", []string{"plot", "--kind", "pie", "-o", "p.png", "x"}, 2, `--kind "pie": want one of kernels, gaps, timeline, top, steps, breakdown, ops`},
 		{"missing args", []string{"summarize"}, 2, "summarize needs at least 1 FILE or DIR; see traceql summarize --help"},
 		{"too few args", []string{"diff", "a"}, 2, "diff needs exactly two traces, OLD and NEW; got 1"},
 		{"too many args", []string{"pprof", "a", "b", "-o", "p.pb.gz"}, 2, "pprof takes one trace; got 2"},
