@@ -44,15 +44,23 @@ type Capture struct {
 	Source string
 	// Launches counts the trace's kernel launch calls; Captured those that
 	// executed nothing, captured into a graph; Outside those of them made
-	// outside every recorded capture on their thread (left out).
+	// outside every whole capture recorded on their thread (before its
+	// begin or after its end, or in one the trace does not see end): left
+	// out.
 	Launches, Captured, Outside int
 	// NoBounds says that the trace records no stream capture calls
 	// (cudaStreamBeginCapture, …): each thread's captured launches are
 	// taken as one capture.
 	NoBounds bool
+	// SelfNamed counts the captures whose calls record no kernel names
+	// but that the capture trace itself replays (cudagraph trees replay a
+	// graph right after recording it): the kernels of that replay name
+	// the calls, in order.
+	SelfNamed int
 
 	calls  []capturedCall
 	segs   []captureSeg
+	ends   []int64 // by capture: the start of its last call
 	stacks *stackSet
 }
 
@@ -61,7 +69,6 @@ type capturedCall struct {
 	node       int64  // graph node id; 0 when not recorded
 	op, region string // "" when none encloses the call
 	stack      int    // index in stacks.stacks
-	step       string
 }
 
 // A captureSeg is one capture: calls[first : first+n].
@@ -80,9 +87,15 @@ func isCaptureBound(name string) int {
 }
 
 // NewCapture reads the captured launches of t, a trace profiled while
-// graphs were captured. It fails when t holds none.
+// graphs were captured, read with its cpu_ops and its launch calls' args
+// (trace.Needs Ops and LaunchArgs). It fails when t holds none.
 func NewCapture(t *trace.Trace) (*Capture, error) {
 	c := &Capture{Source: t.Source}
+	args := make(map[corrKey]*trace.LaunchArg, len(t.LaunchArgs))
+	for i := range t.LaunchArgs {
+		a := &t.LaunchArgs[i]
+		args[keyOf(t, a.PID, a.Correlation)] = a
+	}
 	executed := map[corrKey]bool{}
 	for i := range t.Kernels {
 		k := &t.Kernels[i]
@@ -123,6 +136,9 @@ func NewCapture(t *trace.Trace) (*Capture, error) {
 		for _, ci := range byThread[th] {
 			switch isCaptureBound(t.APICalls[ci].Name) {
 			case 1:
+				// A capture begun inside another on the thread leaves the
+				// first's launches without an end: not taken.
+				c.Outside += len(cur)
 				open, cur = true, nil
 			case -1:
 				if open && len(cur) > 0 {
@@ -138,8 +154,11 @@ func NewCapture(t *trace.Trace) (*Capture, error) {
 				need[ci] = true
 			}
 		}
-		if c.NoBounds && len(cur) > 0 {
+		switch {
+		case c.NoBounds && len(cur) > 0:
 			order = append(order, cur)
+		case open:
+			c.Outside += len(cur) // a capture the trace does not see end
 		}
 	}
 	// Captures by their first call's time: the order they were made in.
@@ -148,9 +167,13 @@ func NewCapture(t *trace.Trace) (*Capture, error) {
 	c.stacks = callStacks(t, need)
 	for _, calls := range order {
 		c.segs = append(c.segs, captureSeg{len(c.calls), len(calls)})
+		c.ends = append(c.ends, t.APICalls[calls[len(calls)-1]].Start)
 		for _, ci := range calls {
 			a := &t.APICalls[ci]
-			cc := capturedCall{kernel: a.Kernel, node: a.GraphNode, stack: c.stacks.ofCall[ci], step: c.stacks.stepOf[ci]}
+			cc := capturedCall{stack: c.stacks.ofCall[ci]}
+			if la := args[keyOf(t, a.PID, a.Correlation)]; la != nil {
+				cc.kernel, cc.node = la.Kernel, la.GraphNode
+			}
 			if o := opOf[ci]; o != nil {
 				cc.op = o.Name
 			}
@@ -160,7 +183,50 @@ func NewCapture(t *trace.Trace) (*Capture, error) {
 			c.calls = append(c.calls, cc)
 		}
 	}
+	c.nameFromReplays(t)
 	return c, nil
+}
+
+// nameFromReplays names the calls of captures that record no kernel
+// names from the capture trace's own first replay of them: the first
+// graph launch after the capture whose kernels, on one stream, number as
+// many as its launches. Only a capture whose size no other capture has
+// is named so: the size is what ties the replay to it.
+func (c *Capture) nameFromReplays(t *trace.Trace) {
+	sizes := map[int]int{}
+	for _, s := range c.segs {
+		sizes[s.n]++
+	}
+	ix := newLaunchIndex(t)
+	replays := map[int][]*trace.Kernel{}
+	for i := range t.Kernels {
+		k := &t.Kernels[i]
+		if ci := ix.call(&k.Activity); ci >= 0 && IsGraphLaunch(t.APICalls[ci].Name) {
+			replays[ci] = append(replays[ci], k)
+		}
+	}
+	launches := slices.Sorted(maps.Keys(replays)) // APICalls are sorted by start
+	for si, s := range c.segs {
+		calls := c.calls[s.first : s.first+s.n]
+		if sizes[s.n] != 1 || !slices.ContainsFunc(calls, func(cc capturedCall) bool { return cc.kernel == "" }) {
+			continue
+		}
+		end := c.ends[si]
+		for _, ci := range launches {
+			ks := replays[ci]
+			if t.APICalls[ci].Start < end || len(ks) != s.n ||
+				slices.ContainsFunc(ks, func(k *trace.Kernel) bool { return k.Stream != ks[0].Stream }) {
+				continue
+			}
+			for i := range calls {
+				if calls[i].kernel == "" {
+					calls[i].kernel = ks[i].Name
+				}
+			}
+			c.SelfNamed++
+			break
+		}
+	}
 }
 
 // Sizes returns the number of launches of each capture, in the order they

@@ -173,7 +173,7 @@ func TestCaptureRealVLLM(t *testing.T) {
 
 	// traceql's.
 	ctx := context.Background()
-	ct, err := trace.Open(ctx, capPath)
+	ct, err := captureRead.Open(ctx, capPath)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -290,13 +290,16 @@ func TestCaptureRealH200(t *testing.T) {
 	}
 
 	ctx := context.Background()
-	ct, err := trace.Open(ctx, capPath)
+	ct, err := captureRead.Open(ctx, capPath)
 	if err != nil {
 		t.Fatal(err)
 	}
 	c, err := metrics.NewCapture(ct)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if c.SelfNamed != 1 {
+		t.Errorf("%d captures named by the capture trace's own replays; want its one", c.SelfNamed)
 	}
 	rt, err := trace.Open(ctx, repPath)
 	if err != nil {

@@ -14,6 +14,10 @@ import (
 	"github.com/traceql/traceql/trace"
 )
 
+// captureRead reads a capture trace as --capture does: its cpu_ops and
+// what its launch calls record.
+var captureRead = trace.Options{Needs: &trace.Needs{Ops: true, Polls: true, LaunchArgs: true}}
+
 // writePair writes a generated capture/replay pair and reads both back.
 func writePair(t *testing.T, capCfg, repCfg synth.CaptureConfig) (capT, repT *trace.Trace, truth synth.CaptureTruth) {
 	t.Helper()
@@ -34,7 +38,7 @@ func writePair(t *testing.T, capCfg, repCfg synth.CaptureConfig) (capT, repT *tr
 		if err := os.WriteFile(p, b, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		tr, err := trace.Open(context.Background(), p)
+		tr, err := captureRead.Open(context.Background(), p)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -68,6 +72,9 @@ func TestCaptureSynth(t *testing.T) {
 		{name: "partial capture", cfg: synth.CaptureConfig{Seed: 10, Missing: 3, Names: true}, reason: "no capture of 8 launches"},
 		{name: "mismatched names", cfg: synth.CaptureConfig{Seed: 11, Names: true}, rep: &synth.CaptureConfig{Seed: 12, Names: true},
 			mismatched: true, reason: "kernel names differ"},
+		{name: "names from the capture's own replay", cfg: synth.CaptureConfig{Seed: 14, SelfReplay: true}},
+		{name: "mismatched, names from the capture's own replay", cfg: synth.CaptureConfig{Seed: 15, SelfReplay: true},
+			rep: &synth.CaptureConfig{Seed: 16}, mismatched: true, reason: "kernel names differ"},
 		{name: "mismatched sizes", cfg: synth.CaptureConfig{Seed: 13}, rep: &synth.CaptureConfig{Seed: 13, Kernels: 10},
 			mismatched: true, reason: "no capture of 10 launches"},
 	} {
@@ -83,6 +90,9 @@ func TestCaptureSynth(t *testing.T) {
 			}
 			if c.Launches != truth.Launches || c.Captured != truth.Captured {
 				t.Errorf("capture: %d launches, %d captured; truth %d, %d", c.Launches, c.Captured, truth.Launches, truth.Captured)
+			}
+			if tt.cfg.SelfReplay && c.SelfNamed != 2 {
+				t.Errorf("%d captures named from the capture's own replays; want 2", c.SelfNamed)
 			}
 			if tt.cfg.Missing > 0 && c.Outside != 8-tt.cfg.Missing {
 				t.Errorf("partial capture: %d launches outside a recorded capture; want %d", c.Outside, 8-tt.cfg.Missing)
@@ -223,5 +233,24 @@ func TestCaptureNone(t *testing.T) {
 	_, repT, _ := writePair(t, synth.CaptureConfig{Seed: 30}, synth.CaptureConfig{Seed: 30})
 	if _, err := metrics.NewCapture(repT); err == nil || !strings.Contains(err.Error(), "executed nothing") {
 		t.Errorf("a replay trace as capture: error %v", err)
+	}
+}
+
+// TestCaptureUnended: launches after a begin the trace never sees end are
+// no capture: counted outside, not paired.
+func TestCaptureUnended(t *testing.T) {
+	tr := &trace.Trace{Source: "cap.json", APICalls: []trace.APICall{
+		{Name: "cudaStreamBeginCapture", PID: 1, TID: 1, Start: 10, End: 11, Correlation: 1},
+		{Name: "cudaLaunchKernel", PID: 1, TID: 1, Start: 20, End: 21, Correlation: 2},
+		{Name: "cudaStreamBeginCapture", PID: 1, TID: 1, Start: 30, End: 31, Correlation: 3},
+		{Name: "cudaLaunchKernel", PID: 1, TID: 1, Start: 40, End: 41, Correlation: 4},
+		{Name: "cudaLaunchKernel", PID: 1, TID: 1, Start: 50, End: 51, Correlation: 5},
+	}}
+	c, err := metrics.NewCapture(tr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Captured != 3 || c.Outside != 3 || len(c.Sizes()) != 0 {
+		t.Errorf("%d captured, %d outside, sizes %v; want 3, 3, none", c.Captured, c.Outside, c.Sizes())
 	}
 }

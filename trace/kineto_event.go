@@ -14,26 +14,27 @@ import (
 // An eventDecoder turns event objects into model records. Each worker of a
 // parallel read has its own, so none of this state is shared.
 type eventDecoder struct {
-	stacks    bool              // keep python_function events (Needs.Stacks)
-	dropOps   bool              // drop cpu_ops but steps, torch.compile's and keepOp
-	dropPolls bool              // drop runtime and driver calls that poll
-	dropHost  bool              // dropOps || dropPolls
-	keepOp    string            // Needs.Op
-	shapes    bool              // keep cpu_ops' shapes (Needs.Shapes)
-	shapesOf  map[string]bool   // Needs.ShapesOf
-	sh        shapeArgs         // the current event's shape arguments, when shapes
-	names     map[string]string // interned event names
-	lx        jsonlex.Lexer
-	eventMemo jsonlex.MemberMemo
-	argsMemo  [clsPython + 1]jsonlex.MemberMemo // by class: args differ by class
-	drops     *jsonlex.DropMemo[dropTag]        // how dropped events began; nil: none (a test's reference)
-	parts     *sync.Pool                        // emptied parts (Workers.parts)
+	stacks     bool              // keep python_function events (Needs.Stacks)
+	dropOps    bool              // drop cpu_ops but steps, torch.compile's and keepOp
+	dropPolls  bool              // drop runtime and driver calls that poll
+	dropHost   bool              // dropOps || dropPolls
+	keepOp     string            // Needs.Op
+	shapes     bool              // keep cpu_ops' shapes (Needs.Shapes)
+	shapesOf   map[string]bool   // Needs.ShapesOf
+	sh         shapeArgs         // the current event's shape arguments, when shapes
+	names      map[string]string // interned event names
+	lx         jsonlex.Lexer
+	eventMemo  jsonlex.MemberMemo
+	argsMemo   [clsPython + 1]jsonlex.MemberMemo // by class: args differ by class
+	drops      *jsonlex.DropMemo[dropTag]        // how dropped events began; nil: none (a test's reference)
+	parts      *sync.Pool                        // emptied parts (Workers.parts)
+	launchArgs bool                              // keep Trace.LaunchArgs (Needs.LaunchArgs)
 }
 
 func newEventDecoder(in *input) *eventDecoder {
 	n, lean := in.opts.needs()
 	d := &eventDecoder{stacks: n.Stacks, dropOps: lean && !n.Ops && !n.Stacks && !n.Shapes, dropPolls: lean && !n.Polls, keepOp: n.Op,
-		shapes: n.Shapes, shapesOf: n.ShapesOf,
+		shapes: n.Shapes, shapesOf: n.ShapesOf, launchArgs: n.LaunchArgs,
 		names: map[string]string{}, drops: &jsonlex.DropMemo[dropTag]{}, parts: &in.workers.parts}
 	d.dropHost = d.dropOps || d.dropPolls
 	return d
@@ -523,12 +524,15 @@ func (e *rawEvent) keepAPICall(d *eventDecoder, name string, start, end int64, p
 	if e.cls == clsDriver {
 		kind = Driver
 	}
-	c := APICall{Name: name, Kind: kind, PID: pid, TID: tid,
-		Start: start, End: end, Correlation: e.args.correlation, ExternalID: e.args.external, GraphNode: e.args.graphNode}
-	if k := e.args.kernel; k.Kind == 's' {
-		c.Kernel = d.intern(k.Text(), p)
+	p.t.APICalls = append(p.t.APICalls, APICall{Name: name, Kind: kind, PID: pid, TID: tid,
+		Start: start, End: end, Correlation: e.args.correlation, ExternalID: e.args.external})
+	if d.launchArgs && (e.args.kernel.Kind == 's' || e.args.graphNode != 0) {
+		la := LaunchArg{PID: pid, Correlation: e.args.correlation, GraphNode: e.args.graphNode}
+		if e.args.kernel.Kind == 's' {
+			la.Kernel = d.intern(e.args.kernel.Text(), p)
+		}
+		p.t.LaunchArgs = append(p.t.LaunchArgs, la)
 	}
-	p.t.APICalls = append(p.t.APICalls, c)
 }
 
 // keepOp adds a host op record: a cpu_op, an annotation or a Python

@@ -296,6 +296,9 @@ type Needs struct {
 	// every op's arguments, so only commands that show FLOPs ask.
 	Shapes   bool
 	ShapesOf map[string]bool
+	// LaunchArgs keeps what launch calls record of their kernels
+	// (Trace.LaunchArgs): what pairs a graph's capture with its replays.
+	LaunchArgs bool
 }
 
 // needs returns what a read keeps, and whether it leaves host events out.
@@ -310,7 +313,7 @@ func (o *Options) needs() (n Needs, lean bool) {
 // if o did), with no progress to report: the first read reported it all.
 func (o Options) readAll() Options {
 	n, _ := o.needs()
-	o.Needs = &Needs{Stacks: n.Stacks, Ops: true, Polls: true, Shapes: n.Shapes, ShapesOf: n.ShapesOf}
+	o.Needs = &Needs{Stacks: n.Stacks, Ops: true, Polls: true, Shapes: n.Shapes, ShapesOf: n.ShapesOf, LaunchArgs: n.LaunchArgs}
 	o.Progress = nil
 	return o
 }

@@ -63,6 +63,7 @@ var recordTables = [...]recordTable{
 	table[Sync](func(t *Trace) *[]Sync { return &t.Syncs }),
 	table[APICall](func(t *Trace) *[]APICall { return &t.APICalls }),
 	table[Op](func(t *Trace) *[]Op { return &t.Ops }),
+	table[LaunchArg](func(t *Trace) *[]LaunchArg { return &t.LaunchArgs }),
 }
 
 // tableCount is the number of record tables.

@@ -38,6 +38,9 @@ type Trace struct {
 
 	APICalls []APICall // host runtime/driver API calls, sorted by (Start, End)
 	Ops      []Op      // host ops and annotations, sorted by (Start, End)
+	// LaunchArgs are the kernel names and graph node ids launch calls
+	// record, for a read with Needs.LaunchArgs; in no order.
+	LaunchArgs []LaunchArg
 
 	// Window is what Clip restricted the device records to; nil for the
 	// whole trace.
@@ -175,13 +178,19 @@ type APICall struct {
 	Start, End  int64
 	Correlation int64
 	ExternalID  int64
-	// Kernel is the name of the kernel a launch call launches, where the
-	// trace records it on the call (ROCm's Kineto args "kernel"); ""
-	// elsewhere. A launch made while a graph was captured executes
-	// nothing: its name, if any, is here alone.
+}
+
+// A LaunchArg is what a launch call records of the kernel it launches,
+// beyond the call itself, kept only for a read with Needs.LaunchArgs: a
+// launch made while a graph was captured executes nothing, and its
+// kernel is known from the call alone.
+type LaunchArg struct {
+	PID, Correlation int64 // the launch call's
+	// Kernel is the kernel's name where the call records it (ROCm's
+	// Kineto args "kernel"); "" elsewhere.
 	Kernel string
-	// GraphNode is the graph node a launch call made during capture
-	// became (Kineto args "graph node id"); 0 when not recorded.
+	// GraphNode is the graph node the call became during capture (Kineto
+	// args "graph node id"); 0 when not recorded.
 	GraphNode int64
 }
 

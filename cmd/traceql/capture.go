@@ -19,9 +19,9 @@ one call, so by op they sit under the op that launched the graph.
 graphs were captured holds the launch calls that made them (they execute
 nothing), each inside its op; each graph launch is paired with the capture
 of as many launches, by graph node ids where the traces record them, else
-per stream in order, kernel names checked where the capture records them.
-A graph the capture does not decide stays under its launch, with a warning
-saying why.
+per stream in order, kernel names checked where the capture records them
+(on its launch calls, or in its own replay of the graph). A graph the
+capture does not decide stays under its launch, with a warning saying why.
 `
 
 // addCaptureFlag adds --capture; most is how many a command takes (diff
@@ -53,7 +53,7 @@ func checkCapture(paths []string, most int, uses bool, what string) error {
 // and Python frames when stacks asks, and finds its captured launches.
 func readCapture(ctx context.Context, path string, r *readOptions, stacks bool) (*metrics.Capture, error) {
 	cr := readOptions{Strict: r.Strict, Quiet: r.Quiet, memory: r.memory, stderr: r.stderr, stdin: r.stdin,
-		workers: r.workers, gc: r.gc, needs: trace.Needs{Ops: true, Stacks: stacks}}
+		workers: r.workers, gc: r.gc, needs: trace.Needs{Ops: true, Stacks: stacks, LaunchArgs: true}}
 	t, err := openTrace(ctx, path, &cr)
 	if err != nil {
 		return nil, err

@@ -105,9 +105,9 @@
 //	graphs were captured holds the launch calls that made them (they execute
 //	nothing), each inside its op; each graph launch is paired with the capture
 //	of as many launches, by graph node ids where the traces record them, else
-//	per stream in order, kernel names checked where the capture records them.
-//	A graph the capture does not decide stays under its launch, with a warning
-//	saying why.
+//	per stream in order, kernel names checked where the capture records them
+//	(on its launch calls, or in its own replay of the graph). A graph the
+//	capture does not decide stays under its launch, with a warning saying why.
 //
 //	Metrics, per device: the CSV and JSON name, the text table's label in
 //	quotes, and the definition (all times integer ns in CSV and JSON). A metric
@@ -562,9 +562,9 @@
 //	graphs were captured holds the launch calls that made them (they execute
 //	nothing), each inside its op; each graph launch is paired with the capture
 //	of as many launches, by graph node ids where the traces record them, else
-//	per stream in order, kernel names checked where the capture records them.
-//	A graph the capture does not decide stays under its launch, with a warning
-//	saying why.
+//	per stream in order, kernel names checked where the capture records them
+//	(on its launch calls, or in its own replay of the graph). A graph the
+//	capture does not decide stays under its launch, with a warning saying why.
 //
 //	Usage:
 //	  traceql diff OLD NEW | DIR [flags]
@@ -900,9 +900,9 @@
 //	graphs were captured holds the launch calls that made them (they execute
 //	nothing), each inside its op; each graph launch is paired with the capture
 //	of as many launches, by graph node ids where the traces record them, else
-//	per stream in order, kernel names checked where the capture records them.
-//	A graph the capture does not decide stays under its launch, with a warning
-//	saying why.
+//	per stream in order, kernel names checked where the capture records them
+//	(on its launch calls, or in its own replay of the graph). A graph the
+//	capture does not decide stays under its launch, with a warning saying why.
 //
 //	Usage:
 //	  traceql export FILE|DIR... [flags]
@@ -1013,9 +1013,9 @@
 //	graphs were captured holds the launch calls that made them (they execute
 //	nothing), each inside its op; each graph launch is paired with the capture
 //	of as many launches, by graph node ids where the traces record them, else
-//	per stream in order, kernel names checked where the capture records them.
-//	A graph the capture does not decide stays under its launch, with a warning
-//	saying why.
+//	per stream in order, kernel names checked where the capture records them
+//	(on its launch calls, or in its own replay of the graph). A graph the
+//	capture does not decide stays under its launch, with a warning saying why.
 //
 //	Usage:
 //	  traceql pprof FILE -o gpu.pb.gz [flags]
@@ -1087,9 +1087,9 @@
 //	graphs were captured holds the launch calls that made them (they execute
 //	nothing), each inside its op; each graph launch is paired with the capture
 //	of as many launches, by graph node ids where the traces record them, else
-//	per stream in order, kernel names checked where the capture records them.
-//	A graph the capture does not decide stays under its launch, with a warning
-//	saying why.
+//	per stream in order, kernel names checked where the capture records them
+//	(on its launch calls, or in its own replay of the graph). A graph the
+//	capture does not decide stays under its launch, with a warning saying why.
 //
 //	Usage:
 //	  traceql report FILE|DIR... -o REPORT.html [flags]

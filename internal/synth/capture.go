@@ -30,6 +30,9 @@ type CaptureConfig struct {
 	// launches.
 	Missing int
 	Eager   int // launches the capture run executes before capturing (default 3)
+	// SelfReplay has the capture run replay each graph once right after
+	// capturing it, as cudagraph trees do: its kernels name the launches.
+	SelfReplay bool
 }
 
 // A CaptureKernel is one kernel of the replay run, on device 0, with the
@@ -186,6 +189,16 @@ func WriteCapture(capture, replay io.Writer, cfg CaptureConfig) (CaptureTruth, e
 		call(cw, "cudaGraphInstantiate", host, host+1_000, corr, "")
 		corr++
 		host += 2_000
+		if cfg.SelfReplay {
+			call(cw, "cudaGraphLaunch", host, host+1_000, corr, "")
+			at := host + 2_000
+			for _, l := range graphs[g] {
+				kernel(cw, l.name, l.stream, at, at+400, corr, "")
+				at += 500
+			}
+			corr++
+			host = at + 2_000
+		}
 		start := capStart
 		if partial {
 			start = graphs[g][cfg.Missing].start - 100 // the annotation, too, begins in the trace
