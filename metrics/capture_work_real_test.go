@@ -3,10 +3,7 @@ package metrics_test
 import (
 	"context"
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"slices"
-	"strings"
 	"testing"
 
 	"github.com/traceql/traceql/metrics"
@@ -21,35 +18,7 @@ import (
 // and its "Input Dims" read with encoding/json, 2·M·K·N a call; an op
 // instance's kernel time is its kernels' in one replay.
 func TestCaptureWorkRealH200(t *testing.T) {
-	capPath := filepath.Join(gpuTraces, "vit-small_reduce-overhead_b1_capture.pt.trace.json.gz")
-	repPath := filepath.Join(gpuTraces, "vit-small_reduce-overhead_b1_flops.pt.trace.json.gz")
-	if _, err := os.Stat(capPath); err != nil {
-		t.Skipf("%s absent: %v", capPath, err)
-	}
-	capEv := readRaw(t, capPath)
-	executed := map[int64]bool{}
-	for _, e := range capEv {
-		if e.Cat == "kernel" {
-			executed[argInt(e, "correlation")] = true
-		}
-	}
-	// Each captured launch: its innermost cpu_op (by its start, which
-	// tells the instance) and, for a GEMM, that instance's FLOPs.
-	type launch struct {
-		ts      int64
-		tid     string
-		op      string
-		opStart int64
-		flops   int64 // 0 for other ops
-	}
-	var captured []launch
-	for _, e := range capEv {
-		if (e.Cat == "cuda_runtime" || e.Cat == "cuda_driver") && e.Ph == "X" &&
-			(strings.HasPrefix(e.Name, "cudaLaunchKernel") || strings.HasPrefix(e.Name, "cuLaunchKernel")) && !executed[argInt(e, "correlation")] {
-			captured = append(captured, launch{ts: ns(t, e.TS), tid: string(e.TID)})
-		}
-	}
-	slices.SortFunc(captured, func(a, b launch) int { return int(a.ts - b.ts) })
+	capPath, repPath, captured, byLaunch := h200Pair(t)
 	dims := func(e rawEvent) [][]int64 {
 		var out [][]int64
 		in, _ := e.Args["Input Dims"].([]any)
@@ -74,37 +43,10 @@ func TestCaptureWorkRealH200(t *testing.T) {
 		}
 		return 2 * d[a][0] * d[a][1] * d[b][1]
 	}
-	for i := range captured {
-		l := &captured[i]
-		var best rawEvent
-		l.opStart = -1
-		for _, e := range capEv {
-			if e.Cat != "cpu_op" || e.Ph != "X" || string(e.TID) != l.tid {
-				continue
-			}
-			if s, en := ns(t, e.TS), ns(t, e.TS)+ns(t, e.Dur); s <= l.ts && l.ts < en && s > l.opStart {
-				l.opStart, best = s, e
-			}
-		}
-		l.op = best.Name
-		if l.op == "aten::mm" || l.op == "aten::addmm" {
-			l.flops = gemm(l.op, dims(best))
-		}
-	}
-	repEv := readRaw(t, repPath)
-	graphs := map[int64]bool{}
-	for _, e := range repEv {
-		if e.Name == "cudaGraphLaunch" {
-			graphs[argInt(e, "correlation")] = true
-		}
-	}
-	type kern struct {
-		ts, dur int64
-	}
-	byLaunch := map[int64][]kern{}
-	for _, e := range repEv {
-		if c := argInt(e, "correlation"); e.Cat == "kernel" && graphs[c] {
-			byLaunch[c] = append(byLaunch[c], kern{ns(t, e.TS), ns(t, e.Dur)})
+	flops := make([]int64, len(captured)) // by captured launch; 0 but for GEMMs
+	for i, l := range captured {
+		if l.op.Name == "aten::mm" || l.op.Name == "aten::addmm" {
+			flops[i] = gemm(l.op.Name, dims(l.op))
 		}
 	}
 	// What each GEMM kernel must carry: its instance's FLOPs and the
@@ -116,31 +58,28 @@ func TestCaptureWorkRealH200(t *testing.T) {
 		if len(ks) != len(captured) {
 			t.Fatalf("a graph launch of %d kernels; %d captured launches", len(ks), len(captured))
 		}
-		slices.SortFunc(ks, func(a, b kern) int { return int(a.ts - b.ts) })
 		instNS := map[int64]int64{}
 		for i, k := range ks {
 			instNS[captured[i].opStart] += k.dur
 		}
 		for i, k := range ks {
-			l := captured[i]
-			if l.flops == 0 {
-				continue
+			if flops[i] > 0 {
+				wantK[k.ts] = want{flops[i], instNS[captured[i].opStart]}
 			}
-			wantK[k.ts] = want{l.flops, instNS[l.opStart]}
 		}
 		seen := map[int64]bool{}
 		for i := range ks {
 			l := captured[i]
-			if l.flops == 0 || seen[l.opStart] {
+			if flops[i] == 0 || seen[l.opStart] {
 				continue
 			}
 			seen[l.opStart] = true
-			w := wantOp[l.op]
+			w := wantOp[l.op.Name]
 			if w == nil {
 				w = &metrics.OpWork{}
-				wantOp[l.op] = w
+				wantOp[l.op.Name] = w
 			}
-			w.Flops += l.flops
+			w.Flops += flops[i]
 			w.CostedCalls++
 			w.CostedGPUNS += instNS[l.opStart]
 		}
