@@ -43,6 +43,9 @@ type Selection struct {
 	// Warning says why a selection measures the whole trace after all;
 	// "" when it does not.
 	Warning string
+	// LeftIn are the leading steps a selection by steps kept that look
+	// like warm-up or graph capture (LeftStep); nil when none does.
+	LeftIn []LeftStep
 }
 
 // ErrNoSteps says that a trace has no ProfilerStep#N to select steps from.
@@ -126,6 +129,7 @@ func SelectWindow(t *trace.Trace, s WindowSpec) (Selection, error) {
 			return Selection{}, &NoStepsSelectedError{First: all[0].Number, Last: all[len(all)-1].Number}
 		}
 		win = stepsWindow(sel)
+		return Selection{Window: &win, LeftIn: leftIn(t, sel)}, nil
 	default:
 		return Selection{}, nil
 	}

@@ -245,6 +245,11 @@ func (w *readOptions) apply(t *trace.Trace) (*trace.Trace, error) {
 		c.Warnings = append(slices.Clip(t.Warnings), "--steady: "+sel.Warning)
 		t = &c
 	}
+	if len(sel.LeftIn) > 0 {
+		c := *t
+		c.Warnings = append(slices.Clip(t.Warnings), w.leftInWarning(sel.LeftIn))
+		t = &c
+	}
 	if sel.Window == nil {
 		return t, nil
 	}
