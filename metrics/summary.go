@@ -104,6 +104,10 @@ type DeviceSummary struct {
 	Compile DeviceCompile
 	Comm    CommStat
 	Steps   []StepStat // ProfilerStep#N windows measured on this device
+	// PerStep, when > 0, is the number of steps that Column.Get divides
+	// the metrics that add up over steps by (PerStepMetric); 0: totals.
+	// Summarize leaves it 0; SetPerStep sets it for a comparison.
+	PerStep int
 	// StepMedianNS is the median length of Steps; 0 without steps.
 	StepMedianNS float64
 	// GraphsStepNS is the median step Replay projects under CUDA graphs

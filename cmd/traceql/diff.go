@@ -25,6 +25,7 @@ type diffOptions struct {
 	Labels   []string
 	FailIf   []metrics.Gate // --fail-if: exit 3 when one fails
 	Capture  []string       // --capture: one for both sides, or OLD's and NEW's
+	PerStep  perStepFlag
 	IO       *ioStreams
 }
 
@@ -63,7 +64,8 @@ See docs/ci.md for a GitHub Actions job.
 --format csv writes the summary metrics alone, one row per device pair and
 metric (old, new, delta, ratio), clock readings (start_ns, end_ns) left
 out; --format json the same rows as one document ({"version", "table":
-"diff", "rows"}); export --table kernel-stats gives each run's kernels.` + windowHelp + captureHelp,
+"diff", "rows"}); export --table kernel-stats gives each run's kernels.` + perStepHelp + `
+The --fail-if gates read the metrics per step when the text would.` + windowHelp + captureHelp,
 		Example: `  traceql diff default.json reduce-overhead.json
   traceql diff eager.json compiled.json --group family --top 30
   traceql diff a.json b.sqlite --format csv > diff.csv`,
@@ -77,6 +79,7 @@ out; --format json the same rows as one document ({"version", "table":
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.PerStep.Set = cmd.Flags().Changed("per-step")
 			if anyDir(args) {
 				opts.Args = args // the traces are found when run
 			} else {
@@ -120,6 +123,7 @@ out; --format json the same rows as one document ({"version", "table":
 	addLabelFlag(f, &opts.Labels, false)
 	f.StringVar(&failIf, "fail-if", "", "exit 3 when a metric worsens past its threshold, beyond step-to-step spread: 'step_median>+3%,kernels>+10%'")
 	addCaptureFlag(f, &opts.Capture, 2)
+	addPerStepFlag(f, &opts.PerStep)
 	opts.Read.addFlags(f)
 	return cmd
 }
@@ -185,9 +189,22 @@ func runDiff(ctx context.Context, opts *diffOptions) error {
 			complain(opts.IO.ErrOut, file+": "+report.CaptureNote(s.Capture))
 		}
 	}
+	both := []metrics.Summary{d.Old, d.New} // their devices are d's
+	labels := opts.Labels
+	if labels == nil {
+		labels = runLabels([]string{opts.Old, opts.New})
+	}
+	perStep, err := opts.PerStep.decide(opts.Format, labels, both)
+	if err != nil {
+		return err
+	}
+	metrics.SetPerStep(both, perStep)
 	if err := writeDiff(opts, d, ts); err != nil {
 		return err
 	}
+	// The gates read what the text shows, whatever the format.
+	gateStep, _ := opts.PerStep.decide("text", labels, both)
+	metrics.SetPerStep(both, gateStep)
 	return checkGates(opts, d)
 }
 

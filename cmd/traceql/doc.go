@@ -538,6 +538,18 @@
 //	out; --format json the same rows as one document ({"version", "table":
 //	"diff", "rows"}); export --table kernel-stats gives each run's kernels.
 //
+//	Per step: when every run measured ProfilerStep#N (and --per-step=false
+//	is not given), the counts and times that add up over steps (kernels,
+//	kernel time, span, idle, launches, copies, …) are divided by the steps
+//	each run measured, and the title says "per step (N steps)": runs profiled
+//	for 4 steps and for 10 compare as runs. A time per step is the integer ns
+//	nearest the total over the steps (halves rounded up), a count per step
+//	the nearest float; rates and ratios (GPU utilization, GB/s, MFU), means,
+//	medians and extremes are as measured; the verdicts, findings and kernel
+//	rows stay totals. --per-step=false shows totals; --format csv and json
+//	always keep totals, with the steps column beside them.
+//	The --fail-if gates read the metrics per step when the text would.
+//
 //	Windows (GPU activity is clipped to the window; the launch calls of its
 //	kernels count wherever they were made, and the steps are those selected,
 //	or those inside the window):
@@ -602,6 +614,9 @@
 //	                         (demangled; templates, arguments and namespaces
 //	                         folded) or family (base name across
 //	                         instantiations) (default "full")
+//	      --per-step         divide counts and times by the steps measured
+//	                         (the default when every run has steps);
+//	                         --per-step=false: totals (default true)
 //	  -q, --quiet            no progress bar on stderr
 //	      --range string     measure only the span of the annotation, op or
 //	                         NVTX range with this name
@@ -641,6 +656,17 @@
 //	traces in it, in natural order. Files are read --jobs at a time, one
 //	per CPU by default, and fewer when their tables would take more than half
 //	the memory available (see summarize --help).
+//
+//	Per step: when every run measured ProfilerStep#N (and --per-step=false
+//	is not given), the counts and times that add up over steps (kernels,
+//	kernel time, span, idle, launches, copies, …) are divided by the steps
+//	each run measured, and the title says "per step (N steps)": runs profiled
+//	for 4 steps and for 10 compare as runs. A time per step is the integer ns
+//	nearest the total over the steps (halves rounded up), a count per step
+//	the nearest float; rates and ratios (GPU utilization, GB/s, MFU), means,
+//	medians and extremes are as measured; the verdicts, findings and kernel
+//	rows stay totals. --per-step=false shows totals; --format csv and json
+//	always keep totals, with the steps column beside them.
 //
 //	Windows (GPU activity is clipped to the window; the launch calls of its
 //	kernels count wherever they were made, and the steps are those selected,
@@ -695,6 +721,9 @@
 //	                           as columns (vit-small_eager_b1:
 //	                           model,mode,batch); runs whose label has another
 //	                           number of parts are left out
+//	      --per-step           divide counts and times by the steps measured
+//	                           (the default when every run has steps);
+//	                           --per-step=false: totals (default true)
 //	      --plot string        also draw the headline metrics (or --metrics)
 //	                           as grouped bars to this .png or .svg file
 //	      --plot-size string   --plot image size WxH in inches (default 8x5)
