@@ -510,7 +510,11 @@
 //	Diff compares two traces (any mix of Kineto JSON and Nsight SQLite), device
 //	by device (devices pair up by position among those with GPU activity).
 //	A DIR holding two traces is OLD and NEW in natural order (files that are
-//	no trace skipped with a note, as summarize does).
+//	no trace skipped with a note, as summarize does). OLDDIR NEWDIR diffs
+//	each trace of OLDDIR with NEWDIR's of the same path inside the folder, one
+//	diff after another in natural order (text or markdown), a line on stderr
+//	for a trace on one side only; the exit code is the worst of the pairs': 1
+//	when one failed, else 3 when --fail-if found a regression in one.
 //
 //	It prints every summary metric old, new, the absolute delta and the change
 //	(−98.6 % ×0.0140), and each run's verdict as summarize gives it; when both
@@ -579,7 +583,7 @@
 //	capture does not decide stays under its launch, with a warning saying why.
 //
 //	Usage:
-//	  traceql diff OLD NEW | DIR [flags]
+//	  traceql diff OLD NEW | DIR | OLDDIR NEWDIR [flags]
 //
 //	Examples:
 //	  traceql diff default.json reduce-overhead.json
