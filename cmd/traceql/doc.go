@@ -77,8 +77,10 @@
 //	  --skip-steps N    drop the first N recorded steps (warm-up, compilation)
 //	  --window A:B      from A to B after the first GPU activity, with units:
 //	                    ns, us (µs), ms, s; either side may be empty
-//	  --range NAME      from the first start to the last end of the ranges named
-//	                    NAME (record_function annotation, op or NVTX range)
+//	  --range NAME      the union of the ranges named NAME (record_function
+//	                    annotation, op or NVTX range): busy time, span, idle
+//	                    gaps and steps inside its occurrences only, not the
+//	                    time between them
 //	  --steady          the steps after the warm-up: leading steps that each
 //	                    took over twice the median step are left out of each
 //	                    trace (the rule summarize flags them by); all steps when
@@ -486,8 +488,8 @@
 //	      --peak-tflops float   the GPU's dense peak TFLOP/s for MFU and the
 //	                            roofline, instead of traceql's table
 //	  -q, --quiet               no progress bar on stderr
-//	      --range string        measure only the span of the annotation, op or
-//	                            NVTX range with this name
+//	      --range string        measure only the time inside the annotation,
+//	                            op or NVTX ranges with this name (their union)
 //	      --shard K/N           read only worker K's share of N of the files,
 //	                            by a hash of each file's path under its
 //	                            argument (see above)
@@ -564,8 +566,10 @@
 //	  --skip-steps N    drop the first N recorded steps (warm-up, compilation)
 //	  --window A:B      from A to B after the first GPU activity, with units:
 //	                    ns, us (µs), ms, s; either side may be empty
-//	  --range NAME      from the first start to the last end of the ranges named
-//	                    NAME (record_function annotation, op or NVTX range)
+//	  --range NAME      the union of the ranges named NAME (record_function
+//	                    annotation, op or NVTX range): busy time, span, idle
+//	                    gaps and steps inside its occurrences only, not the
+//	                    time between them
 //	  --steady          the steps after the warm-up: leading steps that each
 //	                    took over twice the median step are left out of each
 //	                    trace (the rule summarize flags them by); all steps when
@@ -622,8 +626,8 @@
 //	                         (the default when every run has steps);
 //	                         --per-step=false: totals (default true)
 //	  -q, --quiet            no progress bar on stderr
-//	      --range string     measure only the span of the annotation, op or
-//	                         NVTX range with this name
+//	      --range string     measure only the time inside the annotation, op
+//	                         or NVTX ranges with this name (their union)
 //	      --skip-steps int   drop the first N recorded ProfilerStep#N
 //	      --steady           measure only the steps after the warm-up (leading
 //	                         steps over twice the median)
@@ -682,8 +686,10 @@
 //	  --skip-steps N    drop the first N recorded steps (warm-up, compilation)
 //	  --window A:B      from A to B after the first GPU activity, with units:
 //	                    ns, us (µs), ms, s; either side may be empty
-//	  --range NAME      from the first start to the last end of the ranges named
-//	                    NAME (record_function annotation, op or NVTX range)
+//	  --range NAME      the union of the ranges named NAME (record_function
+//	                    annotation, op or NVTX range): busy time, span, idle
+//	                    gaps and steps inside its occurrences only, not the
+//	                    time between them
 //	  --steady          the steps after the warm-up: leading steps that each
 //	                    took over twice the median step are left out of each
 //	                    trace (the rule summarize flags them by); all steps when
@@ -732,8 +738,8 @@
 //	                           as grouped bars to this .png or .svg file
 //	      --plot-size string   --plot image size WxH in inches (default 8x5)
 //	  -q, --quiet              no progress bar on stderr
-//	      --range string       measure only the span of the annotation, op or
-//	                           NVTX range with this name
+//	      --range string       measure only the time inside the annotation, op
+//	                           or NVTX ranges with this name (their union)
 //	      --skip-steps int     drop the first N recorded ProfilerStep#N
 //	      --steady             measure only the steps after the warm-up
 //	                           (leading steps over twice the median)
@@ -786,8 +792,10 @@
 //	  --skip-steps N    drop the first N recorded steps (warm-up, compilation)
 //	  --window A:B      from A to B after the first GPU activity, with units:
 //	                    ns, us (µs), ms, s; either side may be empty
-//	  --range NAME      from the first start to the last end of the ranges named
-//	                    NAME (record_function annotation, op or NVTX range)
+//	  --range NAME      the union of the ranges named NAME (record_function
+//	                    annotation, op or NVTX range): busy time, span, idle
+//	                    gaps and steps inside its occurrences only, not the
+//	                    time between them
 //	  --steady          the steps after the warm-up: leading steps that each
 //	                    took over twice the median step are left out of each
 //	                    trace (the rule summarize flags them by); all steps when
@@ -819,8 +827,8 @@
 //	                         instantiations) (default "full")
 //	  -o, --output string    output file, .png or .svg
 //	  -q, --quiet            no progress bar on stderr
-//	      --range string     measure only the span of the annotation, op or
-//	                         NVTX range with this name
+//	      --range string     measure only the time inside the annotation, op
+//	                         or NVTX ranges with this name (their union)
 //	      --skip-steps int   drop the first N recorded ProfilerStep#N
 //	      --steady           measure only the steps after the warm-up (leading
 //	                         steps over twice the median)
@@ -906,8 +914,10 @@
 //	  --skip-steps N    drop the first N recorded steps (warm-up, compilation)
 //	  --window A:B      from A to B after the first GPU activity, with units:
 //	                    ns, us (µs), ms, s; either side may be empty
-//	  --range NAME      from the first start to the last end of the ranges named
-//	                    NAME (record_function annotation, op or NVTX range)
+//	  --range NAME      the union of the ranges named NAME (record_function
+//	                    annotation, op or NVTX range): busy time, span, idle
+//	                    gaps and steps inside its occurrences only, not the
+//	                    time between them
 //	  --steady          the steps after the warm-up: leading steps that each
 //	                    took over twice the median step are left out of each
 //	                    trace (the rule summarize flags them by); all steps when
@@ -978,8 +988,8 @@
 //	                            stream alone (HTA's per-stream idle time), a
 //	                            stream column on each
 //	  -q, --quiet               no progress bar on stderr
-//	      --range string        measure only the span of the annotation, op or
-//	                            NVTX range with this name
+//	      --range string        measure only the time inside the annotation,
+//	                            op or NVTX ranges with this name (their union)
 //	      --schema              print the --table's columns (name, type, unit,
 //	                            nullable, definition) as JSON, and read no trace
 //	      --shard K/N           read only worker K's share of N of the files,
@@ -1032,8 +1042,10 @@
 //	  --skip-steps N    drop the first N recorded steps (warm-up, compilation)
 //	  --window A:B      from A to B after the first GPU activity, with units:
 //	                    ns, us (µs), ms, s; either side may be empty
-//	  --range NAME      from the first start to the last end of the ranges named
-//	                    NAME (record_function annotation, op or NVTX range)
+//	  --range NAME      the union of the ranges named NAME (record_function
+//	                    annotation, op or NVTX range): busy time, span, idle
+//	                    gaps and steps inside its occurrences only, not the
+//	                    time between them
 //	  --steady          the steps after the warm-up: leading steps that each
 //	                    took over twice the median step are left out of each
 //	                    trace (the rule summarize flags them by); all steps when
@@ -1064,8 +1076,8 @@
 //	                         REGEX (copies and memsets stay; no verdict)
 //	  -o, --output string    profile to write (gzipped protobuf; - for stdout)
 //	  -q, --quiet            no progress bar on stderr
-//	      --range string     measure only the span of the annotation, op or
-//	                         NVTX range with this name
+//	      --range string     measure only the time inside the annotation, op
+//	                         or NVTX ranges with this name (their union)
 //	      --skip-steps int   drop the first N recorded ProfilerStep#N
 //	      --steady           measure only the steps after the warm-up (leading
 //	                         steps over twice the median)
@@ -1106,8 +1118,10 @@
 //	  --skip-steps N    drop the first N recorded steps (warm-up, compilation)
 //	  --window A:B      from A to B after the first GPU activity, with units:
 //	                    ns, us (µs), ms, s; either side may be empty
-//	  --range NAME      from the first start to the last end of the ranges named
-//	                    NAME (record_function annotation, op or NVTX range)
+//	  --range NAME      the union of the ranges named NAME (record_function
+//	                    annotation, op or NVTX range): busy time, span, idle
+//	                    gaps and steps inside its occurrences only, not the
+//	                    time between them
 //	  --steady          the steps after the warm-up: leading steps that each
 //	                    took over twice the median step are left out of each
 //	                    trace (the rule summarize flags them by); all steps when
@@ -1154,8 +1168,8 @@
 //	                         the cpu_ops: slower)
 //	  -o, --output string    the HTML file written
 //	  -q, --quiet            no progress bar on stderr
-//	      --range string     measure only the span of the annotation, op or
-//	                         NVTX range with this name
+//	      --range string     measure only the time inside the annotation, op
+//	                         or NVTX ranges with this name (their union)
 //	      --skip-steps int   drop the first N recorded ProfilerStep#N
 //	      --steady           measure only the steps after the warm-up (leading
 //	                         steps over twice the median)
