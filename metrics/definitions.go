@@ -41,10 +41,14 @@ type Column struct {
 	Missing func(*DeviceSummary) bool
 }
 
-// Get returns the metric's value on d, or nil when it has none.
+// Get returns the metric's value on d, or nil when it has none; per step
+// when d.PerStep says so and the metric adds up over steps.
 func (c Column) Get(d *DeviceSummary) any {
 	if c.Missing != nil && c.Missing(d) {
 		return nil
+	}
+	if d.PerStep > 0 && perStepTotals[c.Name] {
+		return perStep(c.Value(d), d.PerStep)
 	}
 	return c.Value(d)
 }
