@@ -56,6 +56,9 @@ func Make[T any](o Options, n, c int) []T {
 	// The memory holds zeros: writing zero bytes changes no value anyone
 	// could see.
 	b := unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(s))), size)
+	if size >= HugeBytes {
+		adviseHuge(b)
+	}
 	parts := min(max(o.Workers, 1), size/splitBytes+1)
 	if parts == 1 {
 		touch(b)
@@ -68,6 +71,10 @@ func Make[T any](o Options, n, c int) []T {
 	wg.Wait()
 	return s
 }
+
+// HugeBytes is the size from which Make asks for huge pages (adviseHuge):
+// a slice this large spans whole huge pages.
+const HugeBytes = 4 << 20
 
 // splitBytes is the size from which Make writes the pages with several
 // goroutines, a part of splitBytes or more each: faults in distinct pages
