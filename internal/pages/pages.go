@@ -9,6 +9,9 @@
 // process runs on. A page first touched by a write faults once, cheaply.
 // BenchmarkKinetoOpen and whole-process summarize of a 1 GB trace tell
 // whether this still pays: with plain make, the tables' pages fault twice.
+// A slice of HugeBytes or more is also advised for transparent huge pages,
+// so that its pages fault 2 MiB at a time (adviseHuge); bench/hugepages-*.txt
+// hold the before and after.
 //
 // A large allocation may itself start a collection, whose workers then scan
 // the new slice on the other cores while it is being written. So Make
