@@ -1,4 +1,4 @@
-package report
+package annotate
 
 import (
 	"bufio"
@@ -8,12 +8,13 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/traceql/traceql/report"
 	"github.com/traceql/traceql/trace"
 )
 
-// WriteChromeTrace writes t, a trace read from a format a timeline viewer
+// WriteChrome writes t, a trace read from a format a timeline viewer
 // does not open (an Nsight Systems export), as a Chrome Trace Event Format
-// JSON object in Kineto's dialect, followed by the tracks Annotate adds:
+// JSON object in Kineto's dialect, followed by the tracks Splice adds:
 // kernels, copies and memsets on process "GPU N" (pid N, as Kineto
 // writes them), one thread a stream, and device syncs beside them, one
 // thread a stream's (syncTID); runtime and driver calls
@@ -24,7 +25,7 @@ import (
 // user_annotation; copy and memset names that carry their kinds
 // ("Memcpy HtoD (Pinned -> Device)"); device, stream and correlation in
 // args; times as decimal µs to the nanosecond.
-func WriteChromeTrace(w io.Writer, t *trace.Trace, a Annotations) error {
+func WriteChrome(w io.Writer, t *trace.Trace, a Annotations) error {
 	out := bufio.NewWriterSize(w, 1<<20)
 	c := chromeWriter{out: out, corr: chromeCorrelations(t)}
 	out.WriteString(`{"schemaVersion":1,"displayTimeUnit":"ns","traceql":`)
@@ -111,8 +112,8 @@ func WriteChromeTrace(w io.Writer, t *trace.Trace, a Annotations) error {
 	if writeEvents(out, a) == 0 && c.n > 0 {
 		// Nothing added after the comma: close the list with an event
 		// that says so rather than leave a trailing comma.
-		out.WriteString(`{"ph":"M","cat":"` + AnnotationCategory + `","name":"process_name","pid":` +
-			strconv.Itoa(AnnotationPID) + `,"tid":0,"args":{"name":"traceql (no GPU activity)"}}`)
+		out.WriteString(`{"ph":"M","cat":"` + Category + `","name":"process_name","pid":` +
+			strconv.Itoa(BasePID) + `,"tid":0,"args":{"name":"traceql (no GPU activity)"}}`)
 	}
 	out.WriteString("\n]}\n")
 	return out.Flush()
@@ -198,7 +199,7 @@ func (c *chromeWriter) slice(cat, name string, pid, tid, start, end int64) {
 	c.b = append(c.b, `{"ph":"X","cat":"`...)
 	c.b = append(c.b, cat...)
 	c.b = append(c.b, `","name":`...)
-	c.b = appendJSONString(c.b, name)
+	c.b = report.AppendJSONString(c.b, name)
 	c.b = append(c.b, `,"pid":`...)
 	c.b = strconv.AppendInt(c.b, pid, 10)
 	c.b = append(c.b, `,"tid":`...)

@@ -1,4 +1,4 @@
-package report
+package annotate
 
 import (
 	"bytes"
@@ -39,7 +39,7 @@ func TestAnnotateSplice(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var b bytes.Buffer
-			err := Annotate(&b, strings.NewReader(tt.in), oneGap)
+			err := Splice(&b, strings.NewReader(tt.in), oneGap)
 			if (err == nil) != tt.ok {
 				t.Fatalf("error %v, want ok=%v", err, tt.ok)
 			}

@@ -1,4 +1,4 @@
-package report
+package annotate
 
 import (
 	"bufio"
@@ -11,6 +11,7 @@ import (
 	"strconv"
 
 	"github.com/traceql/traceql/metrics"
+	"github.com/traceql/traceql/report"
 )
 
 // Annotations are what traceql adds to a trace for a timeline viewer
@@ -24,10 +25,10 @@ type Annotations struct {
 	Steps    map[int][]metrics.StepStat // by device
 }
 
-// AnnotationPID is the process ID of the first device's traceql track;
-// device N's is AnnotationPID+N. Far above real process IDs (at most
+// BasePID is the process ID of the first device's traceql track;
+// device N's is BasePID+N. Far above real process IDs (at most
 // 2^22 on Linux) and Kineto's device pids, it collides with neither.
-const AnnotationPID = 1 << 30
+const BasePID = 1 << 30
 
 // The threads of each device's traceql process.
 const (
@@ -35,12 +36,12 @@ const (
 	annotateStepsTID = 2
 )
 
-// AnnotationCategory is the cat of every event Annotate adds: traceql's
+// Category is the cat of every event Splice adds: traceql's
 // own reader skips it, so that an annotated trace summarizes as the
 // original does.
-const AnnotationCategory = "traceql"
+const Category = "traceql"
 
-// Annotate copies a Kineto trace (Chrome Trace Event Format JSON, object
+// Splice copies a Kineto trace (Chrome Trace Event Format JSON, object
 // or array form) from src to dst unchanged but for what it adds: a
 // top-level "traceql" member with each device's verdict, and at the start
 // of traceEvents one process per device named "traceql GPU N" and its
@@ -53,7 +54,7 @@ const AnnotationCategory = "traceql"
 // buffer: the events it passes are neither parsed nor kept. A UTF-8 byte
 // order mark, which the trace reader accepts, is dropped: JSON parsers
 // (JavaScript's JSON.parse, Python's json) refuse one.
-func Annotate(dst io.Writer, src io.Reader, a Annotations) error {
+func Splice(dst io.Writer, src io.Reader, a Annotations) error {
 	in := bufio.NewReaderSize(src, 1<<20)
 	out := bufio.NewWriterSize(dst, 1<<20)
 	if b, _ := in.Peek(len(utf8BOM)); string(b) == utf8BOM {
@@ -205,18 +206,10 @@ func writeMeta(out *bufio.Writer, a Annotations) {
 		if i > 0 {
 			out.WriteByte(',')
 		}
-		fmt.Fprintf(out, `{"device":%d,"pid":%d,"bound":%s,"verdict":%s}`, d.Device, AnnotationPID+d.Device,
-			strconv.Quote(metrics.Verdict(d).String()), jsonString(deviceVerdict(d)))
+		fmt.Fprintf(out, `{"device":%d,"pid":%d,"bound":%s,"verdict":%s}`, d.Device, BasePID+d.Device,
+			strconv.Quote(metrics.Verdict(d).String()), jsonString(report.VerdictNote(d)))
 	}
 	out.WriteString(`]}`)
-}
-
-// deviceVerdict is the headline's verdict note: the cause, or why none.
-func deviceVerdict(d *metrics.DeviceSummary) string {
-	if v := verdict(d); v != "" {
-		return v
-	}
-	return noVerdict(d)
 }
 
 // annotationProcess names device d's traceql process: "traceql GPU N",
@@ -234,7 +227,7 @@ func annotationProcess(d *metrics.DeviceSummary) string {
 }
 
 // jsonString quotes s as a JSON string.
-func jsonString(s string) string { return string(appendJSONString(nil, s)) }
+func jsonString(s string) string { return string(report.AppendJSONString(nil, s)) }
 
 // usTime writes ns as Kineto writes times: decimal microseconds, to the
 // nanosecond.
@@ -352,11 +345,11 @@ func writeEvents(out *bufio.Writer, a Annotations) int {
 		fmt.Fprintf(out, format, args...)
 		n++
 	}
-	const cat = `"cat":"` + AnnotationCategory + `"`
+	const cat = `"cat":"` + Category + `"`
 	stepLanes := map[int][]int{}
 	for i := range a.Summary.Devices {
 		d := &a.Summary.Devices[i]
-		pid := AnnotationPID + d.Device
+		pid := BasePID + d.Device
 		steps := a.Steps[d.Device]
 		start, end := make([]int64, len(steps)), make([]int64, len(steps))
 		for j, s := range steps {
@@ -365,7 +358,7 @@ func writeEvents(out *bufio.Writer, a Annotations) int {
 		lanes := sliceLanes(start, end)
 		stepLanes[d.Device] = lanes
 		ev(`{"ph":"M",%s,"name":"process_name","pid":%d,"tid":0,"args":{"name":%s}}`, cat, pid, jsonString(annotationProcess(d)))
-		ev(`{"ph":"M",%s,"name":"process_labels","pid":%d,"tid":0,"args":{"labels":%s}}`, cat, pid, jsonString(deviceVerdict(d)))
+		ev(`{"ph":"M",%s,"name":"process_labels","pid":%d,"tid":0,"args":{"labels":%s}}`, cat, pid, jsonString(report.VerdictNote(d)))
 		ev(`{"ph":"M",%s,"name":"process_sort_index","pid":%d,"tid":0,"args":{"sort_index":%d}}`, cat, pid, pid)
 		ev(`{"ph":"M",%s,"name":"thread_name","pid":%d,"tid":%d,"args":{"name":"idle gaps (by class)"}}`, cat, pid, annotateGapsTID)
 		ev(`{"ph":"M",%s,"name":"thread_name","pid":%d,"tid":%d,"args":{"name":"steps"}}`, cat, pid, annotateStepsTID)
@@ -375,10 +368,10 @@ func writeEvents(out *bufio.Writer, a Annotations) int {
 	}
 	for _, g := range a.Gaps {
 		ev(`{"ph":"X",%s,"name":"%s","pid":%d,"tid":%d,"ts":%s,"dur":%s,"args":{"dur_ns":%d,"sync_ns":%d,"launch_ns":%d,"other_ns":%d}}`,
-			cat, g.Class(), AnnotationPID+g.Device, annotateGapsTID, usTime(g.Start), sliceDur(g.Start, g.End), g.Len(), g.SyncNS, g.LaunchNS, g.OtherNS)
+			cat, g.Class(), BasePID+g.Device, annotateGapsTID, usTime(g.Start), sliceDur(g.Start, g.End), g.Len(), g.SyncNS, g.LaunchNS, g.OtherNS)
 	}
 	for _, d := range a.Summary.Devices {
-		pid := AnnotationPID + d.Device
+		pid := BasePID + d.Device
 		for j, s := range a.Steps[d.Device] {
 			ev(`{"ph":"X",%s,"name":"step %d","pid":%d,"tid":%d,"ts":%s,"dur":%s,"args":{"time_ns":%d,"kernels":%d,"busy_ns":%d,"idle_ns":%d,"gpu_util":%s}}`,
 				cat, s.Number, pid, annotateStepsTID+stepLanes[d.Device][j], usTime(s.Start), sliceDur(s.Start, s.End), s.DurNS(), s.Kernels, s.BusyNS, s.IdleNS,
