@@ -15,6 +15,7 @@ import (
 
 	"github.com/traceql/traceql/metrics"
 	"github.com/traceql/traceql/report"
+	"github.com/traceql/traceql/report/plot"
 	"github.com/traceql/traceql/trace"
 )
 
@@ -147,10 +148,10 @@ func writeComparePlots(ctx context.Context, opts *compareOptions, sums []metrics
 	images := make([]bytes.Buffer, positions)
 	for pos := range positions {
 		path, title := opts.Plot, "headline metrics, ratio to "+opts.Labels[0]
-		bars := report.HeadlineBars(opts.Labels, sums, pos)
+		bars := plot.HeadlineBars(opts.Labels, sums, pos)
 		if opts.Metrics != nil {
 			title = "ratio to " + opts.Labels[0]
-			bars = report.MetricBars(opts.Labels, sums, pos, opts.Metrics)
+			bars = plot.MetricBars(opts.Labels, sums, pos, opts.Metrics)
 		}
 		if positions > 1 {
 			if pos > 0 {
@@ -159,7 +160,7 @@ func writeComparePlots(ctx context.Context, opts *compareOptions, sums []metrics
 			title += fmt.Sprintf(" (device pair %d of %d: each run's GPU #%d)", pos+1, positions, pos)
 		}
 		paths[pos] = path
-		if err := report.PlotCompare(&images[pos], format, bars, title, size); err != nil {
+		if err := plot.Compare(&images[pos], format, bars, title, size); err != nil {
 			return fmt.Errorf("%s: %w", path, err)
 		}
 	}

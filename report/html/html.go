@@ -1,4 +1,4 @@
-package report
+package html
 
 import (
 	"bytes"
@@ -10,21 +10,23 @@ import (
 	"strings"
 
 	"github.com/traceql/traceql/metrics"
+	"github.com/traceql/traceql/report"
+	"github.com/traceql/traceql/report/plot"
 )
 
-// An HTMLReport is what WriteHTML lays out: the runs' summaries and what
+// An Report is what Write lays out: the runs' summaries and what
 // the plots draw, all computed by metrics beforehand.
-type HTMLReport struct {
+type Report struct {
 	Labels    []string          // one per run
 	Summaries []metrics.Summary // one per run, with TopKernels cut to the top N
 	Names     string            // kernel name style (StyleName); "" is NamesFull
-	Kernels   []Series          // kernel durations, per run and device
-	Gaps      []Series          // idle-gap lengths, per run and device
-	Timeline  []Line            // binned utilization, per run and device
-	Steps     []StepRun         // step times, per run and device
-	// Breakdown are the bars of the time-by-class plot (PlotBreakdown),
+	Kernels   []plot.Series     // kernel durations, per run and device
+	Gaps      []plot.Series     // idle-gap lengths, per run and device
+	Timeline  []plot.Line       // binned utilization, per run and device
+	Steps     []plot.StepRun    // step times, per run and device
+	// Breakdown are the bars of the time-by-class plot (plot.Breakdown),
 	// its axis' name and title; none: no plot.
-	Breakdown                     []BreakdownBar
+	Breakdown                     []plot.BreakdownBar
 	BreakdownAxis, BreakdownTitle string
 	// DrillRows is how many rows each drill-down table (streams, host
 	// API calls, ranges, GPU time by op and region, those the summaries
@@ -39,13 +41,13 @@ type HTMLReport struct {
 // draws as bars: as many as an 8-inch plot labels legibly.
 const hostOpBars = 8
 
-// WriteHTML writes the report as one self-contained HTML page: inline CSS,
+// Write writes the report as one self-contained HTML page: inline CSS,
 // inline SVG from the plot functions and a few lines of JavaScript that
 // sort the kernel tables, nothing fetched. The tables are those of the
-// text outputs (SummaryTables' parts, CompareTable), so the page and the
+// text outputs (SummaryTables' parts, report.CompareTable), so the page and the
 // terminal say the same. Its size is bounded by the tables' top N and the
 // plots' bins, not by the traces' size.
-func WriteHTML(w io.Writer, r HTMLReport) error {
+func Write(w io.Writer, r Report) error {
 	page := htmlPage{Title: "traceql report: " + strings.Join(r.Labels, ", "), Made: r.Made}
 	for i, s := range r.Summaries {
 		page.Runs = append(page.Runs, htmlRunOf(r.Labels[i], s, r.Names, cmp.Or(r.DrillRows, 20)))
@@ -54,14 +56,14 @@ func WriteHTML(w io.Writer, r HTMLReport) error {
 	for _, s := range r.Summaries {
 		positions = max(positions, len(s.Devices))
 	}
-	if len(r.Summaries) > 1 && HostOnly(r.Summaries) {
+	if len(r.Summaries) > 1 && report.HostOnly(r.Summaries) {
 		// Runs without GPU activity (eager and compiled on CPU or MPS):
 		// their host sides, then each op's time per run, as compare.
-		page.Compare = append(page.Compare, htmlCompare{Table: htmlTableOf(HostMetricTable(r.Labels, r.Summaries, nil, false), "compare", nil, nil)})
-		if ops := HostOpTable(r.Labels, r.Summaries, 0); ops != nil {
+		page.Compare = append(page.Compare, htmlCompare{Table: htmlTableOf(report.HostMetricTable(r.Labels, r.Summaries, nil, false), "compare", nil, nil)})
+		if ops := report.HostOpTable(r.Labels, r.Summaries, 0); ops != nil {
 			c := htmlCompare{Table: htmlTableOf(ops, "compare", nil, nil)}
 			svg, err := inlineSVG(func(w io.Writer) error {
-				return PlotOps(w, "svg", r.Labels, r.Summaries, hostOpBars, "host ops by self time")
+				return plot.Ops(w, "svg", r.Labels, r.Summaries, hostOpBars, "host ops by self time")
 			})
 			if err != nil {
 				return err
@@ -72,14 +74,14 @@ func WriteHTML(w io.Writer, r HTMLReport) error {
 	}
 	if len(r.Summaries) > 1 {
 		for pos := range positions {
-			t := CompareTable(r.Labels, r.Summaries, pos, CompareHeadline, false)
+			t := report.CompareTable(r.Labels, r.Summaries, pos, report.CompareHeadline, false)
 			c := htmlCompare{Table: htmlTableOf(t, "compare", nil, nil)}
 			title := "headline metrics, ratio to " + r.Labels[0]
 			if positions > 1 {
 				title += fmt.Sprintf(" (each run's GPU #%d)", pos)
 			}
 			svg, err := inlineSVG(func(w io.Writer) error {
-				return PlotCompare(w, "svg", HeadlineBars(r.Labels, r.Summaries, pos), title, [2]float64{})
+				return plot.Compare(w, "svg", plot.HeadlineBars(r.Labels, r.Summaries, pos), title, [2]float64{})
 			})
 			if err != nil {
 				return err
@@ -94,19 +96,19 @@ func WriteHTML(w io.Writer, r HTMLReport) error {
 		ok   bool
 	}{
 		{"GPU utilization over time", func(w io.Writer) error {
-			return PlotTimeline(w, "svg", r.Timeline, "GPU utilization over time")
+			return plot.Timeline(w, "svg", r.Timeline, "GPU utilization over time")
 		}, len(r.Timeline) > 0},
 		{"kernel time by kernel duration", func(w io.Writer) error {
-			return PlotKernelHist(w, "svg", r.Kernels, "kernel time by kernel duration", true)
+			return plot.KernelHist(w, "svg", r.Kernels, "kernel time by kernel duration", true)
 		}, hasValues(r.Kernels)},
 		{"idle time by gap length", func(w io.Writer) error {
-			return PlotGapHist(w, "svg", r.Gaps, "idle time by gap length", true)
+			return plot.GapHist(w, "svg", r.Gaps, "idle time by gap length", true)
 		}, hasValues(r.Gaps)},
 		{"step time per step", func(w io.Writer) error {
-			return PlotSteps(w, "svg", r.Steps, "step time per step")
+			return plot.Steps(w, "svg", r.Steps, "step time per step")
 		}, hasSteps(r.Steps)},
 		{"GPU time by class", func(w io.Writer) error {
-			return PlotBreakdown(w, "svg", r.Breakdown, r.BreakdownAxis, r.BreakdownTitle)
+			return plot.Breakdown(w, "svg", r.Breakdown, r.BreakdownAxis, r.BreakdownTitle)
 		}, hasBreakdown(r.Breakdown)},
 	}
 	for _, p := range plots {
@@ -119,7 +121,7 @@ func WriteHTML(w io.Writer, r HTMLReport) error {
 		}
 		page.Plots = append(page.Plots, htmlPlot{Name: p.name, SVG: svg})
 	}
-	page.Records = htmlTableOf(SummaryRecords(r.Summaries), "records", nil, nil)
+	page.Records = htmlTableOf(report.SummaryRecords(r.Summaries), "records", nil, nil)
 	page.Records.raw = true
 	for i := range page.Records.Rows {
 		for j := range page.Records.Rows[i].Cells {
@@ -130,7 +132,7 @@ func WriteHTML(w io.Writer, r HTMLReport) error {
 	return htmlTemplate.Execute(w, page)
 }
 
-func hasValues(s []Series) bool {
+func hasValues(s []plot.Series) bool {
 	for _, x := range s {
 		if len(x.Values) > 0 {
 			return true
@@ -139,7 +141,7 @@ func hasValues(s []Series) bool {
 	return false
 }
 
-func hasBreakdown(bars []BreakdownBar) bool {
+func hasBreakdown(bars []plot.BreakdownBar) bool {
 	for _, b := range bars {
 		if b.Classes.BusyNS()+b.IdleNS > 0 {
 			return true
@@ -148,7 +150,7 @@ func hasBreakdown(bars []BreakdownBar) bool {
 	return false
 }
 
-func hasSteps(runs []StepRun) bool {
+func hasSteps(runs []plot.StepRun) bool {
 	for _, r := range runs {
 		if len(r.Steps) > 0 {
 			return true
@@ -208,7 +210,7 @@ type htmlDevice struct {
 	Tables   []htmlTable // top kernels, steps, copies, idle gaps by length
 }
 
-// An htmlTable is a Table with its cells formatted, and each cell's raw
+// An htmlTable is a report.Table with its cells formatted, and each cell's raw
 // value kept for sorting.
 type htmlTable struct {
 	Title   string
@@ -238,7 +240,7 @@ type htmlCell struct {
 
 // htmlTableOf formats t; rowClass and cellTitle, when not nil, give a
 // row's class and a cell's hover text.
-func htmlTableOf(t *Table, class string, rowClass func(i int) string, cellTitle func(i, j int) string) htmlTable {
+func htmlTableOf(t *report.Table, class string, rowClass func(i int) string, cellTitle func(i, j int) string) htmlTable {
 	h := htmlTable{Title: t.Title, Class: class, Notes: t.Notes}
 	for _, c := range t.Columns {
 		h.Columns = append(h.Columns, htmlColumn{Name: c.Name, Num: c.Unit != metrics.Text})
@@ -249,7 +251,7 @@ func htmlTableOf(t *Table, class string, rowClass func(i int) string, cellTitle 
 			row.Class = rowClass(i)
 		}
 		for j, c := range t.Columns {
-			cl := htmlCell{Text: cell(r[j], c.Unit, true), Raw: cell(r[j], c.Unit, false), Num: c.Unit != metrics.Text}
+			cl := htmlCell{Text: report.FormatCell(r[j], c.Unit, true), Raw: report.FormatCell(r[j], c.Unit, false), Num: c.Unit != metrics.Text}
 			if cellTitle != nil {
 				cl.Title = cellTitle(i, j)
 			}
@@ -260,120 +262,50 @@ func htmlTableOf(t *Table, class string, rowClass func(i int) string, cellTitle 
 	return h
 }
 
-// htmlRunOf lays out one run: per device the headline and its verdict,
-// idle time by class, the top kernels (sortable, full names on hover),
-// the steps with warm-up marked, the copies and the idle gaps by length.
+// htmlRunOf formats one run's tables as report.RunPageOf lays them out:
+// the kernel and drill-down tables sortable, full kernel names on hover,
+// warm-up steps marked.
 func htmlRunOf(label string, s metrics.Summary, names string, drillRows int) htmlRun {
-	l := Layout{Names: names}
-	tables := SummaryTables(s, l)
-	run := htmlRun{Label: label, Heading: tables[0].Title}
-	if len(s.Devices) == 0 {
-		// The first table's title is the heading; its rows, the host
-		// side's metrics, are the run's first table.
-		host := *tables[0]
-		host.Title = ""
-		if len(host.Rows) > 0 {
-			run.Host = append(run.Host, htmlTableOf(&host, "", nil, nil))
-		}
-		for _, t := range tables[1:] {
-			run.Host = append(run.Host, htmlTableOf(t, "", nil, nil))
-		}
-		return run
+	p := report.RunPageOf(s, names, drillRows)
+	run := htmlRun{Label: label, Heading: p.Heading}
+	for _, t := range p.Host {
+		run.Host = append(run.Host, htmlTableOf(t, "", nil, nil))
 	}
-	model := s.Devices[0].Name
-	for _, d := range s.Devices {
-		if d.Name != model {
-			model = ""
+	for _, d := range p.Devices {
+		hd := htmlDevice{Name: d.Name, Bound: d.Bound, Verdict: d.Verdict,
+			Headline: htmlTableOf(d.Headline, "headline", nil, nil), Idle: htmlTableOf(d.Idle, "idle", nil, nil)}
+		if d.Findings != nil {
+			hd.Tables = append(hd.Tables, htmlTableOf(d.Findings, "findings", nil, nil))
 		}
-	}
-	many := len(s.Devices) > 1
-	for i := range s.Devices {
-		d := &s.Devices[i]
-		hd := htmlDevice{Name: fmt.Sprintf("GPU %d", d.Device)}
-		if b := metrics.Verdict(d); b != metrics.Unbound {
-			hd.Bound = b.String() + "-bound"
-		} else {
-			hd.Bound, _, _ = strings.Cut(noVerdict(d), ":")
-		}
-		head := headlineTable(d, model == "")
-		hd.Verdict = head.Notes[0] // the findings' lines follow: a table of their own below
-		head.Notes = nil
-		hd.Headline = htmlTableOf(head, "headline", nil, nil)
-		hd.Idle = htmlTableOf(idleClassTable(d), "idle", nil, nil)
-		if t := deviceFindingsTable(d); t != nil {
-			hd.Tables = append(hd.Tables, htmlTableOf(t, "findings", nil, nil))
-		}
-		if t := topKernelsTable(d, many, l); t != nil {
+		if t := d.TopKernels; t != nil {
 			full := func(i, j int) string {
 				if j == len(t.Columns)-1 {
-					return d.TopKernels[i].Name
+					return d.KernelNames[i]
 				}
 				return ""
 			}
 			hd.Tables = append(hd.Tables, htmlTableOf(t, "sortable kernels", nil, full))
 		}
-		suffix := ""
-		if many {
-			suffix = fmt.Sprintf(" (GPU %d)", d.Device)
-		}
-		if len(d.Steps) >= 2 {
-			warm := metrics.WarmupSteps(d.Steps)
-			t := stepStatsTable(d.Steps, suffix)
-			hd.Tables = append(hd.Tables, htmlTableOf(t, "steps", func(i int) string {
-				if i < warm && i < stepRows/2 {
+		if d.Steps != nil {
+			hd.Tables = append(hd.Tables, htmlTableOf(d.Steps, "steps", func(i int) string {
+				if i < d.WarmupRows {
 					return "warmup"
 				}
 				return ""
 			}, nil))
 		}
-		noSteps := *d
-		noSteps.Steps = nil // listed above, with warm-up marked
-		for _, t := range deviceTables(&noSteps, many) {
+		for _, t := range d.Tables {
 			hd.Tables = append(hd.Tables, htmlTableOf(t, "", nil, nil))
 		}
 		run.Devices = append(run.Devices, hd)
 	}
-	for _, t := range compileTables(s, l) {
+	for _, t := range p.Compile {
 		run.Drill = append(run.Drill, htmlTableOf(t, "", nil, nil))
 	}
-	for _, t := range drillTables(s, l) {
-		// Each table is sorted by what it measures, the largest first
-		// (streams by id, few): its top rows keep the page's size
-		// bounded whatever the trace's.
-		if n := len(t.Rows) - drillRows; n > 0 {
-			t.Rows = t.Rows[:drillRows]
-			t.Notes = append(t.Notes, fmt.Sprintf("%s more not shown: traceql summarize --by lists them all", Format(n, metrics.Count)))
-		}
+	for _, t := range p.Drill {
 		run.Drill = append(run.Drill, htmlTableOf(t, "sortable drill", nil, nil))
 	}
 	return run
-}
-
-// idleClassTable splits a device's idle time by cause (metrics.ClassifyGaps).
-func idleClassTable(d *metrics.DeviceSummary) *Table {
-	t := &Table{Title: "idle time by class", Columns: []Column{{Name: "class", Unit: metrics.Text},
-		{Name: "idle", Unit: metrics.NS}, {Name: "share of idle", Unit: metrics.Ratio}}}
-	for _, c := range []struct {
-		name string
-		ns   int64
-	}{{metrics.GapSync, d.IdleSyncNS}, {metrics.GapLaunch, d.IdleLaunchNS}, {metrics.GapOther, d.IdleOtherNS}} {
-		share := 0.0
-		if d.IdleNS > 0 {
-			share = float64(c.ns) / float64(d.IdleNS)
-		}
-		t.Rows = append(t.Rows, []any{c.name, c.ns, share})
-	}
-	if d.ShortLaunchGaps > 0 {
-		note := fmt.Sprintf("%s launch time in %s gaps under 1 ms: what CUDA graphs could remove",
-			Format(d.ShortLaunchNS, metrics.NS), Format(d.ShortLaunchGaps, metrics.Count))
-		if d.ShortGraphLaunchNS > 0 {
-			note = fmt.Sprintf("%s launch time in %s gaps under 1 ms, %s of it before graph launches: host time between replays, "+
-				"which graphs do not remove", Format(d.ShortLaunchNS, metrics.NS), Format(d.ShortLaunchGaps, metrics.Count),
-				Format(d.ShortGraphLaunchNS, metrics.NS))
-		}
-		t.Notes = append(t.Notes, note)
-	}
-	return t
 }
 
 var htmlTemplate = template.Must(template.New("report").Parse(`<!DOCTYPE html>

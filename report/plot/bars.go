@@ -1,4 +1,4 @@
-package report
+package plot
 
 import (
 	"cmp"
@@ -16,9 +16,10 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 
 	"github.com/traceql/traceql/metrics"
+	"github.com/traceql/traceql/report"
 )
 
-// Bars holds the headline metrics of several runs, for PlotCompare.
+// Bars holds the headline metrics of several runs, for Compare.
 type Bars struct {
 	Runs    []string // run labels; the first is the baseline
 	Metrics []BarMetric
@@ -31,14 +32,14 @@ type BarMetric struct {
 	Values []float64 // one per run, in the order of Bars.Runs
 }
 
-// PlotCompare draws grouped bars, one group per metric and one bar per run.
+// Compare draws grouped bars, one group per metric and one bar per run.
 // A bar's height is the run's value divided by the first run's (the
 // baseline is 1; a bar whose baseline is 0 is drawn as 0), and its label
 // is the absolute value. The y axis turns logarithmic when the ratios span
 // more than a factor of 10.
 //
 // size is the image's width and height in inches; zero: 8 × 5.
-func PlotCompare(w io.Writer, format string, b Bars, title string, size [2]float64) error {
+func Compare(w io.Writer, format string, b Bars, title string, size [2]float64) error {
 	if len(b.Runs) == 0 || len(b.Metrics) == 0 {
 		return errors.New("nothing to plot: no runs or no metrics")
 	}
@@ -91,7 +92,7 @@ func PlotCompare(w io.Writer, format string, b Bars, title string, size [2]float
 				lo, hi = min(lo, r), max(hi, r)
 			}
 			x := float64(i) - group/2 + (float64(j)+0.5)*group/float64(nr)
-			label := Format(v, m.Unit)
+			label := report.Format(v, m.Unit)
 			if math.IsNaN(v) {
 				label = "none" // no GPU activity, or none of this metric (no steps)
 			}
@@ -168,10 +169,10 @@ func PlotCompare(w io.Writer, format string, b Bars, title string, size [2]float
 	return renderFigure(w, format, figure{title: title, p: p, legend: leg, w: width, h: height})
 }
 
-// PlotTopKernels draws the kernels' total times as horizontal bars,
+// TopKernels draws the kernels' total times as horizontal bars,
 // longest on top, each labelled with its count and share of kernel time.
 // The image grows taller with the number of kernels.
-func PlotTopKernels(w io.Writer, format string, k []metrics.KernelStat, title string) error {
+func TopKernels(w io.Writer, format string, k []metrics.KernelStat, title string) error {
 	if len(k) == 0 {
 		return errors.New("nothing to plot: no kernels")
 	}
@@ -191,11 +192,11 @@ func PlotTopKernels(w io.Writer, format string, k []metrics.KernelStat, title st
 	bars := &barPlot{part: barAll, width: 0.7, horizontal: true, label: styled(p.X.Tick.Label, 9, text.XLeft, text.YCenter)}
 	var names plot.ConstantTicks
 	var longest int64
-	labels := fitNames(p.Y.Tick.Label, ks, kernelName, topNameWidth)
+	labels := fitNames(p.Y.Tick.Label, ks, func(k metrics.KernelStat) string { return k.Name }, topNameWidth)
 	for i, s := range ks {
 		y := float64(len(ks) - 1 - i)
 		names = append(names, plot.Tick{Value: y, Label: labels[i]})
-		label := plural(s.Count, "calls") + ", " + Format(s.Share, metrics.Ratio)
+		label := report.Plural(s.Count, "calls") + ", " + report.Format(s.Share, metrics.Ratio)
 		bars.bars = append(bars.bars, plotBar{pos: y, val: float64(s.TotalNS), color: runColor(0), label: label})
 		longest = max(longest, s.TotalNS)
 	}
@@ -208,7 +209,7 @@ func PlotTopKernels(w io.Writer, format string, k []metrics.KernelStat, title st
 }
 
 const (
-	topNameWidth = 270 // points for a kernel name of PlotTopKernels, at most
+	topNameWidth = 270 // points for a kernel name of TopKernels, at most
 	topNameGap   = 8   // points between the names and the axis, besides a space
 )
 
@@ -216,7 +217,7 @@ const (
 // keep what tells them apart) to at most 60 runes, and those still wider
 // than w points in st to fewer, until they fit.
 func fitNames[T any](st text.Style, xs []T, name func(T) string, w vg.Length) []string {
-	names := shortNames(xs, name, 60)
+	names := report.ShortNames(xs, name, 60)
 	for n := 59; n >= 8; n-- {
 		wide := false
 		var cut []string
@@ -225,7 +226,7 @@ func fitNames[T any](st text.Style, xs []T, name func(T) string, w vg.Length) []
 				continue
 			}
 			if cut == nil {
-				cut = shortNames(xs, name, n)
+				cut = report.ShortNames(xs, name, n)
 			}
 			names[i], wide = cut[i], true
 		}
@@ -249,7 +250,7 @@ type plotBar struct {
 // ones.
 //
 // A vertical bar's label keeps clear of the reference line at ref (the
-// dashed 1× of PlotCompare) when hasRef: a label that would cross it is
+// dashed 1× of Compare) when hasRef: a label that would cross it is
 // lifted over it when that moves it little, else drawn inside the top of
 // its bar in a color that contrasts with the bar's, else (a bar too short
 // to hold it) lifted over the line all the same.
@@ -398,7 +399,7 @@ var headline = []string{"kernels", "kernel_mean_ns", "span_ns", "idle_ns", "gpu_
 
 // HeadlineBars gathers the headline metrics (kernels, mean kernel, median
 // step, idle, utilization, span, H2D bandwidth) of device pos of each run
-// (in ID order, as compare pairs them) for PlotCompare.
+// (in ID order, as compare pairs them) for Compare.
 func HeadlineBars(labels []string, sums []metrics.Summary, pos int) Bars {
 	return MetricBars(labels, sums, pos, headline)
 }
@@ -420,7 +421,7 @@ func MetricBars(labels []string, sums []metrics.Summary, pos int, names []string
 		for _, s := range sums {
 			v := math.NaN() // no GPU activity, or no value (a bandwidth of no copies): no bar
 			if pos < len(s.Devices) {
-				v = toFloat(c.Get(&s.Devices[pos]))
+				v = report.Float(c.Get(&s.Devices[pos]))
 			}
 			zero = zero && (v == 0 || math.IsNaN(v))
 			m.Values = append(m.Values, v)

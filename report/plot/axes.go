@@ -1,4 +1,4 @@
-package report
+package plot
 
 import (
 	"math"
@@ -9,13 +9,14 @@ import (
 	"gonum.org/v1/plot"
 
 	"github.com/traceql/traceql/metrics"
+	"github.com/traceql/traceql/report"
 )
 
 // nsLogTicks marks an axis of log10 nanoseconds: decades, labelled "1 µs",
 // "10 µs", …; also 2× and 5× (or every multiple) when the range holds
 // fewer than three decades.
 func nsLogTicks(lo, hi float64) []plot.Tick {
-	return logTicks(lo, hi, func(v float64) string { return trimZeros(Format(v, metrics.NS)) })
+	return logTicks(lo, hi, func(v float64) string { return trimZeros(report.Format(v, metrics.NS)) })
 }
 
 // countLogTicks marks an axis of log10 counts.
@@ -24,7 +25,7 @@ func countLogTicks(lo, hi float64) []plot.Tick {
 		if v < 1 {
 			return ""
 		}
-		return Format(v, metrics.Count)
+		return report.Format(v, metrics.Count)
 	})
 }
 
@@ -80,7 +81,7 @@ func countTicks(lo, hi float64) []plot.Tick {
 		if v != math.Trunc(v) {
 			return ""
 		}
-		return Format(v, metrics.Count)
+		return report.Format(v, metrics.Count)
 	})
 }
 
@@ -90,7 +91,7 @@ func nsTicks(lo, hi float64) []plot.Tick {
 		if v == 0 {
 			return "0"
 		}
-		return trimZeros(Format(v, metrics.NS))
+		return trimZeros(report.Format(v, metrics.NS))
 	})
 }
 
@@ -166,19 +167,6 @@ func linearTicks(lo, hi float64, want int, label func(float64) string) []plot.Ti
 		ticks = append(ticks, t)
 	}
 	return ticks
-}
-
-// plural formats n things: "1 kernel", "27,500 kernels", "1 launch"
-// (noun is the plural, ending in "s" or "ches").
-func plural(n int, noun string) string {
-	if n == 1 {
-		if strings.HasSuffix(noun, "ches") {
-			noun = strings.TrimSuffix(noun, "es")
-		} else {
-			noun = strings.TrimSuffix(noun, "s")
-		}
-	}
-	return Format(n, metrics.Count) + " " + noun
 }
 
 // trimZeros drops trailing zeros after a decimal point: "1.50 ms" → "1.5 ms".

@@ -1,4 +1,4 @@
-package report
+package plot
 
 import (
 	"errors"
@@ -11,10 +11,11 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 
 	"github.com/traceql/traceql/metrics"
+	"github.com/traceql/traceql/report"
 )
 
 // A Line is the utilization timeline of one run or device, for
-// PlotTimeline. Origin is the time drawn at 0: the run's first GPU
+// Timeline. Origin is the time drawn at 0: the run's first GPU
 // activity, the same for all the devices of one run.
 type Line struct {
 	Label  string
@@ -23,10 +24,10 @@ type Line struct {
 	Run    int // lines of one run (its devices) have one Run, and one Origin
 }
 
-// PlotTimeline draws GPU utilization (0–100 %) over time, one step line
+// Timeline draws GPU utilization (0–100 %) over time, one step line
 // per Line, each from its Origin, so runs align at 0 and the devices of one
 // run keep their offsets.
-func PlotTimeline(w io.Writer, format string, lines []Line, title string) error {
+func Timeline(w io.Writer, format string, lines []Line, title string) error {
 	p := newPlot()
 	// µs for runs under 1 ms, ms, or s for runs of 10 s or more, where tick
 	// labels such as 50000 ms are hard to read.
@@ -80,7 +81,7 @@ func PlotTimeline(w io.Writer, format string, lines []Line, title string) error 
 		label := l.Label
 		if share {
 			x = func(ns int64) float64 { return 100 * float64(ns-l.Origin) / spans[i] }
-			label += " (span " + Format(int64(spans[i]), metrics.NS) + ")"
+			label += " (span " + report.Format(int64(spans[i]), metrics.NS) + ")"
 		}
 		xys := make(plotter.XYs, 0, len(l.Points)+1)
 		for _, pt := range l.Points {

@@ -1,4 +1,4 @@
-package report
+package plot
 
 import (
 	"cmp"
@@ -12,16 +12,17 @@ import (
 	"gonum.org/v1/plot/vg"
 
 	"github.com/traceql/traceql/metrics"
+	"github.com/traceql/traceql/report"
 )
 
-// PlotOps draws the top host ops (opsBySelf) as horizontal bars of self
+// Ops draws the top host ops (opsBySelf) as horizontal bars of self
 // time, a group per op and a bar per run, longest on top. Self time, not
 // total: ops nest (aten::linear holds aten::addmm), and bars of totals
 // would count the inner op's time twice. Times are absolute, not ratios to the first run: eager and compiled runs launch
 // from different ops (a compiled region has no eager counterpart), and an
 // op a run did not call is labelled "none" there. The image grows taller
 // with the number of bars.
-func PlotOps(w io.Writer, format string, labels []string, sums []metrics.Summary, top int, title string) error {
+func Ops(w io.Writer, format string, labels []string, sums []metrics.Summary, top int, title string) error {
 	names, byName := opsBySelf(sums)
 	names = names[:min(len(names), top)]
 	if len(names) == 0 {
@@ -32,7 +33,7 @@ func PlotOps(w io.Writer, format string, labels []string, sums []metrics.Summary
 	p.X.Label.Text = "self time (less the ops nested inside)"
 	p.X.Tick.Marker = plot.TickerFunc(nsTicks)
 	p.Y.Tick.Label = styled(p.Y.Tick.Label, 9, text.XRight, text.YCenter)
-	p.Y.Tick.Length = topNameGap // unseen ticks: see PlotTopKernels
+	p.Y.Tick.Length = topNameGap // unseen ticks: see TopKernels
 	p.Y.Tick.LineStyle.Color = color.White
 	p.Y.Padding = 0
 	bars := &barPlot{part: barAll, width: 0.8 / float64(nr), horizontal: true, label: styled(p.X.Tick.Label, 8, text.XLeft, text.YCenter)}
@@ -48,7 +49,7 @@ func PlotOps(w io.Writer, format string, labels []string, sums []metrics.Summary
 			op, ok := byName[i][names[k]]
 			label := "none"
 			if ok {
-				label = Format(float64(op.SelfNS), metrics.NS)
+				label = report.Format(float64(op.SelfNS), metrics.NS)
 			}
 			bars.bars = append(bars.bars, plotBar{pos: y, val: float64(op.SelfNS), color: runColor(i), label: label})
 			longest = max(longest, op.SelfNS)
@@ -69,7 +70,7 @@ func PlotOps(w io.Writer, format string, labels []string, sums []metrics.Summary
 // opsBySelf is opsByLongest by self time: the ops' names, the longest
 // self time in any run first, ties by name, and each run's ops by name.
 func opsBySelf(sums []metrics.Summary) (names []string, byName []map[string]metrics.OpStat) {
-	names, byName = opsByLongest(sums)
+	names, byName = report.OpsByLongest(sums)
 	longest := map[string]int64{}
 	for i := range byName {
 		for n, op := range byName[i] {

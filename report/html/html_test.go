@@ -1,4 +1,4 @@
-package report
+package html
 
 import (
 	"bytes"
@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/traceql/traceql/metrics"
+	"github.com/traceql/traceql/report/plot"
 	"github.com/traceql/traceql/trace"
 )
 
@@ -15,19 +16,19 @@ import (
 // label and source.
 func sampleReport(t *testing.T, label, source string) string {
 	t.Helper()
-	tr, err := trace.Open(context.Background(), "../testdata/sample.pt.trace.json.gz")
+	tr, err := trace.Open(context.Background(), "../../testdata/sample.pt.trace.json.gz")
 	if err != nil {
 		t.Fatal(err)
 	}
 	tr.Source = source
 	s := metrics.Summarize(tr, metrics.Options{TopN: 5})
-	r := HTMLReport{Labels: []string{label, label + "2"}, Summaries: []metrics.Summary{s, s}}
+	r := Report{Labels: []string{label, label + "2"}, Summaries: []metrics.Summary{s, s}}
 	for dev, v := range metrics.DeviceViews(tr) {
-		r.Kernels = append(r.Kernels, Series{Label: label, Values: metrics.KernelDurations(v, dev)})
-		r.Timeline = append(r.Timeline, Line{Label: label, Points: metrics.Timeline(v, dev, 50)})
+		r.Kernels = append(r.Kernels, plot.Series{Label: label, Values: metrics.KernelDurations(v, dev)})
+		r.Timeline = append(r.Timeline, plot.Line{Label: label, Points: metrics.Timeline(v, dev, 50)})
 	}
 	var b bytes.Buffer
-	if err := WriteHTML(&b, r); err != nil {
+	if err := Write(&b, r); err != nil {
 		t.Fatal(err)
 	}
 	return b.String()

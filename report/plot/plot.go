@@ -1,4 +1,4 @@
-package report
+package plot
 
 import (
 	"fmt"
@@ -17,7 +17,7 @@ import (
 )
 
 // The plots take computed results and draw them with gonum.org/v1/plot,
-// one file per kind: plot_bars.go (PlotCompare, PlotTopKernels),
+// one file per kind: plot_bars.go (Compare, TopKernels),
 // plot_hist.go (kernel and gap histograms), plot_timeline.go,
 // plot_steps.go. This file holds what they share: the figure with its
 // title and legend, colors and styles; plot_axes.go the ticks. Each plot

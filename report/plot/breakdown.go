@@ -1,4 +1,4 @@
-package report
+package plot
 
 import (
 	"errors"
@@ -12,7 +12,7 @@ import (
 	"github.com/traceql/traceql/metrics"
 )
 
-// A BreakdownBar is one stacked bar of PlotBreakdown: a step, a run's
+// A BreakdownBar is one stacked bar of Breakdown: a step, a run's
 // median step, or a whole run without steps, split into the busy classes
 // and idle time.
 type BreakdownBar struct {
@@ -30,11 +30,11 @@ var classColors = [metrics.NumClasses + 1]color.NRGBA{
 	{0xd9, 0xd9, 0xd9, 0xff},
 }
 
-// PlotBreakdown draws one stacked bar per entry of bars: its time split
+// Breakdown draws one stacked bar per entry of bars: its time split
 // into the busy classes, compute at the bottom, and idle time on top, in
 // fixed colours, with a legend of the classes drawn.
 // The slots' axis is named by label; "" leaves it unnamed.
-func PlotBreakdown(w io.Writer, format string, bars []BreakdownBar, label, title string) error {
+func Breakdown(w io.Writer, format string, bars []BreakdownBar, label, title string) error {
 	hi := 0.0
 	for _, b := range bars {
 		hi = max(hi, float64(b.Classes.BusyNS()+b.IdleNS))

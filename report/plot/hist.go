@@ -1,4 +1,4 @@
-package report
+package plot
 
 import (
 	"fmt"
@@ -13,34 +13,35 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 
 	"github.com/traceql/traceql/metrics"
+	"github.com/traceql/traceql/report"
 )
 
 // A Series is a sample of durations of one run or device, in ns: kernel
-// durations for PlotKernelHist, idle-gap lengths for PlotGapHist.
+// durations for KernelHist, idle-gap lengths for GapHist.
 type Series struct {
 	Label  string
 	Values []int64 // ns
 }
 
-// PlotKernelHist draws a histogram of kernel durations (ns) with 40
+// KernelHist draws a histogram of kernel durations (ns) with 40
 // log-spaced bins, one outlined, translucent histogram per series. By
 // time, each bin holds the kernel time of its kernels, so that where the
 // time goes shows (27,500 kernels of 20 µs weigh 550 ms); else it counts
 // them. The y axis turns logarithmic when the series' peaks differ by more
 // than a factor of 10.
-func PlotKernelHist(w io.Writer, format string, s []Series, title string, byTime bool) error {
+func KernelHist(w io.Writer, format string, s []Series, title string, byTime bool) error {
 	return plotHist(w, format, s, title, "kernel duration", "kernels", "kernel time", "zero-length kernels", byTime)
 }
 
-// PlotGapHist draws a histogram of idle-gap lengths (ns), like
-// PlotKernelHist: by time, each bin holds the idle time of its gaps, so
+// GapHist draws a histogram of idle-gap lengths (ns), like
+// KernelHist: by time, each bin holds the idle time of its gaps, so
 // that 445 ms of idle in 11 long gaps is not a sliver beside 3,000 short
 // ones.
-func PlotGapHist(w io.Writer, format string, s []Series, title string, byTime bool) error {
+func GapHist(w io.Writer, format string, s []Series, title string, byTime bool) error {
 	return plotHist(w, format, s, title, "idle gap length", "gaps", "idle time", "zero-length gaps", byTime)
 }
 
-// plotHist draws PlotKernelHist and PlotGapHist: xlabel names the axis,
+// plotHist draws KernelHist and GapHist: xlabel names the axis,
 // noun the things counted ("kernels"), timeNoun what their time is
 // ("kernel time"), zeros those a log axis cannot place.
 func plotHist(w io.Writer, format string, s []Series, title, xlabel, noun, timeNoun, zerosNoun string, byTime bool) error {
@@ -66,7 +67,7 @@ func plotHist(w io.Writer, format string, s []Series, title, xlabel, noun, timeN
 	if fhi/flo < 1.5 {
 		flo, fhi = flo/2, fhi*2
 	}
-	// Bins and axes are in log10 units (see PlotCompare).
+	// Bins and axes are in log10 units (see Compare).
 	llo, lhi := math.Log10(flo), math.Log10(fhi)
 	step := (lhi - llo) / nbins
 	edges := make([]float64, nbins+1)
@@ -135,16 +136,16 @@ func plotHist(w io.Writer, format string, s []Series, title, xlabel, noun, timeN
 	// What each series is: its count, time and the zeros not drawn.
 	about := make([]string, len(s))
 	for i, se := range s {
-		about[i] = plural(len(se.Values), noun)
+		about[i] = report.Plural(len(se.Values), noun)
 		if byTime {
 			var sum int64
 			for _, v := range se.Values {
 				sum += v
 			}
-			about[i] += ", " + Format(sum, metrics.NS)
+			about[i] += ", " + report.Format(sum, metrics.NS)
 		}
 		if zeros[i] > 0 {
-			about[i] += fmt.Sprintf(", %s not drawn", plural(zeros[i], zerosNoun))
+			about[i] += fmt.Sprintf(", %s not drawn", report.Plural(zeros[i], zerosNoun))
 		}
 	}
 	if len(s) > MaxOverlaid {

@@ -1,4 +1,4 @@
-package report
+package plot
 
 import (
 	"bytes"
@@ -136,21 +136,21 @@ type plotCase struct {
 func plotCases() []plotCase {
 	return []plotCase{
 		{"compare", 768, 480, func(w io.Writer, f string) error {
-			return PlotCompare(w, f, plotCompareBars(), "resnet50 training step: torch.compile modes", [2]float64{})
+			return Compare(w, f, plotCompareBars(), "resnet50 training step: torch.compile modes", [2]float64{})
 		}},
 		{"compare_zero_base_10x6", 960, 576, func(w io.Writer, f string) error {
 			b := plotCompareBars()
 			b.Metrics = append(b.Metrics, BarMetric{"graph launches", metrics.Count, []float64{0, 387, 387}})
-			return PlotCompare(w, f, b, "eager has no graph launches", [2]float64{10, 6})
+			return Compare(w, f, b, "eager has no graph launches", [2]float64{10, 6})
 		}},
 		{"kernel_hist", 768, 480, func(w io.Writer, f string) error {
-			return PlotKernelHist(w, f, plotKernelSeries(), "kernel time by kernel duration", true)
+			return KernelHist(w, f, plotKernelSeries(), "kernel time by kernel duration", true)
 		}},
 		{"kernel_hist_count", 768, 480, func(w io.Writer, f string) error {
-			return PlotKernelHist(w, f, plotKernelSeries(), "kernels by duration", false)
+			return KernelHist(w, f, plotKernelSeries(), "kernels by duration", false)
 		}},
 		{"gap_hist", 768, 480, func(w io.Writer, f string) error {
-			return PlotGapHist(w, f, plotGapSeries(), "idle time by gap length", true)
+			return GapHist(w, f, plotGapSeries(), "idle time by gap length", true)
 		}},
 		{"gap_hist_panels", 960, 96 * (2 + 3*3) / 2, func(w io.Writer, f string) error {
 			// Over MaxOverlaid runs: a panel each.
@@ -158,19 +158,19 @@ func plotCases() []plotCase {
 			for i := range 7 {
 				s = append(s, Series{fmt.Sprintf("run %d of seven, on shared axes", i+1), lognormalNS(uint64(10+i), 400, 5e3*float64(i+1), 0.7)})
 			}
-			return PlotGapHist(w, f, s, "idle time by gap length, seven runs", true)
+			return GapHist(w, f, s, "idle time by gap length, seven runs", true)
 		}},
 		{"timeline_share", 960, 384, func(w io.Writer, f string) error {
-			return PlotTimeline(w, f, []Line{
+			return Timeline(w, f, []Line{
 				{plotRuns[0], utilPoints(7, 150, 14.5e9, 0.80, 0.08), 5e9, 0},
 				{plotRuns[1], utilPoints(8, 150, 160e6, 0.995, 0.01), 5e9, 1},
 			}, "GPU utilization, runs of 14.5 s and 160 ms")
 		}},
 		{"steps", 864, 432, func(w io.Writer, f string) error {
-			return PlotSteps(w, f, plotStepRuns(), "step time per step")
+			return Steps(w, f, plotStepRuns(), "step time per step")
 		}},
 		{"timeline", 960, 384, func(w io.Writer, f string) error {
-			return PlotTimeline(w, f, []Line{
+			return Timeline(w, f, []Line{
 				{plotRuns[0], utilPoints(7, 150, 659e6, 0.80, 0.08), 5e9, 0},
 				{plotRuns[1], utilPoints(8, 150, 424e6, 0.995, 0.01), 5e9, 1},
 				{plotRuns[2], utilPoints(9, 150, 430e6, 0.99, 0.015), 5e9, 2},
@@ -184,17 +184,17 @@ func plotCases() []plotCase {
 				bars = append(bars, BreakdownBar{Label: fmt.Sprint(3 + i),
 					Classes: metrics.BusyClasses{2.1e6 + k*1e5, 4e5, 3e5 + k*2e5, 1.5e5, 6e4, 2e4}, IdleNS: 3e5 + k*4e5})
 			}
-			return PlotBreakdown(w, f, bars, "step (ProfilerStep#N)", "GPU time by class, per step: sample")
+			return Breakdown(w, f, bars, "step (ProfilerStep#N)", "GPU time by class, per step: sample")
 		}},
 		{"breakdown_runs", 864, 288, func(w io.Writer, f string) error {
-			return PlotBreakdown(w, f, []BreakdownBar{
+			return Breakdown(w, f, []BreakdownBar{
 				{Label: "eager #7", Classes: metrics.BusyClasses{4.3e6, 0, 1.5e5, 2e4, 0, 0}, IdleNS: 3.2e7},
 				{Label: "reduce-overhead #9", Classes: metrics.BusyClasses{4.1e6, 0, 1.5e5, 2e4, 0, 0}, IdleNS: 2e6},
 				{Label: "copy-bound (whole)", Classes: metrics.BusyClasses{5e5, 0, 6.1e7, 3e7, 0, 0}, IdleNS: 9e6},
 			}, "", "GPU time by class: each run's median step #N, or the whole run without steps")
 		}},
 		{"top_kernels", 960, 96 * (5 + 10) / 4, func(w io.Writer, f string) error {
-			return PlotTopKernels(w, f, plotKernelStats(), "top kernels by total time (default)")
+			return TopKernels(w, f, plotKernelStats(), "top kernels by total time (default)")
 		}},
 	}
 }
@@ -298,7 +298,7 @@ func TestPlotTimelineUnit(t *testing.T) {
 	}
 	for _, tt := range tests {
 		var buf bytes.Buffer
-		if err := PlotTimeline(&buf, "svg", []Line{{"run", utilPoints(7, 100, tt.span, 0.8, 0.05), 5e9, 0}}, "t"); err != nil {
+		if err := Timeline(&buf, "svg", []Line{{"run", utilPoints(7, 100, tt.span, 0.8, 0.05), 5e9, 0}}, "t"); err != nil {
 			t.Fatal(err)
 		}
 		svg := buf.String()
@@ -319,7 +319,7 @@ func TestPlotTimelineOrigin(t *testing.T) {
 	}
 	var buf bytes.Buffer
 	lines := []Line{{"GPU 0", pts(0), 0, 0}, {"GPU 1", pts(5e6), 0, 0}}
-	if err := PlotTimeline(&buf, "svg", lines, "t"); err != nil {
+	if err := Timeline(&buf, "svg", lines, "t"); err != nil {
 		t.Fatal(err)
 	}
 	// The x axis reaches GPU 1's end, 6 ms after the origin.
@@ -352,25 +352,25 @@ func TestPlotErrors(t *testing.T) {
 		render func(w io.Writer) error
 		want   string
 	}{
-		{"compare no runs", func(w io.Writer) error { return PlotCompare(w, "png", Bars{}, "t", [2]float64{}) }, "nothing to plot"},
-		{"compare no metrics", func(w io.Writer) error { return PlotCompare(w, "png", Bars{Runs: plotRuns}, "t", [2]float64{}) }, "nothing to plot"},
+		{"compare no runs", func(w io.Writer) error { return Compare(w, "png", Bars{}, "t", [2]float64{}) }, "nothing to plot"},
+		{"compare no metrics", func(w io.Writer) error { return Compare(w, "png", Bars{Runs: plotRuns}, "t", [2]float64{}) }, "nothing to plot"},
 		{"compare short values", func(w io.Writer) error {
-			return PlotCompare(w, "png", Bars{Runs: plotRuns, Metrics: []BarMetric{{"kernels", metrics.Count, []float64{1}}}}, "t", [2]float64{})
+			return Compare(w, "png", Bars{Runs: plotRuns, Metrics: []BarMetric{{"kernels", metrics.Count, []float64{1}}}}, "t", [2]float64{})
 		}, `metric "kernels" has 1 values for 3 runs`},
 		{"compare baseline without GPU", func(w io.Writer) error {
 			b := HeadlineBars([]string{"cpu", "gpu"}, []metrics.Summary{{}, {Devices: []metrics.DeviceSummary{{Kernels: 3}}}}, 0)
-			return PlotCompare(w, "png", b, "t", [2]float64{})
+			return Compare(w, "png", b, "t", [2]float64{})
 		}, "nothing to compare with: cpu, the first run, has no GPU activity"},
-		{"kernel hist nil", func(w io.Writer) error { return PlotKernelHist(w, "png", nil, "t", true) }, "nothing to plot"},
-		{"steps none", func(w io.Writer) error { return PlotSteps(w, "png", []StepRun{{Label: "a"}}, "t") }, "no ProfilerStep#N"},
+		{"kernel hist nil", func(w io.Writer) error { return KernelHist(w, "png", nil, "t", true) }, "nothing to plot"},
+		{"steps none", func(w io.Writer) error { return Steps(w, "png", []StepRun{{Label: "a"}}, "t") }, "no ProfilerStep#N"},
 		{"kernel hist empty series", func(w io.Writer) error {
-			return PlotKernelHist(w, "png", []Series{{Label: "a"}, {Label: "b"}}, "t", false)
+			return KernelHist(w, "png", []Series{{Label: "a"}, {Label: "b"}}, "t", false)
 		}, "nothing to plot"},
-		{"gap hist nil", func(w io.Writer) error { return PlotGapHist(w, "svg", nil, "t", true) }, "nothing to plot"},
-		{"timeline nil", func(w io.Writer) error { return PlotTimeline(w, "png", nil, "t") }, "nothing to plot"},
-		{"timeline no points", func(w io.Writer) error { return PlotTimeline(w, "png", []Line{{Label: "a"}}, "t") }, "nothing to plot"},
-		{"top kernels nil", func(w io.Writer) error { return PlotTopKernels(w, "png", nil, "t") }, "nothing to plot"},
-		{"bad format", func(w io.Writer) error { return PlotKernelHist(w, "jpg", plotKernelSeries(), "t", true) }, `unsupported image format "jpg"`},
+		{"gap hist nil", func(w io.Writer) error { return GapHist(w, "svg", nil, "t", true) }, "nothing to plot"},
+		{"timeline nil", func(w io.Writer) error { return Timeline(w, "png", nil, "t") }, "nothing to plot"},
+		{"timeline no points", func(w io.Writer) error { return Timeline(w, "png", []Line{{Label: "a"}}, "t") }, "nothing to plot"},
+		{"top kernels nil", func(w io.Writer) error { return TopKernels(w, "png", nil, "t") }, "nothing to plot"},
+		{"bad format", func(w io.Writer) error { return KernelHist(w, "jpg", plotKernelSeries(), "t", true) }, `unsupported image format "jpg"`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -393,7 +393,7 @@ func TestPlotEdgeCases(t *testing.T) {
 		render func(w io.Writer) error
 	}{
 		{"compare zero baseline", func(w io.Writer) error {
-			return PlotCompare(w, "png", Bars{Runs: []string{"a", "b"}, Metrics: []BarMetric{
+			return Compare(w, "png", Bars{Runs: []string{"a", "b"}, Metrics: []BarMetric{
 				{"idle", metrics.NS, []float64{0, 3e6}},
 				{"copies", metrics.Count, []float64{0, 0}},
 				{"util", metrics.Ratio, []float64{0.5, math.NaN()}},
@@ -402,38 +402,38 @@ func TestPlotEdgeCases(t *testing.T) {
 		{"compare linear", func(w io.Writer) error {
 			b := plotCompareBars()
 			b.Metrics = append(b.Metrics[3:], BarMetric{"H2D bandwidth", metrics.GBps, []float64{11.2, 12.5, 12.1}})
-			return PlotCompare(w, "png", b, "t", [2]float64{})
+			return Compare(w, "png", b, "t", [2]float64{})
 		}},
 		{"compare one run", func(w io.Writer) error {
-			return PlotCompare(w, "svg", Bars{Runs: []string{"a"}, Metrics: []BarMetric{{"kernels", metrics.Count, []float64{5}}}}, "", [2]float64{})
+			return Compare(w, "svg", Bars{Runs: []string{"a"}, Metrics: []BarMetric{{"kernels", metrics.Count, []float64{5}}}}, "", [2]float64{})
 		}},
 		{"compare many metrics", func(w io.Writer) error {
 			b := plotCompareBars()
 			b.Metrics = append(b.Metrics, b.Metrics...)
 			b.Metrics = append(b.Metrics, b.Metrics...)
-			return PlotCompare(w, "png", b, "t", [2]float64{})
+			return Compare(w, "png", b, "t", [2]float64{})
 		}},
 		{"hist all zero", func(w io.Writer) error {
-			return PlotKernelHist(w, "png", []Series{{"a", []int64{0, 0}}}, "t", true)
+			return KernelHist(w, "png", []Series{{"a", []int64{0, 0}}}, "t", true)
 		}},
 		{"hist one value", func(w io.Writer) error {
-			return PlotKernelHist(w, "png", []Series{{"a", []int64{1500}}, {"b", nil}}, "t", true)
+			return KernelHist(w, "png", []Series{{"a", []int64{1500}}, {"b", nil}}, "t", true)
 		}},
 		{"hist narrow range", func(w io.Writer) error {
-			return PlotGapHist(w, "svg", []Series{{"a", []int64{21e3, 30e3, 49e3}}}, "t", true)
+			return GapHist(w, "svg", []Series{{"a", []int64{21e3, 30e3, 49e3}}}, "t", true)
 		}},
 		{"timeline one point", func(w io.Writer) error {
-			return PlotTimeline(w, "png", []Line{{"a", []metrics.Point{{StartNS: 7, EndNS: 7, Util: 1}}, 7, 0}, {"b", nil, 0, 1}}, "t")
+			return Timeline(w, "png", []Line{{"a", []metrics.Point{{StartNS: 7, EndNS: 7, Util: 1}}, 7, 0}, {"b", nil, 0, 1}}, "t")
 		}},
 		{"top kernels zero time", func(w io.Writer) error {
-			return PlotTopKernels(w, "png", []metrics.KernelStat{{Name: "k", Count: 1}}, "t")
+			return TopKernels(w, "png", []metrics.KernelStat{{Name: "k", Count: 1}}, "t")
 		}},
 		{"many series", func(w io.Writer) error {
 			var s []Series
 			for i := range 14 {
 				s = append(s, Series{strings.Repeat("run", i+1), lognormalNS(uint64(i), 50, 1e4*float64(i+1), 0.5)})
 			}
-			return PlotKernelHist(w, "png", s, "t", true)
+			return KernelHist(w, "png", s, "t", true)
 		}},
 	}
 	for _, tt := range tests {
@@ -459,7 +459,7 @@ func TestPlotEdgeCases(t *testing.T) {
 // counts them instead of the lowest bar taking them in.
 func TestPlotHistZeros(t *testing.T) {
 	var buf bytes.Buffer
-	if err := PlotKernelHist(&buf, "svg", []Series{{"run", []int64{0, 0, 1000, 2000}}}, "t", true); err != nil {
+	if err := KernelHist(&buf, "svg", []Series{{"run", []int64{0, 0, 1000, 2000}}}, "t", true); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(buf.String(), "run (4 kernels, 3 µs, 2 zero-length kernels not drawn)") {
@@ -538,12 +538,12 @@ func TestBarLabelStart(t *testing.T) {
 	}
 }
 
-// TestFitNames: the names of PlotTopKernels fit the room left of the axis,
+// TestFitNames: the names of TopKernels fit the room left of the axis,
 // however wide their letters, and say where they were cut.
 func TestFitNames(t *testing.T) {
 	ks := append(plotKernelStats(), metrics.KernelStat{Name: strings.Repeat("WM", 40)}, metrics.KernelStat{Name: "fmha_cutlassF_f32_aligned_64x64_rf_sm80(PyTorchMemEffAttention::AttentionKernel<float, cutlass::arch::Sm80, true, 64, 64, 64, true, true>::Params)"})
 	st := styled(newPlot().Y.Tick.Label, 9, 0, 0)
-	for i, s := range fitNames(st, ks, kernelName, topNameWidth) {
+	for i, s := range fitNames(st, ks, func(k metrics.KernelStat) string { return k.Name }, topNameWidth) {
 		if w := st.Width(s); w > topNameWidth {
 			t.Errorf("%q: %.0f points wide, want at most %d", s, w, topNameWidth)
 		}

@@ -1,4 +1,4 @@
-package report
+package plot
 
 import (
 	"errors"
@@ -12,20 +12,21 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 
 	"github.com/traceql/traceql/metrics"
+	"github.com/traceql/traceql/report"
 )
 
-// A StepRun is the step times of one run or device, for PlotSteps.
+// A StepRun is the step times of one run or device, for Steps.
 type StepRun struct {
 	Label  string
 	Steps  []metrics.StepStat
 	Warmup int // leading steps that look like warm-up (metrics.WarmupSteps)
 }
 
-// PlotSteps draws each run's step time per step, a line with a dot a
+// Steps draws each run's step time per step, a line with a dot a
 // step; the warm-up steps (see metrics.WarmupSteps) are hollow rings on a
 // dotted line, so warm-up and steady state show apart. The y axis is log
 // when step times differ by more than a factor of 20.
-func PlotSteps(w io.Writer, format string, runs []StepRun, title string) error {
+func Steps(w io.Writer, format string, runs []StepRun, title string) error {
 	lo, hi := math.Inf(1), 0.0
 	for _, r := range runs {
 		for _, st := range r.Steps {
@@ -76,7 +77,7 @@ func PlotSteps(w io.Writer, format string, runs []StepRun, title string) error {
 			p.Add(&plotter.Line{XYs: rest, LineStyle: style},
 				&plotter.Scatter{XYs: rest, GlyphStyle: draw.GlyphStyle{Color: style.Color, Radius: vg.Points(2.5), Shape: draw.CircleGlyph{}}})
 		}
-		label := fmt.Sprintf("%s (%s", r.Label, plural(len(r.Steps), "steps"))
+		label := fmt.Sprintf("%s (%s", r.Label, report.Plural(len(r.Steps), "steps"))
 		if n > 0 {
 			label += fmt.Sprintf(", %d warm-up", n)
 		}
@@ -86,4 +87,15 @@ func PlotSteps(w io.Writer, format string, runs []StepRun, title string) error {
 		leg = append(leg, legendEntry{label: "○ warm-up: a leading step over twice the median step (--steady leaves it out)"})
 	}
 	return renderFigure(w, format, figure{title: title, p: p, legend: leg, w: 9 * vg.Inch, h: 4.5 * vg.Inch})
+}
+
+// HostSteps is the host steps of a summary (ProfilerStep#N on the CPU),
+// for Steps: what a run without GPU activity has in place of device
+// steps.
+func HostSteps(label string, s *metrics.Summary) StepRun {
+	r := StepRun{Label: label, Warmup: s.Host.WarmupSteps}
+	for _, st := range s.Host.Steps {
+		r.Steps = append(r.Steps, metrics.StepStat{Step: st})
+	}
+	return r
 }
