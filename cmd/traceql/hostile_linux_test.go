@@ -109,7 +109,7 @@ func TestHostileLimits(t *testing.T) {
 			t.Fatal(err)
 		}
 		st, _ := f.Stat()
-		got, err := report.ReadSummaryParquet(f, st.Size(), one, 0)
+		got, err := readSummaryParquet(f, st.Size(), one, 0)
 		f.Close()
 		if err != nil || len(got.Rows) == 0 {
 			t.Fatalf("%v, %d rows", err, len(got.Rows))

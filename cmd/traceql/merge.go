@@ -32,7 +32,7 @@ func readSummaryParts(files []string, errOut io.Writer, budget int64) (rec *repo
 		if err != nil {
 			return nil, false, 0, err
 		}
-		if report.IsParquet(head) {
+		if isParquet(head) {
 			parts = append(parts, f)
 		} else {
 			traces = append(traces, f)
@@ -58,7 +58,7 @@ func readSummaryParts(files []string, errOut io.Writer, budget int64) (rec *repo
 		rec.Rows = append(rec.Rows, t.Rows...)
 		if budget > 0 {
 			for _, r := range t.Rows {
-				left -= report.RecordBytes(r)
+				left -= recordBytes(r)
 			}
 			left = max(left, 1)
 		}
@@ -77,7 +77,7 @@ func readSummaryPart(path string, maxBytes int64) (*report.Table, error) {
 	if err != nil {
 		return nil, err
 	}
-	return report.ReadSummaryParquet(f, st.Size(), path, maxBytes)
+	return readSummaryParquet(f, st.Size(), path, maxBytes)
 }
 
 // readHead reads up to n bytes from the start of a file.

@@ -1,4 +1,4 @@
-package report
+package main
 
 import (
 	"bytes"
@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/traceql/traceql/metrics"
+	"github.com/traceql/traceql/report"
 )
 
 // TestSummaryParquetRoundTrip: the summary records written as Parquet read
@@ -27,9 +28,9 @@ func TestSummaryParquetRoundTrip(t *testing.T) {
 		{Source: "r/rank2.json", Rank: 2, Devices: []metrics.DeviceSummary{dev(2, 1<<40, 123456789, 0, true)}},
 		{Source: "r/rank3.json", Rank: 3, Devices: []metrics.DeviceSummary{dev(0, 1, 0, 0, false)}}, // no span: no utilization
 	}
-	want := SummaryRecords(sums)
+	want := report.SummaryRecords(sums)
 	var buf bytes.Buffer
-	rw, err := NewRowWriter(&buf, "parquet", "summary", want.Columns)
+	rw, err := report.NewRowWriter(&buf, "parquet", "summary", want.Columns)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -41,10 +42,10 @@ func TestSummaryParquetRoundTrip(t *testing.T) {
 	if err := rw.Flush(); err != nil {
 		t.Fatal(err)
 	}
-	if !IsParquet(buf.Bytes()) {
+	if !isParquet(buf.Bytes()) {
 		t.Fatalf("the file starts %q", buf.Bytes()[:4])
 	}
-	got, err := ReadSummaryParquet(bytes.NewReader(buf.Bytes()), int64(buf.Len()), "part.parquet", 0)
+	got, err := readSummaryParquet(bytes.NewReader(buf.Bytes()), int64(buf.Len()), "part.parquet", 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,7 +57,7 @@ func TestSummaryParquetRoundTrip(t *testing.T) {
 			g := got.Rows[i][j]
 			switch v.(type) {
 			case int, int64:
-				if _, ok := g.(int64); !ok || Raw(g) != Raw(v) {
+				if _, ok := g.(int64); !ok || report.Raw(g) != report.Raw(v) {
 					t.Errorf("row %d %s: %#v, want %#v", i, want.Columns[j].Name, g, v)
 				}
 			default:
@@ -67,10 +68,10 @@ func TestSummaryParquetRoundTrip(t *testing.T) {
 		}
 	}
 	var a, b bytes.Buffer
-	if err := WriteText(&a, OverviewTable(sums, false)); err != nil {
+	if err := report.WriteText(&a, report.OverviewTable(sums, false)); err != nil {
 		t.Fatal(err)
 	}
-	if err := WriteText(&b, OverviewOfRecords(got)); err != nil {
+	if err := report.WriteText(&b, report.OverviewOfRecords(got)); err != nil {
 		t.Fatal(err)
 	}
 	if a.String() != b.String() || !strings.Contains(a.String(), "GPUs by bound (see --help): 3 none, 2 sync") {
@@ -79,16 +80,16 @@ func TestSummaryParquetRoundTrip(t *testing.T) {
 
 	// Another table, or not Parquet at all, is an error naming the file.
 	buf.Reset()
-	cols, _ := ExportColumns("kernel-stats")
-	rw, _ = NewRowWriter(&buf, "parquet", "kernel-stats", cols)
+	cols, _ := report.ExportColumns("kernel-stats")
+	rw, _ = report.NewRowWriter(&buf, "parquet", "kernel-stats", cols)
 	if err := rw.Flush(); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := ReadSummaryParquet(bytes.NewReader(buf.Bytes()), int64(buf.Len()), "stats.parquet", 0); err == nil ||
+	if _, err := readSummaryParquet(bytes.NewReader(buf.Bytes()), int64(buf.Len()), "stats.parquet", 0); err == nil ||
 		!strings.Contains(err.Error(), "stats.parquet: not traceql's summary table") {
 		t.Errorf("kernel-stats read as a summary: %v", err)
 	}
-	if _, err := ReadSummaryParquet(strings.NewReader("PAR1 but no more"), 16, "bad.parquet", 0); err == nil || !strings.HasPrefix(err.Error(), "bad.parquet: ") {
+	if _, err := readSummaryParquet(strings.NewReader("PAR1 but no more"), 16, "bad.parquet", 0); err == nil || !strings.HasPrefix(err.Error(), "bad.parquet: ") {
 		t.Errorf("a broken file: %v", err)
 	}
 }

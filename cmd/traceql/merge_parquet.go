@@ -1,4 +1,4 @@
-package report
+package main
 
 import (
 	"bytes"
@@ -9,14 +9,15 @@ import (
 	"github.com/parquet-go/parquet-go"
 
 	"github.com/traceql/traceql/metrics"
+	"github.com/traceql/traceql/report"
 )
 
-// IsParquet reports whether a file's first bytes are Parquet's magic
+// isParquet reports whether a file's first bytes are Parquet's magic
 // number, "PAR1".
-func IsParquet(head []byte) bool { return bytes.HasPrefix(head, []byte("PAR1")) }
+func isParquet(head []byte) bool { return bytes.HasPrefix(head, []byte("PAR1")) }
 
-// ReadSummaryParquet reads back what export --table summary --format parquet
-// wrote: the records of SummaryRecords, text as string, integers as int64
+// readSummaryParquet reads back what export --table summary --format parquet
+// wrote: the records of report.SummaryRecords, text as string, integers as int64
 // and floating-point columns as float64, nulls (no value) as nil, so that
 // the records are the ones written, exactly. name is the file's name, for errors. A file with other
 // columns (another table, another traceql) is an error.
@@ -32,7 +33,7 @@ func IsParquet(head []byte) bool { return bytes.HasPrefix(head, []byte("PAR1")) 
 // them (slice bounds, a nil page). The file is read in this goroutine
 // alone (ReadModeSync; no page index or Bloom filters, which the rows do
 // not need), so that the panic can be recovered here and named.
-func ReadSummaryParquet(r io.ReaderAt, size int64, name string, maxBytes int64) (t *Table, err error) {
+func readSummaryParquet(r io.ReaderAt, size int64, name string, maxBytes int64) (t *report.Table, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			t, err = nil, fmt.Errorf("%s: a damaged Parquet file (%v); export it again", name, p)
@@ -42,7 +43,7 @@ func ReadSummaryParquet(r io.ReaderAt, size int64, name string, maxBytes int64) 
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
-	want := SummaryRecords(nil).Columns
+	want := report.SummaryRecords(nil).Columns
 	fields := f.Schema().Fields()
 	kinds := make([]parquet.Kind, len(want))
 	for i, c := range want {
@@ -70,7 +71,7 @@ func ReadSummaryParquet(r io.ReaderAt, size int64, name string, maxBytes int64) 
 	if n := f.NumRows(); n < 0 || maxBytes > 0 && n > maxBytes/recordValueBytes/int64(len(want)) {
 		return nil, over(n)
 	}
-	t = &Table{Columns: want}
+	t = &report.Table{Columns: want}
 	var used int64
 	buf := make([]parquet.Row, 256)
 	for _, rg := range f.RowGroups() {
@@ -90,7 +91,7 @@ func ReadSummaryParquet(r io.ReaderAt, size int64, name string, maxBytes int64) 
 						return nil, fmt.Errorf("%s: row %d: an unknown column", name, len(t.Rows)+1)
 					}
 					switch {
-					case v.IsNull(): // no value: SummaryRecords' nil
+					case v.IsNull(): // no value: report.SummaryRecords' nil
 					case kinds[c] == parquet.ByteArray:
 						rec[c] = string(v.ByteArray())
 					case kinds[c] == parquet.Double:
@@ -99,7 +100,7 @@ func ReadSummaryParquet(r io.ReaderAt, size int64, name string, maxBytes int64) 
 						rec[c] = v.Int64()
 					}
 				}
-				if used += RecordBytes(rec); maxBytes > 0 && used > maxBytes {
+				if used += recordBytes(rec); maxBytes > 0 && used > maxBytes {
 					rows.Close()
 					return nil, over(int64(len(t.Rows) + 1))
 				}
@@ -124,9 +125,9 @@ func ReadSummaryParquet(r io.ReaderAt, size int64, name string, maxBytes int64) 
 // interface in the record, the value it boxes, and parquet-go's value.
 const recordValueBytes = 48
 
-// RecordBytes estimates the memory a record read from a part takes: each
+// recordBytes estimates the memory a record read from a part takes: each
 // value's recordValueBytes and its text.
-func RecordBytes(rec []any) int64 {
+func recordBytes(rec []any) int64 {
 	n := int64(len(rec)) * recordValueBytes
 	for _, v := range rec {
 		if s, ok := v.(string); ok {

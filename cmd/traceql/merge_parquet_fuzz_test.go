@@ -1,4 +1,4 @@
-package report
+package main
 
 import (
 	"bytes"
@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/traceql/traceql/metrics"
+	"github.com/traceql/traceql/report"
 )
 
 // summaryPart writes n summary records of one device each as a Parquet
@@ -18,9 +19,9 @@ func summaryPart(t testing.TB, n int) []byte {
 		sums = append(sums, metrics.Summary{Source: fmt.Sprintf("r/rank%d.json", i), Rank: i,
 			Devices: []metrics.DeviceSummary{{Device: 0, Name: "generated GPU", Kernels: 3 + i, KernelNS: 1000, SpanNS: 2000, BusyNS: 900, IdleNS: 1100, GPUUtil: 0.45}}})
 	}
-	rec := SummaryRecords(sums)
+	rec := report.SummaryRecords(sums)
 	var buf bytes.Buffer
-	rw, err := NewRowWriter(&buf, "parquet", "summary", rec.Columns)
+	rw, err := report.NewRowWriter(&buf, "parquet", "summary", rec.Columns)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -40,14 +41,14 @@ func summaryPart(t testing.TB, n int) []byte {
 // that starts with the file's name; it never panics.
 func checkSummaryRead(t *testing.T, data []byte, maxBytes int64) error {
 	t.Helper()
-	got, err := ReadSummaryParquet(bytes.NewReader(data), int64(len(data)), "part.parquet", maxBytes)
+	got, err := readSummaryParquet(bytes.NewReader(data), int64(len(data)), "part.parquet", maxBytes)
 	if err != nil {
 		if !strings.HasPrefix(err.Error(), "part.parquet: ") || strings.Contains(err.Error(), "\n") {
 			t.Fatalf("error %q: want one line starting with the file's name", err)
 		}
 		return err
 	}
-	want := SummaryRecords(nil).Columns
+	want := report.SummaryRecords(nil).Columns
 	for i, r := range got.Rows {
 		if len(r) != len(want) {
 			t.Fatalf("row %d: %d values, want %d", i, len(r), len(want))
@@ -101,7 +102,7 @@ func TestSummaryParquetDamaged(t *testing.T) {
 // and read whole under a bound it fits.
 func TestSummaryParquetBound(t *testing.T) {
 	part := summaryPart(t, 1000)
-	cols := int64(len(SummaryRecords(nil).Columns))
+	cols := int64(len(report.SummaryRecords(nil).Columns))
 	err := checkSummaryRead(t, part, 1000*cols*recordValueBytes/2)
 	if err == nil || !strings.Contains(err.Error(), "1000 rows take more than") {
 		t.Errorf("1000 rows under a bound of half their size: %v", err)
