@@ -359,11 +359,9 @@ func runCompare(ctx context.Context, opts *compareOptions) error {
 			return err
 		}
 	}
-	switch opts.Format {
-	case "csv":
-		return report.WriteCSVWith(opts.IO.Out, report.CompareRecords(opts.Labels, sums), opts.CSV)
-	case "json":
-		return report.WriteJSON(opts.IO.Out, "compare", report.CompareRecords(opts.Labels, sums))
+	out := tableOutput(opts.IO, opts.Format, opts.CSV, "compare")
+	if out.Records() {
+		return report.Write(opts.IO.Out, out, report.CompareRecords(opts.Labels, sums))
 	}
 	if opts.Layout == "rows" || opts.Layout == "" && (len(sums) > 4 || opts.Parts != nil) {
 		return writeCompareRows(opts, sums, positions)
@@ -379,10 +377,7 @@ func runCompare(ctx context.Context, opts *compareOptions) error {
 	if rows != nil && opts.Metrics == nil {
 		tables = append(tables, &report.Table{Notes: []string{"every metric: --all; these or others: --metrics NAME,…"}})
 	}
-	if opts.Format == "markdown" {
-		return report.WriteMarkdown(opts.IO.Out, tables...)
-	}
-	return report.WriteTextWidth(opts.IO.Out, opts.IO.TerminalWidth(), tables...)
+	return report.Write(opts.IO.Out, out, tables...)
 }
 
 // writeHostCompare compares runs without GPU activity (CPU or MPS runs,
@@ -391,11 +386,9 @@ func writeHostCompare(opts *compareOptions, sums []metrics.Summary) error {
 	if opts.Plot != "" {
 		return fmt.Errorf("--plot: none of the traces has GPU activity; compare their host sides without it")
 	}
-	switch opts.Format {
-	case "csv":
-		return report.WriteCSVWith(opts.IO.Out, report.HostCompareRecords(opts.Labels, sums), opts.CSV)
-	case "json":
-		return report.WriteJSON(opts.IO.Out, "host-compare", report.HostCompareRecords(opts.Labels, sums))
+	out := tableOutput(opts.IO, opts.Format, opts.CSV, "host-compare")
+	if out.Records() {
+		return report.Write(opts.IO.Out, out, report.HostCompareRecords(opts.Labels, sums))
 	}
 	// As for devices: --metrics names the rows and shows them alone.
 	tables := []*report.Table{report.HostMetricTable(opts.Labels, sums, opts.Metrics, opts.All)}
@@ -404,8 +397,5 @@ func writeHostCompare(opts *compareOptions, sums []metrics.Summary) error {
 			tables = append(tables, ops)
 		}
 	}
-	if opts.Format == "markdown" {
-		return report.WriteMarkdown(opts.IO.Out, tables...)
-	}
-	return report.WriteTextWidth(opts.IO.Out, opts.IO.TerminalWidth(), tables...)
+	return report.Write(opts.IO.Out, out, tables...)
 }
