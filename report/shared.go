@@ -23,7 +23,6 @@ func Plural(n int, noun string) string {
 	return Format(n, metrics.Count) + " " + noun
 }
 
-
 func plural(n int, noun string) string { return Plural(n, noun) }
 
 // ShortNames returns the names of xs (name(x)) cut to n columns as the
