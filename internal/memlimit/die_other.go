@@ -1,9 +1,9 @@
 //go:build unix && !linux
 
-package main
+package memlimit
 
 import "os/exec"
 
 // dieWithParent has no kernel help outside Linux: the child watches its
-// parent (watchSupervisor).
+// parent (WatchSupervisor).
 func dieWithParent(cmd *exec.Cmd) {}

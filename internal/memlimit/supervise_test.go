@@ -1,6 +1,6 @@
 //go:build unix
 
-package main
+package memlimit
 
 import (
 	"bytes"
@@ -42,8 +42,8 @@ func TestPassStderr(t *testing.T) {
 // the runtime's fatal error under ulimit -v; other ends pass through.
 func TestChildEnd(t *testing.T) {
 	const gib = 1 << 30
-	cgroup := memoryLimits{cgroup: 2 * gib}
-	as := memoryLimits{as: gib, asUsed: 800 << 20}
+	cgroup := Limits{cgroup: 2 * gib}
+	as := Limits{as: gib, asUsed: 800 << 20}
 	killed := syscall.WaitStatus(syscall.SIGKILL)
 	interrupted := syscall.WaitStatus(syscall.SIGINT)
 	exited := func(code int) syscall.WaitStatus { return syscall.WaitStatus(code << 8) }
@@ -52,7 +52,7 @@ func TestChildEnd(t *testing.T) {
 		name   string
 		st     syscall.WaitStatus
 		held   []byte
-		limits memoryLimits
+		limits Limits
 		code   int
 		msg    string
 	}{

@@ -1,4 +1,4 @@
-package main
+package memlimit
 
 import (
 	"os/exec"

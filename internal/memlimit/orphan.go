@@ -1,24 +1,23 @@
-package main
+package memlimit
 
 import (
 	"context"
-	"syscall"
 	"time"
 )
 
-// watchSupervisor returns a context cancelled, as by SIGTERM, once the
-// process's parent is no longer the supervisor pid (getppid answers
-// another process, init or a subreaper, once the parent died): a
+// WatchSupervisor returns a context cancelled with cause (as by SIGTERM)
+// once the process's parent is no longer the supervisor pid (getppid
+// answers another process, init or a subreaper, once the parent died): a
 // supervised child then stops, and writeOutput, which checks its context
 // before it renames the output into place, leaves -o as it was. On Linux
 // the child gets SIGTERM as the supervisor dies (dieWithParent); this
 // covers the other systems, and a supervisor that died before that was
 // set.
-func watchSupervisor(parent context.Context, pid int, getppid func() int) context.Context {
+func WatchSupervisor(parent context.Context, pid int, getppid func() int, cause error) context.Context {
 	ctx, cancel := context.WithCancelCause(parent)
 	orphaned := func() bool {
 		if getppid() != pid {
-			cancel(signalled{syscall.SIGTERM})
+			cancel(cause)
 			return true
 		}
 		return false
@@ -47,9 +46,9 @@ func watchSupervisor(parent context.Context, pid int, getppid func() int) contex
 // is still there.
 const orphanPoll = 100 * time.Millisecond
 
-// orphanGrace is how long an orphaned child may take to clean up before
+// OrphanGrace is how long an orphaned child may take to clean up before
 // it ends. A cancelled run removes its temporary files within moments on
 // a quiet machine; on a loaded one (load 20 on 2 cores) 2 s once ran out
 // with a temporary file still there, so the grace is generous: it only
 // delays the end of a child blocked on standard input.
-const orphanGrace = 5 * time.Second
+const OrphanGrace = 5 * time.Second

@@ -1,4 +1,4 @@
-package main
+package memlimit
 
 import (
 	"math"
@@ -10,16 +10,16 @@ import (
 	"strings"
 )
 
-// memoryBudget is how much memory the files read at once may be estimated
+// Budget is how much memory the files read at once may be estimated
 // to take (trace.Footprint): half of what the system has available, or of
 // what the process's cgroup has available where that is less, and no more
 // than the Go memory limit (GOMEMLIMIT) when one is set. It is 0, no
 // limit, where none of them is known (outside Linux).
-func memoryBudget() int64 {
+func Budget() int64 {
 	return budgetFrom("/", debug.SetMemoryLimit(-1))
 }
 
-// budgetFrom is memoryBudget reading /proc and /sys under root, with the
+// budgetFrom is Budget reading /proc and /sys under root, with the
 // Go memory limit goLimit (math.MaxInt64 when unset).
 func budgetFrom(root string, goLimit int64) int64 {
 	avail := memAvailable(root)

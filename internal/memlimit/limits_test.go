@@ -1,6 +1,6 @@
 //go:build linux
 
-package main
+package memlimit
 
 import (
 	"bytes"
@@ -21,7 +21,7 @@ import (
 // cluster's ulimit -v does: a 200 MB trace is summarized under 1 GiB,
 // which a 1 GB one needs too (the Go runtime alone reserves some 800 MB,
 // and each thread took a 64 MiB malloc arena), and an export that cannot
-// fit fails with one line that names the limit and what to do, exit 1:
+// Fit fails with one line that names the limit and what to do, exit 1:
 // no goroutine stacks, not the exit code of bad usage.
 func TestAddressSpaceLimit(t *testing.T) {
 	if testing.Short() {
@@ -37,7 +37,7 @@ func TestAddressSpaceLimit(t *testing.T) {
 	}
 	dir := t.TempDir()
 	bin := filepath.Join(dir, "traceql")
-	if out, err := exec.Command(goCmd, "build", "-o", bin, ".").CombinedOutput(); err != nil {
+	if out, err := exec.Command(goCmd, "build", "-o", bin, "../../cmd/traceql").CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
 	kineto := filepath.Join(dir, "run.json")
@@ -102,12 +102,12 @@ func TestAddressSpaceLimit(t *testing.T) {
 func TestGCHoldRestores(t *testing.T) {
 	old := debug.SetGCPercent(123)
 	defer debug.SetGCPercent(old)
-	var h gcHold
+	var h GCHold
 	var wg sync.WaitGroup
 	for range 8 {
 		wg.Go(func() {
 			for range 4 {
-				release := h.hold()
+				release := h.Hold()
 				if p := debug.SetGCPercent(-1); p != -1 {
 					t.Errorf("GC percent while held: %d, want -1", p)
 				}

@@ -1,4 +1,4 @@
-package main
+package memlimit
 
 import (
 	"fmt"
@@ -9,32 +9,32 @@ import (
 )
 
 // supervisedEnv marks the process that a supervisor started, which runs
-// the command itself; terminalEnv tells it that its stderr, a pipe, is
+// the command itself; TerminalEnv tells it that its stderr, a pipe, is
 // copied to a terminal, where a progress bar is wanted.
 const (
 	supervisedEnv = "TRACEQL_SUPERVISED=1"
-	terminalEnv   = "TRACEQL_STDERR_TERMINAL=1"
-	supervisorEnv = "TRACEQL_SUPERVISOR=" // and the supervisor's process id
+	TerminalEnv   = "TRACEQL_STDERR_TERMINAL=1"
+	SupervisorEnv = "TRACEQL_SUPERVISOR=" // and the supervisor's process id
 )
 
-// memoryLimits are the limits a run must fit in, 0 where none is set: the
+// Limits are the limits a run must fit in, 0 where none is set: the
 // address-space limit (ulimit -v, prlimit --as), with the address space
 // the process already takes, and the memory limit of its cgroup.
-type memoryLimits struct {
+type Limits struct {
 	as, asUsed int64
 	cgroup     int64
 }
 
-// currentLimits reads the process's limits.
-func currentLimits() memoryLimits {
+// Current reads the process's limits.
+func Current() Limits {
 	as, used := addressSpace()
-	return memoryLimits{as: as, asUsed: used, cgroup: cgroupLimit("/")}
+	return Limits{as: as, asUsed: used, cgroup: cgroupLimit("/")}
 }
 
-func (l memoryLimits) any() bool { return l.as > 0 || l.cgroup > 0 }
+func (l Limits) any() bool { return l.as > 0 || l.cgroup > 0 }
 
 // asAvailable is the address space left under the limit; 0 when unlimited.
-func (l memoryLimits) asAvailable() int64 {
+func (l Limits) asAvailable() int64 {
 	if l.as == 0 {
 		return 0
 	}
@@ -47,7 +47,7 @@ func (l memoryLimits) asAvailable() int64 {
 // with the parsers' buffers it works on: what one more GOMAXPROCS costs.
 const threadCost = 128 << 20
 
-// fit makes the Go runtime live within the limits, unless GOMEMLIMIT and
+// Fit makes the Go runtime live within the limits, unless GOMEMLIMIT and
 // GOMAXPROCS (given as goLimitSet and procsSet) say otherwise: the heap
 // is kept to half the address space left (freed heap stays mapped), or to
 // nine tenths of the cgroup's available memory, so that the collector
@@ -56,7 +56,7 @@ const threadCost = 128 << 20
 // space left holds.
 // The memory budget of readEach follows the Go memory limit, so fewer
 // files are read at once.
-func (l memoryLimits) fit(goLimitSet, procsSet bool) {
+func (l Limits) Fit(goLimitSet, procsSet bool) {
 	var heap int64 = math.MaxInt64
 	if as := l.asAvailable(); as > 0 {
 		heap = as / 2
@@ -74,7 +74,7 @@ func (l memoryLimits) fit(goLimitSet, procsSet bool) {
 
 // outOfMemory says which limit a run that ran out of memory hit, and what
 // to do about it.
-func (l memoryLimits) outOfMemory(killed bool) string {
+func (l Limits) outOfMemory(killed bool) string {
 	what := "out of memory"
 	var limit string
 	switch {
@@ -95,22 +95,22 @@ func sizeIEC(n int64) string {
 	return fmt.Sprintf("%d MiB", n>>20)
 }
 
-// A gcHold holds the garbage collector off while the readers make and
+// A GCHold holds the garbage collector off while the readers make and
 // write a table of many megabytes (trace.Options.HoldGC): a collection
 // started by the allocation would scan the fresh table on the other cores
 // while it is written, and its pages would fault twice. The collector's
-// setting is process-wide, so the command decides, with one gcHold for
+// setting is process-wide, so the command decides, with one GCHold for
 // the files it reads at once: the last hold to be released restores the
 // percentage the first one found. Setting the percentage to -1 waits for
 // a collection under way to finish its marking.
-type gcHold struct {
+type GCHold struct {
 	mu      sync.Mutex
 	n       int
 	percent int
 }
 
-// hold is trace.Options.HoldGC.
-func (h *gcHold) hold() (release func()) {
+// Hold is trace.Options.HoldGC.
+func (h *GCHold) Hold() (release func()) {
 	h.mu.Lock()
 	if h.n == 0 {
 		h.percent = debug.SetGCPercent(-1)

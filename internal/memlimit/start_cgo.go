@@ -1,6 +1,6 @@
 //go:build linux && cgo
 
-package main
+package memlimit
 
 // Under ulimit -v (RLIMIT_AS) of 768 to 1000 MiB, traceql died as the Go
 // runtime started, before any Go code ran, with some 115 lines of

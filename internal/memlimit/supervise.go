@@ -1,6 +1,6 @@
 //go:build unix
 
-package main
+package memlimit
 
 import (
 	"bytes"
@@ -14,9 +14,11 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+
+	"github.com/traceql/traceql/report"
 )
 
-// supervise runs the command line argv in a child process when the process has
+// Supervise runs the command line argv in a child process when the process has
 // a memory limit, and returns the child's exit code; ok is false when
 // there is no limit or no child could be started, and the caller runs the
 // command itself. stderrTTY says whether this process's stderr is a
@@ -32,7 +34,7 @@ import (
 // package net), each get a 64 MiB glibc malloc arena: on a machine of
 // many cores that is gigabytes of address space before any trace is read,
 // and a trace that fits the heap fails under ulimit -v.
-func supervise(argv, env []string, limits memoryLimits, stderrTTY bool) (code int, ok bool) {
+func Supervise(argv, env []string, limits Limits, stderrTTY bool) (code int, ok bool) {
 	args := argv[1:]
 	if !limits.any() || slices.Contains(env, supervisedEnv) {
 		return 0, false
@@ -51,13 +53,13 @@ func supervise(argv, env []string, limits memoryLimits, stderrTTY bool) (code in
 	}
 	runtime.GOMAXPROCS(1) // it waits, no more
 	cmd := exec.Command(exe, args...)
-	cmd.Env = append(slices.Clone(env), supervisedEnv, supervisorEnv+strconv.Itoa(os.Getpid()))
+	cmd.Env = append(slices.Clone(env), supervisedEnv, SupervisorEnv+strconv.Itoa(os.Getpid()))
 	// The child dies with this process: killed (SIGKILL, the OOM
 	// killer), it could not pass the child's end on, and a caller that
 	// saw it die must not find -o replaced later.
 	dieWithParent(cmd)
 	if stderrTTY {
-		cmd.Env = append(cmd.Env, terminalEnv)
+		cmd.Env = append(cmd.Env, TerminalEnv)
 	}
 	cmd.Stdin, cmd.Stdout = os.Stdin, os.Stdout
 	errPipe, err := cmd.StderrPipe()
@@ -96,7 +98,7 @@ func supervise(argv, env []string, limits memoryLimits, stderrTTY bool) (code in
 // childEnd turns how the child ended, with the stderr it held back, into
 // the exit code and the line to print instead of that stderr ("" to print
 // it as it was).
-func childEnd(st syscall.WaitStatus, held []byte, limits memoryLimits) (int, string) {
+func childEnd(st syscall.WaitStatus, held []byte, limits Limits) (int, string) {
 	switch {
 	case st.Signaled() && st.Signal() == syscall.SIGKILL && limits.cgroup > 0:
 		return 1, limits.outOfMemory(true) // the OOM killer's signal
@@ -189,4 +191,10 @@ func outOfMemoryCrash(held []byte) bool {
 		}
 	}
 	return false
+}
+
+// complain writes msg to w as the command's one line of error:
+// "traceql: msg", its control characters escaped.
+func complain(w io.Writer, msg string) {
+	io.WriteString(w, "traceql: "+report.Printable(msg)+"\n")
 }

@@ -1,0 +1,6 @@
+//go:build !unix
+
+package memlimit
+
+// Supervise runs nothing outside Unix: the command runs in this process.
+func Supervise(argv, env []string, limits Limits, stderrTTY bool) (int, bool) { return 0, false }
