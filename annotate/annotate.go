@@ -239,7 +239,7 @@ func usTime(ns int64) string {
 	return fmt.Sprintf("%s%d.%03d", sign, ns/1000, ns%1000)
 }
 
-// PerfettoNS is the time in ns that Perfetto's JSON importer reads for
+// perfettoNS is the time in ns that Perfetto's JSON importer reads for
 // usTime(ns). It reads decimal µs as a double, the integer part plus the
 // fraction (StringToDouble in src/trace_processor/util/json_parser.h),
 // and rounds that times 1000 to the nanosecond (CoerceToTs in
@@ -247,7 +247,7 @@ func usTime(ns int64) string {
 // exact below 2^51 ns (2.2e12 µs, 26 days); Kineto's times, around
 // 4.5e12 µs since boot or 1.7e15 µs since 1970, come out up to 1 ns or
 // up to 250 ns off, each its own way.
-func PerfettoNS(ns int64) int64 {
+func perfettoNS(ns int64) int64 {
 	neg := ns < 0
 	if neg {
 		ns = -ns
@@ -268,7 +268,7 @@ func PerfettoNS(ns int64) int64 {
 // sliceDur is the dur of a complete ("X") event from start to end: the
 // length between the ends as Perfetto reads them, not end − start.
 // Perfetto puts a slice's end at its ts as read plus its dur, and its
-// ends are each read off by up to PerfettoNS's error: written exact, a
+// ends are each read off by up to perfettoNS's error: written exact, a
 // slice that ends where the next begins, as steps do, can end past the
 // next's start there, and Perfetto, which nests the slices of a thread
 // and takes no partial overlap (MaybeCloseStack in
@@ -277,14 +277,14 @@ func PerfettoNS(ns int64) int64 {
 // drops it. Read so, the ends keep their order: slices disjoint or
 // nested stay so. The args hold the exact lengths.
 func sliceDur(start, end int64) string {
-	return usTime(max(0, PerfettoNS(end)-PerfettoNS(start)))
+	return usTime(max(0, perfettoNS(end)-perfettoNS(start)))
 }
 
 // sliceLanes assigns slices, given as start and end, to lanes (threads)
 // on which Perfetto nests them all: a slice goes on the first lane where
 // it does not partially overlap one still open, taken in Perfetto's
 // order, by start then longest first (trace_sorter.h), at the times
-// Perfetto reads (PerfettoNS). Steps may overlap (device-side windows of
+// Perfetto reads (perfettoNS). Steps may overlap (device-side windows of
 // several streams); gaps never do.
 func sliceLanes(start, end []int64) []int {
 	type open struct{ start, end int64 }
@@ -293,8 +293,8 @@ func sliceLanes(start, end []int64) []int {
 		order[i] = i
 	}
 	read := func(i int) (int64, int64) {
-		s := PerfettoNS(start[i])
-		return s, s + max(0, PerfettoNS(end[i])-s)
+		s := perfettoNS(start[i])
+		return s, s + max(0, perfettoNS(end[i])-s)
 	}
 	slices.SortStableFunc(order, func(a, b int) int {
 		sa, ea := read(a)

@@ -98,8 +98,8 @@ func TestPerfettoNS(t *testing.T) {
 		{1_712_195_495_698_982_741, 1_712_195_495_698_982_656},
 		{1_712_195_495_698_982_000, 1_712_195_495_698_982_000},
 	} {
-		if got := PerfettoNS(tt.ns); got != tt.want {
-			t.Errorf("PerfettoNS(%d) = %d, want %d", tt.ns, got, tt.want)
+		if got := perfettoNS(tt.ns); got != tt.want {
+			t.Errorf("perfettoNS(%d) = %d, want %d", tt.ns, got, tt.want)
 		}
 	}
 }
@@ -134,8 +134,8 @@ func TestSliceLanes(t *testing.T) {
 	// them, where the next begins; written exact, the first would end
 	// 202 ns past it.
 	mid := int64(epoch + 95_736_858)
-	if end := PerfettoNS(epoch) + usNS(t, sliceDur(epoch, mid)); end != PerfettoNS(mid) {
-		t.Errorf("the first ends at %d as read, the second begins at %d", end, PerfettoNS(mid))
+	if end := perfettoNS(epoch) + usNS(t, sliceDur(epoch, mid)); end != perfettoNS(mid) {
+		t.Errorf("the first ends at %d as read, the second begins at %d", end, perfettoNS(mid))
 	}
 }
 

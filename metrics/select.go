@@ -15,7 +15,7 @@ import (
 type WindowSpec struct {
 	Steps  *StepSpec // ProfilerStep#N by number; nil: not by steps
 	Time   *TimeSpec // a span of time after the first GPU activity; nil: not by time
-	Range  string    // the span of the ranges of this name (RangeWindow); "": none
+	Range  string    // the span of the ranges of this name (rangeWindow); "": none
 	Steady bool      // the steps after the warm-up (WarmupWindows)
 }
 
@@ -78,13 +78,13 @@ const noStepsWarning = "no ProfilerStep#N (profile with a schedule and call prof
 
 // SelectWindow returns the part of t that s selects, or why it selects
 // nothing: ErrNoSteps, ErrNoGPUActivity, a *NoStepsSelectedError, a
-// *LateWindowError, or RangeWindow's error. A steady selection of a trace
+// *LateWindowError, or rangeWindow's error. A steady selection of a trace
 // without steps measures the whole trace, with a Warning.
 func SelectWindow(t *trace.Trace, s WindowSpec) (Selection, error) {
 	var win trace.Window
 	switch {
 	case s.Range != "":
-		r, err := RangeWindow(t, s.Range)
+		r, err := rangeWindow(t, s.Range)
 		if err != nil {
 			return Selection{}, err
 		}
@@ -121,7 +121,7 @@ func SelectWindow(t *trace.Trace, s WindowSpec) (Selection, error) {
 		if len(all) == 0 {
 			return Selection{}, ErrNoSteps
 		}
-		sel := SelectSteps(all, s.Steps.From, s.Steps.To, s.Steps.Skip)
+		sel := selectSteps(all, s.Steps.From, s.Steps.To, s.Steps.Skip)
 		if len(sel) == 0 {
 			return Selection{}, &NoStepsSelectedError{First: all[0].Number, Last: all[len(all)-1].Number}
 		}

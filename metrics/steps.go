@@ -280,12 +280,12 @@ func (p projector) project(r Interval) (span Interval, ok bool) {
 	return span, ok
 }
 
-// RangeWindow returns the window of the ranges named name: annotations
+// rangeWindow returns the window of the ranges named name: annotations
 // (record_function user_annotation, gpu_user_annotation) or NVTX ranges,
 // from the first start to the last end of all of them. Host ranges are
 // projected onto the GPU as steps are; the device-side copy wins when the
 // trace has one.
-func RangeWindow(t *trace.Trace, name string) (Interval, error) {
+func rangeWindow(t *trace.Trace, name string) (Interval, error) {
 	var host, dev []Interval
 	for _, op := range t.Ops {
 		if op.Name != name {
@@ -323,9 +323,9 @@ func RangeWindow(t *trace.Trace, name string) (Interval, error) {
 	return spanOf(proj), nil
 }
 
-// SelectSteps keeps the steps numbered from..to inclusive; a bound < 0 is
+// selectSteps keeps the steps numbered from..to inclusive; a bound < 0 is
 // open. skip drops that many of the first remaining steps.
-func SelectSteps(steps []Step, from, to, skip int) []Step {
+func selectSteps(steps []Step, from, to, skip int) []Step {
 	var out []Step
 	for _, s := range steps {
 		if (from < 0 || s.Number >= from) && (to < 0 || s.Number <= to) {
