@@ -1,5 +1,3 @@
-// Package report renders computed results (metrics.Summary and friends) as
-// text tables, CSV, JSON and Markdown. It computes no metrics itself.
 package report
 
 import (
