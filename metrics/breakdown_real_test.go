@@ -74,9 +74,7 @@ func TestStepHostClasses(t *testing.T) {
 		}
 		d := metrics.Summarize(tr, metrics.Options{}).Devices[0]
 		var busy, dl, opt []classed
-		for _, a := range deviceActivities(tr, d.Device) {
-			busy = append(busy, a)
-		}
+		busy = append(busy, deviceActivities(tr, d.Device)...)
 		for _, op := range tr.Ops {
 			switch {
 			case op.Kind == trace.GPUAnnotation:

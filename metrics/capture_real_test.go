@@ -85,10 +85,10 @@ func TestCaptureRealVLLM(t *testing.T) {
 	capEv := readRaw(t, capPath)
 	var begin, end int64 = -1, -1
 	type launch struct {
-		ts           int64
-		kernel, tid  string
-		corr         int64
-		op, expected string
+		ts          int64
+		kernel, tid string
+		corr        int64
+		expected    string
 	}
 	var launches []launch
 	executed := map[int64]bool{}

@@ -8,8 +8,8 @@ func TestCopyTiny(t *testing.T) {
 		want bool
 	}{
 		{CopyStat{Copies: 10, Bytes: 80}, true},
-		{CopyStat{Copies: 2, Bytes: 2*TinyCopyBytes - 1}, true},
-		{CopyStat{Copies: 2, Bytes: 2 * TinyCopyBytes}, false},
+		{CopyStat{Copies: 2, Bytes: 2*tinyCopyBytes - 1}, true},
+		{CopyStat{Copies: 2, Bytes: 2 * tinyCopyBytes}, false},
 		{CopyStat{}, false}, // no copies: no bandwidth to judge
 	} {
 		if got := tt.c.Tiny(); got != tt.want {

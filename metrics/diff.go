@@ -222,9 +222,9 @@ func (d KernelDelta) Status() string {
 	return ""
 }
 
-// DiffKernels matches kernel statistics of two runs by name, sorted by the
+// diffKernels matches kernel statistics of two runs by name, sorted by the
 // absolute change in total time, largest first, ties by name.
-func DiffKernels(old, new []KernelStat) []KernelDelta {
+func diffKernels(old, new []KernelStat) []KernelDelta {
 	index := make(map[string]int, len(old))
 	for i, k := range old {
 		index[k.Name] = i
@@ -296,7 +296,7 @@ type StepDelta struct {
 	Unit        Unit
 	Old, New    []float64 // one value per step
 	P           float64   // Mann-Whitney U two-sided p-value
-	MinP        float64   // the smallest P these step counts allow (MannWhitneyMinP)
+	MinP        float64   // the smallest P these step counts allow (mannWhitneyMinP)
 	Testable    bool      // MinP < alpha: there are steps enough to see a change
 	Significant bool      // P < alpha: the change exceeds step-to-step spread
 }
@@ -316,7 +316,7 @@ func DiffTraces(a, b *trace.Trace, o DiffOptions) Diff {
 	sn := so
 	so.Capture, sn.Capture = o.Capture[0], o.Capture[1]
 	d := Diff{Old: Summarize(a, so), New: Summarize(b, sn)}
-	// Unsorted: DiffKernels sorts.
+	// Unsorted: diffKernels sorts.
 	ka, kb := devicesKernelStats(a, key), devicesKernelStats(b, key)
 	for i := range max(len(d.Old.Devices), len(d.New.Devices)) {
 		dd := DeviceDiff{}
@@ -329,7 +329,7 @@ func DiffTraces(a, b *trace.Trace, o DiffOptions) Diff {
 			dd.New = &d.New.Devices[i]
 			sb = dd.New.Steps
 		}
-		dd.Kernels = DiffKernels(at(ka, i), at(kb, i))
+		dd.Kernels = diffKernels(at(ka, i), at(kb, i))
 		if len(sa) >= 2 && len(sb) >= 2 {
 			dd.Steps = diffSteps(sa, sb, o.Alpha)
 		}
@@ -380,8 +380,8 @@ func diffSteps(a, b []StepStat, alpha float64) []StepDelta {
 		for _, s := range b {
 			sd.New = append(sd.New, m.f(s))
 		}
-		sd.P = MannWhitney(sd.Old, sd.New)
-		sd.MinP = MannWhitneyMinP(len(sd.Old), len(sd.New))
+		sd.P = mannWhitney(sd.Old, sd.New)
+		sd.MinP = mannWhitneyMinP(len(sd.Old), len(sd.New))
 		sd.Testable = sd.MinP < alpha
 		sd.Significant = sd.P < alpha
 		out = append(out, sd)

@@ -153,10 +153,9 @@ type findingInputs struct {
 	dataloaderRanges               int        // DataLoader ranges met by idle time
 	dataloaderAll                  int        // DataLoader ranges, merged
 	optimizer                      counted    // kernels launched inside optimizer steps
-	optimizerSteps                 int
-	multiTensor                    bool  // a multi-tensor kernel launched inside one
-	syncGaps                       int   // gaps with sync time
-	syncGapNS                      int64 // their sync and launch time
+	multiTensor                    bool       // a multi-tensor kernel launched inside one
+	syncGaps                       int        // gaps with sync time
+	syncGapNS                      int64      // their sync and launch time
 }
 
 // counted is a number of things, their time and bytes.

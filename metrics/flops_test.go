@@ -143,12 +143,12 @@ func TestOpCostRefuses(t *testing.T) {
 // TestInstanceCostProfiler: the profiler's flops replace the model's.
 func TestInstanceCostProfiler(t *testing.T) {
 	o := &trace.Op{Name: "aten::mm", Args: &trace.OpArgs{Dims: [][]int64{{8, 16}, {16, 4}}, Types: []string{"float", "float"}, Flops: 999, HasFlops: true}}
-	c, prof, ok := InstanceCost(o)
+	c, prof, ok := instanceCost(o)
 	if !ok || !prof || c.Flops != 999 || c.Bytes != (128+64+32)*4 {
 		t.Errorf("got %+v prof %v ok %v", c, prof, ok)
 	}
 	o = &trace.Op{Name: "aten::mystery", Args: &trace.OpArgs{Flops: 5, HasFlops: true}}
-	if c, prof, ok := InstanceCost(o); !ok || !prof || c.Flops != 5 || c.Bytes != 0 {
+	if c, prof, ok := instanceCost(o); !ok || !prof || c.Flops != 5 || c.Bytes != 0 {
 		t.Errorf("unmodelled op with flops: %+v %v %v", c, prof, ok)
 	}
 }

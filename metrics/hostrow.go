@@ -14,15 +14,15 @@ const (
 	HostDataLoader = iota // a DataLoader fetch: enumerate(DataLoader)…
 	HostOptimizer         // an optimizer step or zero_grad: Optimizer.…
 	HostOther             // anything else: Python, other host code, waits
-	NumHostClasses
+	numHostClasses
 )
 
 // HostClassNames name the host classes, as the step tables write them.
-var HostClassNames = [NumHostClasses]string{"DataLoader", "optimizer", "other host"}
+var HostClassNames = [numHostClasses]string{"DataLoader", "optimizer", "other host"}
 
 // HostClasses split a step's idle GPU time by host class; they add up to
 // the step's IdleNS.
-type HostClasses [NumHostClasses]int64
+type HostClasses [numHostClasses]int64
 
 // hostRanges are the unions of the host ranges of the DataLoader and
 // optimizer classes, in the order of the classes.

@@ -213,13 +213,8 @@ type LaunchStats struct {
 	Inverted int
 }
 
-// Launches computes the launch statistics of a device, joining kernels to
-// API calls on correlation id (within one process).
-func Launches(t *trace.Trace, dev int) LaunchStats {
-	return launches(t, dev, newLaunchIndex(t), &findingInputs{}, &findingRanges{})
-}
-
-// launches computes the launch statistics, and in what the rules read of
+// launches computes a device's launch statistics, joining kernels to API
+// calls on correlation id (within one process), and in what the rules read of
 // launches: kernels with no launch call, kernels launched inside
 // optimizer steps (h.optimizer).
 func launches(t *trace.Trace, dev int, ix launchIndex, in *findingInputs, h *findingRanges) LaunchStats {

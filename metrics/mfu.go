@@ -3,7 +3,7 @@ package metrics
 import "fmt"
 
 // Utilization is how much of its peak a device's measured work used: the
-// FLOPs of its ops (DeviceWork) against its span and the dense peak of
+// FLOPs of its ops (deviceWork) against its span and the dense peak of
 // the precision most of its GEMM and convolution time ran in.
 type Utilization struct {
 	Work OpWork
@@ -33,7 +33,7 @@ type PeakOverride struct {
 // DeviceUtilization computes d's utilization from its ops (d.Ops, with
 // shapes) and the peaks of the GPU it names, or those given.
 func DeviceUtilization(d *DeviceSummary, o PeakOverride) Utilization {
-	u := Utilization{Work: DeviceWork(d.Ops), KernelNS: d.KernelNS, SpanNS: d.SpanNS}
+	u := Utilization{Work: deviceWork(d.Ops), KernelNS: d.KernelNS, SpanNS: d.SpanNS}
 	if mix := u.Work.Mix(); len(mix) > 0 {
 		u.Precision = mix[0].Precision
 	}

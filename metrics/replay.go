@@ -26,7 +26,7 @@ type Edits struct {
 	NoSyncs bool
 	// Pinned makes copies to or from pageable memory asynchronous, as
 	// from pinned memory: the call no longer waits for its copy, and a
-	// copy of PinnedCopyMinBytes or more moves at PinnedCopyMBps when that
+	// copy of pinnedCopyMinBytes or more moves at PinnedCopyMBps when that
 	// is faster.
 	Pinned bool
 	// Kernels scales the durations of the kernels whose names match.
@@ -115,13 +115,13 @@ const (
 // it again.
 const PinnedCopyMBps = 54_638
 
-// PinnedCopyMinBytes is the size of the smallest copy --pinned speeds up:
+// pinnedCopyMinBytes is the size of the smallest copy --pinned speeds up:
 // that of the copies PinnedCopyMBps was measured on.
-const PinnedCopyMinBytes = 1 << 20
+const pinnedCopyMinBytes = 1 << 20
 
-// ReplayConstants lists the model's constants with their sources, to be
+// replayConstants lists the model's constants with their sources, to be
 // printed with every projection that uses them.
-func ReplayConstants() []Constant {
+func replayConstants() []Constant {
 	src := "median over the 6 reduce-overhead runs in testdata/gpu (H100, ViT small/medium/large, batch 1 and 32, profiled)"
 	return []Constant{
 		{"graph_replay_host_ns", GraphReplayHostNS, NS, "host time of a graph replay besides cudaGraphLaunch: compiled region minus its launch call; " + src},
@@ -132,21 +132,21 @@ func ReplayConstants() []Constant {
 
 // AllConstants lists every constant of the model: those of --graphs,
 // then of --pinned.
-func AllConstants() []Constant { return append(ReplayConstants(), PinnedConstants()...) }
+func AllConstants() []Constant { return append(replayConstants(), pinnedConstants()...) }
 
-// PinnedConstants lists the constant of --pinned with its source.
-func PinnedConstants() []Constant {
+// pinnedConstants lists the constant of --pinned with its source.
+func pinnedConstants() []Constant {
 	return []Constant{{"pinned_copy_mbps", PinnedCopyMBps, Count, "bandwidth of a pinned host-to-device copy, MB/s: median over the 12 batch-32 runs in testdata/gpu " +
 		"(H100, every mode, profiled) of each run's median over its copies of 1 MiB or more; applied to pageable copies of 1 MiB or more"}}
 }
 
 // Path classes: where the time of a critical path goes.
 const (
-	PathCompute = iota // kernels
-	PathCopies         // memcpys and memsets
-	PathLaunch         // launch calls, launch latency, the device's gaps between queued work
-	PathHost           // host work between API calls, other API calls
-	PathSync           // blocking calls' own time
+	pathCompute = iota // kernels
+	pathCopies         // memcpys and memsets
+	pathLaunch         // launch calls, launch latency, the device's gaps between queued work
+	pathHost           // host work between API calls, other API calls
+	pathSync           // blocking calls' own time
 	nPathClasses
 )
 
@@ -239,10 +239,10 @@ func replay(t *trace.Trace, dev int, steps []Step, ix *launchIndex, measuredMedi
 		g.edit(e)
 		g.run()
 		if e.Graphs {
-			p.Constants = ReplayConstants()
+			p.Constants = replayConstants()
 		}
 		if e.Pinned {
-			p.Constants = append(p.Constants, PinnedConstants()...)
+			p.Constants = append(p.Constants, pinnedConstants()...)
 		}
 		p.Captures, p.GraphNodes = g.captures()
 		p.ProjectedStepNS, p.After, p.ProjectedSpanNS = g.result()
@@ -300,7 +300,7 @@ func (g *replayGraph) criticalPath(w Interval, last int32, s replayStep) Critica
 	if item < 0 {
 		th = s.thread
 		if th < 0 {
-			p[PathHost] = w.Len()
+			p[pathHost] = w.Len()
 			return p
 		}
 		calls := g.threads[th]
@@ -314,15 +314,15 @@ func (g *replayGraph) criticalPath(w Interval, last int32, s replayStep) Critica
 	for steps := 0; at > w.Start && steps < 1<<24; steps++ {
 		if item >= 0 {
 			it := &g.items[item]
-			class := PathCompute
+			class := pathCompute
 			if it.copy {
-				class = PathCopies
+				class = pathCopies
 			}
 			addSeg(class, it.start, min(it.end, at))
 			at = min(at, it.start)
 			if it.byStream && it.prev >= 0 {
 				prev := &g.items[it.prev]
-				addSeg(PathLaunch, prev.end, at)
+				addSeg(pathLaunch, prev.end, at)
 				at, item = min(at, prev.end), it.prev
 				continue
 			}
@@ -331,7 +331,7 @@ func (g *replayGraph) criticalPath(w Interval, last int32, s replayStep) Critica
 			if c.kind == callGraph {
 				from = c.end
 			}
-			addSeg(PathLaunch, from, at)
+			addSeg(pathLaunch, from, at)
 			at = min(at, from)
 			th, item = c.thread, -1
 			nextCall = g.callIndex(th, it.call)
@@ -341,26 +341,26 @@ func (g *replayGraph) criticalPath(w Interval, last int32, s replayStep) Critica
 			continue
 		}
 		if nextCall == 0 {
-			addSeg(PathHost, 0, at)
+			addSeg(pathHost, 0, at)
 			break
 		}
 		ci := g.threads[th][nextCall-1]
 		c := &g.calls[ci]
-		addSeg(PathHost, c.end, at) // host work between calls
+		addSeg(pathHost, c.end, at) // host work between calls
 		at = min(at, c.end)
 		if c.waitItem >= 0 {
-			addSeg(PathSync, c.end-c.cost, at)
+			addSeg(pathSync, c.end-c.cost, at)
 			at = min(at, c.end-c.cost)
 			item = c.waitItem
 			continue
 		}
 		switch c.kind {
 		case callLaunch, callGraph:
-			addSeg(PathLaunch, c.start, at)
+			addSeg(pathLaunch, c.start, at)
 		case callBlockAll, callBlockOwn:
-			addSeg(PathSync, c.start, at)
+			addSeg(pathSync, c.start, at)
 		default:
-			addSeg(PathHost, c.start, at)
+			addSeg(pathHost, c.start, at)
 		}
 		at = min(at, c.start)
 		nextCall--

@@ -37,7 +37,7 @@ func (g *replayGraph) edit(e Edits) {
 		// what a copy's latency takes, which a bandwidth does not say).
 		for i := range h.items {
 			if it := &h.items[i]; it.pageable && it.rec >= 0 {
-				if b := h.t.Memcpys[it.rec].Bytes; b >= PinnedCopyMinBytes {
+				if b := h.t.Memcpys[it.rec].Bytes; b >= pinnedCopyMinBytes {
 					it.dur = min(it.dur, (b*1000+PinnedCopyMBps-1)/PinnedCopyMBps)
 				}
 			}

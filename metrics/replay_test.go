@@ -72,7 +72,7 @@ func TestReplayKnown(t *testing.T) {
 		{"no-syncs", metrics.Edits{NoSyncs: true}, 219},
 		// The stream sync before the copy drains the stream anyway: the
 		// copy's call no longer waiting changes nothing, and 8 bytes are
-		// under PinnedCopyMinBytes: the copy lasts as long.
+		// under pinnedCopyMinBytes: the copy lasts as long.
 		{"pinned", metrics.Edits{Pinned: true}, 235},
 		// K1 lasts 50: 50+2+100, the sync waits, 3 ns of host work and the
 		// copy's call, the copy 5 ns after it: 15+50+2+100+10+3+5+15 − 15.

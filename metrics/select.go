@@ -81,7 +81,7 @@ const noStepsWarning = "no ProfilerStep#N (profile with a schedule and call prof
 
 // SelectWindow returns the part of t that s selects, or why it selects
 // nothing: ErrNoSteps, ErrNoGPUActivity, a *NoStepsSelectedError, a
-// *LateWindowError, or RangeWindow's error. A steady selection of a trace
+// *LateWindowError, or rangeWindow's error. A steady selection of a trace
 // without steps measures the whole trace, with a Warning.
 func SelectWindow(t *trace.Trace, s WindowSpec) (Selection, error) {
 	var win trace.Window
@@ -129,7 +129,7 @@ func SelectWindow(t *trace.Trace, s WindowSpec) (Selection, error) {
 		if len(all) == 0 {
 			return Selection{}, ErrNoSteps
 		}
-		sel := SelectSteps(all, s.Steps.From, s.Steps.To, s.Steps.Skip)
+		sel := selectSteps(all, s.Steps.From, s.Steps.To, s.Steps.Skip)
 		if len(sel) == 0 {
 			return Selection{}, &NoStepsSelectedError{First: all[0].Number, Last: all[len(all)-1].Number}
 		}

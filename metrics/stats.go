@@ -7,14 +7,14 @@ import (
 	"slices"
 )
 
-// MannWhitney returns the two-sided p-value of the Mann-Whitney U test that
+// mannWhitney returns the two-sided p-value of the Mann-Whitney U test that
 // samples a and b come from the same distribution — no normality assumed:
 // benchstat's own test (benchmath.AssumeNothing), exact for small samples
 // with or without ties, the normal approximation for large ones. It is
-// never below MannWhitneyMinP, the exact minimum for these sizes, which an
+// never below mannWhitneyMinP, the exact minimum for these sizes, which an
 // approximation with ties could undercut. With fewer than two values on a
 // side, or a test that cannot run (every value equal), it returns 1.
-func MannWhitney(a, b []float64) float64 {
+func mannWhitney(a, b []float64) float64 {
 	if len(a) < 2 || len(b) < 2 {
 		return 1
 	}
@@ -24,15 +24,15 @@ func MannWhitney(a, b []float64) float64 {
 	if len(c.Warnings) > 0 && c.P == 1 {
 		return 1
 	}
-	return math.Min(1, math.Max(c.P, MannWhitneyMinP(len(a), len(b))))
+	return math.Min(1, math.Max(c.P, mannWhitneyMinP(len(a), len(b))))
 }
 
-// MannWhitneyMinP returns the smallest p-value MannWhitney can give for
+// mannWhitneyMinP returns the smallest p-value mannWhitney can give for
 // samples of n1 and n2 values, 2/C(n1+n2, n1), reached when every value of
 // one is below every value of the other: 0.100 for 3 against 3, 0.029 for
 // 4 against 4. Where it is not below the significance level, the test
 // cannot tell a change from chance, however large.
-func MannWhitneyMinP(n1, n2 int) float64 {
+func mannWhitneyMinP(n1, n2 int) float64 {
 	if n1 < 2 || n2 < 2 {
 		return 1
 	}

@@ -19,7 +19,7 @@ func TestMannWhitney(t *testing.T) {
 		{"too few", []float64{1}, []float64{2, 3}, 1},
 	}
 	for _, tt := range tests {
-		if got := MannWhitney(tt.a, tt.b); math.Abs(got-tt.want) > 1e-12 {
+		if got := mannWhitney(tt.a, tt.b); math.Abs(got-tt.want) > 1e-12 {
 			t.Errorf("%s: p = %v, want %v", tt.name, got, tt.want)
 		}
 	}
@@ -31,8 +31,8 @@ func TestMannWhitney(t *testing.T) {
 		for i := range b {
 			b[i] = float64(100 + i)
 		}
-		if got, want := MannWhitneyMinP(n[0], n[1]), MannWhitney(a, b); math.Abs(got-want) > 1e-12 {
-			t.Errorf("MannWhitneyMinP(%d, %d) = %v, want the p of separated samples, %v", n[0], n[1], got, want)
+		if got, want := mannWhitneyMinP(n[0], n[1]), mannWhitney(a, b); math.Abs(got-want) > 1e-12 {
+			t.Errorf("mannWhitneyMinP(%d, %d) = %v, want the p of separated samples, %v", n[0], n[1], got, want)
 		}
 	}
 	// Large separated samples with ties: normal approximation, tiny p.
@@ -41,7 +41,7 @@ func TestMannWhitney(t *testing.T) {
 		a = append(a, float64(i/2))
 		b = append(b, float64(100+i/2))
 	}
-	if p := MannWhitney(a, b); p > 1e-10 {
+	if p := mannWhitney(a, b); p > 1e-10 {
 		t.Errorf("large separated: p = %v", p)
 	}
 }
@@ -162,12 +162,12 @@ func TestMannWhitneyTiesExact(t *testing.T) {
 		{"all equal", []float64{4, 4, 4}, []float64{4, 4, 4}, 1},
 	}
 	for _, tt := range tests {
-		got := MannWhitney(tt.a, tt.b)
+		got := mannWhitney(tt.a, tt.b)
 		if math.Abs(got-tt.want) > 1e-12 {
 			t.Errorf("%s: p = %v, want %v", tt.name, got, tt.want)
 		}
-		if got < MannWhitneyMinP(len(tt.a), len(tt.b)) {
-			t.Errorf("%s: p = %v, under the exact minimum %v", tt.name, got, MannWhitneyMinP(len(tt.a), len(tt.b)))
+		if got < mannWhitneyMinP(len(tt.a), len(tt.b)) {
+			t.Errorf("%s: p = %v, under the exact minimum %v", tt.name, got, mannWhitneyMinP(len(tt.a), len(tt.b)))
 		}
 	}
 }

@@ -326,9 +326,9 @@ func RangeParts(t *trace.Trace, name string) ([]Interval, error) {
 	return Union(proj), nil
 }
 
-// SelectSteps keeps the steps numbered from..to inclusive; a bound < 0 is
+// selectSteps keeps the steps numbered from..to inclusive; a bound < 0 is
 // open. skip drops that many of the first remaining steps.
-func SelectSteps(steps []Step, from, to, skip int) []Step {
+func selectSteps(steps []Step, from, to, skip int) []Step {
 	var out []Step
 	for _, s := range steps {
 		if (from < 0 || s.Number >= from) && (to < 0 || s.Number <= to) {

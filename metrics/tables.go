@@ -69,8 +69,8 @@ func CopyGBps(bytes, ns int64) float64 {
 // for fewer than two) of some values.
 type Spread struct{ Mean, Median, Stdev float64 }
 
-// SpreadOf computes the spread of values; the zero Spread for none.
-func SpreadOf(values []float64) Spread {
+// spreadOf computes the spread of values; the zero Spread for none.
+func spreadOf(values []float64) Spread {
 	if len(values) == 0 {
 		return Spread{}
 	}
@@ -100,7 +100,7 @@ func StepSpreads(steps []StepStat) [5]Spread {
 	}
 	var out [5]Spread
 	for j, c := range cols {
-		out[j] = SpreadOf(c)
+		out[j] = spreadOf(c)
 	}
 	return out
 }

@@ -18,9 +18,9 @@ func TestSpreadOf(t *testing.T) {
 		{[]float64{4, 1, 3, 2}, Spread{2.5, 2.5, math.Sqrt(5.0 / 3)}},
 		{[]float64{2, 4, 4, 4, 5, 5, 7, 9}, Spread{5, 4.5, math.Sqrt(32.0 / 7)}},
 	} {
-		got := SpreadOf(tt.in)
+		got := spreadOf(tt.in)
 		if math.Abs(got.Mean-tt.want.Mean) > 1e-12 || got.Median != tt.want.Median || math.Abs(got.Stdev-tt.want.Stdev) > 1e-12 {
-			t.Errorf("SpreadOf(%v) = %+v, want %+v", tt.in, got, tt.want)
+			t.Errorf("spreadOf(%v) = %+v, want %+v", tt.in, got, tt.want)
 		}
 	}
 }

@@ -74,10 +74,10 @@ func precIndex(p Precision) int {
 	return -1
 }
 
-// InstanceCost is the cost of one op instance: the model's, with the
+// instanceCost is the cost of one op instance: the model's, with the
 // profiler's "flops" argument in place of the model's FLOPs when recorded
 // (fromProfiler). ok is false when neither counts it.
-func InstanceCost(o *trace.Op) (c Cost, fromProfiler, ok bool) {
+func instanceCost(o *trace.Op) (c Cost, fromProfiler, ok bool) {
 	if o.Args == nil {
 		return Cost{}, false, false
 	}
@@ -188,7 +188,7 @@ func newWorkTally() *workTally {
 // instance counts the cost of op instance o, seen for the first time,
 // into w, and reports whether it has one.
 func (t *workTally) instance(w *OpWork, o *trace.Op) bool {
-	cost, prof, ok := InstanceCost(o)
+	cost, prof, ok := instanceCost(o)
 	if !ok {
 		return false
 	}
@@ -229,8 +229,8 @@ func (t *workTally) kernel(w *OpWork, o *trace.Op, a *trace.Activity, k *trace.K
 	}
 }
 
-// DeviceWork sums the work of a device's ops (DeviceSummary.Ops).
-func DeviceWork(ops []ScopeStat) OpWork {
+// deviceWork sums the work of a device's ops (DeviceSummary.Ops).
+func deviceWork(ops []ScopeStat) OpWork {
 	var w OpWork
 	for i := range ops {
 		w.add(ops[i].Work)
@@ -239,9 +239,9 @@ func DeviceWork(ops []ScopeStat) OpWork {
 	return w
 }
 
-// A PrecisionShare is one precision's share of GEMM and convolution
+// A precisionShare is one precision's share of GEMM and convolution
 // kernel time.
-type PrecisionShare struct {
+type precisionShare struct {
 	Precision Precision // "" for time whose precision is not told
 	NS        int64
 	Share     float64
@@ -249,7 +249,7 @@ type PrecisionShare struct {
 
 // Mix is the precision mix of w: each precision with GEMM or convolution
 // time, the most first (ties in Precisions order), the untold last.
-func (w *OpWork) Mix() []PrecisionShare {
+func (w *OpWork) Mix() []precisionShare {
 	var total int64
 	for _, ns := range w.MathNS {
 		total += ns
@@ -258,15 +258,15 @@ func (w *OpWork) Mix() []PrecisionShare {
 	if total == 0 {
 		return nil
 	}
-	var out []PrecisionShare
+	var out []precisionShare
 	for i, ns := range w.MathNS {
 		if ns > 0 {
-			out = append(out, PrecisionShare{precisionIndex[i], ns, float64(ns) / float64(total)})
+			out = append(out, precisionShare{precisionIndex[i], ns, float64(ns) / float64(total)})
 		}
 	}
-	slices.SortStableFunc(out, func(a, b PrecisionShare) int { return cmp.Compare(b.NS, a.NS) })
+	slices.SortStableFunc(out, func(a, b precisionShare) int { return cmp.Compare(b.NS, a.NS) })
 	if w.MathUnknownNS > 0 {
-		out = append(out, PrecisionShare{"", w.MathUnknownNS, float64(w.MathUnknownNS) / float64(total)})
+		out = append(out, precisionShare{"", w.MathUnknownNS, float64(w.MathUnknownNS) / float64(total)})
 	}
 	return out
 }

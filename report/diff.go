@@ -11,8 +11,8 @@ import (
 	"github.com/traceql/traceql/metrics"
 )
 
-// Signed formats a change with an explicit sign: "+1.20 ms", "−387".
-func Signed(v float64, u metrics.Unit) string {
+// signed formats a change with an explicit sign: "+1.20 ms", "−387".
+func signed(v float64, u metrics.Unit) string {
 	if v == 0 {
 		return "0"
 	}
@@ -96,7 +96,7 @@ func DiffTables(d metrics.Diff, top int, l Layout) []*Table {
 			}
 			delta, change := "–", "–" // a change from or to no value is none
 			if o != nil && n != nil {
-				delta, change = Signed(toFloat(n)-toFloat(o), c.Unit), Change(toFloat(o), toFloat(n))
+				delta, change = signed(toFloat(n)-toFloat(o), c.Unit), Change(toFloat(o), toFloat(n))
 			}
 			t.Rows = append(t.Rows, []any{c.Label, Cell{o, c.Unit}, Cell{n, c.Unit}, delta, change})
 		}
@@ -206,7 +206,7 @@ func kernelDiffTable(ks []metrics.KernelDelta, top int, l Layout) *Table {
 			break
 		}
 		row := []any{k.Old.Count, k.New.Count, k.Old.TotalNS, k.New.TotalNS,
-			Signed(float64(k.DeltaNS), metrics.NS), k.Old.MeanNS, k.New.MeanNS, k.Status(), names[i]}
+			signed(float64(k.DeltaNS), metrics.NS), k.Old.MeanNS, k.New.MeanNS, k.Status(), names[i]}
 		t.Rows = append(t.Rows, row)
 	}
 	if l.narrow() {
@@ -257,7 +257,7 @@ func opDiffTable(old, new []metrics.ScopeStat, top int, l Layout) *Table {
 	}
 	names := shortNames(shown, func(p *pair) string { return p.name }, width)
 	for i, p := range shown {
-		t.Rows = append(t.Rows, []any{p.o.GPUNS, p.n.GPUNS, Signed(float64(delta(p)), metrics.NS), p.o.Kernels, p.n.Kernels,
+		t.Rows = append(t.Rows, []any{p.o.GPUNS, p.n.GPUNS, signed(float64(delta(p)), metrics.NS), p.o.Kernels, p.n.Kernels,
 			p.o.Calls, p.n.Calls, names[i]})
 	}
 	if l.narrow() {

@@ -179,17 +179,6 @@ func opsByLongest(sums []metrics.Summary) (names []string, byName []map[string]m
 	return names, byName
 }
 
-// HostSteps is the host steps of a summary (ProfilerStep#N on the CPU),
-// for PlotSteps: what a run without GPU activity has in place of device
-// steps.
-func HostSteps(label string, s *metrics.Summary) StepRun {
-	r := StepRun{Label: label, Warmup: s.Host.WarmupSteps}
-	for _, st := range s.Host.Steps {
-		r.Steps = append(r.Steps, metrics.StepStat{Step: st})
-	}
-	return r
-}
-
 // HostCompareRecords is the CSV shape of HostCompareTables: one row per
 // (run, metric) and (run, op), raw values, and the ratio to the first run
 // ("" where it has none).

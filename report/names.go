@@ -146,8 +146,6 @@ func Printable(s string) string {
 	return b.String()
 }
 
-func kernelName(k metrics.KernelStat) string { return k.Name }
-
 // The name styles of --names.
 const (
 	NamesFull   = "full"   // as the trace gives it

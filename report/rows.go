@@ -56,9 +56,6 @@ type Opt struct {
 	OK bool
 }
 
-// Some is an Opt with a value.
-func Some(v float64) Opt { return Opt{v, true} }
-
 // An OptInt is an integer that may have no value: a kernel's correlation
 // id when the trace gives none.
 type OptInt struct {

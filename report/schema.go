@@ -26,9 +26,9 @@ type TableSchema struct {
 	Columns []Column
 }
 
-// Schemas lists every table's schema: export's tables, then those of
+// schemas lists every table's schema: export's tables, then those of
 // diff and compare.
-func Schemas() []TableSchema {
+func schemas() []TableSchema {
 	var out []TableSchema
 	for _, t := range exportTables() {
 		cmd := "export --table " + t.name
@@ -49,7 +49,7 @@ func Schemas() []TableSchema {
 
 // SchemaOf returns the schema of one table.
 func SchemaOf(name string) (TableSchema, bool) {
-	for _, s := range Schemas() {
+	for _, s := range schemas() {
 		if s.Name == name {
 			return s, true
 		}
@@ -145,7 +145,7 @@ Times are integer ns, sizes integer bytes, bandwidths GB/s (GB = 1e9 B),
 ratios plain fractions. The version grows when a column changes meaning or
 type or goes away; a new column does not change it.
 `, SchemaVersion, SchemaVersion)
-	for _, s := range Schemas() {
+	for _, s := range schemas() {
 		fmt.Fprintf(w, "\n## %s\n\nOne row %s; written by `%s`.\n\n", s.Name, strings.TrimPrefix(s.Row, "one "), s.Command)
 		if s.Name == "summary" {
 			fmt.Fprint(w, "`summarize --format json` adds to each row `copies` (by kind and memory kinds: kind, src, dst, copies, bytes, ns, gbps)\n"+

@@ -1,5 +1,3 @@
-// Package report renders computed results (metrics.Summary and friends) as
-// text tables, CSV, JSON and Markdown. It computes no metrics itself.
 package report
 
 import (
@@ -16,7 +14,7 @@ import (
 )
 
 // A Table is a titled grid of values with units, rendered by WriteText,
-// WriteMarkdown or WriteCSV.
+// WriteMarkdown or WriteCSVWith (Write chooses by format).
 type Table struct {
 	Title   string
 	Columns []Column
@@ -321,11 +319,8 @@ func WriteMarkdown(out io.Writer, tables ...*Table) error {
 	return w.Flush()
 }
 
-// WriteCSV writes one table as CSV with a header row and raw values
-// (integer ns, bytes, plain ratios), for pandas.
-func WriteCSV(w io.Writer, t *Table) error { return WriteCSVWith(w, t, CSVOptions{}) }
-
-// WriteCSVWith is WriteCSV writing text cells as o says.
+// WriteCSVWith writes one table as CSV with a header row and raw values
+// (integer ns, bytes, plain ratios), for pandas, text cells as o says.
 func WriteCSVWith(w io.Writer, t *Table, o CSVOptions) error {
 	cw := csv.NewWriter(w)
 	head := make([]string, len(t.Columns))

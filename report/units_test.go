@@ -52,10 +52,10 @@ func TestChangeAndSigned(t *testing.T) {
 		{Change(366_000_000, 366_004_220), "+<0.01 % ×1.00"},
 		{Change(100, 1.4), "−98.6 % ×0.0140"},
 		{Change(1, 0.9996), "−0.0400 % ×1.00"},
-		{Signed(0, metrics.Ratio), "0"},
-		{Signed(0.143, metrics.Ratio), "+14.3 pp"},
-		{Signed(-0.0001, metrics.Ratio), "−0.0100 pp"},
-		{Signed(-7820, metrics.NS), "−7.82 µs"},
+		{signed(0, metrics.Ratio), "0"},
+		{signed(0.143, metrics.Ratio), "+14.3 pp"},
+		{signed(-0.0001, metrics.Ratio), "−0.0100 pp"},
+		{signed(-7820, metrics.NS), "−7.82 µs"},
 	} {
 		if tt.got != tt.want {
 			t.Errorf("got %q, want %q", tt.got, tt.want)

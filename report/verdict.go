@@ -148,3 +148,12 @@ func hostCallVerdict(d *metrics.DeviceSummary) string {
 	}
 	return "host-bound: " + what
 }
+
+// VerdictNote is the headline's verdict note on a device: the cause of its
+// idle time, or why none is named.
+func VerdictNote(d *metrics.DeviceSummary) string {
+	if v := verdict(d); v != "" {
+		return v
+	}
+	return noVerdict(d)
+}

@@ -14,8 +14,8 @@ import (
 	"github.com/klauspost/pgzip"
 	"github.com/spf13/cobra"
 
+	"github.com/traceql/traceql/annotate"
 	"github.com/traceql/traceql/metrics"
-	"github.com/traceql/traceql/report"
 	"github.com/traceql/traceql/trace"
 )
 
@@ -144,7 +144,7 @@ func runAnnotate(ctx context.Context, opts *annotateOptions) error {
 	if t.Meta.Format != trace.Kineto {
 		// Not JSON: the trace is written from what was read.
 		return write(func(w io.Writer) error {
-			return writeMaybeGzip(w, opts.Output, func(w io.Writer) error { return report.WriteChromeTrace(w, t, a) })
+			return writeMaybeGzip(w, opts.Output, func(w io.Writer) error { return annotate.WriteChrome(w, t, a) })
 		})
 	}
 	// The copy needs only the annotations: collect the model now, or the
@@ -172,7 +172,7 @@ func runAnnotate(ctx context.Context, opts *annotateOptions) error {
 	var inErr error
 	err = write(func(w io.Writer) error {
 		cw := &checkedWriter{w: w}
-		err := writeMaybeGzip(cw, opts.Output, func(w io.Writer) error { return report.Annotate(w, src, a) })
+		err := writeMaybeGzip(cw, opts.Output, func(w io.Writer) error { return annotate.Splice(w, src, a) })
 		if err != nil && cw.err == nil && ctx.Err() == nil {
 			inErr = err
 		}
@@ -210,8 +210,8 @@ func writeMaybeGzip(w io.Writer, name string, write func(io.Writer) error) error
 
 // annotations computes what annotate adds to t, in one summary: the gaps
 // and timelines it finds on the way, not found again.
-func annotations(t *trace.Trace, bins int) report.Annotations {
-	a := report.Annotations{
+func annotations(t *trace.Trace, bins int) annotate.Annotations {
+	a := annotate.Annotations{
 		Summary:  metrics.Summarize(t, metrics.Options{Workers: cores(), Gaps: true, TimelineBins: bins}),
 		Timeline: map[int][]metrics.Point{},
 		Steps:    map[int][]metrics.StepStat{},

@@ -16,9 +16,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/traceql/traceql/annotate"
 	"github.com/traceql/traceql/internal/nsysgen"
 	"github.com/traceql/traceql/internal/usns"
-	"github.com/traceql/traceql/report"
 	"github.com/traceql/traceql/trace"
 )
 
@@ -110,7 +110,7 @@ func TestAnnotate(t *testing.T) {
 				if err := json.Unmarshal(raw, &c); err != nil {
 					t.Fatal(err)
 				}
-				if c.Cat != report.AnnotationCategory {
+				if c.Cat != annotate.Category {
 					kept = append(kept, raw)
 					continue
 				}
@@ -126,7 +126,7 @@ func TestAnnotate(t *testing.T) {
 			if !slices.EqualFunc(kept, orig.TraceEvents, func(a, b json.RawMessage) bool { return bytes.Equal(a, b) }) {
 				t.Fatalf("the original events changed: %d kept of %d", len(kept), len(orig.TraceEvents))
 			}
-			if len(ann.Traceql.Devices) == 0 || ann.Traceql.Devices[0].Verdict == "" || ann.Traceql.Devices[0].PID != report.AnnotationPID {
+			if len(ann.Traceql.Devices) == 0 || ann.Traceql.Devices[0].Verdict == "" || ann.Traceql.Devices[0].PID != annotate.BasePID {
 				t.Errorf("traceql metadata: %+v", ann.Traceql)
 			}
 
@@ -192,7 +192,7 @@ func TestAnnotate(t *testing.T) {
 						t.Errorf("slice %+v ends at %d ns in Perfetto, not at %d where it ends, %s, is read", e, got, want, usString(end))
 					}
 					if tid, _ := e.TID.Int64(); tid == 1 {
-						gaps = append(gaps, []string{strconv.FormatInt(pid-report.AnnotationPID, 10), strconv.FormatInt(start, 10),
+						gaps = append(gaps, []string{strconv.FormatInt(pid-annotate.BasePID, 10), strconv.FormatInt(start, 10),
 							strconv.FormatInt(end, 10), string(a["dur_ns"]), string(a["sync_ns"]),
 							string(a["launch_ns"]), string(a["other_ns"]), e.Name})
 					} else {
@@ -419,7 +419,7 @@ func checkAnnotated(t *testing.T, in string) {
 		if err := json.Unmarshal(raw, &c); err != nil {
 			t.Fatal(err)
 		}
-		if c.Cat != report.AnnotationCategory {
+		if c.Cat != annotate.Category {
 			continue // the trace's own: "tid": "stream 7" and the like
 		}
 		var e addedEvent
@@ -540,8 +540,8 @@ func TestAnnotateNsys(t *testing.T) {
 			}
 		}
 		gaps := strings.Count(mustRun(t, "export", "-q", "--table", "gaps", in), "\n") - 1
-		if count[report.AnnotationCategory] < gaps || gaps == 0 {
-			t.Errorf("%s: %d traceql slices for %d gaps", in, count[report.AnnotationCategory], gaps)
+		if count[annotate.Category] < gaps || gaps == 0 {
+			t.Errorf("%s: %d traceql slices for %d gaps", in, count[annotate.Category], gaps)
 		}
 		t.Logf("%s: %v", filepath.Base(in), count)
 		checked++

@@ -4,7 +4,7 @@ import (
 	"fmt"
 
 	"github.com/traceql/traceql/metrics"
-	"github.com/traceql/traceql/report"
+	"github.com/traceql/traceql/report/plot"
 	"github.com/traceql/traceql/trace"
 )
 
@@ -32,19 +32,19 @@ func summaryBreakdownRun(label string, d *metrics.DeviceSummary) breakdownRun {
 // several runs a bar each, of their median step, or of the whole run when
 // it has no steps. It returns the bars, the name of the axis along which
 // they stand ("" for runs, named at each bar) and the plot's title.
-func breakdownBars(runs []breakdownRun) (bars []report.BreakdownBar, axis, title string) {
+func breakdownBars(runs []breakdownRun) (bars []plot.BreakdownBar, axis, title string) {
 	if len(runs) == 1 && len(runs[0].steps) > 0 {
 		for _, s := range runs[0].steps {
-			bars = append(bars, report.BreakdownBar{Label: fmt.Sprintf("%d", s.Number), Classes: s.Classes, IdleNS: s.IdleNS})
+			bars = append(bars, plot.BreakdownBar{Label: fmt.Sprintf("%d", s.Number), Classes: s.Classes, IdleNS: s.IdleNS})
 		}
 		return bars, "step (ProfilerStep#N)", "GPU time by class, per step: " + runs[0].label
 	}
 	for _, r := range runs {
 		if s, ok := metrics.MedianStep(r.steps); ok {
-			bars = append(bars, report.BreakdownBar{Label: fmt.Sprintf("%s #%d", r.label, s.Number), Classes: s.Classes, IdleNS: s.IdleNS})
+			bars = append(bars, plot.BreakdownBar{Label: fmt.Sprintf("%s #%d", r.label, s.Number), Classes: s.Classes, IdleNS: s.IdleNS})
 			continue
 		}
-		bars = append(bars, report.BreakdownBar{Label: r.label + " (whole)", Classes: r.whole, IdleNS: r.idleNS})
+		bars = append(bars, plot.BreakdownBar{Label: r.label + " (whole)", Classes: r.whole, IdleNS: r.idleNS})
 	}
 	return bars, "", "GPU time by class: each run's median step #N, or the whole run without steps"
 }

@@ -103,12 +103,7 @@ func runCheck(ctx context.Context, opts *checkOptions) error {
 	if len(fixes) > 0 {
 		tables = append(tables, fixTable)
 	}
-	if opts.Format == "markdown" {
-		err = report.WriteMarkdown(opts.IO.Out, tables...)
-	} else {
-		err = report.WriteTextWidth(opts.IO.Out, opts.IO.TerminalWidth(), tables...)
-	}
-	if err != nil {
+	if err := report.Write(opts.IO.Out, tableOutput(opts.IO, opts.Format, report.CSVOptions{}, ""), tables...); err != nil {
 		return err
 	}
 	if failed > 0 {

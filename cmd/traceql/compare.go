@@ -15,6 +15,7 @@ import (
 
 	"github.com/traceql/traceql/metrics"
 	"github.com/traceql/traceql/report"
+	"github.com/traceql/traceql/report/plot"
 	"github.com/traceql/traceql/trace"
 )
 
@@ -150,10 +151,10 @@ func writeComparePlots(ctx context.Context, opts *compareOptions, sums []metrics
 	images := make([]bytes.Buffer, positions)
 	for pos := range positions {
 		path, title := opts.Plot, "headline metrics, ratio to "+opts.Labels[0]
-		bars := report.HeadlineBars(opts.Labels, sums, pos)
+		bars := plot.HeadlineBars(opts.Labels, sums, pos)
 		if opts.Metrics != nil {
 			title = "ratio to " + opts.Labels[0]
-			bars = report.MetricBars(opts.Labels, sums, pos, opts.Metrics)
+			bars = plot.MetricBars(opts.Labels, sums, pos, opts.Metrics)
 		}
 		if pos < len(sums[0].Devices) && sums[0].Devices[pos].PerStep > 0 {
 			title += ", per step"
@@ -165,7 +166,7 @@ func writeComparePlots(ctx context.Context, opts *compareOptions, sums []metrics
 			title += fmt.Sprintf(" (device pair %d of %d: each run's GPU #%d)", pos+1, positions, pos)
 		}
 		paths[pos] = path
-		if err := report.PlotCompare(&images[pos], format, bars, title, size); err != nil {
+		if err := plot.Compare(&images[pos], format, bars, title, size); err != nil {
 			return fmt.Errorf("%s: %w", path, err)
 		}
 	}
@@ -369,11 +370,9 @@ func runCompare(ctx context.Context, opts *compareOptions) error {
 			return err
 		}
 	}
-	switch opts.Format {
-	case "csv":
-		return report.WriteCSVWith(opts.IO.Out, report.CompareRecords(opts.Labels, sums), opts.CSV)
-	case "json":
-		return report.WriteJSON(opts.IO.Out, "compare", report.CompareRecords(opts.Labels, sums))
+	out := tableOutput(opts.IO, opts.Format, opts.CSV, "compare")
+	if out.Records() {
+		return report.Write(opts.IO.Out, out, report.CompareRecords(opts.Labels, sums))
 	}
 	if opts.Layout == "rows" || opts.Layout == "" && (len(sums) > 4 || opts.Parts != nil) {
 		return writeCompareRows(opts, sums, positions)
@@ -389,10 +388,7 @@ func runCompare(ctx context.Context, opts *compareOptions) error {
 	if rows != nil && opts.Metrics == nil {
 		tables = append(tables, &report.Table{Notes: []string{"every metric: --all; these or others: --metrics NAME,…"}})
 	}
-	if opts.Format == "markdown" {
-		return report.WriteMarkdown(opts.IO.Out, tables...)
-	}
-	return report.WriteTextWidth(opts.IO.Out, opts.IO.TerminalWidth(), tables...)
+	return report.Write(opts.IO.Out, out, tables...)
 }
 
 // writeHostCompare compares runs without GPU activity (CPU or MPS runs,
@@ -401,11 +397,9 @@ func writeHostCompare(opts *compareOptions, sums []metrics.Summary) error {
 	if opts.Plot != "" {
 		return fmt.Errorf("--plot: none of the traces has GPU activity; compare their host sides without it")
 	}
-	switch opts.Format {
-	case "csv":
-		return report.WriteCSVWith(opts.IO.Out, report.HostCompareRecords(opts.Labels, sums), opts.CSV)
-	case "json":
-		return report.WriteJSON(opts.IO.Out, "host-compare", report.HostCompareRecords(opts.Labels, sums))
+	out := tableOutput(opts.IO, opts.Format, opts.CSV, "host-compare")
+	if out.Records() {
+		return report.Write(opts.IO.Out, out, report.HostCompareRecords(opts.Labels, sums))
 	}
 	// As for devices: --metrics names the rows and shows them alone.
 	tables := []*report.Table{report.HostMetricTable(opts.Labels, sums, opts.Metrics, opts.All)}
@@ -414,8 +408,5 @@ func writeHostCompare(opts *compareOptions, sums []metrics.Summary) error {
 			tables = append(tables, ops)
 		}
 	}
-	if opts.Format == "markdown" {
-		return report.WriteMarkdown(opts.IO.Out, tables...)
-	}
-	return report.WriteTextWidth(opts.IO.Out, opts.IO.TerminalWidth(), tables...)
+	return report.Write(opts.IO.Out, out, tables...)
 }

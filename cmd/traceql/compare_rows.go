@@ -72,8 +72,5 @@ func writeCompareRows(opts *compareOptions, sums []metrics.Summary, positions in
 	if opts.Metrics == nil && !opts.All {
 		tables = append(tables, &report.Table{Notes: []string{"every metric: --all; these or others: --metrics NAME,…; runs as columns: --layout columns"}})
 	}
-	if opts.Format == "markdown" {
-		return report.WriteMarkdown(opts.IO.Out, tables...)
-	}
-	return report.WriteTextWidth(opts.IO.Out, opts.IO.TerminalWidth(), tables...)
+	return report.Write(opts.IO.Out, tableOutput(opts.IO, opts.Format, opts.CSV, ""), tables...)
 }

@@ -257,28 +257,19 @@ func writeDiff(opts *diffOptions, d metrics.Diff, ts []*trace.Trace) error {
 	if len(d.Devices) == 0 {
 		// Host-only runs (CPU, MPS): their host sides and ops, side by side.
 		sums := []metrics.Summary{metrics.Summarize(ts[0], metrics.Options{}), metrics.Summarize(ts[1], metrics.Options{})}
-		switch opts.Format {
-		case "csv":
-			return report.WriteCSVWith(opts.IO.Out, report.HostCompareRecords(labels, sums), opts.CSV)
-		case "json":
-			return report.WriteJSON(opts.IO.Out, "host-compare", report.HostCompareRecords(labels, sums))
-		case "markdown":
-			return report.WriteMarkdown(opts.IO.Out, report.HostCompareTables(labels, sums, opts.Top)...)
+		out := tableOutput(opts.IO, opts.Format, opts.CSV, "host-compare")
+		if out.Records() {
+			return report.Write(opts.IO.Out, out, report.HostCompareRecords(labels, sums))
 		}
-		return report.WriteTextWidth(opts.IO.Out, opts.IO.TerminalWidth(), report.HostCompareTables(labels, sums, opts.Top)...)
+		return report.Write(opts.IO.Out, out, report.HostCompareTables(labels, sums, opts.Top)...)
 	}
-	switch opts.Format {
-	case "csv", "json":
+	out := tableOutput(opts.IO, opts.Format, opts.CSV, "diff")
+	if out.Records() {
 		t := report.DiffRecords(d)
 		for _, n := range t.Notes { // not into the data
 			complain(opts.IO.ErrOut, n)
 		}
-		if opts.Format == "json" {
-			return report.WriteJSON(opts.IO.Out, "diff", t)
-		}
-		return report.WriteCSVWith(opts.IO.Out, t, opts.CSV)
-	case "markdown":
-		return report.WriteMarkdown(opts.IO.Out, report.DiffTables(d, opts.Top, textLayout(opts.IO, false, opts.Names))...)
+		return report.Write(opts.IO.Out, out, t)
 	}
-	return report.WriteTextWidth(opts.IO.Out, opts.IO.TerminalWidth(), report.DiffTables(d, opts.Top, textLayout(opts.IO, false, opts.Names))...)
+	return report.Write(opts.IO.Out, out, report.DiffTables(d, opts.Top, textLayout(opts.IO, false, opts.Names))...)
 }

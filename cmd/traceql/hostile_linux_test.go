@@ -7,6 +7,7 @@ import (
 	"compress/gzip"
 	"database/sql"
 	"fmt"
+	"github.com/traceql/traceql/internal/memlimit"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -109,7 +110,7 @@ func TestHostileLimits(t *testing.T) {
 			t.Fatal(err)
 		}
 		st, _ := f.Stat()
-		got, err := report.ReadSummaryParquet(f, st.Size(), one, 0)
+		got, err := readSummaryParquet(f, st.Size(), one, 0)
 		f.Close()
 		if err != nil || len(got.Rows) == 0 {
 			t.Fatalf("%v, %d rows", err, len(got.Rows))
@@ -221,7 +222,7 @@ func TestHostileLimits(t *testing.T) {
 		}
 		r.Close()
 		cmd := exec.Command(bin, "export", "-q", bad, sample, "-o", out)
-		cmd.Env = append(os.Environ(), supervisedEnv, supervisorEnv+strconv.Itoa(os.Getpid()))
+		cmd.Env = append(os.Environ(), memlimit.SupervisedEnv, memlimit.SupervisorEnv+strconv.Itoa(os.Getpid()))
 		cmd.Stderr = w
 		err = cmd.Run()
 		w.Close()

@@ -14,7 +14,6 @@ import (
 
 	"github.com/traceql/traceql/internal/nsysgen"
 	"github.com/traceql/traceql/internal/synth"
-	"github.com/traceql/traceql/report"
 )
 
 // The hostile inputs of issue 66 that need no limit to reproduce, run in
@@ -52,7 +51,7 @@ func TestDamagedPart(t *testing.T) {
 			c := bytes.Clone(b)
 			c[i] ^= x
 			restore := muteStderr()
-			_, err := report.ReadSummaryParquet(bytes.NewReader(c), int64(len(c)), "part", 0)
+			_, err := readSummaryParquet(bytes.NewReader(c), int64(len(c)), "part", 0)
 			restore()
 			if err != nil && strings.Contains(err.Error(), "a damaged Parquet file") {
 				b, damaged = c, true

@@ -14,6 +14,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/traceql/traceql/internal/memlimit"
 	"github.com/traceql/traceql/report"
 )
 
@@ -23,27 +24,27 @@ func main() {
 	ios := newIOStreams(os.Stdin, os.Stdout, os.Stderr)
 	// Under a memory limit, the command runs in a child whose death by
 	// the limit becomes one line (supervise), fitted to the limit.
-	limits := currentLimits()
-	if code, ok := supervise(os.Args, os.Environ(), limits, ios.IsStderrTTY()); ok {
+	limits := memlimit.Current()
+	if code, ok := memlimit.Supervise(os.Args, os.Environ(), limits, ios.IsStderrTTY()); ok {
 		os.Exit(code)
 	}
 	_, goLimitSet := os.LookupEnv("GOMEMLIMIT")
 	_, procsSet := os.LookupEnv("GOMAXPROCS")
-	limits.fit(goLimitSet, procsSet)
-	if slices.Contains(os.Environ(), terminalEnv) {
+	limits.Fit(goLimitSet, procsSet)
+	if slices.Contains(os.Environ(), memlimit.TerminalEnv) {
 		// Stderr is the pipe to a supervisor that copies it to a terminal.
 		ios.SetStderrTTY(true)
 	}
 	ctx, stop := notifySignals(context.Background())
-	if pid, err := strconv.Atoi(os.Getenv(strings.TrimSuffix(supervisorEnv, "="))); err == nil {
-		ios.ErrOut = supervisedStderr()
+	if pid, err := strconv.Atoi(os.Getenv(strings.TrimSuffix(memlimit.SupervisorEnv, "="))); err == nil {
+		ios.ErrOut = memlimit.SupervisedStderr()
 		var orphaned <-chan struct{}
-		ctx, orphaned = watchSupervisor(ctx, pid, os.Getppid)
+		ctx, orphaned = memlimit.WatchSupervisor(ctx, pid, os.Getppid, signalled{syscall.SIGTERM})
 		go func() {
 			// Orphaned, the child has a moment to end its run, then
 			// exits, even blocked on standard input.
 			<-orphaned
-			time.Sleep(orphanGrace)
+			time.Sleep(memlimit.OrphanGrace)
 			os.Exit(128 + int(syscall.SIGTERM))
 		}()
 	}

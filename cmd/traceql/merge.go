@@ -32,7 +32,7 @@ func readSummaryParts(files []string, errOut io.Writer, budget int64) (rec *repo
 		if err != nil {
 			return nil, false, 0, err
 		}
-		if report.IsParquet(head) {
+		if isParquet(head) {
 			parts = append(parts, f)
 		} else {
 			traces = append(traces, f)
@@ -58,7 +58,7 @@ func readSummaryParts(files []string, errOut io.Writer, budget int64) (rec *repo
 		rec.Rows = append(rec.Rows, t.Rows...)
 		if budget > 0 {
 			for _, r := range t.Rows {
-				left -= report.RecordBytes(r)
+				left -= recordBytes(r)
 			}
 			left = max(left, 1)
 		}
@@ -77,7 +77,7 @@ func readSummaryPart(path string, maxBytes int64) (*report.Table, error) {
 	if err != nil {
 		return nil, err
 	}
-	return report.ReadSummaryParquet(f, st.Size(), path, maxBytes)
+	return readSummaryParquet(f, st.Size(), path, maxBytes)
 }
 
 // readHead reads up to n bytes from the start of a file.
@@ -98,18 +98,16 @@ func readHead(path string, n int) ([]byte, error) {
 // writeMerged writes what summarize prints of the parts' records: the
 // overview as text or markdown, or the rows again as CSV.
 func writeMerged(opts *summarizeOptions, rec *report.Table) error {
-	switch opts.Format {
-	case "csv":
-		return report.WriteCSVWith(opts.IO.Out, rec, opts.CSV)
-	case "json":
+	if opts.Format == "json" {
 		return usageError{fmt.Errorf("--format json has each trace's copies and top kernels, which Parquet parts do not: use csv, text or markdown")}
+	}
+	out := tableOutput(opts.IO, opts.Format, opts.CSV, "")
+	if out.Records() {
+		return report.Write(opts.IO.Out, out, rec)
 	}
 	o := report.OverviewOfRecords(rec)
 	if o == nil {
 		return fmt.Errorf("the Parquet parts hold fewer than two traces with GPU activity: no overview")
 	}
-	if opts.Format == "text" {
-		return report.WriteTextWidth(opts.IO.Out, opts.IO.TerminalWidth(), o)
-	}
-	return report.WriteMarkdown(opts.IO.Out, o)
+	return report.Write(opts.IO.Out, out, o)
 }

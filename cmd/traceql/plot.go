@@ -12,6 +12,7 @@ import (
 
 	"github.com/traceql/traceql/metrics"
 	"github.com/traceql/traceql/report"
+	"github.com/traceql/traceql/report/plot"
 	"github.com/traceql/traceql/trace"
 )
 
@@ -40,7 +41,7 @@ func newPlotCmd(ios *ioStreams, runF func(context.Context, *plotOptions) error) 
 extension):
 
   --kind kernels   kernel-duration histogram on a log axis, runs overlaid; over
-                   ` + strconv.Itoa(report.MaxOverlaid) + ` runs (or GPUs), one panel per run on shared axes
+                   ` + strconv.Itoa(plot.MaxOverlaid) + ` runs (or GPUs), one panel per run on shared axes
   --kind gaps      idle-gap length histogram, drawn the same way
   --kind timeline  GPU utilization over time in --bins bins (at most ` + strconv.Itoa(maxTimelineBins) + `, two a
                    pixel of the plot's width), one line per run and device
@@ -127,11 +128,11 @@ func runPlot(ctx context.Context, opts *plotOptions) error {
 		}
 	}
 	defer opts.Read.startProgress(in.Files)()
-	var series []report.Series
-	var lines []report.Line
+	var series []plot.Series
+	var lines []plot.Line
 	var top []metrics.KernelStat
 	var topLabel string
-	var steps []report.StepRun
+	var steps []plot.StepRun
 	var breakdown []breakdownRun
 	var hostSums []metrics.Summary // --kind ops
 	if len(in.Labels) == 0 {
@@ -159,7 +160,7 @@ func runPlot(ctx context.Context, opts *plotOptions) error {
 				return fmt.Errorf("%s: no GPU activity to plot; of a run without it, plot --kind steps or ops", f)
 			}
 			s := metrics.Summarize(t, metrics.Options{})
-			steps = append(steps, report.HostSteps(label+", host", &s))
+			steps = append(steps, plot.HostSteps(label+", host", &s))
 			continue
 		}
 		runLines := len(lines)
@@ -170,15 +171,15 @@ func runPlot(ctx context.Context, opts *plotOptions) error {
 			}
 			switch opts.Kind {
 			case "kernels":
-				series = append(series, report.Series{Label: l, Values: metrics.KernelDurations(v, dev)})
+				series = append(series, plot.Series{Label: l, Values: metrics.KernelDurations(v, dev)})
 			case "gaps":
 				var lens []int64
 				for _, g := range metrics.IdleGaps(v, dev) {
 					lens = append(lens, g.Len())
 				}
-				series = append(series, report.Series{Label: l, Values: lens})
+				series = append(series, plot.Series{Label: l, Values: lens})
 			case "timeline":
-				lines = append(lines, report.Line{Label: l, Points: metrics.Timeline(v, dev, opts.Bins), Run: i})
+				lines = append(lines, plot.Line{Label: l, Points: metrics.Timeline(v, dev, opts.Bins), Run: i})
 			case "top":
 				if top == nil {
 					top = metrics.KernelStats(v, dev, nil)
@@ -195,7 +196,7 @@ func runPlot(ctx context.Context, opts *plotOptions) error {
 				breakdown = append(breakdown, newBreakdownRun(l, v, dev))
 			case "steps":
 				st := metrics.StepStats(v, dev)
-				steps = append(steps, report.StepRun{Label: l, Steps: st, Warmup: metrics.WarmupSteps(st)})
+				steps = append(steps, plot.StepRun{Label: l, Steps: st, Warmup: metrics.WarmupSteps(st)})
 			}
 		}
 		// One time origin for the run's devices: its first GPU activity.
@@ -220,24 +221,24 @@ func runPlot(ctx context.Context, opts *plotOptions) error {
 		switch opts.Kind {
 		case "kernels":
 			title := map[string]string{"time": "kernel time by kernel duration", "count": "kernels by duration"}[opts.Weight]
-			return report.PlotKernelHist(w, format, series, title, opts.Weight == "time")
+			return plot.KernelHist(w, format, series, title, opts.Weight == "time")
 		case "gaps":
 			title := map[string]string{"time": "idle time by gap length", "count": "idle gaps by length"}[opts.Weight]
-			return report.PlotGapHist(w, format, series, title, opts.Weight == "time")
+			return plot.GapHist(w, format, series, title, opts.Weight == "time")
 		case "timeline":
-			return report.PlotTimeline(w, format, lines, "GPU utilization over time")
+			return plot.Timeline(w, format, lines, "GPU utilization over time")
 		case "steps":
-			return report.PlotSteps(w, format, steps, "step time per step")
+			return plot.Steps(w, format, steps, "step time per step")
 		case "breakdown":
 			bars, axis, title := breakdownBars(breakdown)
-			return report.PlotBreakdown(w, format, bars, axis, title)
+			return plot.Breakdown(w, format, bars, axis, title)
 		case "ops":
-			err := report.PlotOps(w, format, labels, hostSums, opts.Top, "host ops by self time")
+			err := plot.Ops(w, format, labels, hostSums, opts.Top, "host ops by self time")
 			if err != nil {
 				return fmt.Errorf("%w in %s", err, strings.Join(in.Files, ", "))
 			}
 			return nil
 		}
-		return report.PlotTopKernels(w, format, top, "top kernels by total time: "+topLabel)
+		return plot.TopKernels(w, format, top, "top kernels by total time: "+topLabel)
 	})
 }

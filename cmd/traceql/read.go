@@ -16,6 +16,7 @@ import (
 	"github.com/spf13/pflag"
 	"golang.org/x/sync/semaphore"
 
+	"github.com/traceql/traceql/internal/memlimit"
 	"github.com/traceql/traceql/metrics"
 	"github.com/traceql/traceql/trace"
 )
@@ -36,7 +37,7 @@ type readOptions struct {
 	Streams   []int64
 	Jobs      int // files read at once (readEach); 0: one per CPU
 
-	memory   int64       // what the files read at once may take (readEach); 0: memoryBudget()
+	memory   int64       // what the files read at once may take (readEach); 0: memlimit.Budget()
 	needs    trace.Needs // the host data the command reads besides the GPU metrics'; Op is --range's
 	stderr   io.Writer   // for the progress bar and warnings
 	stdin    io.Reader   // the trace of the argument "-"
@@ -45,7 +46,7 @@ type readOptions struct {
 	// workers are the goroutines that decode traces, shared by the files
 	// read at once; nil until prepare or readEach sets them.
 	workers *trace.Workers
-	gc      *gcHold
+	gc      *memlimit.GCHold
 	atOnce  int // files readEach reads at once, which share the memory budget
 }
 
@@ -53,18 +54,18 @@ type readOptions struct {
 // workers that decode the traces read (shareWorkers), and that write the
 // pages of their tables; the files read at once unless --jobs says
 // (readEach); the devices a summary measures at once (metrics.Options).
-// It is decided here alone, from GOMAXPROCS, which fit lowers under an
+// It is decided here alone, from GOMAXPROCS, which memlimit.Limits.Fit lowers under an
 // address-space limit; the packages below take it as an input.
 func cores() int { return runtime.GOMAXPROCS(0) }
 
 // shareWorkers gives the files this command reads one budget of decoding
 // goroutines, cores() of them: a folder of ranks read at once shares
 // them instead of taking as many each, whose blocks in flight and
-// decoders would grow as the square of the cores. They share one gcHold
+// decoders would grow as the square of the cores. They share one memlimit.GCHold
 // too.
 func (w *readOptions) shareWorkers() {
 	if w.workers == nil {
-		w.workers, w.gc = trace.NewWorkers(cores()), &gcHold{}
+		w.workers, w.gc = trace.NewWorkers(cores()), &memlimit.GCHold{}
 	}
 }
 
@@ -297,7 +298,7 @@ func (r *readOptions) warn(path string, warnings []string) {
 // argument order. Files are being read or waiting for use, holding their
 // traces' tables, only while they number at most r.Jobs and their
 // estimated footprints (trace.Footprint) add up to at most the memory
-// budget, r.memory or memoryBudget(); a file over the budget is read
+// budget, r.memory or memlimit.Budget(); a file over the budget is read
 // alone. When use fails, reading stops and readEach returns its error.
 func readEach[R any](ctx context.Context, files []string, r *readOptions, do func(*trace.Trace) R, use func(file string, res R, err error) error) error {
 	ctx, cancel := context.WithCancel(ctx)
@@ -319,7 +320,7 @@ func readEach[R any](ctx context.Context, files []string, r *readOptions, do fun
 	slots := make(chan struct{}, jobs)
 	budget := r.memory
 	if budget == 0 {
-		budget = memoryBudget()
+		budget = memlimit.Budget()
 	}
 	if budget <= 0 {
 		budget = math.MaxInt64
@@ -395,7 +396,7 @@ func readTrace(ctx context.Context, path string, r *readOptions) (*trace.Trace, 
 			return r.apply(t)
 		}}
 	if r.gc != nil {
-		o.HoldGC = r.gc.hold
+		o.HoldGC = r.gc.Hold
 	}
 	if r.progress != nil {
 		o.Progress = r.progress.add

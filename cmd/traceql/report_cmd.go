@@ -12,7 +12,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/traceql/traceql/metrics"
-	"github.com/traceql/traceql/report"
+	"github.com/traceql/traceql/report/html"
+	"github.com/traceql/traceql/report/plot"
 	"github.com/traceql/traceql/trace"
 )
 
@@ -109,10 +110,10 @@ bins, the histograms their bins. A DIR argument is searched as summarize does.` 
 // trace itself is not kept.
 type reportRun struct {
 	sum      metrics.Summary
-	kernels  []report.Series
-	gaps     []report.Series
-	timeline []report.Line
-	steps    []report.StepRun
+	kernels  []plot.Series
+	gaps     []plot.Series
+	timeline []plot.Line
+	steps    []plot.StepRun
 }
 
 func runReport(ctx context.Context, opts *reportOptions) error {
@@ -133,7 +134,7 @@ func runReport(ctx context.Context, opts *reportOptions) error {
 	if len(caps) > 0 {
 		capture = caps[0]
 	}
-	r := report.HTMLReport{Names: opts.Names, DrillRows: opts.Top}
+	r := html.Report{Names: opts.Names, DrillRows: opts.Top}
 	done := opts.Read.startProgress(files)
 	k := 0 // the file's index among those found
 	var kept []int
@@ -158,10 +159,10 @@ func runReport(ctx context.Context, opts *reportOptions) error {
 			return label
 		}
 		for _, s := range run.kernels {
-			r.Kernels = append(r.Kernels, report.Series{Label: name(s.Label), Values: s.Values})
+			r.Kernels = append(r.Kernels, plot.Series{Label: name(s.Label), Values: s.Values})
 		}
 		for _, s := range run.gaps {
-			r.Gaps = append(r.Gaps, report.Series{Label: name(s.Label), Values: s.Values})
+			r.Gaps = append(r.Gaps, plot.Series{Label: name(s.Label), Values: s.Values})
 		}
 		for _, l := range run.timeline {
 			l.Label, l.Run = name(l.Label), i
@@ -191,7 +192,7 @@ func runReport(ctx context.Context, opts *reportOptions) error {
 	if len(breakdown) > 0 {
 		r.Breakdown, r.BreakdownAxis, r.BreakdownTitle = breakdownBars(breakdown)
 	}
-	return writeOutput(ctx, opts.Output, func(w io.Writer) error { return report.WriteHTML(w, r) })
+	return writeOutput(ctx, opts.Output, func(w io.Writer) error { return html.Write(w, r) })
 }
 
 // reportSeries summarizes t and computes its plots' series, per device
@@ -201,22 +202,22 @@ func reportSeries(t *trace.Trace, opts *reportOptions, capture *metrics.Capture)
 		Capture: capture, Workers: cores()})}
 	for dev, v := range metrics.DeviceViews(t) {
 		l := fmt.Sprintf("GPU %d", dev)
-		run.kernels = append(run.kernels, report.Series{Label: l, Values: metrics.KernelDurations(v, dev)})
+		run.kernels = append(run.kernels, plot.Series{Label: l, Values: metrics.KernelDurations(v, dev)})
 		var lens []int64
 		for _, g := range metrics.IdleGaps(v, dev) {
 			lens = append(lens, g.Len())
 		}
-		run.gaps = append(run.gaps, report.Series{Label: l, Values: lens})
+		run.gaps = append(run.gaps, plot.Series{Label: l, Values: lens})
 		if pts := metrics.Timeline(v, dev, opts.Bins); len(pts) > 0 {
-			run.timeline = append(run.timeline, report.Line{Label: l, Points: pts})
+			run.timeline = append(run.timeline, plot.Line{Label: l, Points: pts})
 		}
 		st := metrics.StepStats(v, dev)
 		if len(st) > 0 {
-			run.steps = append(run.steps, report.StepRun{Label: l, Steps: st, Warmup: metrics.WarmupSteps(st)})
+			run.steps = append(run.steps, plot.StepRun{Label: l, Steps: st, Warmup: metrics.WarmupSteps(st)})
 		}
 	}
 	if len(run.sum.Devices) == 0 && len(run.sum.Host.Steps) > 0 {
-		run.steps = append(run.steps, report.HostSteps("host", &run.sum))
+		run.steps = append(run.steps, plot.HostSteps("host", &run.sum))
 	}
 	// One time origin for the run's devices: its first GPU activity.
 	if len(run.timeline) > 0 {

@@ -250,10 +250,7 @@ func writeSummaries(opts *summarizeOptions, sums []metrics.Summary) error {
 		if o != nil {
 			tables = append(tables, o) // last, where a terminal leaves it in view
 		}
-		if opts.Format == "text" {
-			return report.WriteTextWidth(opts.IO.Out, opts.IO.TerminalWidth(), tables...)
-		}
-		return report.WriteMarkdown(opts.IO.Out, tables...)
+		return report.Write(opts.IO.Out, tableOutput(opts.IO, opts.Format, opts.CSV, ""), tables...)
 	}
 	if report.HostOnly(sums) { // host rows, one a file
 		if opts.Format == "csv" {

@@ -167,13 +167,10 @@ func runWhatif(ctx context.Context, opts *whatifOptions) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	switch opts.Format {
-	case "csv":
-		err = report.WriteCSV(opts.IO.Out, report.WhatifRecords(rows))
-	case "json":
-		err = report.WriteJSON(opts.IO.Out, "whatif", report.WhatifRecords(rows))
-	default:
-		err = report.WriteTextWidth(opts.IO.Out, opts.IO.TerminalWidth(), report.WhatifTables(rows)...)
+	if out := tableOutput(opts.IO, opts.Format, report.CSVOptions{}, "whatif"); out.Records() {
+		err = report.Write(opts.IO.Out, out, report.WhatifRecords(rows))
+	} else {
+		err = report.Write(opts.IO.Out, out, report.WhatifTables(rows)...)
 	}
 	if err != nil {
 		return err

@@ -1,6 +1,0 @@
-//go:build !linux
-
-package main
-
-// addressSpace reports no address-space limit outside Linux.
-func addressSpace() (limit, used int64) { return 0, 0 }
