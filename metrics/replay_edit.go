@@ -44,7 +44,7 @@ func (g *replayGraph) edit(e Edits) {
 		}
 	}
 	if e.Graphs {
-		h.capture()
+		h.capture(e.graphCosts())
 	}
 }
 
@@ -55,7 +55,7 @@ func (g *replayGraph) edit(e Edits) {
 // run (a compiled region's part, or from the first launch to the end of
 // the last one in a step), its host work and calls; its device work stays,
 // as graph nodes.
-func (g *replayGraph) capture() {
+func (g *replayGraph) capture(costs GraphCosts) {
 	regions := g.compiledRegions()
 	byRegion := len(regions) > 0
 	if !byRegion {
@@ -106,10 +106,10 @@ func (g *replayGraph) capture() {
 			gi := int32(len(g.calls))
 			for _, ii := range nodes {
 				it := &g.items[ii]
-				it.call, it.lat, it.gap = gi, 0, GraphNodeNS
+				it.call, it.lat, it.gap = gi, 0, costs.NodeNS
 			}
 			g.calls = append(g.calls, rCall{thread: int32(th), kind: callGraph, recStart: from, recEnd: to,
-				cost: GraphReplayHostNS + GraphLaunchNodeNS*int64(len(nodes)), lo: first, n: int32(len(nodes)), waitItem: -1})
+				cost: costs.ReplayHostNS + costs.LaunchNodeNS*int64(len(nodes)), lo: first, n: int32(len(nodes)), waitItem: -1})
 			keep[th] = append(keep[th], gi)
 			keep[th] = append(keep[th], run[hi:]...)
 			run = run[:0]
