@@ -347,6 +347,13 @@ func (g *replayGraph) criticalPath(w Interval, last int32, s replayStep) Critica
 			}
 			addSeg(class, it.start, min(it.end, at))
 			at = min(at, it.start)
+			if it.byWait {
+				w := g.after[item]
+				on := &g.items[w.item]
+				addSeg(PathLaunch, on.end, at) // the device's gap after the other stream's work
+				at, item = min(at, on.end), w.item
+				continue
+			}
 			if it.byStream && it.prev >= 0 {
 				prev := &g.items[it.prev]
 				addSeg(PathLaunch, prev.end, at)
@@ -384,7 +391,7 @@ func (g *replayGraph) criticalPath(w Interval, last int32, s replayStep) Critica
 		switch c.kind {
 		case callLaunch, callGraph:
 			addSeg(PathLaunch, c.start, at)
-		case callBlockAll, callBlockOwn:
+		case callBlockAll, callBlockOwn, callBlockStream, callBlockEvent:
 			addSeg(PathSync, c.start, at)
 		default:
 			addSeg(PathHost, c.start, at)

@@ -21,7 +21,7 @@ func (g *replayGraph) edit(e Edits) {
 	}
 	for i := range h.calls {
 		c := &h.calls[i]
-		blocking := c.kind == callBlockAll || c.kind == callBlockOwn
+		blocking := c.blocks()
 		pageable := c.kind == callBlockOwn && !c.syncAPI && slices.ContainsFunc(h.itemsOf(c), func(ii int32) bool { return h.items[ii].pageable })
 		if blocking && (e.NoSyncs || e.Pinned && pageable) {
 			// The call keeps its own host time, past the wait.
@@ -133,7 +133,7 @@ func (g *replayGraph) capture(costs GraphCosts) {
 			if !inRegion {
 				inRegion, runFrom = true, regions[r].start
 			}
-			if c.kind == callBlockAll || c.kind == callBlockOwn || slices.ContainsFunc(g.itemsOf(&c), func(ii int32) bool { return g.items[ii].host }) {
+			if c.blocks() || slices.ContainsFunc(g.itemsOf(&c), func(ii int32) bool { return g.items[ii].host }) {
 				flush(c.recStart)
 				keep[th] = append(keep[th], ci)
 				runFrom = c.recEnd
