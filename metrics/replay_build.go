@@ -125,18 +125,16 @@ type replayStep struct {
 // host range to replay.
 func buildReplay(t *trace.Trace, dev int, devSteps []Step, ix *launchIndex) (g *replayGraph, ok bool) {
 	whole := cmp.Or(t.Unclipped, t)
-	_, cpu := collectSteps(whole.Ops)
-	hostOf := map[int]Step{}
-	for _, s := range cpu {
-		hostOf[s.Number] = s
-	}
+	hostOf := hostSteps(whole.Ops)
 	g = &replayGraph{t: whole}
+	stepTh := make([]thread, 0, len(devSteps)) // the thread of each step's host range
 	for _, s := range devSteps {
 		h, ok := hostOf[s.Number]
 		if !ok {
 			continue
 		}
-		g.steps = append(g.steps, replayStep{Step: s, hostStart: h.Start, hostEnd: h.End, thread: -1})
+		g.steps = append(g.steps, replayStep{Step: s, hostStart: h.start, hostEnd: h.end, thread: -1})
+		stepTh = append(stepTh, h.th)
 	}
 	if len(g.steps) == 0 {
 		return nil, false
@@ -226,19 +224,9 @@ func buildReplay(t *trace.Trace, dev int, devSteps []Step, ix *launchIndex) (g *
 			}
 		}
 	}
-	// The thread of each step's host range, in one pass over the ops.
-	stepAt := make(map[int64]int, len(g.steps)) // host start → step
-	for i, s := range g.steps {
-		stepAt[s.hostStart] = i
-	}
-	for _, op := range whole.Ops {
-		if op.Kind == trace.GPUAnnotation || !strings.HasPrefix(op.Name, trace.StepPrefix) {
-			continue
-		}
-		if i, ok := stepAt[op.Start]; ok && g.steps[i].thread < 0 {
-			if ti, ok := threadIx[thread{op.PID, op.TID}]; ok {
-				g.steps[i].thread = ti
-			}
+	for i, th := range stepTh {
+		if ti, ok := threadIx[th]; ok {
+			g.steps[i].thread = ti
 		}
 	}
 
@@ -440,6 +428,42 @@ func (g *replayGraph) blocking() {
 			}
 		}
 	}
+}
+
+// A hostStep is the host range of one ProfilerStep#N and the thread of
+// its first op.
+type hostStep struct {
+	start, end int64
+	th         thread
+}
+
+// hostSteps returns the host ranges of the ProfilerStep#N ops of ops by
+// number, as collectSteps draws them, each with the thread of the op
+// that starts it, in one pass.
+func hostSteps(ops []trace.Op) map[int]hostStep {
+	out := map[int]hostStep{}
+	for i := range ops {
+		op := &ops[i]
+		// The first byte turns away nearly every op.
+		if op.Name == "" || op.Name[0] != trace.StepPrefix[0] || op.Kind == trace.GPUAnnotation {
+			continue
+		}
+		n, ok := stepNumber(op.Name)
+		if !ok {
+			continue
+		}
+		h, seen := out[n]
+		if !seen {
+			out[n] = hostStep{op.Start, op.End, thread{op.PID, op.TID}}
+			continue
+		}
+		if op.Start < h.start {
+			h.start, h.th = op.Start, thread{op.PID, op.TID}
+		}
+		h.end = max(h.end, op.End)
+		out[n] = h
+	}
+	return out
 }
 
 // heldByWait reports whether item ii's wait on another stream's work is

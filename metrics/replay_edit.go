@@ -66,12 +66,17 @@ func (g *replayGraph) capture(costs GraphCosts) {
 			}
 		}
 	}
-	var keep [][]int32 = make([][]int32, len(g.threads))
+	keep := make([][]int32, len(g.threads))
+	// Room for what the captures add: each item again in flat, a call per
+	// capture.
+	g.flat = slices.Grow(g.flat, len(g.items))
+	g.calls = slices.Grow(g.calls, len(regions))
 	ri := 0
 	slices.SortFunc(regions, func(a, b threadRange) int {
 		return cmp.Or(cmp.Compare(a.thread, b.thread), cmp.Compare(a.start, b.start))
 	})
 	for th, calls := range g.threads {
+		keep[th] = make([]int32, 0, len(calls))
 		for len(regions) > ri && regions[ri].thread < int32(th) {
 			ri++
 		}
