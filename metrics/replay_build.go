@@ -110,7 +110,9 @@ type replayGraph struct {
 	// after holds the items that wait on another stream's work (rItem.waits).
 	waits map[int32]syncWait
 	after map[int32]crossWait
-	t     *trace.Trace
+	// regionOps are the indexes in t.Ops of the compiled regions, in order.
+	regionOps []int32
+	t         *trace.Trace
 }
 
 // A replayStep is one step: its host range and how its window is drawn.
@@ -125,8 +127,8 @@ type replayStep struct {
 // host range to replay.
 func buildReplay(t *trace.Trace, dev int, devSteps []Step, ix *launchIndex) (g *replayGraph, ok bool) {
 	whole := cmp.Or(t.Unclipped, t)
-	hostOf := hostSteps(whole.Ops)
-	g = &replayGraph{t: whole}
+	hostOf, regions := hostSteps(whole.Ops)
+	g = &replayGraph{t: whole, regionOps: regions}
 	stepTh := make([]thread, 0, len(devSteps)) // the thread of each step's host range
 	for _, s := range devSteps {
 		h, ok := hostOf[s.Number]
@@ -440,12 +442,21 @@ type hostStep struct {
 // hostSteps returns the host ranges of the ProfilerStep#N ops of ops by
 // number, as collectSteps draws them, each with the thread of the op
 // that starts it, in one pass.
-func hostSteps(ops []trace.Op) map[int]hostStep {
-	out := map[int]hostStep{}
+// It also returns the index in ops of each compiled region
+// (trace.CompiledRegionPrefix), for --graphs, found on the same pass.
+func hostSteps(ops []trace.Op) (out map[int]hostStep, regions []int32) {
+	out = map[int]hostStep{}
 	for i := range ops {
 		op := &ops[i]
 		// The first byte turns away nearly every op.
-		if op.Name == "" || op.Name[0] != trace.StepPrefix[0] || op.Kind == trace.GPUAnnotation {
+		if op.Name == "" {
+			continue
+		}
+		if op.Name[0] == trace.CompiledRegionPrefix[0] && op.Kind == trace.CPUOp && strings.HasPrefix(op.Name, trace.CompiledRegionPrefix) {
+			regions = append(regions, int32(i))
+			continue
+		}
+		if op.Name[0] != trace.StepPrefix[0] || op.Kind == trace.GPUAnnotation {
 			continue
 		}
 		n, ok := stepNumber(op.Name)
@@ -463,7 +474,7 @@ func hostSteps(ops []trace.Op) map[int]hostStep {
 		h.end = max(h.end, op.End)
 		out[n] = h
 	}
-	return out
+	return out, regions
 }
 
 // heldByWait reports whether item ii's wait on another stream's work is

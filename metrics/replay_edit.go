@@ -3,9 +3,6 @@ package metrics
 import (
 	"cmp"
 	"slices"
-	"strings"
-
-	"github.com/traceql/traceql/trace"
 )
 
 // edit makes the edits e to g (see Edits).
@@ -170,15 +167,13 @@ func (g *replayGraph) compiledRegions() []threadRange {
 	lo, hi := g.steps[0].hostStart, g.steps[len(g.steps)-1].hostEnd
 	var out []threadRange
 	lastEnd := map[int32]int64{}
-	ops := g.t.Ops
-	first, _ := slices.BinarySearchFunc(ops, lo, func(op trace.Op, x int64) int { return cmp.Compare(op.Start, x) })
-	for _, op := range ops[first:] {
+	for _, oi := range g.regionOps {
+		op := &g.t.Ops[oi]
+		if op.Start < lo {
+			continue
+		}
 		if op.Start >= hi {
 			break
-		}
-		// The first byte turns away nearly every other op.
-		if op.Kind != trace.CPUOp || op.Name == "" || op.Name[0] != 'T' || !strings.HasPrefix(op.Name, trace.CompiledRegionPrefix) {
-			continue
 		}
 		th, ok := ths[thread{op.PID, op.TID}]
 		if !ok {

@@ -185,9 +185,15 @@ func (g *replayGraph) windows() (w []Interval, last []int32) {
 	for i := range last {
 		last[i] = -1
 	}
+	cached := -1 // the step of the item before: the next one's, most often
 	for ii := range g.items {
 		it := &g.items[ii]
-		s := g.stepOf(g.calls[it.call].recStart)
+		x := g.calls[it.call].recStart
+		s := cached
+		if s < 0 || x < g.steps[s].hostStart || x >= g.steps[s].hostEnd {
+			s = g.stepOf(x)
+			cached = s
+		}
 		if s < 0 {
 			continue
 		}
