@@ -82,7 +82,7 @@ func (g *replayGraph) resolveWaits(byStream map[int64][]int32, callOf []int32) {
 	}
 	recordItem := func(s *trace.Sync) int32 {
 		at, ok := recordAt[s.WaitRecord]
-		if !ok || s.WaitStream < 0 {
+		if !ok || s.WaitRecord <= 0 || s.WaitStream < 0 {
 			return -1
 		}
 		return lastBefore(s.WaitStream, at)

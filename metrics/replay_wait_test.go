@@ -50,7 +50,7 @@ func waitTrace(t *testing.T) *trace.Trace {
 			return trace.Sync{Activity: trace.Activity{Device: 0, Stream: stream, Start: o + start, End: o + end, Correlation: c + corr},
 				Kind: kind, WaitStream: waitStream, WaitRecord: waitRecord}
 		}
-		tr.Syncs = append(tr.Syncs, sync("Stream Wait Event", 8, 36, 38, 3, 7, c+2), sync("Stream Sync", 8, 76, 176, 6, -1, -1),
+		tr.Syncs = append(tr.Syncs, sync("Stream Wait Event", 8, 36, 38, 3, 7, c+2), sync("Stream Sync", 8, 76, 176, 6, 0, 0),
 			sync("Event Sync", 8, 201, 214, 9, 8, c+8))
 	}
 	if err := tr.Validate(); err != nil {

@@ -512,8 +512,8 @@ func (e *rawEvent) keepActivity(name string, start, end int64, p *part) {
 	case clsMemset:
 		t.Memsets = append(t.Memsets, Memset{Activity: act, Mem: parseMemsetName(name), Bytes: a.bytes})
 	case clsSync:
-		ws, wr := int64(-1), int64(-1)
-		if a.hasWait {
+		var ws, wr int64 // Kineto writes -1 for what it does not know
+		if a.hasWait && a.waitRecord > 0 {
 			ws, wr = a.waitStream, a.waitRecord
 		}
 		t.Syncs = append(t.Syncs, Sync{Activity: act, Kind: name, WaitStream: ws, WaitRecord: wr})

@@ -773,7 +773,7 @@ func (r *nsysReader) syncs() (err error) {
 		if a.Stream == cuptiInvalid {
 			a.Stream = -1 // event and context syncs belong to no stream
 		}
-		return Sync{Activity: a, Kind: kind, WaitStream: -1, WaitRecord: -1}, struct{}{}, true, nil
+		return Sync{Activity: a, Kind: kind}, struct{}{}, true, nil
 	})
 	return err
 }
