@@ -31,6 +31,31 @@ type Edits struct {
 	Pinned bool
 	// Kernels scales the durations of the kernels whose names match.
 	Kernels []KernelScale
+	// Costs are the constants of Graphs; nil: those that ship
+	// (ShippedGraphCosts). Validation sets others, measured on other runs.
+	Costs *GraphCosts
+}
+
+// GraphCosts are the constants of the --graphs edit (see the constants
+// GraphReplayHostNS, GraphLaunchNodeNS and GraphNodeNS).
+type GraphCosts struct {
+	ReplayHostNS, LaunchNodeNS, NodeNS int64
+	// Source says what they were measured on.
+	Source string
+}
+
+// ShippedGraphCosts are the constants --graphs uses unless told others.
+func ShippedGraphCosts() GraphCosts {
+	return GraphCosts{GraphReplayHostNS, GraphLaunchNodeNS, GraphNodeNS,
+		"median over the 6 reduce-overhead runs in testdata/gpu (H100, ViT small/medium/large, batch 1 and 32, profiled)"}
+}
+
+// graphCosts returns the constants e's --graphs uses.
+func (e Edits) graphCosts() GraphCosts {
+	if e.Costs != nil {
+		return *e.Costs
+	}
+	return ShippedGraphCosts()
 }
 
 // Any reports whether e changes anything.
@@ -121,12 +146,14 @@ const pinnedCopyMinBytes = 1 << 20
 
 // replayConstants lists the model's constants with their sources, to be
 // printed with every projection that uses them.
-func replayConstants() []Constant {
-	src := "median over the 6 reduce-overhead runs in testdata/gpu (H100, ViT small/medium/large, batch 1 and 32, profiled)"
+func replayConstants() []Constant { return ShippedGraphCosts().constants() }
+
+// constants lists c as the model's constants with their source.
+func (c GraphCosts) constants() []Constant {
 	return []Constant{
-		{"graph_replay_host_ns", GraphReplayHostNS, NS, "host time of a graph replay besides cudaGraphLaunch: compiled region minus its launch call; " + src},
-		{"graph_launch_node_ns", GraphLaunchNodeNS, NS, "host time of cudaGraphLaunch per kernel in the graph; " + src},
-		{"graph_node_ns", GraphNodeNS, NS, "device gap between consecutive kernels of a graph replay; " + src},
+		{"graph_replay_host_ns", c.ReplayHostNS, NS, "host time of a graph replay besides cudaGraphLaunch: compiled region minus its launch call; " + c.Source},
+		{"graph_launch_node_ns", c.LaunchNodeNS, NS, "host time of cudaGraphLaunch per kernel in the graph; " + c.Source},
+		{"graph_node_ns", c.NodeNS, NS, "device gap between consecutive kernels of a graph replay; " + c.Source},
 	}
 }
 
@@ -239,7 +266,7 @@ func replay(t *trace.Trace, dev int, steps []Step, ix *launchIndex, measuredMedi
 		g.edit(e)
 		g.run()
 		if e.Graphs {
-			p.Constants = replayConstants()
+			p.Constants = e.graphCosts().constants()
 		}
 		if e.Pinned {
 			p.Constants = append(p.Constants, pinnedConstants()...)
@@ -320,6 +347,13 @@ func (g *replayGraph) criticalPath(w Interval, last int32, s replayStep) Critica
 			}
 			addSeg(class, it.start, min(it.end, at))
 			at = min(at, it.start)
+			if it.byWait {
+				w := g.after[item]
+				on := &g.items[w.item]
+				addSeg(pathLaunch, on.end, at) // the device's gap after the other stream's work
+				at, item = min(at, on.end), w.item
+				continue
+			}
 			if it.byStream && it.prev >= 0 {
 				prev := &g.items[it.prev]
 				addSeg(pathLaunch, prev.end, at)
@@ -357,7 +391,7 @@ func (g *replayGraph) criticalPath(w Interval, last int32, s replayStep) Critica
 		switch c.kind {
 		case callLaunch, callGraph:
 			addSeg(pathLaunch, c.start, at)
-		case callBlockAll, callBlockOwn:
+		case callBlockAll, callBlockOwn, callBlockStream, callBlockEvent:
 			addSeg(pathSync, c.start, at)
 		default:
 			addSeg(pathHost, c.start, at)

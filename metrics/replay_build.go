@@ -21,11 +21,13 @@ import (
 type callKind uint8
 
 const (
-	callOther    callKind = iota // costs its host time, launches nothing on the device
-	callLaunch                   // makes device work ready (kernel, copy, memset, graph launch)
-	callGraph                    // a graph launch made by the --graphs edit
-	callBlockAll                 // waits until every stream of the device drains
-	callBlockOwn                 // waits until its own device work is done (sync or pageable copy)
+	callOther       callKind = iota // costs its host time, launches nothing on the device
+	callLaunch                      // makes device work ready (kernel, copy, memset, graph launch)
+	callGraph                       // a graph launch made by the --graphs edit
+	callBlockAll                    // waits until every stream of the device drains
+	callBlockOwn                    // waits until its own device work is done (sync or pageable copy)
+	callBlockStream                 // waits until one stream drains (replayGraph.waits)
+	callBlockEvent                  // waits until the work before an event's record is done (replayGraph.waits)
 )
 
 // An rItem is one piece of device work in the replay.
@@ -49,9 +51,13 @@ type rItem struct {
 	// model holds it (the batch comes in and the result goes out around
 	// the graph).
 	host bool
+	// waits marks an item with a wait on another stream's work
+	// (replayGraph.after).
+	waits bool
 
 	// Replayed.
 	byStream   bool  // start set by the stream's previous work, not by the launch
+	byWait     bool  // start set by its wait on another stream's work
 	prev       int32 // the stream's previous work; -1 for none
 	start, end int64
 }
@@ -100,7 +106,13 @@ type replayGraph struct {
 	// launchLatency and streamGap are the trace's median launch latency
 	// and back-to-back gap between queued work (see buildReplay).
 	launchLatency, streamGap int64
-	t                        *trace.Trace
+	// waits says what each callBlockStream or callBlockEvent waits for;
+	// after holds the items that wait on another stream's work (rItem.waits).
+	waits map[int32]syncWait
+	after map[int32]crossWait
+	// regionOps are the indexes in t.Ops of the compiled regions, in order.
+	regionOps []int32
+	t         *trace.Trace
 }
 
 // A replayStep is one step: its host range and how its window is drawn.
@@ -115,18 +127,16 @@ type replayStep struct {
 // host range to replay.
 func buildReplay(t *trace.Trace, dev int, devSteps []Step, ix *launchIndex) (g *replayGraph, ok bool) {
 	whole := cmp.Or(t.Unclipped, t)
-	_, cpu := collectSteps(whole.Ops)
-	hostOf := map[int]Step{}
-	for _, s := range cpu {
-		hostOf[s.Number] = s
-	}
-	g = &replayGraph{t: whole}
+	hostOf, regions := hostSteps(whole.Ops)
+	g = &replayGraph{t: whole, regionOps: regions}
+	stepTh := make([]thread, 0, len(devSteps)) // the thread of each step's host range
 	for _, s := range devSteps {
 		h, ok := hostOf[s.Number]
 		if !ok {
 			continue
 		}
-		g.steps = append(g.steps, replayStep{Step: s, hostStart: h.Start, hostEnd: h.End, thread: -1})
+		g.steps = append(g.steps, replayStep{Step: s, hostStart: h.start, hostEnd: h.end, thread: -1})
+		stepTh = append(stepTh, h.th)
 	}
 	if len(g.steps) == 0 {
 		return nil, false
@@ -216,19 +226,9 @@ func buildReplay(t *trace.Trace, dev int, devSteps []Step, ix *launchIndex) (g *
 			}
 		}
 	}
-	// The thread of each step's host range, in one pass over the ops.
-	stepAt := make(map[int64]int, len(g.steps)) // host start → step
-	for i, s := range g.steps {
-		stepAt[s.hostStart] = i
-	}
-	for _, op := range whole.Ops {
-		if op.Kind == trace.GPUAnnotation || !strings.HasPrefix(op.Name, trace.StepPrefix) {
-			continue
-		}
-		if i, ok := stepAt[op.Start]; ok && g.steps[i].thread < 0 {
-			if ti, ok := threadIx[thread{op.PID, op.TID}]; ok {
-				g.steps[i].thread = ti
-			}
+	for i, th := range stepTh {
+		if ti, ok := threadIx[th]; ok {
+			g.steps[i].thread = ti
 		}
 	}
 
@@ -306,10 +306,25 @@ func buildReplay(t *trace.Trace, dev int, devSteps []Step, ix *launchIndex) (g *
 		}
 		return &g.items[order[k-1]]
 	}
+	if len(whole.Syncs) > 0 {
+		byStream := map[int64][]int32{}
+		for k := 0; k < len(order); {
+			j := k + 1
+			for j < len(order) && g.items[order[j]].stream == g.items[order[k]].stream {
+				j++
+			}
+			byStream[g.items[order[k]].stream] = order[k:j:j]
+			k = j
+		}
+		g.resolveWaits(byStream, callOf)
+	}
 	var lats, gaps []int64
 	for k, ii := range order {
 		it := &g.items[ii]
 		call := g.calls[it.call].recStart
+		if it.waits && g.heldByWait(ii, prevOf(k)) {
+			continue // neither bound held: its lateness is the other stream's
+		}
 		if p := prevOf(k); p != nil && p.recEnd() > call {
 			gaps = append(gaps, max(it.recStart-p.recEnd(), 0))
 		} else if g.calls[it.call].n == 1 {
@@ -322,6 +337,23 @@ func buildReplay(t *trace.Trace, dev int, devSteps []Step, ix *launchIndex) (g *
 		it := &g.items[ii]
 		sinceCall := max(it.recStart-g.calls[it.call].recStart, 0)
 		p := prevOf(k)
+		if it.waits {
+			w := g.after[ii]
+			w.gap = max(it.recStart-g.items[w.item].recEnd(), 0)
+			if g.heldByWait(ii, p) {
+				// The wait held: the other bounds take the trace's medians,
+				// at most what was recorded.
+				sincePrev := g.streamGap
+				if p != nil {
+					sincePrev = max(it.recStart-p.recEnd(), 0)
+				}
+				it.lat, it.gap = min(g.launchLatency, sinceCall), min(g.streamGap, sincePrev)
+				g.after[ii] = w
+				continue
+			}
+			w.gap = min(w.gap, g.streamGap)
+			g.after[ii] = w
+		}
 		if p == nil || p.recEnd() <= g.calls[it.call].recStart { // the launch held
 			sincePrev := g.streamGap
 			if p != nil {
@@ -350,6 +382,10 @@ func buildReplay(t *trace.Trace, dev int, devSteps []Step, ix *launchIndex) (g *
 // costing its recorded time.
 func (g *replayGraph) blocking() {
 	var drained int64 = -1 << 62 // last recorded end of the work launched so far
+	var streamDrained map[int64]int64
+	if len(g.waits) > 0 {
+		streamDrained = map[int64]int64{}
+	}
 	for i := range g.calls {
 		c := &g.calls[i]
 		own, began := int64(-1<<62), int64(1<<62)
@@ -366,6 +402,17 @@ func (g *replayGraph) blocking() {
 				break
 			}
 			c.cost = c.recEnd - max(c.recStart, drained)
+		case c.kind == callBlockStream, c.kind == callBlockEvent:
+			w := g.waits[int32(i)]
+			done, ok := streamDrained[w.stream]
+			if c.kind == callBlockEvent {
+				done, ok = g.items[w.item].recEnd(), true
+			}
+			if !ok || done > c.recEnd {
+				c.kind = callOther // nothing to wait for, or it did not wait
+				break
+			}
+			c.cost = c.recEnd - max(c.recStart, done)
 		case c.n > 0 && c.syncAPI && own <= c.recEnd:
 			c.kind = callBlockOwn
 			c.cost = c.recEnd - max(c.recStart, own)
@@ -374,7 +421,68 @@ func (g *replayGraph) blocking() {
 			c.cost = c.recEnd - own
 		}
 		drained = max(drained, own)
+		if streamDrained != nil {
+			for _, it := range g.itemsOf(c) {
+				s := g.items[it].stream
+				if e, ok := streamDrained[s]; !ok || g.items[it].recEnd() > e {
+					streamDrained[s] = g.items[it].recEnd()
+				}
+			}
+		}
 	}
+}
+
+// A hostStep is the host range of one ProfilerStep#N and the thread of
+// its first op.
+type hostStep struct {
+	start, end int64
+	th         thread
+}
+
+// hostSteps returns the host ranges of the ProfilerStep#N ops of ops by
+// number, as collectSteps draws them, each with the thread of the op
+// that starts it, in one pass.
+// It also returns the index in ops of each compiled region
+// (trace.CompiledRegionPrefix), for --graphs, found on the same pass.
+func hostSteps(ops []trace.Op) (out map[int]hostStep, regions []int32) {
+	out = map[int]hostStep{}
+	for i := range ops {
+		op := &ops[i]
+		// The first byte turns away nearly every op.
+		if op.Name == "" {
+			continue
+		}
+		if op.Name[0] == trace.CompiledRegionPrefix[0] && op.Kind == trace.CPUOp && strings.HasPrefix(op.Name, trace.CompiledRegionPrefix) {
+			regions = append(regions, int32(i))
+			continue
+		}
+		if op.Name[0] != trace.StepPrefix[0] || op.Kind == trace.GPUAnnotation {
+			continue
+		}
+		n, ok := stepNumber(op.Name)
+		if !ok {
+			continue
+		}
+		h, seen := out[n]
+		if !seen {
+			out[n] = hostStep{op.Start, op.End, thread{op.PID, op.TID}}
+			continue
+		}
+		if op.Start < h.start {
+			h.start, h.th = op.Start, thread{op.PID, op.TID}
+		}
+		h.end = max(h.end, op.End)
+		out[n] = h
+	}
+	return out, regions
+}
+
+// heldByWait reports whether item ii's wait on another stream's work is
+// what held it in the trace: that work ended after ii's launch call began
+// and after its stream's previous work p.
+func (g *replayGraph) heldByWait(ii int32, p *rItem) bool {
+	end := g.items[g.after[ii].item].recEnd()
+	return end > g.calls[g.items[ii].call].recStart && (p == nil || end > p.recEnd())
 }
 
 // recEnd is where the trace has the work end (before any edit).

@@ -3,9 +3,6 @@ package metrics
 import (
 	"cmp"
 	"slices"
-	"strings"
-
-	"github.com/traceql/traceql/trace"
 )
 
 // edit makes the edits e to g (see Edits).
@@ -21,7 +18,7 @@ func (g *replayGraph) edit(e Edits) {
 	}
 	for i := range h.calls {
 		c := &h.calls[i]
-		blocking := c.kind == callBlockAll || c.kind == callBlockOwn
+		blocking := c.blocks()
 		pageable := c.kind == callBlockOwn && !c.syncAPI && slices.ContainsFunc(h.itemsOf(c), func(ii int32) bool { return h.items[ii].pageable })
 		if blocking && (e.NoSyncs || e.Pinned && pageable) {
 			// The call keeps its own host time, past the wait.
@@ -44,7 +41,7 @@ func (g *replayGraph) edit(e Edits) {
 		}
 	}
 	if e.Graphs {
-		h.capture()
+		h.capture(e.graphCosts())
 	}
 }
 
@@ -55,7 +52,7 @@ func (g *replayGraph) edit(e Edits) {
 // run (a compiled region's part, or from the first launch to the end of
 // the last one in a step), its host work and calls; its device work stays,
 // as graph nodes.
-func (g *replayGraph) capture() {
+func (g *replayGraph) capture(costs GraphCosts) {
 	regions := g.compiledRegions()
 	byRegion := len(regions) > 0
 	if !byRegion {
@@ -66,12 +63,17 @@ func (g *replayGraph) capture() {
 			}
 		}
 	}
-	var keep [][]int32 = make([][]int32, len(g.threads))
+	keep := make([][]int32, len(g.threads))
+	// Room for what the captures add: each item again in flat, a call per
+	// capture.
+	g.flat = slices.Grow(g.flat, len(g.items))
+	g.calls = slices.Grow(g.calls, len(regions))
 	ri := 0
 	slices.SortFunc(regions, func(a, b threadRange) int {
 		return cmp.Or(cmp.Compare(a.thread, b.thread), cmp.Compare(a.start, b.start))
 	})
 	for th, calls := range g.threads {
+		keep[th] = make([]int32, 0, len(calls))
 		for len(regions) > ri && regions[ri].thread < int32(th) {
 			ri++
 		}
@@ -106,10 +108,10 @@ func (g *replayGraph) capture() {
 			gi := int32(len(g.calls))
 			for _, ii := range nodes {
 				it := &g.items[ii]
-				it.call, it.lat, it.gap = gi, 0, GraphNodeNS
+				it.call, it.lat, it.gap = gi, 0, costs.NodeNS
 			}
 			g.calls = append(g.calls, rCall{thread: int32(th), kind: callGraph, recStart: from, recEnd: to,
-				cost: GraphReplayHostNS + GraphLaunchNodeNS*int64(len(nodes)), lo: first, n: int32(len(nodes)), waitItem: -1})
+				cost: costs.ReplayHostNS + costs.LaunchNodeNS*int64(len(nodes)), lo: first, n: int32(len(nodes)), waitItem: -1})
 			keep[th] = append(keep[th], gi)
 			keep[th] = append(keep[th], run[hi:]...)
 			run = run[:0]
@@ -133,7 +135,7 @@ func (g *replayGraph) capture() {
 			if !inRegion {
 				inRegion, runFrom = true, regions[r].start
 			}
-			if c.kind == callBlockAll || c.kind == callBlockOwn || slices.ContainsFunc(g.itemsOf(&c), func(ii int32) bool { return g.items[ii].host }) {
+			if c.blocks() || slices.ContainsFunc(g.itemsOf(&c), func(ii int32) bool { return g.items[ii].host }) {
 				flush(c.recStart)
 				keep[th] = append(keep[th], ci)
 				runFrom = c.recEnd
@@ -165,15 +167,13 @@ func (g *replayGraph) compiledRegions() []threadRange {
 	lo, hi := g.steps[0].hostStart, g.steps[len(g.steps)-1].hostEnd
 	var out []threadRange
 	lastEnd := map[int32]int64{}
-	ops := g.t.Ops
-	first, _ := slices.BinarySearchFunc(ops, lo, func(op trace.Op, x int64) int { return cmp.Compare(op.Start, x) })
-	for _, op := range ops[first:] {
+	for _, oi := range g.regionOps {
+		op := &g.t.Ops[oi]
+		if op.Start < lo {
+			continue
+		}
 		if op.Start >= hi {
 			break
-		}
-		// The first byte turns away nearly every other op.
-		if op.Kind != trace.CPUOp || op.Name == "" || op.Name[0] != 'T' || !strings.HasPrefix(op.Name, trace.CompiledRegionPrefix) {
-			continue
 		}
 		th, ok := ths[thread{op.PID, op.TID}]
 		if !ok {

@@ -12,8 +12,13 @@ import (
 // launched before it by any thread.
 func (g *replayGraph) run() {
 	type stream struct {
-		end  int64
-		last int32
+		end   int64
+		last  int32
+		endBy int32 // the work that ends at end
+	}
+	var done []bool // replayed in this run: for waits on other streams' work
+	if len(g.after) > 0 || len(g.waits) > 0 {
+		done = make([]bool, len(g.items))
 	}
 	streams := map[int64]*stream{}
 	var drained int64 // end of the last work of the device
@@ -44,12 +49,23 @@ func (g *replayGraph) run() {
 			ready = c.end // the nodes are ready once the launch returns
 		}
 		wait, waitBy := drained, drainedBy // callBlockAll: all launched before
-		if c.kind == callBlockOwn {
+		switch c.kind {
+		case callBlockOwn:
 			wait, waitBy = -1<<62, -1
+		case callBlockStream:
+			wait, waitBy = -1<<62, -1
+			if s := streams[g.waits[ci].stream]; s != nil {
+				wait, waitBy = s.end, s.endBy
+			}
+		case callBlockEvent:
+			wait, waitBy = -1<<62, -1
+			if w := g.waits[ci].item; done[w] {
+				wait, waitBy = g.items[w].end, w
+			}
 		}
 		for _, ii := range g.itemsOf(c) {
 			it := &g.items[ii]
-			it.start, it.byStream, it.prev = ready+it.lat, false, -1
+			it.start, it.byStream, it.byWait, it.prev = ready+it.lat, false, false, -1
 			s := streams[it.stream]
 			if s == nil {
 				s = &stream{last: -1}
@@ -61,9 +77,19 @@ func (g *replayGraph) run() {
 					it.start, it.byStream = b, true
 				}
 			}
+			if it.waits {
+				if w := g.after[ii]; done[w.item] {
+					if b := g.items[w.item].end + w.gap; b > it.start {
+						it.start, it.byStream, it.byWait = b, false, true
+					}
+				}
+			}
 			it.end = it.start + it.dur
+			if done != nil {
+				done[ii] = true
+			}
 			if s.last < 0 || it.end >= s.end {
-				s.end = it.end
+				s.end, s.endBy = it.end, ii
 			}
 			s.last = ii
 			if it.end > drained || drainedBy < 0 {
@@ -73,7 +99,7 @@ func (g *replayGraph) run() {
 				wait, waitBy = it.end, ii
 			}
 		}
-		if c.kind == callBlockAll || c.kind == callBlockOwn {
+		if c.blocks() {
 			// The cost past the wait of a pageable copy may be negative:
 			// the call ends no earlier than its own time allows.
 			c.end = c.start + max(c.cost, 0)
@@ -159,9 +185,15 @@ func (g *replayGraph) windows() (w []Interval, last []int32) {
 	for i := range last {
 		last[i] = -1
 	}
+	cached := -1 // the step of the item before: the next one's, most often
 	for ii := range g.items {
 		it := &g.items[ii]
-		s := g.stepOf(g.calls[it.call].recStart)
+		x := g.calls[it.call].recStart
+		s := cached
+		if s < 0 || x < g.steps[s].hostStart || x >= g.steps[s].hostEnd {
+			s = g.stepOf(x)
+			cached = s
+		}
 		if s < 0 {
 			continue
 		}

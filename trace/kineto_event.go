@@ -512,7 +512,11 @@ func (e *rawEvent) keepActivity(name string, start, end int64, p *part) {
 	case clsMemset:
 		t.Memsets = append(t.Memsets, Memset{Activity: act, Mem: parseMemsetName(name), Bytes: a.bytes})
 	case clsSync:
-		t.Syncs = append(t.Syncs, Sync{Activity: act, Kind: name})
+		var ws, wr int64 // Kineto writes -1 for what it does not know
+		if a.hasWait && a.waitRecord > 0 {
+			ws, wr = a.waitStream, a.waitRecord
+		}
+		t.Syncs = append(t.Syncs, Sync{Activity: act, Kind: name, WaitStream: ws, WaitRecord: wr})
 	}
 }
 
@@ -611,6 +615,9 @@ type eventArgs struct {
 	hasOccupancy          bool
 	grid, block           [3]int32
 	graphID, graphNode    int64
+	// waitStream and waitRecord are a cuda_sync's event (Sync); 0 when absent.
+	waitStream, waitRecord int64
+	hasWait                bool
 	// kernel is a launch call's "kernel" (ROCm names the kernel there);
 	// it aliases the input, read while the event is kept.
 	kernel jsonlex.Value
@@ -658,6 +665,10 @@ func (d *eventDecoder) args(b []byte, i int, cls eventClass, a *eventArgs) (int,
 				a.graphID, _ = jsonlex.IntOf(v)
 			case "graph node id":
 				a.graphNode, _ = jsonlex.IntOf(v)
+			case "wait_on_stream":
+				a.waitStream, a.hasWait = jsonlex.IntOf(v)
+			case "wait_on_cuda_event_record_corr_id":
+				a.waitRecord, _ = jsonlex.IntOf(v)
 			case "flops":
 				if d.shapes && cls == clsCPUOp {
 					d.sh.flops, d.sh.hasFlops = jsonlex.IntOf(v)

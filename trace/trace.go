@@ -152,6 +152,12 @@ type Memset struct {
 type Sync struct {
 	Activity
 	Kind string // "Stream Sync", "Event Sync", "Context Sync", "Stream Wait", …
+	// WaitStream and WaitRecord say what an event sync or a stream's wait
+	// on an event waits for: the stream the event was recorded on and the
+	// correlation of the cudaEventRecord call (Kineto's "wait_on_stream",
+	// "wait_on_cuda_event_record_corr_id"); WaitRecord is 0 when not
+	// recorded, and WaitStream then means nothing.
+	WaitStream, WaitRecord int64
 }
 
 // APIKind tells runtime from driver API calls.

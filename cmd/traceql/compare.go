@@ -37,7 +37,10 @@ type compareOptions struct {
 	Parts   []string // names of the labels' parts, split at "_": rows' leading columns
 	GroupBy []string // parts whose runs are answered apart
 	PerStep perStepFlag
-	IO      *ioStreams
+	// Whatif are the edits (whatif's flags without --) each run is also
+	// projected with, shown apart as a projection.
+	Whatif []string
+	IO     *ioStreams
 }
 
 func newCompareCmd(ios *ioStreams, runF func(context.Context, *compareOptions) error) *cobra.Command {
@@ -94,6 +97,9 @@ the memory available (see summarize --help).` + perStepHelp + windowHelp,
 			if opts.All && opts.Metrics != nil {
 				return usageError{fmt.Errorf("use one of --metrics and --all")}
 			}
+			if len(opts.Whatif) > 0 && (opts.Format == "csv" || opts.Format == "json") {
+				return usageError{fmt.Errorf("--whatif shows in text and markdown; for its CSV or JSON use traceql whatif -f %s", opts.Format)}
+			}
 			if opts.Plot != "" { // before the runs are read
 				if err := checkOutput(opts.Plot, opts.Files); err != nil {
 					return err
@@ -126,6 +132,8 @@ the memory available (see summarize --help).` + perStepHelp + windowHelp,
 	f.StringSliceVar(&opts.Parts, "parts", nil, "name the parts of the labels, split at _, shown as columns (vit-small_eager_b1: model,mode,batch); runs whose label has another number of parts are left out")
 	addPerStepFlag(f, &opts.PerStep)
 	f.StringSliceVar(&opts.GroupBy, "group-by", nil, "parts (of --parts) whose runs are answered apart: model,batch gives each model and batch its line on the fastest mode")
+	enumSliceFlag(cmd, &opts.Whatif, "whatif", []string{"graphs", "no-syncs", "pinned"},
+		"also project each run's median step with these edits of traceql whatif, shown apart and labelled as a projection (text and markdown)")
 	opts.Read.addFlags(f)
 	opts.Read.addJobsFlag(f)
 	return cmd
@@ -327,16 +335,24 @@ func runCompare(ctx context.Context, opts *compareOptions) error {
 	}
 	done := opts.Read.startProgress(in.Files)
 	var sums []metrics.Summary
+	var projs [][]metrics.Projection
 	var kept []int
-	summarize := func(t *trace.Trace) metrics.Summary { return metrics.Summarize(t, metrics.Options{Workers: cores()}) }
+	edits := compareEdits(opts.Whatif)
+	summarize := func(t *trace.Trace) compared {
+		c := compared{s: metrics.Summarize(t, metrics.Options{Workers: cores()})}
+		if edits.Any() {
+			c.p, _ = metrics.ReplayDevices(t, edits)
+		}
+		return c
+	}
 	i := 0
-	err := readEach(ctx, in.Files, &opts.Read, summarize, func(file string, s metrics.Summary, err error) error {
+	err := readEach(ctx, in.Files, &opts.Read, summarize, func(file string, c compared, err error) error {
 		defer func() { i++ }()
 		if err := in.keep(i, err, opts.IO, &kept); err != nil || !slices.Contains(kept, i) {
 			return err
 		}
-		opts.Read.warn(file, s.Warnings)
-		sums = append(sums, s)
+		opts.Read.warn(file, c.s.Warnings)
+		sums, projs = append(sums, c.s), append(projs, c.p)
 		return nil
 	})
 	done()
@@ -375,7 +391,10 @@ func runCompare(ctx context.Context, opts *compareOptions) error {
 		return report.Write(opts.IO.Out, out, report.CompareRecords(opts.Labels, sums))
 	}
 	if opts.Layout == "rows" || opts.Layout == "" && (len(sums) > 4 || opts.Parts != nil) {
-		return writeCompareRows(opts, sums, positions)
+		if err := writeCompareRows(opts, sums, positions); err != nil {
+			return err
+		}
+		return writeCompareWhatif(opts, sums, projs, edits)
 	}
 	rows := opts.Metrics
 	if rows == nil && !opts.All {
@@ -387,6 +406,11 @@ func runCompare(ctx context.Context, opts *compareOptions) error {
 	}
 	if rows != nil && opts.Metrics == nil {
 		tables = append(tables, &report.Table{Notes: []string{"every metric: --all; these or others: --metrics NAME,…"}})
+	}
+	if edits.Any() {
+		if t := report.WhatifCompareTable(opts.Labels, sums, projs, edits.String()); t != nil {
+			tables = append(tables, t)
+		}
 	}
 	return report.Write(opts.IO.Out, out, tables...)
 }

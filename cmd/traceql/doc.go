@@ -748,6 +748,9 @@
 //	                           or comma-separate for several; no verdict)
 //	      --strict             treat skipped or malformed events and
 //	                           truncation as errors
+//	      --whatif strings     also project each run's median step with these
+//	                           edits of traceql whatif, shown apart and
+//	                           labelled as a projection (text and markdown)
 //	      --window string      measure only START:END after the first GPU
 //	                           activity, e.g. 100ms:500ms
 //

@@ -61,10 +61,11 @@ func TestFlagCompletion(t *testing.T) {
 		}
 	}
 	// summarize: format, names, by; diff: format, group, by, names;
-	// compare: format, metrics, layout; plot: kind, weight, names; export:
-	// table, format; report: names; check: format, fail-on; whatif: format.
-	if n != 19 {
-		t.Errorf("%d enum flags completed, want 19", n)
+	// compare: format, metrics, layout, whatif; plot: kind, weight, names;
+	// export: table, format; report: names; check: format, fail-on; whatif:
+	// format.
+	if n != 20 {
+		t.Errorf("%d enum flags completed, want 20", n)
 	}
 	// The values offered are accepted: a few, run for real.
 	for _, args := range [][]string{{"plot", sample, "--kind", "steps", "-o", filepath.Join(t.TempDir(), "s.png")},

@@ -34,8 +34,11 @@ where the trace says the result landed, makes the changes and replays
 again. The replay: each host thread makes its API calls in order, the
 host work recorded between them before each; a launch makes its kernels,
 copies and memsets ready after a launch latency; a stream runs its work
-in order; a synchronization holds its thread until the device drains, a
-synchronous copy or one to or from pageable memory until its copy is done.
+in order; a synchronization holds its thread until the device drains (a
+stream sync until its stream does, an event sync until the work before its
+record is done, and a stream waits on another's event, where the trace has
+the profiler's sync records), a synchronous copy or one to or from
+pageable memory until its copy is done.
 Several edits may be given at once:
 
   --graphs     what runs inside each compiled region (torch.compile), or
