@@ -719,7 +719,11 @@ func summarizeTimeline(t *trace.Trace, d *DeviceSummary, w *sharedInputs, o Opti
 		dl := w.host[HostDataLoader]
 		in.dataloaderAll = len(dl)
 		lastDL := -1 // the DataLoader range last met, counted once
-		classifyGaps(t, d.Device, w.ix, w.syncs, gaps, Union(steps), func(g ClassifiedGap) {
+		idle := newStepIdle(d.Steps)
+		classifyGaps(t, d.Device, w.ix, w.syncs, idle.gaps(gaps, busy), Union(steps), idle.syncs, func(g ClassifiedGap) {
+			if idle.add(g) {
+				return // step time outside the span: no idle of the device
+			}
 			d.IdleSyncNS += g.SyncNS
 			d.IdleLaunchNS += g.LaunchNS
 			if g.SyncNS > 0 {
