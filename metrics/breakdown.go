@@ -177,14 +177,16 @@ func copyClass(k trace.CopyKind) int {
 }
 
 // splitBusy fills in the busy classes of d and of its steps, measured
-// already, from the unions of the device's intervals by class.
-func splitBusy(d *DeviceSummary, classes [NumClasses][]Interval) {
+// already, from the unions of the device's intervals by class, and returns
+// the exposed intervals by class.
+func splitBusy(d *DeviceSummary, classes [NumClasses][]Interval) [NumClasses][]Interval {
 	ex := exposedIntervals(classes)
 	d.Classes = classLengths(&ex)
 	for i := range d.Steps {
 		s := &d.Steps[i]
 		s.Classes = classesIn(&ex, Interval{s.Start, s.End})
 	}
+	return ex
 }
 
 // deviceClasses returns the unions of device dev's intervals by busy

@@ -116,12 +116,14 @@ func Rules() []Rule {
 			"idle ≥ 1 % of the span", "PyTorch's pattern matcher (SynchronizedDataLoaderPattern looks for num_workers=0; this measures the wait itself)", "that idle time: loading the next batch while the GPU computes removes at most it"},
 		{"single-tensor-optimizer", "optimizer steps (Optimizer.step#… ranges) launching " + fmt.Sprint(optimizerLaunchesPerStep) + " or more kernels a step with no multi-tensor (foreach/fused) kernel; count: kernels launched in the steps; time_ns: their kernel time",
 			"≥ 100 launches a step, no multi_tensor_apply kernel", "PyTorch's pattern matcher (OptimizerSingleTensorPattern, which needs Python stacks; this reads the kernels)", ""},
-		{"recompile", "torch.compile frames compiled more than once (Torch-Compiled Region: F/R with R > 0); count: recompiles; no time: the profile does not hold the compile time",
+		{"recompile", "torch.compile frames compiled more than once (Torch-Compiled Region: F/R with R > 0), or with --compile-log the recompiles the log holds (compiles of a frame after its first, with their failed guards); count: recompiles; no time: the profile does not hold the compile time",
 			"any", "torch.compile's own frame numbering (Torch-Compiled Region: F/R)", ""},
-		{"graph-break", "more than one compiled frame with kernels launched outside compiled code: Dynamo makes a frame of the code after each graph break; count: frames; time_ns: the eager kernel time",
-			"> 1 frame and eager kernel time > 0", "torch.compile's own frame numbering; a guess, as separate compiled functions also make frames", ""},
+		{"graph-break", "more than one compiled frame with kernels launched outside compiled code: Dynamo makes a frame of the code after each graph break; count: frames; time_ns: the eager kernel time. With --compile-log, the graph breaks the log holds instead (count: breaks, exactly)",
+			"> 1 frame and eager kernel time > 0; with a log, any break", "torch.compile's own frame numbering, a guess, as separate compiled functions also make frames; with --compile-log, Dynamo's own log (dynamo_graph_break_reason, num_graph_breaks)", ""},
 		{"exposed-comm", "communication kernels (NCCL, RCCL) running while no computation does: time the step waits on the network; count: communication kernels; time_ns: comm_ns − comm_overlap_ns",
 			"time_ns ≥ 1 % of the span", "a measurement (the summary's communication union against the computation union; HTA's comm/comp overlap)", "time_ns: overlapping all of it with computation removes at most it"},
+		{"exposed-copy", "copies (H2D, D2H, device to device) running while no kernel does: time the GPU waits on the host link or on a copy engine; count: copies exposed for part of their time at least; bytes: theirs; time_ns: copy_exposed_ns",
+			"time_ns ≥ 1 % of the span", "a measurement (the summary's time split: copy_exposed_ns); the achieved GB/s against the host link's peak from traceql's table of links", "time_ns: overlapping all of it with kernels removes at most it"},
 		{"lost-activity", "kernels with no launch call in the trace (launched before the profiler started, or the call lost): their launch and idle cause are unknown; count: such kernels; time_ns: their kernel time",
 			"any, with launch calls in the trace", "a trust check: CUPTI drops records when its buffers fill", ""},
 		{"lost-launches", "kernel and graph launch calls matched to no device work (the trace's, on its first device): their kernels were lost or ran after the profiler stopped; count: such calls",
@@ -146,16 +148,20 @@ type findingInputs struct {
 	pageableNames                  map[string]int // "HtoD (Pageable -> Device)" → copies
 	syncCopyCalls, syncMemsetCalls map[string]int // call name → calls
 	fp32                           counted
-	fp32Top                        KernelStat // the fp32 kernel name of most time
-	tiny                           int        // kernels under TinyKernelNS
-	noLaunch                       counted    // kernels with no launch call
-	dataloaderNS                   int64      // idle inside DataLoader ranges
-	dataloaderRanges               int        // DataLoader ranges met by idle time
-	dataloaderAll                  int        // DataLoader ranges, merged
-	optimizer                      counted    // kernels launched inside optimizer steps
-	multiTensor                    bool       // a multi-tensor kernel launched inside one
-	syncGaps                       int        // gaps with sync time
-	syncGapNS                      int64      // their sync and launch time
+	fp32Top                        KernelStat    // the fp32 kernel name of most time
+	tiny                           int           // kernels under TinyKernelNS
+	noLaunch                       counted       // kernels with no launch call
+	dataloaderNS                   int64         // idle inside DataLoader ranges
+	dataloaderRanges               int           // DataLoader ranges met by idle time
+	dataloaderAll                  int           // DataLoader ranges, merged
+	optimizer                      counted       // kernels launched inside optimizer steps
+	multiTensor                    bool          // a multi-tensor kernel launched inside one
+	syncGaps                       int           // gaps with sync time
+	syncGapNS                      int64         // their sync and launch time
+	fp32Conv                       counted       // of fp32, the convolutions (isConvKernel)
+	fp32ConvTop                    KernelStat    // the fp32 convolution of most time
+	copies                         []copyRec     // the device's copies
+	exposed                        exposedCopies // those the time split leaves exposed
 }
 
 // counted is a number of things, their time and bytes.
@@ -293,9 +299,7 @@ func deviceFindings(d *DeviceSummary, dev trace.Device, in *findingInputs, h *fi
 			Fix: "keep values on the GPU inside the step: no .item(), .cpu(), .tolist(), print or data-dependent shapes (nonzero, boolean masks) until the step ends"})
 	}
 	if in.fp32.n > 0 && sharePct(in.fp32.ns, d.KernelNS) >= 1 {
-		add(Finding{Rule: "fp32-gemm", Count: in.fp32.n, TimeNS: in.fp32.ns,
-			Evidence: fmt.Sprintf("%s of kernel time; top %s (%d×)", ShareText(in.fp32.ns, d.KernelNS), in.fp32Top.Name, in.fp32Top.Count),
-			Fix:      fp32Fix(dev)})
+		add(fp32Finding(d, dev, in))
 	}
 	if b := Verdict(d); (b == LaunchBound || b == GraphLaunchBound) && d.KernelMedianNS < TinyKernelNS {
 		add(Finding{Rule: "tiny-kernels", Count: in.tiny, TimeNS: d.ShortLaunchNS, SavingsNS: d.ShortLaunchNS, HasSavings: true,
@@ -318,6 +322,9 @@ func deviceFindings(d *DeviceSummary, dev trace.Device, in *findingInputs, h *fi
 		add(Finding{Rule: "exposed-comm", Count: cm.Kernels, TimeNS: exposed, SavingsNS: exposed, HasSavings: true,
 			Evidence: fmt.Sprintf("%s of %s communication hidden behind computation", ShareText(cm.OverlapNS, cm.NS), fmtDur(cm.NS)),
 			Fix:      "overlap communication with computation: DDP bucketing (bucket_cap_mb), FSDP prefetch, async collectives on their own stream"})
+	}
+	if f, ok := exposedCopyFinding(d, in.exposed); ok {
+		add(f)
 	}
 	if c.Recompiles > 0 {
 		add(Finding{Rule: "recompile", Count: c.Recompiles, Evidence: strings.Join(RecompileNotes(c), "; "),
@@ -352,19 +359,6 @@ func sortFindings(fs []Finding) {
 		return cmp.Or(cmp.Compare(b.Severity, a.Severity), cmp.Compare(b.TimeNS, a.TimeNS), cmp.Compare(order[a.Rule], order[b.Rule]),
 			cmp.Compare(a.Device, b.Device))
 	})
-}
-
-// fp32Fix says how to put fp32 GEMMs on tensor cores on dev's
-// generation: TF32 or bf16 from Ampere (compute 8.x) on, fp16 AMP on
-// Volta and Turing.
-func fp32Fix(dev trace.Device) string {
-	switch {
-	case dev.ComputeMajor >= 8:
-		return "use tensor cores: torch.set_float32_matmul_precision('high') (TF32) or bf16 autocast"
-	case dev.ComputeMajor == 7:
-		return "use tensor cores: fp16 autocast (torch.autocast('cuda', dtype=torch.float16)) with a GradScaler"
-	}
-	return "use tensor cores: TF32 (torch.set_float32_matmul_precision('high')) or bf16 autocast on Ampere and later, fp16 autocast before"
 }
 
 // topCounts writes the n most counted names of m, "name ×count", most

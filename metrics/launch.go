@@ -362,7 +362,7 @@ func ClassifyGaps(t *trace.Trace) []ClassifiedGap {
 // every API call).
 func classifyAll(t *trace.Trace, ix launchIndex, syncs syncSet, class func(ClassifiedGap)) {
 	for dev, v := range DeviceViews(t) {
-		classifyGaps(v, dev, ix, syncs, Gaps(DeviceBusy(v, dev)), nil, class)
+		classifyGaps(v, dev, ix, syncs, Gaps(DeviceBusy(v, dev)), nil, nil, class)
 	}
 }
 
@@ -436,10 +436,13 @@ func hostCalls(t *trace.Trace) (syncs syncSet, long []longCall) {
 // classifyGaps calls class with each of gaps, the idle gaps of device dev
 // in order, classified: the summary needs only their sums. host are the
 // trace's hostSyncs; steps, when not empty, the union of the step windows.
+// syncs, when not nil, is told the union of the syncs that idle the
+// device before the first gap is classified (splitStepIdle needs where
+// in a gap its sync time lies).
 // Where correlation ids are per process (Nsight, one process a GPU or
 // more), a host sync idles only the devices its own process runs work
 // on: another rank's sync does not make this GPU wait.
-func classifyGaps(t *trace.Trace, dev int, ix launchIndex, host syncSet, gaps, steps []Interval, class func(ClassifiedGap)) {
+func classifyGaps(t *trace.Trace, dev int, ix launchIndex, host syncSet, gaps, steps []Interval, deviceSyncs func([]Interval), class func(ClassifiedGap)) {
 	if len(gaps) == 0 {
 		return
 	}
@@ -496,6 +499,9 @@ func classifyGaps(t *trace.Trace, dev int, ix launchIndex, host syncSet, gaps, s
 		}
 	}
 	syncs, waits = Union(syncs), Union(waits)
+	if deviceSyncs != nil {
+		deviceSyncs(syncs)
+	}
 	// Other time is what neither a sync nor a step window covers.
 	var covered []Interval
 	if len(steps) > 0 {

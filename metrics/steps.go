@@ -349,6 +349,9 @@ type StepStat struct {
 	// to BusyNS. Host splits IdleNS by what the host was in meanwhile.
 	Classes BusyClasses
 	Host    HostClasses
+	// Idle splits IdleNS by cause, by the device's rule (ClassifyGaps):
+	// IdleSyncNS + IdleLaunchNS + IdleOtherNS = IdleNS.
+	IdleSyncNS, IdleLaunchNS, IdleOtherNS int64
 }
 
 // DurNS is the step's length.
@@ -365,6 +368,8 @@ func StepStats(t *trace.Trace, dev int) []StepStat {
 			out[i].Classes = classesIn(&ex, w)
 			out[i].Host = stepHostClasses(busy, &host, w)
 		}
+		idle := newStepIdle(out)
+		classifyGaps(t, dev, newLaunchIndex(t), hostSyncs(t), idle.gaps(Gaps(busy), busy), nil, idle.syncs, func(g ClassifiedGap) { idle.add(g) })
 	}
 	return out
 }

@@ -612,8 +612,8 @@ func summarizeDevice(t *trace.Trace, dev trace.Device, o Options, w *sharedInput
 	d.TopKernels = top(all, o.TopN, longestFirst)
 	if in.fp32.n > 0 {
 		for _, k := range all {
-			if isFP32GEMM(k.Name) && (in.fp32Top.Name == "" || longestFirst(k, in.fp32Top) < 0) {
-				in.fp32Top = k
+			if isFP32GEMM(k.Name) {
+				in.fp32Kernel(k)
 			}
 		}
 	}
@@ -645,6 +645,7 @@ func summarizeDevice(t *trace.Trace, dev trace.Device, o Options, w *sharedInput
 		}
 		ci := copyClass(m.Kind)
 		classes[ci] = appendUnion(classes[ci], Interval{m.Start, m.End})
+		in.copies = append(in.copies, copyRec{Interval{m.Start, m.End}, m.Bytes, ci, m.Src == trace.Pageable || m.Dst == trace.Pageable})
 		for _, c := range []*CopyStat{cs, directionTotal(&d, m.Kind)} {
 			if c != nil {
 				c.Copies++
@@ -681,7 +682,8 @@ func summarizeDevice(t *trace.Trace, dev trace.Device, o Options, w *sharedInput
 	d.Streams = len(streams)
 	classes[ClassCompute], classes[ClassComm] = compute, comm
 	wg.Wait()
-	splitBusy(&d, classes)
+	ex := splitBusy(&d, classes)
+	in.exposed = exposeCopies(in.copies, &ex)
 	d.Compile = deviceCompile(t, dev.ID, w.ix, &w.compile, d.KernelNS, d.Launch.GraphKernelNS, o.TopN)
 	d.Findings = deviceFindings(&d, dev, &in, &w.find, &w.compile.stats)
 	return d
@@ -729,7 +731,11 @@ func summarizeTimeline(t *trace.Trace, d *DeviceSummary, w *sharedInputs, o Opti
 		dl := w.host[HostDataLoader]
 		in.dataloaderAll = len(dl)
 		lastDL := -1 // the DataLoader range last met, counted once
-		classifyGaps(t, d.Device, w.ix, w.syncs, gaps, Union(steps), func(g ClassifiedGap) {
+		idle := newStepIdle(d.Steps)
+		classifyGaps(t, d.Device, w.ix, w.syncs, idle.gaps(gaps, busy), Union(steps), idle.syncs, func(g ClassifiedGap) {
+			if idle.add(g) {
+				return // step time outside the span: no idle of the device
+			}
 			d.IdleSyncNS += g.SyncNS
 			d.IdleLaunchNS += g.LaunchNS
 			if g.SyncNS > 0 {

@@ -121,10 +121,13 @@ func copyVerdict(d *metrics.DeviceSummary) string {
 		kinds = append(kinds, fmt.Sprintf("%s %s exposed (%s)", k.name, Format(c[k.class], metrics.NS), strings.Join(mem, "; ")))
 	}
 	s += ". " + strings.Join(kinds, "; ")
+	if l := metrics.LinkText(d); l != "" {
+		s += ". Copy rate " + l
+	}
 	switch {
 	case pageable:
 		return s + ". Pageable host memory is copied through a pinned staging buffer, and the host waits: pinned memory " +
-			"(pin_memory=True) with non_blocking=True lets copies run beside kernels"
+			" (pin_memory=True) with non_blocking=True lets copies run beside kernels"
 	case pinned:
 		return s + ". The host memory is pinned already: moving fewer bytes, or copying on another stream while kernels " +
 			"run, is what takes this time off the GPU"

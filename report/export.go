@@ -332,9 +332,14 @@ type stepRow struct {
 	OtherCopyNS int64 `col:"other_copy_exposed_ns,ns" doc:"time another copy runs and no kernel, HtoD or DtoH copy does"`
 	MemsetNS    int64 `col:"memset_exposed_ns,ns" doc:"time only memsets run: compute_ns + comm_exposed_ns + h2d, d2h and other_copy_exposed_ns + memset_exposed_ns = busy_ns"`
 	// The host row: idle_ns by what the host was in meanwhile.
-	DataLoaderNS int64  `col:"idle_dataloader_ns,ns" doc:"idle GPU time inside a DataLoader fetch on the host (a range named enumerate(DataLoader)…)"`
-	OptimizerNS  int64  `col:"idle_optimizer_ns,ns" doc:"the rest of the idle GPU time inside an optimizer step or zero_grad (Optimizer.step#…, Optimizer.zero_grad#…)"`
-	OtherHostNS  int64  `col:"idle_other_host_ns,ns" doc:"the rest of idle_ns: idle_dataloader_ns + idle_optimizer_ns + idle_other_host_ns = idle_ns"`
+	DataLoaderNS int64 `col:"idle_dataloader_ns,ns" doc:"idle GPU time inside a DataLoader fetch on the host (a range named enumerate(DataLoader)…)"`
+	OptimizerNS  int64 `col:"idle_optimizer_ns,ns" doc:"the rest of the idle GPU time inside an optimizer step or zero_grad (Optimizer.step#…, Optimizer.zero_grad#…)"`
+	OtherHostNS  int64 `col:"idle_other_host_ns,ns" doc:"the rest of idle_ns: idle_dataloader_ns + idle_optimizer_ns + idle_other_host_ns = idle_ns"`
+	// idle_ns by cause, the device's rule (idle_sync_ns… in summarize
+	// --help) applied to the part of each gap inside the window.
+	IdleSyncNS   int64  `col:"idle_sync_ns,ns" doc:"idle time inside the window during a host synchronization (the device's rule: see idle_sync_ns in summarize --help)"`
+	IdleLaunchNS int64  `col:"idle_launch_ns,ns" doc:"the rest of the window's part of each idle gap whose next GPU work was launched late (idle_launch_ns); time before the device's first work is a gap ended by that work"`
+	IdleOtherNS  int64  `col:"idle_other_ns,ns" doc:"the rest of idle_ns, including time after the device's last work: idle_sync_ns + idle_launch_ns + idle_other_ns = idle_ns"`
 	Util         Opt    `col:"gpu_util,ratio" doc:"busy_ns / dur_ns; none for a window of no time"`
 	Source       string `col:"source" doc:"where the window comes from: gpu, projected or cpu (see summarize --help)"`
 	Label        string `col:"label" doc:"the run's label (see the summary table)"`
@@ -534,7 +539,7 @@ func exportTables() []exportTable {
 						if err := put(stepRow{in.Trace.Source, dev.Device, s.Number, s.Start, s.End, s.DurNS(), s.Kernels, s.BusyNS, s.IdleNS,
 							c[metrics.ClassCompute], c[metrics.ClassComm], c[metrics.ClassH2D], c[metrics.ClassD2H], c[metrics.ClassOtherCopy],
 							c[metrics.ClassMemset], s.Host[metrics.HostDataLoader], s.Host[metrics.HostOptimizer], s.Host[metrics.HostOther],
-							optIf(s.Util, s.DurNS() > 0), s.Source, in.Label}); err != nil {
+							s.IdleSyncNS, s.IdleLaunchNS, s.IdleOtherNS, optIf(s.Util, s.DurNS() > 0), s.Source, in.Label}); err != nil {
 							return err
 						}
 					}

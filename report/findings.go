@@ -50,7 +50,9 @@ func findingLine(f metrics.Finding, span int64) string {
 	if f.Bytes > 0 {
 		s += ", " + Format(f.Bytes, metrics.Bytes)
 	}
-	if f.TimeNS > 0 {
+	// A copy rule saving all its time says the time once: with bytes,
+	// both would not fit 80 columns.
+	if f.TimeNS > 0 && !(f.Bytes > 0 && f.HasSavings && f.SavingsNS == f.TimeNS) {
 		s += ", " + Format(f.TimeNS, metrics.NS)
 	}
 	if f.HasSavings {

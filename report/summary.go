@@ -478,7 +478,8 @@ func deviceTables(d *metrics.DeviceSummary, many bool) []*Table {
 		out = append(out, t)
 	}
 	if len(d.Steps) >= 2 {
-		out = append(out, stepStatsTable(d.Steps, suffix), stepClassesTable(d.Steps, suffix), stepSpreadTable(d.Steps, suffix))
+		out = append(out, stepStatsTable(d.Steps, suffix), stepClassesTable(d.Steps, suffix), stepIdleTable(d.Steps, suffix),
+			stepSpreadTable(d.Steps, suffix))
 		if t := stepHostTable(d.Steps, suffix); t != nil {
 			out = append(out, t)
 		}

@@ -201,6 +201,7 @@ func summarizeFiles(ctx context.Context, files []string, labels map[string]strin
 			return summarized{sum: s, logErr: err}
 		}
 		s.CompileLog = metrics.JoinCompileLog(t, log, mo.TopN)
+		metrics.ApplyCompileLog(&s)
 		return summarized{sum: s}
 	}
 	named := namedFiles(opts.Args)
