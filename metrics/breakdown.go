@@ -55,15 +55,21 @@ func (b BusyClasses) CopyNS() int64 { return b[ClassH2D] + b[ClassD2H] + b[Class
 func exposedIntervals(classes [NumClasses][]Interval) [NumClasses][]Interval {
 	var out [NumClasses][]Interval
 	out[ClassCompute] = classes[ClassCompute]
+	// The cuts in between go to two buffers in turn; only each class's
+	// last is kept.
+	var buf [2][]Interval
 	for i := 1; i < NumClasses; i++ {
 		ex := classes[i]
 		for j := range i {
 			if len(ex) == 0 {
 				break
 			}
-			ex = subtract(ex, classes[j])
+			b := &buf[j%2]
+			*b = appendSubtract((*b)[:0], ex, classes[j])
+			ex = *b
 		}
-		out[i] = ex
+		out[i] = slices.Clip(slices.Clone(ex)) // off the buffers
+
 	}
 	return out
 }
