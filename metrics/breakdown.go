@@ -55,15 +55,21 @@ func (b BusyClasses) CopyNS() int64 { return b[ClassH2D] + b[ClassD2H] + b[Class
 func exposedIntervals(classes [NumClasses][]Interval) [NumClasses][]Interval {
 	var out [NumClasses][]Interval
 	out[ClassCompute] = classes[ClassCompute]
+	// The cuts in between go to two buffers in turn; only each class's
+	// last is kept.
+	var buf [2][]Interval
 	for i := 1; i < NumClasses; i++ {
 		ex := classes[i]
 		for j := range i {
 			if len(ex) == 0 {
 				break
 			}
-			ex = subtract(ex, classes[j])
+			b := &buf[j%2]
+			*b = appendSubtract((*b)[:0], ex, classes[j])
+			ex = *b
 		}
-		out[i] = ex
+		out[i] = slices.Clip(slices.Clone(ex)) // off the buffers
+
 	}
 	return out
 }
@@ -73,15 +79,26 @@ func exposedIntervals(classes [NumClasses][]Interval) [NumClasses][]Interval {
 // are dropped.
 func subtract(a, b []Interval) []Interval {
 	// Cutting leaves as many pieces as a has, or a few more.
-	out := make([]Interval, 0, len(a)+len(a)/8+1)
+	return appendSubtract(make([]Interval, 0, len(a)+len(a)/8+1), a, b)
+}
+
+// appendSubtract appends subtract(a, b) to out.
+func appendSubtract(out, a, b []Interval) []Interval {
 	j := 0 // the first interval of b that may meet the next of a
 	for _, iv := range a {
 		// Skip the intervals of b that end by iv's start: a few one by
-		// one, many (a sparse a against the kernels' union) by binary
-		// search.
+		// one, many (a sparse a against the kernels' union) by galloping
+		// then binary search, in steps of the distance skipped rather than
+		// of b's length.
 		if k := j + 8; k < len(b) && b[k].End <= iv.Start {
-			n, _ := slices.BinarySearchFunc(b[k:], iv.Start, func(x Interval, t int64) int { return cmp.Compare(x.End, t+1) })
-			j = k + n
+			step := 16
+			for k+step < len(b) && b[k+step].End <= iv.Start {
+				k += step
+				step *= 2
+			}
+			hi := min(k+step, len(b))
+			n, _ := slices.BinarySearchFunc(b[k+1:hi], iv.Start, func(x Interval, t int64) int { return cmp.Compare(x.End, t+1) })
+			j = k + 1 + n
 		}
 		for j < len(b) && b[j].End <= iv.Start {
 			j++
@@ -182,9 +199,14 @@ func copyClass(k trace.CopyKind) int {
 func splitBusy(d *DeviceSummary, classes [NumClasses][]Interval) [NumClasses][]Interval {
 	ex := exposedIntervals(classes)
 	d.Classes = classLengths(&ex)
+	// Steps come in order of start: each class's search starts where the
+	// last step's found its first interval.
+	var from [NumClasses]int
 	for i := range d.Steps {
 		s := &d.Steps[i]
-		s.Classes = classesIn(&ex, Interval{s.Start, s.End})
+		for c, ivs := range ex {
+			s.Classes[c], from[c] = lengthFrom(ivs, Interval{s.Start, s.End}, from[c])
+		}
 	}
 	return ex
 }

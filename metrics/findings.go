@@ -396,21 +396,16 @@ func fmtDur(ns int64) string {
 	return fmt.Sprintf("%d ns", ns)
 }
 
-// syncCall returns the name of the call that issued device work a when
-// that call blocks the host (IsSync).
-func syncCall(t *trace.Trace, ix launchIndex, a *trace.Activity) (string, bool) {
-	ci := ix.call(a)
-	if ci < 0 {
-		return "", false
+// syncCall returns the API call that issued device work a when that call
+// blocks the host (IsSync, as syncs marks them), or nil.
+func syncCall(t *trace.Trace, ix launchIndex, syncs *syncSet, a *trace.Activity) *trace.APICall {
+	if len(syncs.calls) == 0 {
+		return nil // no blocking call in the trace: no lookup
 	}
-	name := t.APICalls[ci].Name
-	return name, IsSync(name)
-}
-
-// callNS is the CPU time of the call that issued a (known to exist).
-func callNS(t *trace.Trace, ix launchIndex, a *trace.Activity) int64 {
-	c := &t.APICalls[ix.call(a)]
-	return c.End - c.Start
+	if ci := ix.call(a); ci >= 0 && syncs.blocks(ci) {
+		return &t.APICalls[ci]
+	}
+	return nil
 }
 
 // countName counts one more of name in m, made when nil.

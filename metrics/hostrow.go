@@ -64,13 +64,26 @@ func collectHostRanges(t *trace.Trace) hostRanges {
 // stepHostClasses splits the idle time of window w, outside the busy
 // intervals, by host class: DataLoader first, then optimizer, then other.
 func stepHostClasses(busy []Interval, r *hostRanges, w Interval) HostClasses {
+	var s hostSplitter
+	return s.split(busy, r, w)
+}
+
+// A hostSplitter splits steps' idle time by host class (stepHostClasses),
+// one step after another in buffers it keeps: a summary splits every step
+// of every device.
+type hostSplitter struct{ idle, rest []Interval }
+
+func (s *hostSplitter) split(busy []Interval, r *hostRanges, w Interval) HostClasses {
 	var h HostClasses
-	idle := subtract([]Interval{w}, busy)
-	total := Length(idle)
+	s.idle = appendSubtract(s.idle[:0], []Interval{w}, busy)
+	total := Length(s.idle)
 	for c := range HostOther {
-		rest := subtract(idle, r[c])
-		h[c] = Length(idle) - Length(rest)
-		idle = rest
+		if len(r[c]) == 0 {
+			continue // cuts nothing from the idle time
+		}
+		s.rest = appendSubtract(s.rest[:0], s.idle, r[c])
+		h[c] = Length(s.idle) - Length(s.rest)
+		s.idle, s.rest = s.rest, s.idle
 	}
 	h[HostOther] = total - h[HostDataLoader] - h[HostOptimizer]
 	return h

@@ -94,15 +94,42 @@ func Clip(merged []Interval, w Interval) []Interval {
 // lengthIn returns Length(Clip(merged, w)) without building the clip:
 // steps ask it of every busy interval.
 func lengthIn(merged []Interval, w Interval) int64 {
+	n, _ := lengthFrom(merged, w, 0)
+	return n
+}
+
+// lengthFrom is lengthIn searching merged from index from (see
+// searchEnd), and the index the search found: the from of the next
+// window, for windows in order of start.
+func lengthFrom(merged []Interval, w Interval, from int) (int64, int) {
 	var n int64
-	i, _ := slices.BinarySearchFunc(merged, w.Start, func(iv Interval, x int64) int { return cmp.Compare(iv.End, x) })
+	i := searchEnd(merged, w.Start, from)
 	for _, iv := range merged[i:] {
 		if iv.Start > w.End {
 			break
 		}
 		n += max(min(iv.End, w.End)-max(iv.Start, w.Start), 0)
 	}
-	return n
+	return n, i
+}
+
+// searchEnd returns the first index of the sorted, disjoint us whose
+// interval ends at x or later. It gallops from index from, in steps of
+// the distance moved rather than of us's length, for callers walking
+// forward; a from past the answer searches from the start.
+func searchEnd(us []Interval, x int64, from int) int {
+	if from > len(us) || from > 0 && us[from-1].End >= x {
+		from = 0
+	}
+	// Every interval before lo ends before x.
+	lo, step := from, 1
+	for lo+step <= len(us) && us[lo+step-1].End < x {
+		lo += step
+		step *= 2
+	}
+	hi := min(lo+step-1, len(us))
+	n, _ := slices.BinarySearchFunc(us[lo:hi], x, func(iv Interval, x int64) int { return cmp.Compare(iv.End, x) })
+	return lo + n
 }
 
 // Gaps returns the idle stretches between consecutive disjoint, sorted

@@ -396,6 +396,15 @@ func ClassifyStreamGaps(t *trace.Trace) []ClassifiedGap {
 type syncSet struct {
 	ivs  []Interval
 	pids []int64
+	// calls marks the blocking calls by index in t.APICalls, a bit each:
+	// the summary asks of every copy and memset whether its call blocks,
+	// and a bit read spares reading the call's name and matching it.
+	calls []uint64
+}
+
+// blocks reports whether API call i is one of the set.
+func (s *syncSet) blocks(i int) bool {
+	return i>>6 < len(s.calls) && s.calls[i>>6]&(1<<(i&63)) != 0
 }
 
 // hostSyncs returns t's blocking host calls.
@@ -426,6 +435,10 @@ func hostCalls(t *trace.Trace) (syncs syncSet, long []longCall) {
 		if sync {
 			syncs.ivs = append(syncs.ivs, Interval{c.Start, c.End})
 			syncs.pids = append(syncs.pids, c.PID)
+			if syncs.calls == nil {
+				syncs.calls = make([]uint64, (len(t.APICalls)+63)/64)
+			}
+			syncs.calls[i>>6] |= 1 << (i & 63)
 		} else if c.End-c.Start >= SlowLaunchNS {
 			long = append(long, longCall{Interval{c.Start, c.End}, c.Name})
 		}

@@ -379,10 +379,11 @@ func stepStats(t *trace.Trace, dev int, steps []Step, busy []Interval) []StepSta
 		return nil
 	}
 	out := make([]StepStat, len(steps))
+	from := 0 // where the last step's search ended: steps come in order of start
 	for i, s := range steps {
 		w := Interval{s.Start, s.End}
 		st := StepStat{Step: s}
-		st.BusyNS = lengthIn(busy, w)
+		st.BusyNS, from = lengthFrom(busy, w, from)
 		st.IdleNS = w.Len() - st.BusyNS
 		if w.Len() > 0 {
 			st.Util = float64(st.BusyNS) / float64(w.Len())

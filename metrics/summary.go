@@ -548,6 +548,9 @@ func summarizeDevice(t *trace.Trace, dev trace.Device, o Options, w *sharedInput
 	wg.Go(func() { d.Launch = launches(t, dev.ID, w.ix, &in, &w.find) })
 	wg.Go(func() { summarizeTimeline(t, &d, w, o, &in) })
 	streams := map[int64]bool{}
+	// Records of one stream come in runs: the map is asked only when the
+	// stream changes.
+	lastStream := int64(math.MinInt64)
 
 	durs := make([]int64, 0, len(t.Kernels))
 	names := newKernelAgg()
@@ -575,8 +578,8 @@ func summarizeDevice(t *trace.Trace, dev trace.Device, o Options, w *sharedInput
 		if k.Device != dev.ID {
 			continue
 		}
-		if !streams[k.Stream] {
-			streams[k.Stream] = true
+		if k.Stream != lastStream {
+			streams[k.Stream], lastStream = true, k.Stream
 		}
 		dur := k.Dur()
 		durs = append(durs, dur)
@@ -618,45 +621,46 @@ func summarizeDevice(t *trace.Trace, dev trace.Device, o Options, w *sharedInput
 		}
 	}
 
-	byKind := map[CopyStat]*CopyStat{} // keyed by Kind/Src/Dst only
+	var byKind copyKinds
 	for i := range t.Memcpys {
 		m := &t.Memcpys[i]
 		if m.Device != dev.ID {
 			continue
 		}
-		streams[m.Stream] = true
-		key := CopyStat{Kind: m.Kind.String(), Src: m.Src.String(), Dst: m.Dst.String()}
-		cs := byKind[key]
-		if cs == nil {
-			c := key
-			cs = &c
-			byKind[key] = cs
+		if m.Stream != lastStream {
+			streams[m.Stream], lastStream = true, m.Stream
 		}
-		if m.Src == trace.Pageable || m.Dst == trace.Pageable {
-			in.pageable.add(m.Dur(), m.Bytes)
-			if in.pageableNames == nil {
-				in.pageableNames = map[string]int{}
-			}
-			in.pageableNames[key.Kind+" ("+key.Src+" -> "+key.Dst+")"]++
-		}
-		if name, ok := syncCall(t, w.ix, &m.Activity); ok {
-			in.syncCopy.add(callNS(t, w.ix, &m.Activity), m.Bytes)
-			in.syncCopyCalls = countName(in.syncCopyCalls, name)
+		cs := byKind.of(m)
+		if c := syncCall(t, w.ix, &w.syncs, &m.Activity); c != nil {
+			in.syncCopy.add(c.End-c.Start, m.Bytes)
+			in.syncCopyCalls = countName(in.syncCopyCalls, c.Name)
 		}
 		ci := copyClass(m.Kind)
 		classes[ci] = appendUnion(classes[ci], Interval{m.Start, m.End})
 		in.copies = append(in.copies, copyRec{Interval{m.Start, m.End}, m.Bytes, ci, m.Src == trace.Pageable || m.Dst == trace.Pageable})
-		for _, c := range []*CopyStat{cs, directionTotal(&d, m.Kind)} {
-			if c != nil {
-				c.Copies++
-				c.Bytes += m.Bytes
-				c.NS += m.Dur()
+		cs.Copies++
+		cs.Bytes += m.Bytes
+		cs.NS += m.Dur()
+		if c := directionTotal(&d, m.Kind); c != nil {
+			c.Copies++
+			c.Bytes += m.Bytes
+			c.NS += m.Dur()
+		}
+	}
+	for _, cs := range byKind.stats {
+		if cs.Src == "Pageable" || cs.Dst == "Pageable" {
+			in.pageable.n += cs.Copies
+			in.pageable.ns += cs.NS
+			in.pageable.bytes += cs.Bytes
+			if in.pageableNames == nil {
+				in.pageableNames = map[string]int{}
 			}
+			in.pageableNames[cs.Kind+" ("+cs.Src+" -> "+cs.Dst+")"] += cs.Copies
 		}
 	}
 	d.H2D.Kind, d.D2H.Kind = "HtoD", "DtoH"
 	d.H2D.GBps, d.D2H.GBps = gbps(d.H2D.Bytes, d.H2D.NS), gbps(d.D2H.Bytes, d.D2H.NS)
-	for _, cs := range byKind {
+	for _, cs := range byKind.stats {
 		cs.GBps = gbps(cs.Bytes, cs.NS)
 		d.Copies = append(d.Copies, *cs)
 	}
@@ -669,12 +673,14 @@ func summarizeDevice(t *trace.Trace, dev trace.Device, o Options, w *sharedInput
 		if m.Device != dev.ID {
 			continue
 		}
-		streams[m.Stream] = true
+		if m.Stream != lastStream {
+			streams[m.Stream], lastStream = true, m.Stream
+		}
 		classes[ClassMemset] = appendUnion(classes[ClassMemset], Interval{m.Start, m.End})
 		d.Memsets++
-		if name, ok := syncCall(t, w.ix, &m.Activity); ok {
-			in.syncMemset.add(callNS(t, w.ix, &m.Activity), m.Bytes)
-			in.syncMemsetCalls = countName(in.syncMemsetCalls, name)
+		if c := syncCall(t, w.ix, &w.syncs, &m.Activity); c != nil {
+			in.syncMemset.add(c.End-c.Start, m.Bytes)
+			in.syncMemsetCalls = countName(in.syncMemsetCalls, c.Name)
 		}
 		d.MemsetBytes += m.Bytes
 		d.MemsetNS += m.Dur()
@@ -697,9 +703,10 @@ func summarizeTimeline(t *trace.Trace, d *DeviceSummary, w *sharedInputs, o Opti
 		busy = intersect(busy, parts)
 	}
 	d.Steps = stepStats(t, d.Device, deviceSteps(t, w.steps, w.stepOps[int64(d.Device)]), busy)
+	var split hostSplitter
 	for i := range d.Steps {
 		s := &d.Steps[i]
-		s.Host = stepHostClasses(busy, &w.host, Interval{s.Start, s.End})
+		s.Host = split.split(busy, &w.host, Interval{s.Start, s.End})
 	}
 	lens := make([]int64, len(d.Steps))
 	for i, st := range d.Steps {
@@ -785,6 +792,42 @@ func summarizeTimeline(t *trace.Trace, d *DeviceSummary, w *sharedInputs, o Opti
 			d.GPUUtil = 1 // all activity at one instant: never idle
 		}
 	}
+}
+
+// copyKinds aggregates a device's copies by kind and memory kinds, as
+// their names tell them apart (every unnamed kind reads "Other" or
+// "Unknown"): each copy finds its CopyStat by indexing, not by hashing
+// three strings.
+type copyKinds struct {
+	at    [numCopyKinds][numMemKinds][numMemKinds]int16 // 1 + index in stats; 0: none yet
+	stats []*CopyStat
+}
+
+// The kinds String names apart: trace's copy kinds and "Other" beyond
+// them; trace's memory kinds, those beyond HostMem reading "Unknown" as
+// MemUnknown does.
+const (
+	numCopyKinds = int(trace.UVMDtoD) + 2
+	numMemKinds  = int(trace.HostMem) + 1
+)
+
+// of returns the CopyStat of m's kind and memory kinds, made when new.
+func (c *copyKinds) of(m *trace.Memcpy) *CopyStat {
+	k, src, dst := min(int(m.Kind), numCopyKinds-1), memIndex(m.Src), memIndex(m.Dst)
+	slot := &c.at[k][src][dst]
+	if *slot == 0 {
+		c.stats = append(c.stats, &CopyStat{Kind: m.Kind.String(), Src: m.Src.String(), Dst: m.Dst.String()})
+		*slot = int16(len(c.stats))
+	}
+	return c.stats[*slot-1]
+}
+
+// memIndex is the index of memory kind k among those String names apart.
+func memIndex(k trace.MemKind) int {
+	if int(k) >= numMemKinds {
+		return int(trace.MemUnknown)
+	}
+	return int(k)
 }
 
 func directionTotal(d *DeviceSummary, k trace.CopyKind) *CopyStat {

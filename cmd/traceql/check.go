@@ -73,7 +73,8 @@ func runCheck(ctx context.Context, opts *checkOptions) error {
 	}
 	so := &summarizeOptions{Read: opts.Read, Args: opts.Args, IO: opts.IO}
 	done := opts.Read.startProgress(files)
-	sums, failed := summarizeFiles(ctx, files, fileLabels(opts.Args, nil, files), so, metrics.Options{Workers: cores()}, nil)
+	// Findings only: no verdict sentence, so no --graphs projection.
+	sums, failed := summarizeFiles(ctx, files, fileLabels(opts.Args, nil, files), so, metrics.Options{Workers: cores(), NoProjection: true}, nil)
 	failed += missing
 	done()
 	if err := ctx.Err(); err != nil {
