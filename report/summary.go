@@ -761,7 +761,7 @@ func WriteSummaryJSON(w io.Writer, sums []metrics.Summary) error {
 			key("top_kernels")
 			jw.array(len(d.TopKernels), in, func(i int, in string) {
 				k := d.TopKernels[i]
-				jw.value(kernelJSON{k.Name, k.Count, k.TotalNS, k.MeanNS, k.MinNS, k.MaxNS, k.Share}, in)
+				jw.value(kernelJSON{Name: k.Name, Count: k.Count, TotalNS: k.TotalNS, MeanNS: k.MeanNS, MinNS: k.MinNS, MaxNS: k.MaxNS, Share: k.Share}, in)
 			})
 		})
 	})
