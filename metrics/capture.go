@@ -58,7 +58,12 @@ type Capture struct {
 	// the calls, in order.
 	SelfNamed int
 
-	calls  []capturedCall
+	calls []capturedCall
+	// ops are the op instances the calls were made in, with the shapes
+	// they were recorded with (Args, when the capture was read with
+	// trace.Needs.Shapes): what a replayed kernel's FLOPs are counted
+	// from.
+	ops    []trace.Op
 	segs   []captureSeg
 	ends   []int64 // by capture: the start of its last call
 	stacks *stackSet
@@ -69,6 +74,7 @@ type capturedCall struct {
 	node       int64  // graph node id; 0 when not recorded
 	op, region string // "" when none encloses the call
 	stack      int    // index in stacks.stacks
+	inst       int32  // the op instance, in Capture.ops; −1 when none
 }
 
 // A captureSeg is one capture: calls[first : first+n].
@@ -165,17 +171,25 @@ func NewCapture(t *trace.Trace) (*Capture, error) {
 	slices.SortFunc(order, func(a, b []int) int { return cmp.Compare(t.APICalls[a[0]].Start, t.APICalls[b[0]].Start) })
 	opOf, regionOf := callScopes(t, need)
 	c.stacks = callStacks(t, need)
+	insts := map[*trace.Op]int32{}
 	for _, calls := range order {
 		c.segs = append(c.segs, captureSeg{len(c.calls), len(calls)})
 		c.ends = append(c.ends, t.APICalls[calls[len(calls)-1]].Start)
 		for _, ci := range calls {
 			a := &t.APICalls[ci]
-			cc := capturedCall{stack: c.stacks.ofCall[ci]}
+			cc := capturedCall{stack: c.stacks.ofCall[ci], inst: -1}
 			if la := args[keyOf(t, a.PID, a.Correlation)]; la != nil {
 				cc.kernel, cc.node = la.Kernel, la.GraphNode
 			}
 			if o := opOf[ci]; o != nil {
 				cc.op = o.Name
+				in, ok := insts[o]
+				if !ok {
+					in = int32(len(c.ops))
+					insts[o] = in
+					c.ops = append(c.ops, trace.Op{Name: o.Name, Kind: o.Kind, Args: o.Args})
+				}
+				cc.inst = in
 			}
 			if r := regionOf[ci]; r != nil {
 				cc.region = r.Name
@@ -280,6 +294,10 @@ type launchKey struct {
 type namedKernel struct {
 	start, end int64
 	call       int32 // in Capture.calls
+	// unshaped: the captures that fit name the kernel's op alike but
+	// record other shapes (a graph captured once per input shape), so
+	// its op instance and FLOPs are not told.
+	unshaped bool
 }
 
 // Match pairs the graph launches of t with the captures of c. A window
@@ -313,8 +331,9 @@ func (c *Capture) Match(t *trace.Trace) *CaptureMatch {
 		launches[ci] = append(launches[ci], k)
 	}
 	type result struct {
-		calls  []int32
-		reason string
+		calls    []int32
+		reason   string
+		unshaped bool
 	}
 	memo := map[string]result{} // by the graph's shape: repeated replays match once
 	misses := map[string]*CaptureMiss{}
@@ -329,7 +348,7 @@ func (c *Capture) Match(t *trace.Trace) *CaptureMatch {
 		}
 		r, ok := memo[string(buf)]
 		if !ok {
-			r.calls, r.reason = c.pair(ks)
+			r.calls, r.unshaped, r.reason = c.pair(ks)
 			if r.reason != "" && w.Partial {
 				r.reason += " (only part of the trace's kernels or streams is measured)"
 			}
@@ -358,7 +377,7 @@ func (c *Capture) Match(t *trace.Trace) *CaptureMatch {
 		m.Stats.NamedNS += ns
 		for i, k := range ks {
 			key := launchKey{k.Device, k.Stream, keyOf(w, k.PID, k.Correlation)}
-			m.named[key] = append(m.named[key], namedKernel{k.Start, k.End, r.calls[i]})
+			m.named[key] = append(m.named[key], namedKernel{k.Start, k.End, r.calls[i], r.unshaped})
 		}
 	}
 	for _, x := range misses {
@@ -387,8 +406,10 @@ func (s *CaptureStats) Warnings() []string {
 }
 
 // pair pairs the kernels of one graph launch, in time order, with the
-// calls of a capture: the calls by kernel, or why none pairs.
-func (c *Capture) pair(ks []*trace.Kernel) ([]int32, string) {
+// calls of a capture: the calls by kernel, or why none pairs. unshaped
+// says that several captures fit and name the kernels alike, but with
+// other shapes on their ops.
+func (c *Capture) pair(ks []*trace.Kernel) (calls []int32, unshaped bool, reason string) {
 	var fits [][]int32
 	why := ""
 	sized := 0
@@ -406,19 +427,42 @@ func (c *Capture) pair(ks []*trace.Kernel) ([]int32, string) {
 	}
 	switch {
 	case sized == 0:
-		return nil, fmt.Sprintf("no capture of %d launches (the captures hold %s)", len(ks), sizesText(c.Sizes()))
+		return nil, false, fmt.Sprintf("no capture of %d launches (the captures hold %s)", len(ks), sizesText(c.Sizes()))
 	case len(fits) == 0:
-		return nil, why
+		return nil, false, why
 	}
 	for _, other := range fits[1:] {
 		for i := range other {
 			a, b := &c.calls[fits[0][i]], &c.calls[other[i]]
 			if a.op != b.op || a.region != b.region || a.stack != b.stack {
-				return nil, fmt.Sprintf("%d captures of %d launches fit, and they name the kernels differently", len(fits), len(ks))
+				return nil, false, fmt.Sprintf("%d captures of %d launches fit, and they name the kernels differently", len(fits), len(ks))
+			}
+			if !unshaped && !sameArgs(c.instArgs(a.inst), c.instArgs(b.inst)) {
+				unshaped = true
 			}
 		}
 	}
-	return fits[0], ""
+	return fits[0], unshaped, ""
+}
+
+// instArgs returns the recorded shapes of op instance i; nil for none.
+func (c *Capture) instArgs(i int32) *trace.OpArgs {
+	if i < 0 {
+		return nil
+	}
+	return c.ops[i].Args
+}
+
+// sameArgs reports whether two ops were recorded with the same inputs.
+func sameArgs(a, b *trace.OpArgs) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	dims := func(x, y []int64) bool { return slices.Equal(x, y) }
+	return slices.EqualFunc(a.Dims, b.Dims, dims) &&
+		slices.EqualFunc(a.Lists, b.Lists, func(x, y [][]int64) bool { return slices.EqualFunc(x, y, dims) }) &&
+		slices.Equal(a.Types, b.Types) && slices.Equal(a.Concrete, b.Concrete) &&
+		a.HasFlops == b.HasFlops && a.Flops == b.Flops
 }
 
 // sizesText lists capture sizes briefly: "421", "12, 13 and 14", "…".
@@ -545,23 +589,57 @@ func nodeOrder(ks []*trace.Kernel) []int {
 // there is its launch's kernel on its stream whose span holds a's (a
 // window clips spans), when one alone does.
 func (m *CaptureMatch) call(t *trace.Trace, a *trace.Activity) int {
-	if m == nil || a.Correlation == 0 {
+	n := m.find(t, a)
+	if n == nil {
 		return -1
 	}
+	return int(n.call)
+}
+
+// find returns the named kernel that is device work a of t, nil when
+// none is (see call).
+func (m *CaptureMatch) find(t *trace.Trace, a *trace.Activity) *namedKernel {
+	if m == nil || a.Correlation == 0 {
+		return nil
+	}
 	ns := m.named[launchKey{a.Device, a.Stream, keyOf(t, a.PID, a.Correlation)}]
-	found := -1
-	for _, n := range ns {
+	var found *namedKernel
+	for i := range ns {
+		n := &ns[i]
 		if n.start == a.Start && n.end == a.End {
-			return int(n.call)
+			return n
 		}
 		if n.start <= a.Start && a.End <= n.end {
-			if found >= 0 && found != int(n.call) {
-				return -1
+			if found != nil && found.call != n.call {
+				return nil
 			}
-			found = int(n.call)
+			found = n
 		}
 	}
 	return found
+}
+
+// A replayedOp is one execution of a captured op instance: the instance
+// (in Capture.ops) replayed by one graph launch (its correlation). The
+// kernels a replay of the graph runs for the instance share it.
+type replayedOp struct {
+	inst int32
+	corr corrKey
+}
+
+// instance returns the captured op instance whose kernel a of t is, and
+// which execution of it; ok is false where m names no op instance for a
+// (not named, no op, or shapes the fitting captures do not agree on).
+func (m *CaptureMatch) instance(t *trace.Trace, a *trace.Activity) (o *trace.Op, r replayedOp, ok bool) {
+	n := m.find(t, a)
+	if n == nil || n.unshaped {
+		return nil, r, false
+	}
+	in := m.c.calls[n.call].inst
+	if in < 0 {
+		return nil, r, false
+	}
+	return &m.c.ops[in], replayedOp{in, keyOf(t, a.PID, a.Correlation)}, true
 }
 
 // scope returns the op and region names of a capture call, NoScope for none.

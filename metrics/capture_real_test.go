@@ -221,68 +221,14 @@ func TestCaptureRealVLLM(t *testing.T) {
 // is named by the op of its own name (Inductor's launcher records one),
 // and that all graph kernel time is named.
 func TestCaptureRealH200(t *testing.T) {
-	capPath := filepath.Join(gpuTraces, "vit-small_reduce-overhead_b1_capture.pt.trace.json.gz")
-	repPath := filepath.Join(gpuTraces, "vit-small_reduce-overhead_b1_flops.pt.trace.json.gz")
-	if _, err := os.Stat(capPath); err != nil {
-		t.Skipf("%s absent: %v", capPath, err)
-	}
-	capEv := readRaw(t, capPath)
-	executed := map[int64]bool{}
-	for _, e := range capEv {
-		if e.Cat == "kernel" {
-			executed[argInt(e, "correlation")] = true
-		}
-	}
-	type launch struct {
-		ts       int64
-		tid      string
-		expected string
-	}
-	var captured []launch
-	for _, e := range capEv {
-		if (e.Cat == "cuda_runtime" || e.Cat == "cuda_driver") && e.Ph == "X" &&
-			(strings.HasPrefix(e.Name, "cudaLaunchKernel") || strings.HasPrefix(e.Name, "cuLaunchKernel")) && !executed[argInt(e, "correlation")] {
-			captured = append(captured, launch{ts: ns(t, e.TS), tid: string(e.TID)})
-		}
-	}
-	slices.SortFunc(captured, func(a, b launch) int { return int(a.ts - b.ts) })
-	for i := range captured {
-		l := &captured[i]
-		best := int64(-1)
-		for _, e := range capEv {
-			if e.Cat != "cpu_op" || e.Ph != "X" || string(e.TID) != l.tid {
-				continue
-			}
-			if s, en := ns(t, e.TS), ns(t, e.TS)+ns(t, e.Dur); s <= l.ts && l.ts < en && s > best {
-				best, l.expected = s, e.Name
-			}
-		}
-	}
-	repEv := readRaw(t, repPath)
-	graphs := map[int64]bool{}
-	for _, e := range repEv {
-		if e.Name == "cudaGraphLaunch" {
-			graphs[argInt(e, "correlation")] = true
-		}
-	}
-	type kern struct {
-		ts   int64
-		name string
-	}
-	byLaunch := map[int64][]kern{}
-	for _, e := range repEv {
-		if c := argInt(e, "correlation"); e.Cat == "kernel" && graphs[c] {
-			byLaunch[c] = append(byLaunch[c], kern{ns(t, e.TS), e.Name})
-		}
-	}
+	capPath, repPath, captured, byLaunch := h200Pair(t)
 	want := map[int64]string{}
 	for _, ks := range byLaunch {
 		if len(ks) != len(captured) {
 			t.Fatalf("a graph launch of %d kernels; %d captured launches", len(ks), len(captured))
 		}
-		slices.SortFunc(ks, func(a, b kern) int { return int(a.ts - b.ts) })
 		for i, k := range ks {
-			want[k.ts] = captured[i].expected
+			want[k.ts] = captured[i].op.Name
 		}
 	}
 	if len(byLaunch) != 10 || len(want) != 650 {
@@ -331,4 +277,76 @@ func TestCaptureRealH200(t *testing.T) {
 	if checked != 650 || triton == 0 {
 		t.Errorf("checked %d kernels (%d Triton); want 650 and some Triton", checked, triton)
 	}
+}
+
+// An h200Launch is a launch call of the H200 capture that executed
+// nothing, with the innermost cpu_op open on its thread when it began
+// (op.Name "" where none is) and that op's start, which tells its
+// instance.
+type h200Launch struct {
+	ts      int64
+	tid     string
+	op      rawEvent
+	opStart int64
+}
+
+// An h200Kernel is a kernel of the H200 replay.
+type h200Kernel struct {
+	ts, dur int64
+}
+
+// h200Pair reads the H200 capture/replay pair with encoding/json, apart
+// from the trace package: the capture's launch calls that executed
+// nothing, in time order, and the replay's graph-launched kernels by
+// correlation, each launch's in time order. It skips the test when the
+// pair is absent.
+func h200Pair(t *testing.T) (capPath, repPath string, captured []h200Launch, byLaunch map[int64][]h200Kernel) {
+	t.Helper()
+	capPath = filepath.Join(gpuTraces, "vit-small_reduce-overhead_b1_capture.pt.trace.json.gz")
+	repPath = filepath.Join(gpuTraces, "vit-small_reduce-overhead_b1_flops.pt.trace.json.gz")
+	if _, err := os.Stat(capPath); err != nil {
+		t.Skipf("%s absent: %v", capPath, err)
+	}
+	capEv := readRaw(t, capPath)
+	executed := map[int64]bool{}
+	for _, e := range capEv {
+		if e.Cat == "kernel" {
+			executed[argInt(e, "correlation")] = true
+		}
+	}
+	for _, e := range capEv {
+		if (e.Cat == "cuda_runtime" || e.Cat == "cuda_driver") && e.Ph == "X" &&
+			(strings.HasPrefix(e.Name, "cudaLaunchKernel") || strings.HasPrefix(e.Name, "cuLaunchKernel")) && !executed[argInt(e, "correlation")] {
+			captured = append(captured, h200Launch{ts: ns(t, e.TS), tid: string(e.TID), opStart: -1})
+		}
+	}
+	slices.SortFunc(captured, func(a, b h200Launch) int { return int(a.ts - b.ts) })
+	for i := range captured {
+		l := &captured[i]
+		for _, e := range capEv {
+			if e.Cat != "cpu_op" || e.Ph != "X" || string(e.TID) != l.tid {
+				continue
+			}
+			if s, en := ns(t, e.TS), ns(t, e.TS)+ns(t, e.Dur); s <= l.ts && l.ts < en && s > l.opStart {
+				l.opStart, l.op = s, e
+			}
+		}
+	}
+	repEv := readRaw(t, repPath)
+	graphs := map[int64]bool{}
+	for _, e := range repEv {
+		if e.Name == "cudaGraphLaunch" {
+			graphs[argInt(e, "correlation")] = true
+		}
+	}
+	byLaunch = map[int64][]h200Kernel{}
+	for _, e := range repEv {
+		if c := argInt(e, "correlation"); e.Cat == "kernel" && graphs[c] {
+			byLaunch[c] = append(byLaunch[c], h200Kernel{ns(t, e.TS), ns(t, e.Dur)})
+		}
+	}
+	for _, ks := range byLaunch {
+		slices.SortFunc(ks, func(a, b h200Kernel) int { return int(a.ts - b.ts) })
+	}
+	return capPath, repPath, captured, byLaunch
 }

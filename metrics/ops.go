@@ -28,6 +28,10 @@ type ScopeStat struct {
 	// while the graph was captured, in another run: its Calls and CPUNS
 	// are this trace's alone.
 	Replayed, Captured int
+	// Replays counts the executions of the op instances that captured
+	// those kernels: each graph launch replaying an instance, once. They
+	// are the calls of Work's CostedCalls for a captured op.
+	Replays int
 	// Work is what the instances computed, where the trace recorded
 	// their shapes (trace.Needs.Shapes); zero otherwise.
 	Work OpWork
@@ -71,9 +75,18 @@ func CapturedKernelScopes(t *trace.Trace, m *CaptureMatch) (ops, regions []strin
 	return ops, regions
 }
 
+// An opInstance is one execution of an op: a trace's op (replay zero),
+// or a captured op instance (Capture.ops) run by the graph launch of
+// correlation replay.
+type opInstance struct {
+	op     *trace.Op
+	replay corrKey
+}
+
 // kernelScopes is CapturedKernelScopes with, for each kernel, the op
-// instance it names (nil where none, or where a capture names it).
-func kernelScopes(t *trace.Trace, m *CaptureMatch) (opOfKernel []*trace.Op, ops, regions []string) {
+// instance it names (op nil where none, or where a capture names the
+// kernel without telling its instance's shapes).
+func kernelScopes(t *trace.Trace, m *CaptureMatch) (opOfKernel []opInstance, ops, regions []string) {
 	ix := newLaunchIndex(t)
 	need := make([]bool, len(t.APICalls))
 	calls := make([]int, len(t.Kernels))
@@ -91,11 +104,14 @@ func kernelScopes(t *trace.Trace, m *CaptureMatch) (opOfKernel []*trace.Op, ops,
 	}
 	opOf, regionOf := callScopes(t, need)
 	ops, regions = make([]string, len(t.Kernels)), make([]string, len(t.Kernels))
-	opOfKernel = make([]*trace.Op, len(t.Kernels))
+	opOfKernel = make([]opInstance, len(t.Kernels))
 	for i, ci := range calls {
 		if cc := captured[i]; cc >= 0 {
 			c := &m.c.calls[cc]
 			ops[i], regions[i] = c.op, c.region
+			if o, r, ok := m.instance(t, &t.Kernels[i].Activity); ok {
+				opOfKernel[i] = opInstance{o, r.corr}
+			}
 			continue
 		}
 		if ci < 0 {
@@ -103,7 +119,7 @@ func kernelScopes(t *trace.Trace, m *CaptureMatch) (opOfKernel []*trace.Op, ops,
 		}
 		if o := opOf[ci]; o != nil {
 			ops[i] = o.Name
-			opOfKernel[i] = o
+			opOfKernel[i] = opInstance{op: o}
 		}
 		if r := regionOf[ci]; r != nil {
 			regions[i] = r.Name
@@ -148,18 +164,19 @@ func CapturedScopes(t *trace.Trace, dev int, m *CaptureMatch) (ops, regions []Sc
 		stat ScopeStat
 		// instances are the op's instances seen, each true when it
 		// has a FLOP count.
-		instances map[*trace.Op]bool
+		instances map[opInstance]bool
 	}
 	work := newWorkTally()
 	// kind: 0 launched one by one, 1 replayed by a graph, 2 named by a
-	// capture; k is a's kernel, nil for a copy or memset or on regions.
-	tally := func(m map[string]*agg, name string, o *trace.Op, a *trace.Activity, kind int, k *trace.Kernel) {
+	// capture, o then the capture's op instance and replay its graph
+	// launch; k is a's kernel, nil for a copy or memset or on regions.
+	tally := func(m map[string]*agg, name string, o *trace.Op, a *trace.Activity, kind int, k *trace.Kernel, replay corrKey) {
 		if o != nil {
 			name = o.Name
 		}
 		g := m[name]
 		if g == nil {
-			g = &agg{stat: ScopeStat{Name: name}, instances: map[*trace.Op]bool{}}
+			g = &agg{stat: ScopeStat{Name: name}, instances: map[opInstance]bool{}}
 			m[name] = g
 		}
 		g.stat.Kernels++
@@ -171,12 +188,16 @@ func CapturedScopes(t *trace.Trace, dev int, m *CaptureMatch) (ops, regions []Sc
 			g.stat.Captured++
 		}
 		if o != nil {
-			costed, seen := g.instances[o]
+			costed, seen := g.instances[opInstance{o, replay}]
 			if !seen {
 				costed = o.Args != nil && work.instance(&g.stat.Work, o)
-				g.instances[o] = costed
-				g.stat.Calls++
-				g.stat.CPUNS += o.End - o.Start
+				g.instances[opInstance{o, replay}] = costed
+				if kind == 2 { // a captured op's call was in the capture's run
+					g.stat.Replays++
+				} else {
+					g.stat.Calls++
+					g.stat.CPUNS += o.End - o.Start
+				}
 			}
 			if costed {
 				g.stat.Work.CostedGPUNS += a.Dur()
@@ -197,8 +218,9 @@ func CapturedScopes(t *trace.Trace, dev int, m *CaptureMatch) (ops, regions []Sc
 		total += a.Dur()
 		if cc := m.call(t, a); cc >= 0 {
 			op, region := m.scope(cc)
-			tally(byOp, op, nil, a, 2, k)
-			tally(byRegion, region, nil, a, 2, nil)
+			o, r, _ := m.instance(t, a)
+			tally(byOp, op, o, a, 2, k, r.corr)
+			tally(byRegion, region, nil, a, 2, nil, corrKey{})
 			continue
 		}
 		var op, region *trace.Op
@@ -215,8 +237,8 @@ func CapturedScopes(t *trace.Trace, dev int, m *CaptureMatch) (ops, regions []Sc
 				kind = 1
 			}
 		}
-		tally(byOp, NoScope, op, a, kind, k)
-		tally(byRegion, NoScope, region, a, kind, nil)
+		tally(byOp, NoScope, op, a, kind, k, corrKey{})
+		tally(byRegion, NoScope, region, a, kind, nil, corrKey{})
 	}
 	done := func(m map[string]*agg) []ScopeStat {
 		out := make([]ScopeStat, 0, len(m))

@@ -319,8 +319,9 @@ func (k KernelWork) AchievedTFLOPS() float64 {
 
 // KernelScopesWork is KernelScopes with, for each kernel, the work of the
 // op instance that launched it (zero where it has no FLOP count).
-// With a capture (m), graph-replayed kernels named by it have no
-// instance, and no work.
+// With a capture (m), a graph-replayed kernel named by it has the work of
+// the op instance that captured it, once for each replay of the graph:
+// the instance's FLOPs over the time of its kernels in that replay.
 func KernelScopesWork(t *trace.Trace, m *CaptureMatch, peak PeakOverride) (ops, regions []string, work []KernelWork) {
 	opOf, ops, regions := kernelScopes(t, m)
 	work = make([]KernelWork, len(t.Kernels))
@@ -328,17 +329,18 @@ func KernelScopesWork(t *trace.Trace, m *CaptureMatch, peak PeakOverride) (ops, 
 		w   OpWork
 		dev int
 	}
-	insts := map[*trace.Op]*inst{}
+	insts := map[opInstance]*inst{}
 	tally := newWorkTally()
-	for i, o := range opOf {
+	for i, oi := range opOf {
+		o := oi.op
 		if o == nil || o.Args == nil {
 			continue
 		}
-		in := insts[o]
+		in := insts[oi]
 		if in == nil {
 			in = &inst{dev: t.Kernels[i].Device}
 			tally.instance(&in.w, o)
-			insts[o] = in
+			insts[oi] = in
 		}
 		k := &t.Kernels[i]
 		if in.w.Costed() {

@@ -395,7 +395,7 @@ type scopeRow struct {
 	CPUNS   int64   `col:"cpu_ns,ns" doc:"the op's CPU time"`
 	Share   float64 `col:"share,ratio" doc:"gpu_ns / the GPU time of all work on the device"`
 	// The work of the op's calls that have a FLOP count (metrics.OpCost).
-	CostedCalls OptInt `col:"flops_calls" doc:"calls with a FLOP count: the profiler's (with_flops) or the FLOP model's from their shapes (record_shapes); none where the trace recorded no shapes"`
+	CostedCalls OptInt `col:"flops_calls" doc:"calls with a FLOP count: the profiler's (with_flops) or the FLOP model's from their shapes (record_shapes); none where the trace recorded no shapes. With --capture a captured op's calls are its replays, one a graph launch"`
 	Flops       OptInt `col:"flops,flop" doc:"their floating-point operations (a multiply-add is 2); none where no call has a count (an op the model does not know)"`
 	Bytes       OptInt `col:"bytes,bytes" doc:"their minimum memory traffic: each input read and each output written once"`
 	TFLOPS      Opt    `col:"achieved_tflops,tflops" doc:"flops / the GPU time of those calls' kernels, copies and memsets, TFLOP/s"`

@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/traceql/traceql/metrics"
@@ -42,10 +43,13 @@ func workTable(d *metrics.DeviceSummary, l Layout) *Table {
 		if b, s, ok := u.Roofline(w); ok {
 			bound, share = b, s
 		}
-		calls := fmt.Sprintf("%d/%d", w.CostedCalls, o.Calls)
+		calls := fmt.Sprintf("%d/%d", w.CostedCalls, o.Calls+o.Replays)
 		t.Rows = append(t.Rows, []any{w.Flops, Cell{tf, metrics.TFLOPS}, Cell{ai, metrics.Count}, bound, Cell{share, metrics.Ratio}, calls, names[i]})
 	}
 	t.Notes = utilNotes(d)
+	if slices.ContainsFunc(costed, func(o metrics.ScopeStat) bool { return o.Replays > 0 }) {
+		t.Notes = append(t.Notes, "a captured op's calls are its replays: each graph launch replaying a call it captured (--capture)")
+	}
 	if len(costed) == 0 {
 		t.Notes = append([]string{"no op with a FLOP count"}, t.Notes...)
 	}

@@ -112,6 +112,8 @@ func (nsysFormat) decode(ctx context.Context, in *input) (*Trace, error) {
 		holdGC:   in.opts.HoldGC,
 		workers:  in.workers.b.Size(),
 		maxText:  cmp.Or(in.opts.MaxEventBytes, defaultMaxEventBytes),
+
+		keepLaunchArgs: in.opts.Needs != nil && in.opts.Needs.LaunchArgs,
 	}
 	defer r.db.close()
 	return r.read()
@@ -265,6 +267,9 @@ type nsysReader struct {
 
 	holdGC  func() func() // Options.HoldGC, for the tables made at once
 	workers int           // the most goroutines that read a table (Options.Workers)
+	// keepLaunchArgs keeps Trace.LaunchArgs (Needs.LaunchArgs): the
+	// graph node ids of captured launch calls (graphNodes).
+	keepLaunchArgs bool
 	// maxText bounds one string read (Options.MaxEventBytes), and four
 	// times it the names read together: a column of StringIds can be
 	// generated, 100 MB a name from a file of 2 MB.
@@ -288,7 +293,7 @@ func (r *nsysReader) read() (*Trace, error) {
 		return nil, fmt.Errorf("%s: an SQLite database but not an Nsight Systems export (no %s table; expected the output of `nsys export --type sqlite`)", r.path, nsysStrings)
 	}
 	r.startProgress()
-	steps := []func() error{r.version, r.kernels, r.memcpys, r.memsets, r.syncs, r.apiCalls, r.nvtx, r.resolveNames}
+	steps := []func() error{r.version, r.kernels, r.memcpys, r.memsets, r.syncs, r.apiCalls, r.nvtx, r.resolveNames, r.graphNodes}
 	for _, step := range steps {
 		if err := r.ctx.Err(); err != nil {
 			return nil, fmt.Errorf("%s: %w", r.path, err)

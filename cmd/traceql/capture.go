@@ -50,10 +50,13 @@ func checkCapture(paths []string, most int, uses bool, what string) error {
 
 // readCapture reads a capture trace whole (no window, no filter: a
 // capture is not measured, its launches are looked up), with its cpu_ops,
-// and Python frames when stacks asks, and finds its captured launches.
+// Python frames when stacks asks, and the shapes the replay trace's read
+// keeps (r's Needs.Shapes: the replayed kernels' FLOPs are counted from
+// the ops that captured them), and finds its captured launches.
 func readCapture(ctx context.Context, path string, r *readOptions, stacks bool) (*metrics.Capture, error) {
 	cr := readOptions{Strict: r.Strict, Quiet: r.Quiet, memory: r.memory, stderr: r.stderr, stdin: r.stdin,
-		workers: r.workers, gc: r.gc, needs: trace.Needs{Ops: true, Stacks: stacks, LaunchArgs: true}}
+		workers: r.workers, gc: r.gc, needs: trace.Needs{Ops: true, Stacks: stacks, LaunchArgs: true,
+			Shapes: r.needs.Shapes, ShapesOf: r.needs.ShapesOf}}
 	t, err := openTrace(ctx, path, &cr)
 	if err != nil {
 		return nil, err

@@ -36,15 +36,15 @@ func main() {
 	}
 	ctx, stop := notifySignals(context.Background())
 	if pid, err := strconv.Atoi(os.Getenv(strings.TrimSuffix(supervisorEnv, "="))); err == nil {
-		ctx = watchSupervisor(ctx, pid, os.Getppid)
+		ios.ErrOut = supervisedStderr()
+		var orphaned <-chan struct{}
+		ctx, orphaned = watchSupervisor(ctx, pid, os.Getppid)
 		go func() {
-			// Orphaned, the child has a moment to remove its temporary
-			// files, then ends, even blocked on standard input.
-			<-ctx.Done()
-			if os.Getppid() != pid {
-				time.Sleep(orphanGrace)
-				os.Exit(128 + int(syscall.SIGTERM))
-			}
+			// Orphaned, the child has a moment to end its run, then
+			// exits, even blocked on standard input.
+			<-orphaned
+			time.Sleep(orphanGrace)
+			os.Exit(128 + int(syscall.SIGTERM))
 		}()
 	}
 	code := run(ctx, os.Args[1:], ios)

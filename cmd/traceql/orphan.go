@@ -8,48 +8,51 @@ import (
 
 // watchSupervisor returns a context cancelled, as by SIGTERM, once the
 // process's parent is no longer the supervisor pid (getppid answers
-// another process, init or a subreaper, once the parent died): a
-// supervised child then stops, and writeOutput, which checks its context
-// before it renames the output into place, leaves -o as it was. On Linux
-// the child gets SIGTERM as the supervisor dies (dieWithParent); this
-// covers the other systems, and a supervisor that died before that was
-// set.
-func watchSupervisor(parent context.Context, pid int, getppid func() int) context.Context {
+// another process, init or a subreaper, once the parent died), and a
+// channel closed then: a supervised child then stops, and writeOutput,
+// which checks its context before it renames the output into place,
+// leaves -o as it was. On Linux the child gets SIGTERM as the supervisor
+// dies (dieWithParent); this covers the other systems, and a supervisor
+// that died before that was set.
+//
+// The watch goes on after ctx is cancelled: SIGKILL ends a process's
+// threads one by one, and the kernel sends the child its SIGTERM as the
+// thread that started it ends, while getppid still answers the
+// supervisor, whose other threads live on for a moment. A child that
+// took that signal for the end of its watch stayed, blocked on standard
+// input, after its supervisor was gone (issue 66).
+func watchSupervisor(parent context.Context, pid int, getppid func() int) (context.Context, <-chan struct{}) {
 	ctx, cancel := context.WithCancelCause(parent)
+	gone := make(chan struct{})
 	orphaned := func() bool {
 		if getppid() != pid {
 			cancel(signalled{syscall.SIGTERM})
+			close(gone)
 			return true
 		}
 		return false
 	}
 	if orphaned() {
-		return ctx
+		return ctx, gone
 	}
 	go func() {
 		t := time.NewTicker(orphanPoll)
 		defer t.Stop()
-		for {
-			select {
-			case <-ctx.Done():
+		for range t.C {
+			if orphaned() {
 				return
-			case <-t.C:
-				if orphaned() {
-					return
-				}
 			}
 		}
 	}()
-	return ctx
+	return ctx, gone
 }
 
 // orphanPoll is how often a supervised child asks whether its supervisor
 // is still there.
 const orphanPoll = 100 * time.Millisecond
 
-// orphanGrace is how long an orphaned child may take to clean up before
-// it ends. A cancelled run removes its temporary files within moments on
-// a quiet machine; on a loaded one (load 20 on 2 cores) 2 s once ran out
-// with a temporary file still there, so the grace is generous: it only
-// delays the end of a child blocked on standard input.
-const orphanGrace = 5 * time.Second
+// orphanGrace is how long an orphaned child may take to end its run
+// before it exits, even blocked on standard input. Its temporary files do
+// not wait for it: they are removed as the run is cancelled (writeAtomic,
+// spoolStdin).
+const orphanGrace = 2 * time.Second

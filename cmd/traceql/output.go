@@ -181,7 +181,12 @@ func writeAtomic(ctx context.Context, path, target string, perm fs.FileMode, wri
 	if err != nil {
 		return fmt.Errorf("%s: %w", path, unwrapPath(err))
 	}
+	// Removed as the run is cancelled, not only when write returns: a
+	// write blocked on standard input may never return before the
+	// process ends (an orphaned worker, orphanGrace).
+	stop := context.AfterFunc(ctx, func() { os.Remove(tmp.Name()) })
 	defer func() {
+		stop()
 		if err != nil {
 			tmp.Close()
 			os.Remove(tmp.Name())

@@ -396,7 +396,7 @@ func readTrace(ctx context.Context, path string, r *readOptions) (*trace.Trace, 
 	if path == stdinName {
 		// Formats are told by content and a lean read may read again:
 		// standard input is kept in a file for the read.
-		p, remove, err := spoolStdin(r.stdin)
+		p, remove, err := spoolStdin(ctx, r.stdin)
 		if err != nil {
 			return nil, err
 		}
@@ -415,8 +415,9 @@ func readTrace(ctx context.Context, path string, r *readOptions) (*trace.Trace, 
 const stdinName = "-"
 
 // spoolStdin copies standard input to a temporary file and returns its
-// path, and a func that removes it.
-func spoolStdin(stdin io.Reader) (string, func(), error) {
+// path, and a func that removes it. The file is removed as soon as ctx is
+// cancelled too: the copy, blocked on a pipe, may never return.
+func spoolStdin(ctx context.Context, stdin io.Reader) (string, func(), error) {
 	if stdin == nil {
 		stdin = os.Stdin
 	}
@@ -424,7 +425,11 @@ func spoolStdin(stdin io.Reader) (string, func(), error) {
 	if err != nil {
 		return "", nil, fmt.Errorf("standard input: %w", err)
 	}
-	remove := func() { os.Remove(f.Name()) }
+	stop := context.AfterFunc(ctx, func() { os.Remove(f.Name()) })
+	remove := func() {
+		stop()
+		os.Remove(f.Name())
+	}
 	_, err = io.Copy(f, stdin)
 	if cerr := f.Close(); err == nil {
 		err = cerr

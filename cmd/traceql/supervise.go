@@ -93,6 +93,22 @@ func supervise(argv, env []string, limits memoryLimits, stderrTTY bool) (code in
 	return code, true
 }
 
+// supervisedStderr is the supervised child's standard error, a pipe to
+// its supervisor, on a descriptor of its own. Go ends a process with
+// SIGPIPE when a write to descriptor 1 or 2 finds the reader gone, before
+// any deferred cleanup runs: a child whose supervisor was killed died so
+// at its first warning, its temporary output left beside -o (issue 66).
+// Through another descriptor the write fails instead, and the child ends
+// as its cancelled context says (dieWithParent, watchSupervisor).
+func supervisedStderr() io.Writer {
+	fd, err := syscall.Dup(2)
+	if err != nil {
+		return os.Stderr
+	}
+	syscall.CloseOnExec(fd)
+	return os.NewFile(uintptr(fd), "/dev/stderr")
+}
+
 // childEnd turns how the child ended, with the stderr it held back, into
 // the exit code and the line to print instead of that stderr ("" to print
 // it as it was).

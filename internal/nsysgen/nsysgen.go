@@ -64,6 +64,9 @@ type Spec struct {
 	Runtime []API  // CUPTI_ACTIVITY_KIND_RUNTIME rows
 	Driver  []API  // CUPTI_ACTIVITY_KIND_DRIVER rows
 	NVTX    []NVTX // NVTX_EVENTS rows (Shape2026 only)
+	// GraphNodes are CUDA_GRAPH_NODE_EVENTS rows (Shape2026 only), what
+	// nsys --cuda-graph-trace=node records of graph nodes.
+	GraphNodes []GraphNode
 
 	// SQL holds extra statements run after the rows are inserted, in the
 	// same transaction: odd tables, broken rows, whatever a test needs.
@@ -146,6 +149,19 @@ type API struct {
 	Correlation int64
 	Name        string
 	Class       int // eventClass: 0 CUDA runtime, 1 CUDA driver
+}
+
+// A GraphNode is one row of CUDA_GRAPH_NODE_EVENTS: a node made on
+// thread TID at Start (inside the API call that made it: a launch
+// captured from a stream), or, with Original set, a clone of node
+// Original (cudaGraphInstantiate clones each node of the graph into the
+// executable graph, whose node ids the replayed kernels carry).
+type GraphNode struct {
+	Start, End int64
+	PID, TID   int64
+	Node       int64
+	Original   int64 // written as NULL when 0
+	Name       string
 }
 
 // An NVTX is one row of NVTX_EVENTS.
@@ -351,7 +367,7 @@ func (w *writer) fill(spec *Spec) error {
 			return err
 		}
 	}
-	steps := []func(*Spec) error{w.gpus, w.kernels, w.memcpys, w.memsets, w.syncs, w.apis, w.nvtx, w.processes, w.stringIDs}
+	steps := []func(*Spec) error{w.gpus, w.kernels, w.memcpys, w.memsets, w.syncs, w.apis, w.nvtx, w.graphNodes, w.processes, w.stringIDs}
 	for _, step := range steps {
 		if err := step(spec); err != nil {
 			return err
@@ -583,6 +599,23 @@ func (w *writer) nvtx(spec *Spec) error {
 		w.gpid(n.PID)
 		gtid := GlobalTID(n.PID, n.TID)
 		if err := in.add(n.Start, end, n.Type, text, textID, gtid, gtid); err != nil {
+			return err
+		}
+	}
+	return in.close()
+}
+
+func (w *writer) graphNodes(spec *Spec) error {
+	if len(spec.GraphNodes) == 0 {
+		return nil
+	}
+	in, err := w.table("CUDA_GRAPH_NODE_EVENTS", "start", "end", "eventClass", "globalTid", "nameId", "graphNodeId", "originalGraphNodeId")
+	if err != nil {
+		return err
+	}
+	for _, g := range spec.GraphNodes {
+		w.gpid(g.PID)
+		if err := in.add(g.Start, g.End, 0, GlobalTID(g.PID, g.TID), w.str(g.Name), g.Node, nullable(g.Original)); err != nil {
 			return err
 		}
 	}

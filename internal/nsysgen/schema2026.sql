@@ -228,3 +228,15 @@ CREATE TABLE CUPTI_ACTIVITY_KIND_DRIVER (
     returnValue                 INTEGER   NOT NULL,                    -- Return value of the function call.
     callchainId                 INTEGER                                -- REFERENCES CUDA_CALLCHAINS(id)
 );
+-- Not in the 2026.1.1 export this file was taken from, which traced no
+-- graphs: CUDA_GRAPH_NODE_EVENTS as the Nsight Systems SQLite schema
+-- reference documents it (written with --cuda-graph-trace=node).
+CREATE TABLE CUDA_GRAPH_NODE_EVENTS (
+    start                       INTEGER   NOT NULL,                    -- Event start timestamp (ns).
+    end                         INTEGER   NOT NULL,                    -- Event end timestamp (ns).
+    eventClass                  INTEGER   NOT NULL,                    -- REFERENCES ENUM_NSYS_EVENT_CLASS(id)
+    globalTid                   INTEGER,                               -- Serialized GlobalId.
+    nameId                      INTEGER   NOT NULL,                    -- REFERENCES StringIds(id) -- Function name
+    graphNodeId                 INTEGER   NOT NULL,                    -- Graph node ID.
+    originalGraphNodeId         INTEGER                                -- Reference to the original graph node ID, if cloned node.
+);

@@ -33,6 +33,15 @@ type CaptureConfig struct {
 	// SelfReplay has the capture run replay each graph once right after
 	// capturing it, as cudagraph trees do: its kernels name the launches.
 	SelfReplay bool
+	// Shapes makes each capturing op an aten::mm recorded with its
+	// shapes (record_shapes), M×K by K×N, other for each op and graph:
+	// the kernels it captured have its FLOPs, 2·M·K·N.
+	Shapes bool
+	// Variants captures every graph alike (the same launches, kernel
+	// names, ops, regions and stacks) but for its shapes, as cudagraph
+	// trees capture one graph per input shape: with Shapes, a replay
+	// names its ops but cannot tell which shapes.
+	Variants bool
 }
 
 // A CaptureKernel is one kernel of the replay run, on device 0, with the
@@ -40,16 +49,21 @@ type CaptureConfig struct {
 // it by, or "" where the pair cannot tell (the kernel stays under its
 // graph launch).
 type CaptureKernel struct {
-	Name        string
-	Stream      int64
-	Start, End  int64
-	Corr        int64
-	Graph       int // the graph replayed; −1 for an eager kernel
-	Op, Region  string
-	Stack       []string // the capture's host frames, outermost first, then the launch call
-	Refused     bool     // the graph's kernels cannot be named from the capture
-	LaunchOp    string   // the op around the replay's own launch call
-	CaptureCall int64    // the correlation id of the capturing launch call; 0 for eager kernels
+	Name       string
+	Stream     int64
+	Start, End int64
+	Corr       int64
+	Graph      int // the graph replayed; −1 for an eager kernel
+	Op, Region string
+	Stack      []string // the capture's host frames, outermost first, then the launch call
+	Refused    bool     // the graph's kernels cannot be named from the capture
+	// Flops are the capturing op instance's FLOPs (Shapes), counted once
+	// per replay of OpInstance; 0 where unknown (no shapes, or
+	// Variants' graphs that only their shapes tell apart).
+	Flops       int64
+	OpInstance  string // the capturing op instance, unique in the capture run
+	LaunchOp    string // the op around the replay's own launch call
+	CaptureCall int64  // the correlation id of the capturing launch call; 0 for eager kernels
 }
 
 // CaptureTruth is what WriteCapture wrote.
@@ -67,6 +81,8 @@ type capLaunch struct {
 	stack        []string
 	start, end   int64
 	graph, index int
+	flops        int64
+	inst         string
 }
 
 // WriteCapture writes the capture run to capture and the replay run to
@@ -118,8 +134,20 @@ func WriteCapture(capture, replay io.Writer, cfg CaptureConfig) (CaptureTruth, e
 	mainNames := []string{"gemm_bf16", "elementwise_add", "softmax_fwd", "layernorm_fwd", "triton_poi_fused_0", "reduce_sum"}
 	sideNames := []string{"side_copy_kernel", "side_gelu", "side_scale"}
 	graphs := make([][]capLaunch, cfg.Graphs)
+	// tag names a graph's ops, regions and captures; Variants names them
+	// alike in every graph.
+	tag := func(g int) int {
+		if cfg.Variants {
+			return 0
+		}
+		return g
+	}
 	for g := range cfg.Graphs {
 		n := cfg.Kernels + g
+		if cfg.Variants {
+			n = cfg.Kernels
+			r = rand.New(rand.NewPCG(uint64(cfg.Seed), 70)) // the same launches and names
+		}
 		capStart := host
 		host += 2_000
 		partial := g == 0 && cfg.Missing > 0
@@ -131,11 +159,21 @@ func WriteCapture(capture, replay io.Writer, cfg CaptureConfig) (CaptureTruth, e
 		// Two regions, each of ops of one or two launches.
 		idx, opN := 0, 0
 		for part := range 2 {
-			region := fmt.Sprintf("graph%d_part%d", g, part)
+			region := fmt.Sprintf("graph%d_part%d", tag(g), part)
 			rStart := host
 			host += 500
 			for idx < n && (part == 1 || idx < n/2) {
-				op := fmt.Sprintf("op_g%d_%d", g, opN)
+				op := fmt.Sprintf("op_g%d_%d", tag(g), opN)
+				var opArgs string
+				var flops int64
+				if cfg.Shapes {
+					op = "aten::mm"
+					m, k, n := int64(16*(opN+1)*(g+1)), int64(64), int64(32+8*opN)
+					flops = 2 * m * k * n
+					opArgs = fmt.Sprintf(`, "args": {"External id": %d, "Input Dims": [[%d, %d], [%d, %d]], "Input type": ["float", "float"]}`,
+						1000*(g+1)+opN, m, k, k, n)
+				}
+				inst := fmt.Sprintf("g%d_op%d", g, opN)
 				opN++
 				oStart := host
 				host += 500
@@ -144,7 +182,7 @@ func WriteCapture(capture, replay io.Writer, cfg CaptureConfig) (CaptureTruth, e
 						break
 					}
 					l := capLaunch{corr: corr, node: int64(1000*(g+1) + idx), stream: 7, op: op, region: region, graph: g, index: idx,
-						start: host, end: host + 800}
+						start: host, end: host + 800, flops: flops, inst: inst}
 					if cfg.Streams == 2 && idx > 0 && r.IntN(3) == 0 || cfg.Streams == 2 && idx == 1 {
 						l.stream = 20
 					}
@@ -156,14 +194,14 @@ func WriteCapture(capture, replay io.Writer, cfg CaptureConfig) (CaptureTruth, e
 					default:
 						l.name = mainNames[r.IntN(len(mainNames))]
 					}
-					l.stack = []string{fmt.Sprintf("capture_%d", g), region, op, "cudaLaunchKernel"}
+					l.stack = []string{fmt.Sprintf("capture_%d", tag(g)), region, op, "cudaLaunchKernel"}
 					graphs[g] = append(graphs[g], l)
 					corr++
 					idx++
 					host += 1_000
 				}
 				host += 500
-				cpuOp(cw, "cpu_op", op, oStart, host)
+				cw.event(`{"ph": "X", "cat": "cpu_op", "name": %q, "pid": 100, "tid": 100, "ts": %s, "dur": %s%s}`, op, us(oStart), us(host-oStart), opArgs)
 			}
 			host += 500
 			cpuOp(cw, "user_annotation", region, rStart, host)
@@ -203,7 +241,7 @@ func WriteCapture(capture, replay io.Writer, cfg CaptureConfig) (CaptureTruth, e
 		if partial {
 			start = graphs[g][cfg.Missing].start - 100 // the annotation, too, begins in the trace
 		}
-		cpuOp(cw, "user_annotation", fmt.Sprintf("capture_%d", g), start, host)
+		cpuOp(cw, "user_annotation", fmt.Sprintf("capture_%d", tag(g)), start, host)
 		host += 5_000
 	}
 	if err := cw.close(); err != nil {
@@ -234,9 +272,12 @@ func WriteCapture(capture, replay io.Writer, cfg CaptureConfig) (CaptureTruth, e
 				kernel(rw, l.name, l.stream, s, s+d, c, extra)
 				free[l.stream] = s + d + 100
 				k := CaptureKernel{Name: l.name, Stream: l.stream, Start: s, End: s + d, Corr: c, Graph: g, Refused: refused,
-					LaunchOp: "CUDAGraph.replay", CaptureCall: l.corr}
+					LaunchOp: "CUDAGraph.replay", CaptureCall: l.corr, OpInstance: l.inst}
 				if !refused {
 					k.Op, k.Region, k.Stack = l.op, l.region, l.stack
+					if !cfg.Variants || cfg.Graphs == 1 {
+						k.Flops = l.flops
+					}
 				}
 				truth.Kernels = append(truth.Kernels, k)
 			}
