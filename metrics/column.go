@@ -92,10 +92,15 @@ const (
 	FrameNotes
 )
 
-// Get returns the column's value on r, or nil when it has none.
+// Get returns the column's value on r, or nil when it has none; of a
+// device, per step when d.PerStep says so and the metric adds up over
+// steps (perStepTotals).
 func (c Col[R]) Get(r *R) any {
 	if c.Empty.when != nil && c.Empty.when(r) {
 		return nil
+	}
+	if d, ok := any(r).(*DeviceSummary); ok && d.PerStep > 0 && perStepTotals[c.Name] {
+		return perStep(c.Value(r), d.PerStep)
 	}
 	return c.Value(r)
 }

@@ -15,7 +15,7 @@ import (
 type WindowSpec struct {
 	Steps  *StepSpec // ProfilerStep#N by number; nil: not by steps
 	Time   *TimeSpec // a span of time after the first GPU activity; nil: not by time
-	Range  string    // the span of the ranges of this name (RangeWindow); "": none
+	Range  string    // the union of the ranges of this name (RangeParts); "": none
 	Steady bool      // the steps after the warm-up (WarmupWindows)
 }
 
@@ -43,6 +43,9 @@ type Selection struct {
 	// Warning says why a selection measures the whole trace after all;
 	// "" when it does not.
 	Warning string
+	// LeftIn are the leading steps a selection by steps kept that look
+	// like warm-up or graph capture (LeftStep); nil when none does.
+	LeftIn []LeftStep
 }
 
 // ErrNoSteps says that a trace has no ProfilerStep#N to select steps from.
@@ -84,11 +87,16 @@ func SelectWindow(t *trace.Trace, s WindowSpec) (Selection, error) {
 	var win trace.Window
 	switch {
 	case s.Range != "":
-		r, err := RangeWindow(t, s.Range)
+		parts, err := RangeParts(t, s.Range)
 		if err != nil {
 			return Selection{}, err
 		}
-		win = trace.Window{Start: r.Start, End: r.End, Label: "range " + s.Range}
+		win = trace.Window{Start: parts[0].Start, End: parts[len(parts)-1].End, Label: "range " + s.Range}
+		if len(parts) > 1 {
+			for _, p := range parts {
+				win.Parts = append(win.Parts, trace.Span{Start: p.Start, End: p.End})
+			}
+		}
 	case s.Steady:
 		all := Steps(t)
 		if len(all) == 0 {
@@ -126,6 +134,7 @@ func SelectWindow(t *trace.Trace, s WindowSpec) (Selection, error) {
 			return Selection{}, &NoStepsSelectedError{First: all[0].Number, Last: all[len(all)-1].Number}
 		}
 		win = stepsWindow(sel)
+		return Selection{Window: &win, LeftIn: leftIn(t, sel)}, nil
 	default:
 		return Selection{}, nil
 	}

@@ -182,7 +182,7 @@ func windowed(t *trace.Trace, steps []Step) []Step {
 	}
 	gpu := len(t.Kernels)+len(t.Memcpys)+len(t.Memsets) > 0
 	return slices.DeleteFunc(steps, func(s Step) bool {
-		return !(s.Start >= w.Start && s.End <= w.End && (s.Source != "cpu" || !gpu))
+		return !(w.Holds(s.Start, s.End) && (s.Source != "cpu" || !gpu))
 	})
 }
 
@@ -280,12 +280,22 @@ func (p projector) project(r Interval) (span Interval, ok bool) {
 	return span, ok
 }
 
-// RangeWindow returns the window of the ranges named name: annotations
-// (record_function user_annotation, gpu_user_annotation) or NVTX ranges,
-// from the first start to the last end of all of them. Host ranges are
-// projected onto the GPU as steps are; the device-side copy wins when the
-// trace has one.
+// RangeWindow returns the window of the ranges named name, from the first
+// start to the last end of RangeParts.
 func RangeWindow(t *trace.Trace, name string) (Interval, error) {
+	parts, err := RangeParts(t, name)
+	if err != nil {
+		return Interval{}, err
+	}
+	return Interval{parts[0].Start, parts[len(parts)-1].End}, nil
+}
+
+// RangeParts returns the union of the ranges named name: annotations
+// (record_function user_annotation, gpu_user_annotation) or NVTX ranges,
+// each occurrence its time, overlapping ones merged; the time between
+// occurrences is not theirs. Host ranges are projected onto the GPU as
+// steps are; the device-side copies win when the trace has them.
+func RangeParts(t *trace.Trace, name string) ([]Interval, error) {
 	var host, dev []Interval
 	for _, op := range t.Ops {
 		if op.Name != name {
@@ -297,18 +307,11 @@ func RangeWindow(t *trace.Trace, name string) (Interval, error) {
 			host = append(host, Interval{op.Start, op.End})
 		}
 	}
-	spanOf := func(ivs []Interval) Interval {
-		w := ivs[0]
-		for _, iv := range ivs {
-			w = Interval{min(w.Start, iv.Start), max(w.End, iv.End)}
-		}
-		return w
-	}
 	switch {
 	case len(dev) > 0:
-		return spanOf(dev), nil
+		return Union(dev), nil
 	case len(host) == 0:
-		return Interval{}, fmt.Errorf("no range, annotation or op named %q", name)
+		return nil, fmt.Errorf("no range, annotation or op named %q", name)
 	}
 	p := newProjector(t)
 	var proj []Interval
@@ -318,9 +321,9 @@ func RangeWindow(t *trace.Trace, name string) (Interval, error) {
 		}
 	}
 	if len(proj) == 0 {
-		return spanOf(host), nil
+		return Union(host), nil
 	}
-	return spanOf(proj), nil
+	return Union(proj), nil
 }
 
 // SelectSteps keeps the steps numbered from..to inclusive; a bound < 0 is

@@ -104,6 +104,10 @@ type DeviceSummary struct {
 	Compile DeviceCompile
 	Comm    CommStat
 	Steps   []StepStat // ProfilerStep#N windows measured on this device
+	// PerStep, when > 0, is the number of steps that Column.Get divides
+	// the metrics that add up over steps by (PerStepMetric); 0: totals.
+	// Summarize leaves it 0; SetPerStep sets it for a comparison.
+	PerStep int
 	// StepMedianNS is the median length of Steps; 0 without steps.
 	StepMedianNS float64
 	// GraphsStepNS is the median step Replay projects under CUDA graphs
@@ -689,6 +693,10 @@ func summarizeDevice(t *trace.Trace, dev trace.Device, o Options, w *sharedInput
 // summarizeTimeline fills in d's span, busy and idle time, gaps and steps.
 func summarizeTimeline(t *trace.Trace, d *DeviceSummary, w *sharedInputs, o Options, in *findingInputs) {
 	busy := DeviceBusy(t, d.Device)
+	parts := windowParts(t) // a --range's occurrences: only their time
+	if parts != nil {
+		busy = intersect(busy, parts)
+	}
 	d.Steps = stepStats(t, d.Device, deviceSteps(t, w.steps, w.stepOps[int64(d.Device)]), busy)
 	for i := range d.Steps {
 		s := &d.Steps[i]
@@ -703,9 +711,13 @@ func summarizeTimeline(t *trace.Trace, d *DeviceSummary, w *sharedInputs, o Opti
 	if len(busy) > 0 {
 		d.StartNS, d.EndNS = busy[0].Start, busy[len(busy)-1].End
 		d.SpanNS = d.EndNS - d.StartNS
+		gaps := Gaps(busy)
+		if parts != nil {
+			d.SpanNS = Length(Clip(parts, Interval{d.StartNS, d.EndNS}))
+			gaps = intersect(gaps, parts)
+		}
 		d.BusyNS = Length(busy)
 		d.IdleNS = d.SpanNS - d.BusyNS
-		gaps := Gaps(busy)
 		d.IdleGaps = len(gaps)
 		d.GapHist = GapHistogram(gaps)
 		for _, g := range gaps {

@@ -81,7 +81,7 @@ func CompareRowsTables(l RowsLayout, sums []metrics.Summary, pos int) []*Table {
 			answers = append(answers, a)
 		}
 	}
-	t.Title = fmt.Sprintf("GPU #%d of each run, a row per run\n  measured:", pos) + runWindows(l.Labels, sums)
+	t.Title = fmt.Sprintf("GPU #%d of each run, a row per run\n  measured:", pos) + runWindows(l.Labels, sums) + perStepTitle(l.Labels, devs)
 	for i, d := range devs {
 		if d != nil && sums[i].Window == "" {
 			if n := warmupNote(d); n != "" {

@@ -66,6 +66,7 @@ func DiffTables(d metrics.Diff, top int, l Layout) []*Table {
 			title += fmt.Sprintf(": GPU %d vs GPU %d", dd.Old.Device, dd.New.Device)
 		}
 		title += "\n  measured:" + runWindows([]string{"old", "new"}, []metrics.Summary{d.Old, d.New})
+		title += perStepTitle([]string{"old", "new"}, []*metrics.DeviceSummary{dd.Old, dd.New})
 		for _, run := range []struct {
 			label string
 			s     metrics.Summary
@@ -362,7 +363,7 @@ func CompareTable(labels []string, sums []metrics.Summary, pos int, rows []strin
 		}
 		title += fmt.Sprintf(" %s:%d", Printable(labels[i]), d.Device)
 	}
-	t.Title = title + "\n  measured:" + runWindows(labels, sums)
+	t.Title = title + "\n  measured:" + runWindows(labels, sums) + perStepTitle(labels, devs)
 	for i, d := range devs {
 		if d != nil && sums[i].Window == "" {
 			if n := warmupNote(d); n != "" {

@@ -38,3 +38,26 @@ func TestStyleNamesDistinct(t *testing.T) {
 		t.Errorf("families %q: want the kernel's own name, not its return type", fam)
 	}
 }
+
+// TestStyleNamesMangled: mangled names (as Triton and some libraries
+// leave them) are demangled by github.com/ianlancetaylor/demangle, pprof's,
+// before folding; two instantiations that differ only in a template
+// argument stay apart, and a family is the kernel's own qualified name.
+func TestStyleNamesMangled(t *testing.T) {
+	names := []string{
+		"_ZN2at6native29vectorized_elementwise_kernelILi4ENS0_11FillFunctorIfEEEEviT0_",
+		"_ZN2at6native29vectorized_elementwise_kernelILi4ENS0_11FillFunctorIiEEEEviT0_",
+		"_ZN2at6native13reduce_kernelILi512ELi1EEEvv",
+	}
+	want := []string{
+		"vectorized_elementwise_kernel<4, at::native::FillFunctor<float> >(…)",
+		"vectorized_elementwise_kernel<4, at::native::FillFunctor<int> >(…)",
+		"reduce_kernel<…>(…)",
+	}
+	if got := StyleNames(names, NamesShort); !slices.Equal(got, want) {
+		t.Errorf("short names:\n%q\nwant\n%q", got, want)
+	}
+	if fam := StyleNames(names, NamesFamily); fam[0] != "at::native::vectorized_elementwise_kernel" || fam[0] != fam[1] {
+		t.Errorf("families %q: want the instantiations together under the kernel's name", fam)
+	}
+}

@@ -32,6 +32,10 @@ func stepCountNote(labels []string, devs []*metrics.DeviceSummary) string {
 	if same {
 		return ""
 	}
+	if devs[first].PerStep > 0 {
+		return "the runs measured different numbers of steps (" + strings.Join(counts, ", ") +
+			"): counts and times are per step, each run's divided by its own steps"
+	}
 	return "the runs measured different numbers of steps (" + strings.Join(counts, ", ") +
 		"): totals (kernels, kernel time, span, idle, launches) differ by that alone; compare the median step, " +
 		"or measure the same steps (--steps, --steady)"
@@ -54,4 +58,31 @@ func tinyCopies(name string, devs []*metrics.DeviceSummary) bool {
 		}
 	}
 	return true
+}
+
+// perStepTitle is the title's line saying that the counts and times are
+// per step (metrics.DeviceSummary.PerStep), and of how many: "per step
+// (10 steps)", or each run's count when they differ (stepCountNote then
+// says more); "" for totals. --help says which metrics are divided.
+func perStepTitle(labels []string, devs []*metrics.DeviceSummary) string {
+	var counts []string
+	n, same := -1, true
+	for i, d := range devs {
+		if d == nil {
+			continue
+		}
+		if d.PerStep == 0 {
+			return ""
+		}
+		same = same && (n < 0 || d.PerStep == n)
+		n = d.PerStep
+		counts = append(counts, fmt.Sprintf("%s %s", Printable(labels[i]), plural(d.PerStep, "steps")))
+	}
+	if n < 0 {
+		return ""
+	}
+	if same {
+		return fmt.Sprintf("\n  per step (%s)", plural(n, "steps"))
+	}
+	return "\n  per step (" + strings.Join(counts, ", ") + ")"
 }

@@ -1,5 +1,10 @@
 package trace
 
+import (
+	"cmp"
+	"slices"
+)
+
 // A Window is a span of the device timeline a trace is measured in.
 type Window struct {
 	Start, End int64
@@ -9,6 +14,29 @@ type Window struct {
 	// Label names the window for people and output columns: "steps 2–4",
 	// "window 100ms:500ms", "range fwd", "steady: steps 3–10".
 	Label string
+	// Parts, when not nil, are the disjoint spans, sorted, that make the
+	// window up, Start the first's start and End the last's end: the
+	// occurrences of a --range. Only what lies inside them is measured.
+	// nil: the one span Start..End.
+	Parts []Span
+}
+
+// A Span is the time from Start to End, in ns.
+type Span struct{ Start, End int64 }
+
+// Holds reports whether start..end lies inside one span of w.
+func (w *Window) Holds(start, end int64) bool {
+	if w.Parts == nil {
+		return start >= w.Start && end <= w.End
+	}
+	i := w.partAt(start)
+	return i < len(w.Parts) && start >= w.Parts[i].Start && end <= w.Parts[i].End
+}
+
+// partAt is the index of the first part that ends at or after t.
+func (w *Window) partAt(t int64) int {
+	i, _ := slices.BinarySearchFunc(w.Parts, t, func(p Span, t int64) int { return cmp.Compare(p.End, t) })
+	return i
 }
 
 // Clip returns a copy of t restricted to w: the device records that overlap
@@ -27,7 +55,40 @@ func (t *Trace) Clip(w Window) *Trace {
 	c.Memcpys = clipActivities(t.Memcpys, w.Start, w.End, func(m *Memcpy) *Activity { return &m.Activity })
 	c.Memsets = clipActivities(t.Memsets, w.Start, w.End, func(m *Memset) *Activity { return &m.Activity })
 	c.Syncs = clipActivities(t.Syncs, w.Start, w.End, func(s *Sync) *Activity { return &s.Activity })
+	if len(w.Parts) > 1 {
+		c.Kernels = clipParts(c.Kernels, &w, func(k *Kernel) *Activity { return &k.Activity })
+		c.Memcpys = clipParts(c.Memcpys, &w, func(m *Memcpy) *Activity { return &m.Activity })
+		c.Memsets = clipParts(c.Memsets, &w, func(m *Memset) *Activity { return &m.Activity })
+		c.Syncs = clipParts(c.Syncs, &w, func(s *Sync) *Activity { return &s.Activity })
+	}
 	return &c
+}
+
+// clipParts keeps the records of xs, already clipped to w's span, that
+// overlap one of w.Parts, clipped from the first part they overlap to the
+// last: a record running across the time between two parts stays one
+// record (a kernel is counted once), and metrics measure its time inside
+// the parts (metrics' busy time is cut to them). xs is reused.
+func clipParts[T any](xs []T, w *Window, act func(*T) *Activity) []T {
+	out := xs[:0]
+	for i := range xs {
+		a := act(&xs[i])
+		first := w.partAt(a.Start)
+		if first == len(w.Parts) || w.Parts[first].Start > a.End {
+			continue // in the time between two parts
+		}
+		// The last part starting at or before the record's end.
+		last, _ := slices.BinarySearchFunc(w.Parts, a.End, func(p Span, t int64) int {
+			if p.Start <= t {
+				return -1
+			}
+			return 1
+		})
+		last--
+		a.Start, a.End = max(a.Start, w.Parts[first].Start), min(a.End, w.Parts[last].End)
+		out = append(out, xs[i])
+	}
+	return out
 }
 
 // clipActivities returns the records of xs that overlap [start, end],

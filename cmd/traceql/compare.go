@@ -35,6 +35,7 @@ type compareOptions struct {
 	Layout  string
 	Parts   []string // names of the labels' parts, split at "_": rows' leading columns
 	GroupBy []string // parts whose runs are answered apart
+	PerStep perStepFlag
 	IO      *ioStreams
 }
 
@@ -64,7 +65,7 @@ Labels default to the file names. A DIR is searched as summarize does,
 files that are no trace skipped with a note: compare DIR compares the
 traces in it, in natural order. Files are read --jobs at a time, one
 per CPU by default, and fewer when their tables would take more than half
-the memory available (see summarize --help).` + windowHelp,
+the memory available (see summarize --help).` + perStepHelp + windowHelp,
 		Example: `  traceql compare default.json reduce.json autotune.json \
     --label default,reduce-overhead,max-autotune
   traceql compare a.json b.json --plot modes.png`,
@@ -76,6 +77,7 @@ the memory available (see summarize --help).` + windowHelp,
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Files = args
+			opts.PerStep.Set = cmd.Flags().Changed("per-step")
 			// With a DIR, the labels are checked against the traces found.
 			if !anyDir(args) {
 				if len(opts.Labels) == 0 {
@@ -121,6 +123,7 @@ the memory available (see summarize --help).` + windowHelp,
 	f.StringVar(&opts.PlotSize, "plot-size", "", "--plot image size WxH in inches (default 8x5)")
 	enumFlag(cmd, &opts.Layout, "layout", "", "", []string{"rows", "columns"}, "rows: a row per run; columns: a column per run (default: rows above 4 runs)")
 	f.StringSliceVar(&opts.Parts, "parts", nil, "name the parts of the labels, split at _, shown as columns (vit-small_eager_b1: model,mode,batch); runs whose label has another number of parts are left out")
+	addPerStepFlag(f, &opts.PerStep)
 	f.StringSliceVar(&opts.GroupBy, "group-by", nil, "parts (of --parts) whose runs are answered apart: model,batch gives each model and batch its line on the fastest mode")
 	opts.Read.addFlags(f)
 	opts.Read.addJobsFlag(f)
@@ -151,6 +154,9 @@ func writeComparePlots(ctx context.Context, opts *compareOptions, sums []metrics
 		if opts.Metrics != nil {
 			title = "ratio to " + opts.Labels[0]
 			bars = report.MetricBars(opts.Labels, sums, pos, opts.Metrics)
+		}
+		if pos < len(sums[0].Devices) && sums[0].Devices[pos].PerStep > 0 {
+			title += ", per step"
 		}
 		if positions > 1 {
 			if pos > 0 {
@@ -353,6 +359,11 @@ func runCompare(ctx context.Context, opts *compareOptions) error {
 	if positions == 0 {
 		return writeHostCompare(opts, sums)
 	}
+	perStep, err := opts.PerStep.decide(opts.Format, opts.Labels, sums)
+	if err != nil {
+		return err
+	}
+	metrics.SetPerStep(sums, perStep)
 	if opts.Plot != "" {
 		if err := writeComparePlots(ctx, opts, sums, positions); err != nil {
 			return err

@@ -25,19 +25,27 @@ type diffOptions struct {
 	Labels   []string
 	FailIf   []metrics.Gate // --fail-if: exit 3 when one fails
 	Capture  []string       // --capture: one for both sides, or OLD's and NEW's
-	IO       *ioStreams
+	PerStep  perStepFlag
+	// Pair names the pair of diff OLDDIR NEWDIR being diffed (its path
+	// inside the folders), for the --fail-if lines; "" otherwise.
+	Pair string
+	IO   *ioStreams
 }
 
 func newDiffCmd(ios *ioStreams, runF func(context.Context, *diffOptions) error) *cobra.Command {
 	opts := &diffOptions{IO: ios}
 	var failIf string
 	cmd := &cobra.Command{
-		Use:   "diff OLD NEW | DIR",
+		Use:   "diff OLD NEW | DIR | OLDDIR NEWDIR",
 		Short: "What changed between two runs: metrics, steps and kernels",
 		Long: `Diff compares two traces (any mix of Kineto JSON and Nsight SQLite), device
 by device (devices pair up by position among those with GPU activity).
 A DIR holding two traces is OLD and NEW in natural order (files that are
-no trace skipped with a note, as summarize does).
+no trace skipped with a note, as summarize does). OLDDIR NEWDIR diffs
+each trace of OLDDIR with NEWDIR's of the same path inside the folder, one
+diff after another in natural order (text or markdown), a line on stderr
+for a trace on one side only; the exit code is the worst of the pairs': 1
+when one failed, else 3 when --fail-if found a regression in one.
 
 It prints every summary metric old, new, the absolute delta and the change
 (−98.6 % ×0.0140), and each run's verdict as summarize gives it; when both
@@ -63,7 +71,8 @@ See docs/ci.md for a GitHub Actions job.
 --format csv writes the summary metrics alone, one row per device pair and
 metric (old, new, delta, ratio), clock readings (start_ns, end_ns) left
 out; --format json the same rows as one document ({"version", "table":
-"diff", "rows"}); export --table kernel-stats gives each run's kernels.` + windowHelp + captureHelp,
+"diff", "rows"}); export --table kernel-stats gives each run's kernels.` + perStepHelp + `
+The --fail-if gates read the metrics per step when the text would.` + windowHelp + captureHelp,
 		Example: `  traceql diff default.json reduce-overhead.json
   traceql diff eager.json compiled.json --group family --top 30
   traceql diff a.json b.sqlite --format csv > diff.csv`,
@@ -77,6 +86,10 @@ out; --format json the same rows as one document ({"version", "table":
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.PerStep.Set = cmd.Flags().Changed("per-step")
+			if bothDirs(args) && (opts.Format == "csv" || opts.Format == "json") {
+				return usageError{fmt.Errorf("diff OLDDIR NEWDIR writes a diff per pair: --format text or markdown")}
+			}
 			if anyDir(args) {
 				opts.Args = args // the traces are found when run
 			} else {
@@ -120,11 +133,15 @@ out; --format json the same rows as one document ({"version", "table":
 	addLabelFlag(f, &opts.Labels, false)
 	f.StringVar(&failIf, "fail-if", "", "exit 3 when a metric worsens past its threshold, beyond step-to-step spread: 'step_median>+3%,kernels>+10%'")
 	addCaptureFlag(f, &opts.Capture, 2)
+	addPerStepFlag(f, &opts.PerStep)
 	opts.Read.addFlags(f)
 	return cmd
 }
 
 func runDiff(ctx context.Context, opts *diffOptions) error {
+	if bothDirs(opts.Args) {
+		return runDiffDirs(ctx, opts)
+	}
 	in := &runInputs{Files: []string{opts.Old, opts.New}, Labels: opts.Labels}
 	if in.Labels == nil {
 		in.Labels = runLabels(in.Files)
@@ -185,9 +202,22 @@ func runDiff(ctx context.Context, opts *diffOptions) error {
 			complain(opts.IO.ErrOut, file+": "+report.CaptureNote(s.Capture))
 		}
 	}
+	both := []metrics.Summary{d.Old, d.New} // their devices are d's
+	labels := opts.Labels
+	if labels == nil {
+		labels = runLabels([]string{opts.Old, opts.New})
+	}
+	perStep, err := opts.PerStep.decide(opts.Format, labels, both)
+	if err != nil {
+		return err
+	}
+	metrics.SetPerStep(both, perStep)
 	if err := writeDiff(opts, d, ts); err != nil {
 		return err
 	}
+	// The gates read what the text shows, whatever the format.
+	gateStep, _ := opts.PerStep.decide("text", labels, both)
+	metrics.SetPerStep(both, gateStep)
 	return checkGates(opts, d)
 }
 
@@ -200,6 +230,9 @@ func checkGates(opts *diffOptions, d metrics.Diff) error {
 	rs := metrics.CheckGates(d, opts.FailIf)
 	failed := 0
 	for i, line := range report.GateLines(rs) {
+		if opts.Pair != "" {
+			line = opts.Pair + ": " + line
+		}
 		complain(opts.IO.ErrOut, "--fail-if "+line)
 		if rs[i].Fail {
 			failed++

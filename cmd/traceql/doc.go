@@ -77,8 +77,10 @@
 //	  --skip-steps N    drop the first N recorded steps (warm-up, compilation)
 //	  --window A:B      from A to B after the first GPU activity, with units:
 //	                    ns, us (µs), ms, s; either side may be empty
-//	  --range NAME      from the first start to the last end of the ranges named
-//	                    NAME (record_function annotation, op or NVTX range)
+//	  --range NAME      the union of the ranges named NAME (record_function
+//	                    annotation, op or NVTX range): busy time, span, idle
+//	                    gaps and steps inside its occurrences only, not the
+//	                    time between them
 //	  --steady          the steps after the warm-up: leading steps that each
 //	                    took over twice the median step are left out of each
 //	                    trace (the rule summarize flags them by); all steps when
@@ -486,8 +488,8 @@
 //	      --peak-tflops float   the GPU's dense peak TFLOP/s for MFU and the
 //	                            roofline, instead of traceql's table
 //	  -q, --quiet               no progress bar on stderr
-//	      --range string        measure only the span of the annotation, op or
-//	                            NVTX range with this name
+//	      --range string        measure only the time inside the annotation,
+//	                            op or NVTX ranges with this name (their union)
 //	      --shard K/N           read only worker K's share of N of the files,
 //	                            by a hash of each file's path under its
 //	                            argument (see above)
@@ -510,7 +512,11 @@
 //	Diff compares two traces (any mix of Kineto JSON and Nsight SQLite), device
 //	by device (devices pair up by position among those with GPU activity).
 //	A DIR holding two traces is OLD and NEW in natural order (files that are
-//	no trace skipped with a note, as summarize does).
+//	no trace skipped with a note, as summarize does). OLDDIR NEWDIR diffs
+//	each trace of OLDDIR with NEWDIR's of the same path inside the folder, one
+//	diff after another in natural order (text or markdown), a line on stderr
+//	for a trace on one side only; the exit code is the worst of the pairs': 1
+//	when one failed, else 3 when --fail-if found a regression in one.
 //
 //	It prints every summary metric old, new, the absolute delta and the change
 //	(−98.6 % ×0.0140), and each run's verdict as summarize gives it; when both
@@ -538,6 +544,18 @@
 //	out; --format json the same rows as one document ({"version", "table":
 //	"diff", "rows"}); export --table kernel-stats gives each run's kernels.
 //
+//	Per step: when every run measured ProfilerStep#N (and --per-step=false
+//	is not given), the counts and times that add up over steps (kernels,
+//	kernel time, span, idle, launches, copies, …) are divided by the steps
+//	each run measured, and the title says "per step (N steps)": runs profiled
+//	for 4 steps and for 10 compare as runs. A time per step is the integer ns
+//	nearest the total over the steps (halves rounded up), a count per step
+//	the nearest float; rates and ratios (GPU utilization, GB/s, MFU), means,
+//	medians and extremes are as measured; the verdicts, findings and kernel
+//	rows stay totals. --per-step=false shows totals; --format csv and json
+//	always keep totals, with the steps column beside them.
+//	The --fail-if gates read the metrics per step when the text would.
+//
 //	Windows (GPU activity is clipped to the window; the launch calls of its
 //	kernels count wherever they were made, and the steps are those selected,
 //	or those inside the window):
@@ -548,8 +566,10 @@
 //	  --skip-steps N    drop the first N recorded steps (warm-up, compilation)
 //	  --window A:B      from A to B after the first GPU activity, with units:
 //	                    ns, us (µs), ms, s; either side may be empty
-//	  --range NAME      from the first start to the last end of the ranges named
-//	                    NAME (record_function annotation, op or NVTX range)
+//	  --range NAME      the union of the ranges named NAME (record_function
+//	                    annotation, op or NVTX range): busy time, span, idle
+//	                    gaps and steps inside its occurrences only, not the
+//	                    time between them
 //	  --steady          the steps after the warm-up: leading steps that each
 //	                    took over twice the median step are left out of each
 //	                    trace (the rule summarize flags them by); all steps when
@@ -567,7 +587,7 @@
 //	capture does not decide stays under its launch, with a warning saying why.
 //
 //	Usage:
-//	  traceql diff OLD NEW | DIR [flags]
+//	  traceql diff OLD NEW | DIR | OLDDIR NEWDIR [flags]
 //
 //	Examples:
 //	  traceql diff default.json reduce-overhead.json
@@ -602,9 +622,12 @@
 //	                         (demangled; templates, arguments and namespaces
 //	                         folded) or family (base name across
 //	                         instantiations) (default "full")
+//	      --per-step         divide counts and times by the steps measured
+//	                         (the default when every run has steps);
+//	                         --per-step=false: totals (default true)
 //	  -q, --quiet            no progress bar on stderr
-//	      --range string     measure only the span of the annotation, op or
-//	                         NVTX range with this name
+//	      --range string     measure only the time inside the annotation, op
+//	                         or NVTX ranges with this name (their union)
 //	      --skip-steps int   drop the first N recorded ProfilerStep#N
 //	      --steady           measure only the steps after the warm-up (leading
 //	                         steps over twice the median)
@@ -642,6 +665,17 @@
 //	per CPU by default, and fewer when their tables would take more than half
 //	the memory available (see summarize --help).
 //
+//	Per step: when every run measured ProfilerStep#N (and --per-step=false
+//	is not given), the counts and times that add up over steps (kernels,
+//	kernel time, span, idle, launches, copies, …) are divided by the steps
+//	each run measured, and the title says "per step (N steps)": runs profiled
+//	for 4 steps and for 10 compare as runs. A time per step is the integer ns
+//	nearest the total over the steps (halves rounded up), a count per step
+//	the nearest float; rates and ratios (GPU utilization, GB/s, MFU), means,
+//	medians and extremes are as measured; the verdicts, findings and kernel
+//	rows stay totals. --per-step=false shows totals; --format csv and json
+//	always keep totals, with the steps column beside them.
+//
 //	Windows (GPU activity is clipped to the window; the launch calls of its
 //	kernels count wherever they were made, and the steps are those selected,
 //	or those inside the window):
@@ -652,8 +686,10 @@
 //	  --skip-steps N    drop the first N recorded steps (warm-up, compilation)
 //	  --window A:B      from A to B after the first GPU activity, with units:
 //	                    ns, us (µs), ms, s; either side may be empty
-//	  --range NAME      from the first start to the last end of the ranges named
-//	                    NAME (record_function annotation, op or NVTX range)
+//	  --range NAME      the union of the ranges named NAME (record_function
+//	                    annotation, op or NVTX range): busy time, span, idle
+//	                    gaps and steps inside its occurrences only, not the
+//	                    time between them
 //	  --steady          the steps after the warm-up: leading steps that each
 //	                    took over twice the median step are left out of each
 //	                    trace (the rule summarize flags them by); all steps when
@@ -695,12 +731,15 @@
 //	                           as columns (vit-small_eager_b1:
 //	                           model,mode,batch); runs whose label has another
 //	                           number of parts are left out
+//	      --per-step           divide counts and times by the steps measured
+//	                           (the default when every run has steps);
+//	                           --per-step=false: totals (default true)
 //	      --plot string        also draw the headline metrics (or --metrics)
 //	                           as grouped bars to this .png or .svg file
 //	      --plot-size string   --plot image size WxH in inches (default 8x5)
 //	  -q, --quiet              no progress bar on stderr
-//	      --range string       measure only the span of the annotation, op or
-//	                           NVTX range with this name
+//	      --range string       measure only the time inside the annotation, op
+//	                           or NVTX ranges with this name (their union)
 //	      --skip-steps int     drop the first N recorded ProfilerStep#N
 //	      --steady             measure only the steps after the warm-up
 //	                           (leading steps over twice the median)
@@ -753,8 +792,10 @@
 //	  --skip-steps N    drop the first N recorded steps (warm-up, compilation)
 //	  --window A:B      from A to B after the first GPU activity, with units:
 //	                    ns, us (µs), ms, s; either side may be empty
-//	  --range NAME      from the first start to the last end of the ranges named
-//	                    NAME (record_function annotation, op or NVTX range)
+//	  --range NAME      the union of the ranges named NAME (record_function
+//	                    annotation, op or NVTX range): busy time, span, idle
+//	                    gaps and steps inside its occurrences only, not the
+//	                    time between them
 //	  --steady          the steps after the warm-up: leading steps that each
 //	                    took over twice the median step are left out of each
 //	                    trace (the rule summarize flags them by); all steps when
@@ -786,8 +827,8 @@
 //	                         instantiations) (default "full")
 //	  -o, --output string    output file, .png or .svg
 //	  -q, --quiet            no progress bar on stderr
-//	      --range string     measure only the span of the annotation, op or
-//	                         NVTX range with this name
+//	      --range string     measure only the time inside the annotation, op
+//	                         or NVTX ranges with this name (their union)
 //	      --skip-steps int   drop the first N recorded ProfilerStep#N
 //	      --steady           measure only the steps after the warm-up (leading
 //	                         steps over twice the median)
@@ -873,8 +914,10 @@
 //	  --skip-steps N    drop the first N recorded steps (warm-up, compilation)
 //	  --window A:B      from A to B after the first GPU activity, with units:
 //	                    ns, us (µs), ms, s; either side may be empty
-//	  --range NAME      from the first start to the last end of the ranges named
-//	                    NAME (record_function annotation, op or NVTX range)
+//	  --range NAME      the union of the ranges named NAME (record_function
+//	                    annotation, op or NVTX range): busy time, span, idle
+//	                    gaps and steps inside its occurrences only, not the
+//	                    time between them
 //	  --steady          the steps after the warm-up: leading steps that each
 //	                    took over twice the median step are left out of each
 //	                    trace (the rule summarize flags them by); all steps when
@@ -945,8 +988,8 @@
 //	                            stream alone (HTA's per-stream idle time), a
 //	                            stream column on each
 //	  -q, --quiet               no progress bar on stderr
-//	      --range string        measure only the span of the annotation, op or
-//	                            NVTX range with this name
+//	      --range string        measure only the time inside the annotation,
+//	                            op or NVTX ranges with this name (their union)
 //	      --schema              print the --table's columns (name, type, unit,
 //	                            nullable, definition) as JSON, and read no trace
 //	      --shard K/N           read only worker K's share of N of the files,
@@ -999,8 +1042,10 @@
 //	  --skip-steps N    drop the first N recorded steps (warm-up, compilation)
 //	  --window A:B      from A to B after the first GPU activity, with units:
 //	                    ns, us (µs), ms, s; either side may be empty
-//	  --range NAME      from the first start to the last end of the ranges named
-//	                    NAME (record_function annotation, op or NVTX range)
+//	  --range NAME      the union of the ranges named NAME (record_function
+//	                    annotation, op or NVTX range): busy time, span, idle
+//	                    gaps and steps inside its occurrences only, not the
+//	                    time between them
 //	  --steady          the steps after the warm-up: leading steps that each
 //	                    took over twice the median step are left out of each
 //	                    trace (the rule summarize flags them by); all steps when
@@ -1031,8 +1076,8 @@
 //	                         REGEX (copies and memsets stay; no verdict)
 //	  -o, --output string    profile to write (gzipped protobuf; - for stdout)
 //	  -q, --quiet            no progress bar on stderr
-//	      --range string     measure only the span of the annotation, op or
-//	                         NVTX range with this name
+//	      --range string     measure only the time inside the annotation, op
+//	                         or NVTX ranges with this name (their union)
 //	      --skip-steps int   drop the first N recorded ProfilerStep#N
 //	      --steady           measure only the steps after the warm-up (leading
 //	                         steps over twice the median)
@@ -1073,8 +1118,10 @@
 //	  --skip-steps N    drop the first N recorded steps (warm-up, compilation)
 //	  --window A:B      from A to B after the first GPU activity, with units:
 //	                    ns, us (µs), ms, s; either side may be empty
-//	  --range NAME      from the first start to the last end of the ranges named
-//	                    NAME (record_function annotation, op or NVTX range)
+//	  --range NAME      the union of the ranges named NAME (record_function
+//	                    annotation, op or NVTX range): busy time, span, idle
+//	                    gaps and steps inside its occurrences only, not the
+//	                    time between them
 //	  --steady          the steps after the warm-up: leading steps that each
 //	                    took over twice the median step are left out of each
 //	                    trace (the rule summarize flags them by); all steps when
@@ -1121,8 +1168,8 @@
 //	                         the cpu_ops: slower)
 //	  -o, --output string    the HTML file written
 //	  -q, --quiet            no progress bar on stderr
-//	      --range string     measure only the span of the annotation, op or
-//	                         NVTX range with this name
+//	      --range string     measure only the time inside the annotation, op
+//	                         or NVTX ranges with this name (their union)
 //	      --skip-steps int   drop the first N recorded ProfilerStep#N
 //	      --steady           measure only the steps after the warm-up (leading
 //	                         steps over twice the median)

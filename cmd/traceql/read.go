@@ -87,8 +87,10 @@ or those inside the window):
   --skip-steps N    drop the first N recorded steps (warm-up, compilation)
   --window A:B      from A to B after the first GPU activity, with units:
                     ns, us (µs), ms, s; either side may be empty
-  --range NAME      from the first start to the last end of the ranges named
-                    NAME (record_function annotation, op or NVTX range)
+  --range NAME      the union of the ranges named NAME (record_function
+                    annotation, op or NVTX range): busy time, span, idle
+                    gaps and steps inside its occurrences only, not the
+                    time between them
   --steady          the steps after the warm-up: leading steps that each
                     took over twice the median step are left out of each
                     trace (the rule summarize flags them by); all steps when
@@ -102,7 +104,7 @@ func (w *readOptions) addFlags(f *pflag.FlagSet) {
 	f.StringVar(&w.Steps, "steps", "", "measure only these ProfilerStep#N: 3:, 3:5, :5 or 4")
 	f.IntVar(&w.SkipSteps, "skip-steps", 0, "drop the first N recorded ProfilerStep#N")
 	f.StringVar(&w.Window, "window", "", "measure only START:END after the first GPU activity, e.g. 100ms:500ms")
-	f.StringVar(&w.Range, "range", "", "measure only the span of the annotation, op or NVTX range with this name")
+	f.StringVar(&w.Range, "range", "", "measure only the time inside the annotation, op or NVTX ranges with this name (their union)")
 	f.BoolVar(&w.Steady, "steady", false, "measure only the steps after the warm-up (leading steps over twice the median)")
 	f.StringVar(&w.Kernel, "kernel", "", "measure only the kernels whose names match this `REGEX` (copies and memsets stay; no verdict)")
 	f.IntSliceVar(&w.Devices, "device", nil, "measure only device `N` (repeat or comma-separate for several)")
@@ -243,6 +245,11 @@ func (w *readOptions) apply(t *trace.Trace) (*trace.Trace, error) {
 	if sel.Warning != "" {
 		c := *t
 		c.Warnings = append(slices.Clip(t.Warnings), "--steady: "+sel.Warning)
+		t = &c
+	}
+	if len(sel.LeftIn) > 0 {
+		c := *t
+		c.Warnings = append(slices.Clip(t.Warnings), w.leftInWarning(sel.LeftIn))
 		t = &c
 	}
 	if sel.Window == nil {

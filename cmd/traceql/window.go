@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -133,4 +134,40 @@ func parseDuration(s string, empty int64) (int64, error) {
 		}
 	}
 	return 0, fmt.Errorf("time %q needs a unit: ns, us, ms or s", s)
+}
+
+// leftInWarning says which warm-up or graph-capture steps the step flags
+// kept (metrics.LeftStep), and the --skip-steps that leaves them out: one
+// line, shown without --all, where the steps table would say it.
+func (w *readOptions) leftInWarning(left []metrics.LeftStep) string {
+	var flags []string
+	if w.Steps != "" {
+		flags = append(flags, "--steps "+w.Steps)
+	}
+	if w.SkipSteps > 0 {
+		flags = append(flags, fmt.Sprintf("--skip-steps %d", w.SkipSteps))
+	}
+	var what []string
+	for _, l := range left {
+		s := fmt.Sprintf("step %d (%s", l.Number, report.Format(l.DurNS, metrics.NS))
+		if l.Times > 0 {
+			prec := 1
+			if l.Times >= 10 {
+				prec = 0
+			}
+			s += fmt.Sprintf(", %.*f× the median of the other steps", prec, l.Times)
+		}
+		if l.Captures {
+			s += ", captures CUDA graphs"
+		}
+		what = append(what, s+")")
+	}
+	them, verb := "it", "looks"
+	if len(left) > 1 {
+		them, verb = "them", "look"
+	}
+	fix := slices.DeleteFunc(slices.Clone(flags), func(f string) bool { return strings.HasPrefix(f, "--skip-steps") })
+	fix = append(fix, fmt.Sprintf("--skip-steps %d", w.SkipSteps+left[len(left)-1].Skip))
+	return fmt.Sprintf("%s keeps %s, which %s like warm-up or graph capture: %s leaves %s out",
+		strings.Join(flags, " "), strings.Join(what, ", "), verb, strings.Join(fix, " "), them)
 }
