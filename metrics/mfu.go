@@ -120,3 +120,21 @@ func (u *Utilization) Roofline(w *OpWork) (bound string, share float64, ok bool)
 	}
 	return bound, w.AchievedTFLOPS() / attain, true
 }
+
+// FlopsArgWarnings say, per device, how many op calls carry a "flops"
+// argument (with_flops=True) that disagrees with the FLOP model's count
+// from their shapes: flops and MFU take the argument, and the model or
+// the profiler is wrong for those ops (export --table ops shows which).
+func FlopsArgWarnings(devs []DeviceSummary) []string {
+	var out []string
+	for _, d := range devs {
+		if d.Util == nil || d.Util.Work.ArgMismatches == 0 {
+			continue
+		}
+		w := &d.Util.Work
+		out = append(out, fmt.Sprintf("GPU %d: %d of %d op calls with a recorded flops argument differ from the FLOP model's "+
+			"count from their shapes by over %g %%: flops and mfu take the recorded ones", d.Device, w.ArgMismatches,
+			w.ProfilerCalls, ArgTolerance*100))
+	}
+	return out
+}

@@ -342,6 +342,9 @@ func Summarize(t *trace.Trace, o Options) Summary {
 		s.Warnings = append(slices.Clip(s.Warnings), fmt.Sprintf("API calls sharing their correlation id with an earlier call: %d; "+
 			"device work is matched to the last call of each id", n))
 	}
+	if w := FlopsArgWarnings(s.Devices); len(w) > 0 {
+		s.Warnings = append(slices.Clip(s.Warnings), w...)
+	}
 	for _, d := range s.Devices {
 		if n := d.Launch.Inverted; n > 0 {
 			s.Warnings = append(slices.Clip(s.Warnings), fmt.Sprintf("GPU %d: launches whose first kernel starts before the launch "+

@@ -18,6 +18,9 @@ type OpWork struct {
 	// ProfilerCalls are the costed instances whose FLOPs are the
 	// profiler's "flops" argument rather than the model's.
 	ProfilerCalls int
+	// ArgMismatches are those of them whose argument differs from the
+	// model's count by more than ArgTolerance (FlopsArgWarnings).
+	ArgMismatches int
 	CostedGPUNS   int64
 	// Precision is the costed instances' (the first one's) input
 	// precision, tf32 when their kernels' names say so.
@@ -55,6 +58,7 @@ func (w *OpWork) add(o OpWork) {
 	w.Bytes += o.Bytes
 	w.CostedCalls += o.CostedCalls
 	w.ProfilerCalls += o.ProfilerCalls
+	w.ArgMismatches += o.ArgMismatches
 	w.CostedGPUNS += o.CostedGPUNS
 	for i := range w.MathNS {
 		w.MathNS[i] += o.MathNS[i]
@@ -197,6 +201,9 @@ func (t *workTally) instance(w *OpWork, o *trace.Op) bool {
 	w.CostedCalls++
 	if prof {
 		w.ProfilerCalls++
+		if m, ok := OpCost(o.Name, o.Args); ok && flopsDisagree(cost.Flops, m.Flops) {
+			w.ArgMismatches++
+		}
 	}
 	if w.Precision == "" {
 		w.Precision = cost.Precision
@@ -371,4 +378,20 @@ func KernelScopesWork(t *trace.Trace, m *CaptureMatch, peak PeakOverride) (ops, 
 		work[i] = kw
 	}
 	return ops, regions, work
+}
+
+// ArgTolerance is how far, relative to the model's count, a recorded
+// "flops" argument may be from it and still agree: PyTorch's counter
+// leaves out what the model counts beside the multiply-adds (addmm's bias
+// adds 1/(2K) of 2·M·N·K), never a whole factor.
+const ArgTolerance = 0.01
+
+// flopsDisagree reports whether the profiler's count arg and the
+// model's count model differ by more than ArgTolerance of the model's.
+func flopsDisagree(arg, model int64) bool {
+	d := arg - model
+	if d < 0 {
+		d = -d
+	}
+	return float64(d) > ArgTolerance*float64(model)
 }

@@ -25,11 +25,6 @@ type RowsLayout struct {
 	Metrics []string
 }
 
-// rowsOptional are the headline's columns that give way, in a terminal
-// the table is wider than, to the run and the ones that tell it apart.
-var rowsOptional = map[string]bool{"kernel_mean_ns": true, "span_ns": true, "idle_ns": true, "launches": true, "graph_launches": true,
-	"kernels_per_graph_launch": true, "h2d_gbps": true, "d2h_gbps": true}
-
 // CompareRowsTables lays out device pos of each run as a row, the chosen
 // metrics as columns, after a table of notes that answers which run is
 // fastest (metrics.RankRuns), a line per group.
@@ -56,7 +51,7 @@ func CompareRowsTables(l RowsLayout, sums []metrics.Summary, pos int) []*Table {
 		cols = slices.DeleteFunc(cols, func(c metrics.Column) bool { return tinyCopies(c.Name, devs) })
 	}
 	for _, c := range cols {
-		t.Columns = append(t.Columns, Column{Name: c.Label, Unit: c.Unit, Optional: l.Metrics == nil && rowsOptional[c.Name]})
+		t.Columns = append(t.Columns, Column{Name: c.Label, Unit: c.Unit, Optional: l.Metrics == nil && shows(c, metrics.GivesWay)})
 	}
 	for i := range sums {
 		row := []any{}

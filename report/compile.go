@@ -7,11 +7,6 @@ import (
 	"github.com/traceql/traceql/metrics"
 )
 
-// compileColumns are the torch.compile columns: summarize shows them in a
-// block of their own (compileTables), not among the device metrics.
-var compileColumns = map[string]bool{"compiled_regions": true, "compiled_frames": true, "recompiles": true,
-	"compiled_kernel_ns": true, "compiled_kernel_share": true, "dynamo_lookup_ns": true}
-
 // eagerShown is how many kernels launched outside compiled code the
 // summary lists: the largest say where the graph breaks are.
 const eagerShown = 5
@@ -55,13 +50,8 @@ func compileTables(s metrics.Summary, l Layout) []*Table {
 	for _, d := range s.Devices {
 		t.Columns = append(t.Columns, Column{Name: fmt.Sprintf("GPU %d", d.Device), Unit: metrics.Count})
 	}
-	for _, col := range metrics.Columns() {
-		// The host side is in the title; the kernels' side is per device.
-		switch col.Name {
-		case "compiled_kernel_ns", "compiled_kernel_share":
-		default:
-			continue
-		}
+	// The host side is in the title; the kernels' side is per device.
+	for _, col := range metrics.Shown(metrics.Columns(), metrics.CompileBlock) {
 		row := []any{col.Label}
 		for i := range s.Devices {
 			row = append(row, Cell{col.Get(&s.Devices[i]), col.Unit})

@@ -47,19 +47,17 @@ func CompileLogTables(j *metrics.CompileJoin, l Layout) []*Table {
 // frameTable is the frames' table, d's kernel columns empty when nil.
 func frameTable(j *metrics.CompileJoin, d *metrics.FrameDevice, title string) *Table {
 	t := &Table{Title: title}
-	var cols []metrics.FrameColumn
-	for _, c := range metrics.FrameColumns() {
-		if c.Name != "code" { // the code goes in the notes: it is long
-			cols = append(cols, c)
-			t.Columns = append(t.Columns, Column{Name: c.Label, Unit: c.Unit, Doc: c.Doc, Null: true})
-		}
+	cols := metrics.Shown(metrics.FrameColumns(), metrics.FrameTable) // the code goes in the notes: it is long
+	for _, c := range cols {
+		t.Columns = append(t.Columns, Column{Name: c.Label, Unit: c.Unit, Doc: c.Doc, Null: true})
 	}
 	var runOnly, logOnly []string
 	for i := range j.Frames {
 		f := &j.Frames[i]
 		row := make([]any, 0, len(cols))
+		fr := &metrics.FrameRow{J: j, D: d, I: i}
 		for _, c := range cols {
-			row = append(row, frameCell(j, d, i, c.Name))
+			row = append(row, c.Get(fr))
 		}
 		t.Rows = append(t.Rows, row)
 		switch {
@@ -100,61 +98,6 @@ func frameTable(j *metrics.CompileJoin, d *metrics.FrameDevice, title string) *T
 		t.Notes = append(t.Notes, "left out: "+Printable(w))
 	}
 	return t
-}
-
-// frameCell is the value of column name for frame i; nil when it has
-// none (the log lacks the frame, or the frame did not run).
-func frameCell(j *metrics.CompileJoin, d *metrics.FrameDevice, i int, name string) any {
-	f := &j.Frames[i]
-	lc := f.Log
-	switch name {
-	case "frame":
-		return f.ID()
-	case "compile_ns":
-		if lc == nil || !lc.HasCompileTime {
-			return nil
-		}
-		return lc.CompileNS
-	case "graph_breaks":
-		if lc == nil {
-			return nil
-		}
-		if lc.GraphBreaks >= 0 {
-			return max(lc.GraphBreaks, len(lc.Breaks))
-		}
-		return len(lc.Breaks)
-	case "recompile_guards":
-		if lc == nil {
-			return nil
-		}
-		return len(lc.Recompile)
-	case "calls":
-		return f.Calls
-	case "lookup_ns":
-		if f.Calls == 0 {
-			return nil
-		}
-		return f.LookupNS
-	case "frame_kernel_ns":
-		if d == nil || f.Calls == 0 {
-			return nil
-		}
-		return d.FrameNS[i]
-	case "frame_kernel_share":
-		if d == nil || f.Calls == 0 || d.KernelNS == 0 {
-			return nil
-		}
-		return d.Share(i)
-	case "cudagraphs":
-		if d == nil {
-			return nil
-		}
-		if v := j.CudagraphVerdict(d, i); v != "" {
-			return v
-		}
-		return nil
-	}
-	return nil
 }
 
 // frameNotes says what the log says of frame f in words: its code (when

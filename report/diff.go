@@ -87,11 +87,11 @@ func DiffTables(d metrics.Diff, top int, l Layout) []*Table {
 			{Name: "new", Unit: metrics.Count}, {Name: "delta", Unit: metrics.Text, Optional: true}, {Name: "change", Unit: metrics.Text}},
 			DropNote: "delta (new − old) left out to fit: in a wider terminal, or --format csv"}
 		for _, c := range textColumns() {
-			if notMeasures[c.Name] {
+			if !shows(c, metrics.Compared) {
 				continue
 			}
 			o, n := c.Get(dd.Old), c.Get(dd.New)
-			if (o == nil || isZero(o)) && (n == nil || isZero(n)) && !alwaysShown[c.Name] {
+			if (o == nil || isZero(o)) && (n == nil || isZero(n)) && !shows(c, metrics.KeptAtZero) {
 				continue
 			}
 			delta, change := "–", "–" // a change from or to no value is none
@@ -290,7 +290,7 @@ func DiffRecords(d metrics.Diff) *Table {
 			continue
 		}
 		for _, c := range metrics.Columns() {
-			if notMeasures[c.Name] {
+			if !shows(c, metrics.Compared) {
 				continue
 			}
 			o, n := c.Get(dd.Old), c.Get(dd.New)
@@ -376,7 +376,7 @@ func CompareTable(labels []string, sums []metrics.Summary, pos int, rows []strin
 		cols = pickColumns(rows)
 	}
 	for _, c := range cols {
-		if notMeasures[c.Name] {
+		if !shows(c, metrics.Compared) {
 			continue
 		}
 		row := []any{c.Label}
@@ -399,7 +399,7 @@ func CompareTable(labels []string, sums []metrics.Summary, pos int, rows []strin
 			}
 			row = append(row, r)
 		}
-		if (zero && !alwaysShown[c.Name] || tinyCopies(c.Name, devs)) && !picked {
+		if (zero && !shows(c, metrics.KeptAtZero) || tinyCopies(c.Name, devs)) && !picked {
 			continue
 		}
 		t.Rows = append(t.Rows, row)
@@ -445,11 +445,6 @@ func queueingNote(run string, old, new *metrics.DeviceSummary) string {
 		run, Format(n, metrics.NS), Format(o, metrics.NS), waits, ahead,
 		Format(new.Launch.MeanLaunchNS, metrics.NS), Format(old.Launch.MeanLaunchNS, metrics.NS))
 }
-
-// CompareHeadline are the metrics compare shows by default: the numbers
-// of a torch.compile mode study.
-var CompareHeadline = []string{"kernels", "kernel_mean_ns", "step_median_ns", "span_ns", "idle_ns", "gpu_util", "launches",
-	"graph_launches", "kernels_per_graph_launch", "h2d_gbps", "d2h_gbps"}
 
 // pickColumns returns the metric columns named, in that order; names
 // that are not metrics are left out (the command checks them first).

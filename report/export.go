@@ -264,8 +264,7 @@ func recordsTable(name, row string, cols []Column, records func(in *ExportInput)
 }
 
 type kernelRow struct {
-	File        string `col:"file" doc:"the trace file, as given or found in a folder"`
-	Device      int    `col:"device" doc:"device id"`
+	deviceKey
 	Stream      int64  `col:"stream" doc:"stream id"`
 	Name        string `col:"name" doc:"kernel name as the trace gives it"`
 	Start       int64  `col:"start_ns,ns" doc:"start, on the trace's clock"`
@@ -297,8 +296,7 @@ type kernelRow struct {
 }
 
 type kernelStatsRow struct {
-	File      string  `col:"file" doc:"the trace file, as given or found in a folder"`
-	Device    int     `col:"device" doc:"device id"`
+	deviceKey
 	Name      string  `col:"name" doc:"kernel name"`
 	Family    string  `col:"family" doc:"the name's family (diff --group family)"`
 	Count     int     `col:"count" doc:"instances"`
@@ -314,15 +312,14 @@ type kernelStatsRow struct {
 }
 
 type stepRow struct {
-	File    string `col:"file" doc:"the trace file, as given or found in a folder"`
-	Device  int    `col:"device" doc:"device id"`
-	Step    int    `col:"step" doc:"N of ProfilerStep#N"`
-	Start   int64  `col:"start_ns,ns" doc:"the step window's start, on the trace's clock"`
-	End     int64  `col:"end_ns,ns" doc:"its end"`
-	Dur     int64  `col:"dur_ns,ns" doc:"end_ns − start_ns"`
-	Kernels int    `col:"kernels" doc:"kernels that started inside the window"`
-	BusyNS  int64  `col:"busy_ns,ns" doc:"GPU activity inside the window (union, clipped)"`
-	IdleNS  int64  `col:"idle_ns,ns" doc:"dur_ns − busy_ns"`
+	deviceKey
+	Step    int   `col:"step" doc:"N of ProfilerStep#N"`
+	Start   int64 `col:"start_ns,ns" doc:"the step window's start, on the trace's clock"`
+	End     int64 `col:"end_ns,ns" doc:"its end"`
+	Dur     int64 `col:"dur_ns,ns" doc:"end_ns − start_ns"`
+	Kernels int   `col:"kernels" doc:"kernels that started inside the window"`
+	BusyNS  int64 `col:"busy_ns,ns" doc:"GPU activity inside the window (union, clipped)"`
+	IdleNS  int64 `col:"idle_ns,ns" doc:"dur_ns − busy_ns"`
 	// The busy classes inside the window (see summarize --help):
 	// they add up to busy_ns.
 	ComputeNS   int64 `col:"compute_ns,ns" doc:"time a compute kernel runs"`
@@ -346,8 +343,7 @@ type stepRow struct {
 }
 
 type gapRow struct {
-	File     string `col:"file" doc:"the trace file, as given or found in a folder"`
-	Device   int    `col:"device" doc:"device id"`
+	deviceKey
 	Start    int64  `col:"start_ns,ns" doc:"the gap's start: the end of a merged busy interval"`
 	End      int64  `col:"end_ns,ns" doc:"its end: the start of the next"`
 	Dur      int64  `col:"dur_ns,ns" doc:"end_ns − start_ns"`
@@ -360,8 +356,7 @@ type gapRow struct {
 }
 
 type memcpyRow struct {
-	File        string `col:"file" doc:"the trace file, as given or found in a folder"`
-	Device      int    `col:"device" doc:"device id"`
+	deviceKey
 	Stream      int64  `col:"stream" doc:"stream id"`
 	Kind        string `col:"kind" doc:"HtoD, DtoH, DtoD, …"`
 	Src         string `col:"src" doc:"source memory kind"`
@@ -376,7 +371,7 @@ type memcpyRow struct {
 }
 
 type hostOpRow struct {
-	File    string `col:"file" doc:"the trace file, as given or found in a folder"`
+	fileKey
 	Name    string `col:"name" doc:"host op name"`
 	Count   int    `col:"count" doc:"calls"`
 	TotalNS int64  `col:"total_ns,ns" doc:"sum of their durations"`
@@ -385,8 +380,7 @@ type hostOpRow struct {
 }
 
 type streamRow struct {
-	File    string `col:"file" doc:"the trace file, as given or found in a folder"`
-	Device  int    `col:"device" doc:"device id"`
+	deviceKey
 	Stream  int64  `col:"stream" doc:"stream id"`
 	Kernels int    `col:"kernels" doc:"kernels on the stream"`
 	Copies  int    `col:"copies" doc:"memcpys and memsets on the stream"`
@@ -398,8 +392,7 @@ type streamRow struct {
 }
 
 type scopeRow struct {
-	File    string  `col:"file" doc:"the trace file, as given or found in a folder"`
-	Device  int     `col:"device" doc:"device id"`
+	deviceKey
 	Name    string  `col:"op" doc:"the innermost cpu_op enclosing the launch call on its thread; (none) for the rest"`
 	Calls   int     `col:"calls" doc:"calls of the op"`
 	Kernels int     `col:"kernels" doc:"kernels, copies and memsets launched from inside it"`
@@ -418,8 +411,7 @@ type scopeRow struct {
 }
 
 type regionRow struct {
-	File    string  `col:"file" doc:"the trace file, as given or found in a folder"`
-	Device  int     `col:"device" doc:"device id"`
+	deviceKey
 	Name    string  `col:"region" doc:"the innermost record_function annotation or NVTX range enclosing the launch call; (none) for the rest"`
 	Calls   int     `col:"calls" doc:"instances of the region"`
 	Kernels int     `col:"kernels" doc:"kernels, copies and memsets launched from inside it"`
@@ -430,8 +422,7 @@ type regionRow struct {
 }
 
 type copyStatsRow struct {
-	File        string  `col:"file" doc:"the trace file, as given or found in a folder"`
-	Device      int     `col:"device" doc:"device id"`
+	deviceKey
 	Kind        string  `col:"kind" doc:"copy kind (HtoD, …) or memset"`
 	Src         string  `col:"src" doc:"source memory kind"`
 	Dst         string  `col:"dst" doc:"destination memory kind"`
@@ -446,7 +437,7 @@ type copyStatsRow struct {
 }
 
 type nameRow struct {
-	File     string  `col:"file" doc:"the trace file, as given or found in a folder"`
+	fileKey
 	Name     string  `col:"name" doc:"call or range name"`
 	Count    int     `col:"count" doc:"instances"`
 	TotalNS  int64   `col:"total_ns,ns" doc:"sum of their durations"`
@@ -479,7 +470,8 @@ func exportTables() []exportTable {
 	}
 	names := func(in *ExportInput, put func(nameRow) error) error {
 		for _, n := range in.Names {
-			if err := put(nameRow{in.Trace.Source, n.Name, n.Count, n.TotalNS, n.MeanNS, n.MedianNS, n.MinNS, n.MaxNS, n.StdNS, n.Share, in.Label}); err != nil {
+			if err := put(nameRow{fileKey: in.fileKey(), Name: n.Name, Count: n.Count, TotalNS: n.TotalNS, MeanNS: n.MeanNS, MedianNS: n.MedianNS,
+				MinNS: n.MinNS, MaxNS: n.MaxNS, StddevNS: n.StdNS, Share: n.Share, Label: in.Label}); err != nil {
 				return err
 			}
 		}
@@ -503,11 +495,13 @@ func exportTables() []exportTable {
 			for i := range in.Trace.Kernels {
 				k := &in.Trace.Kernels[i]
 				blocks, warps, perSM := metrics.PerSM(k, sms[k.Device])
-				row := kernelRow{in.Trace.Source, k.Device, k.Stream, k.Name, k.Start, k.End, k.Dur(), known(k.Correlation), known(k.ExternalID),
-					known(int64(k.Grid[0])), known(int64(k.Grid[1])), known(int64(k.Grid[2])), known(int64(k.Block[0])), known(int64(k.Block[1])),
-					known(int64(k.Block[2])), known(int64(k.Registers)), known(k.SharedMem), known(k.GraphID),
-					OptInt{int64(k.OccupancyPct), k.HasOccupancy}, optIf(blocks, perSM), optIf(warps, perSM),
-					in.KernelOps[i], in.KernelRegions[i], OptInt{}, OptInt{}, Opt{}, Opt{}, "", Opt{}, in.Label}
+				row := kernelRow{deviceKey: in.deviceKey(k.Device), Stream: k.Stream, Name: k.Name, Start: k.Start, End: k.End, Dur: k.Dur(),
+					Correlation: known(k.Correlation), ExternalID: known(k.ExternalID),
+					GridX: known(int64(k.Grid[0])), GridY: known(int64(k.Grid[1])), GridZ: known(int64(k.Grid[2])),
+					BlockX: known(int64(k.Block[0])), BlockY: known(int64(k.Block[1])), BlockZ: known(int64(k.Block[2])),
+					Registers: known(int64(k.Registers)), SharedMem: known(k.SharedMem), GraphID: known(k.GraphID),
+					Occupancy: OptInt{int64(k.OccupancyPct), k.HasOccupancy}, BlocksPerSM: optIf(blocks, perSM), WarpsPerSM: optIf(warps, perSM),
+					Op: in.KernelOps[i], Region: in.KernelRegions[i], Label: in.Label}
 				if i < len(in.KernelWork) && in.KernelWork[i].Costed {
 					w := in.KernelWork[i]
 					row.OpFlops, row.OpBytes = OptInt{w.Flops, true}, OptInt{w.Bytes, w.Bytes > 0}
@@ -523,8 +517,9 @@ func exportTables() []exportTable {
 		structTable("kernel-stats", "one per (file, device, kernel name)", func(in *ExportInput, put func(kernelStatsRow) error) error {
 			return eachDevice(in, func(d *metrics.DeviceTables) error {
 				for _, s := range d.KernelDists {
-					if err := put(kernelStatsRow{in.Trace.Source, d.Device, s.Name, metrics.Family(s.Name), s.Count, s.TotalNS, s.MeanNS,
-						s.MinNS, s.MaxNS, s.Share, s.MedianNS, s.StddevNS, optIf(s.OccupancyPct, s.HasOccupancy), in.Label}); err != nil {
+					if err := put(kernelStatsRow{deviceKey: in.deviceKey(d.Device), Name: s.Name, Family: metrics.Family(s.Name), Count: s.Count,
+						TotalNS: s.TotalNS, MeanNS: s.MeanNS, MinNS: s.MinNS, MaxNS: s.MaxNS, Share: s.Share, MedianNS: s.MedianNS,
+						StddevNS: s.StddevNS, Occupancy: optIf(s.OccupancyPct, s.HasOccupancy), Label: in.Label}); err != nil {
 						return err
 					}
 				}
@@ -536,10 +531,13 @@ func exportTables() []exportTable {
 				for _, dev := range d.Devices {
 					for _, s := range dev.Steps {
 						c := s.Classes
-						if err := put(stepRow{in.Trace.Source, dev.Device, s.Number, s.Start, s.End, s.DurNS(), s.Kernels, s.BusyNS, s.IdleNS,
-							c[metrics.ClassCompute], c[metrics.ClassComm], c[metrics.ClassH2D], c[metrics.ClassD2H], c[metrics.ClassOtherCopy],
-							c[metrics.ClassMemset], s.Host[metrics.HostDataLoader], s.Host[metrics.HostOptimizer], s.Host[metrics.HostOther],
-							s.IdleSyncNS, s.IdleLaunchNS, s.IdleOtherNS, optIf(s.Util, s.DurNS() > 0), s.Source, in.Label}); err != nil {
+						if err := put(stepRow{deviceKey: in.deviceKey(dev.Device), Step: s.Number, Start: s.Start, End: s.End, Dur: s.DurNS(),
+							Kernels: s.Kernels, BusyNS: s.BusyNS, IdleNS: s.IdleNS,
+							ComputeNS: c[metrics.ClassCompute], CommNS: c[metrics.ClassComm], H2DNS: c[metrics.ClassH2D], D2HNS: c[metrics.ClassD2H],
+							OtherCopyNS: c[metrics.ClassOtherCopy], MemsetNS: c[metrics.ClassMemset],
+							DataLoaderNS: s.Host[metrics.HostDataLoader], OptimizerNS: s.Host[metrics.HostOptimizer], OtherHostNS: s.Host[metrics.HostOther],
+							IdleSyncNS: s.IdleSyncNS, IdleLaunchNS: s.IdleLaunchNS, IdleOtherNS: s.IdleOtherNS,
+							Util: optIf(s.Util, s.DurNS() > 0), Source: s.Source, Label: in.Label}); err != nil {
 							return err
 						}
 					}
@@ -549,8 +547,8 @@ func exportTables() []exportTable {
 		}),
 		structTable("gaps", "one per idle gap between merged busy intervals of a device (of a stream with --per-stream)", func(in *ExportInput, put func(gapRow) error) error {
 			for _, g := range in.Gaps {
-				if err := put(gapRow{in.Trace.Source, g.Device, g.Start, g.End, g.Len(), g.SyncNS, g.LaunchNS, g.OtherNS, g.Class(),
-					OptInt{g.Stream, g.PerStream}, in.Label}); err != nil {
+				if err := put(gapRow{deviceKey: in.deviceKey(g.Device), Start: g.Start, End: g.End, Dur: g.Len(), SyncNS: g.SyncNS, LaunchNS: g.LaunchNS,
+					OtherNS: g.OtherNS, Class: g.Class(), Stream: OptInt{g.Stream, g.PerStream}, Label: in.Label}); err != nil {
 					return err
 				}
 			}
@@ -559,8 +557,9 @@ func exportTables() []exportTable {
 		structTable("memcpy", "one per copy", func(in *ExportInput, put func(memcpyRow) error) error {
 			for i := range in.Trace.Memcpys {
 				m := &in.Trace.Memcpys[i]
-				if err := put(memcpyRow{in.Trace.Source, m.Device, m.Stream, m.Kind.String(), m.Src.String(), m.Dst.String(), m.Bytes,
-					m.Start, m.End, m.Dur(), optIf(metrics.CopyGBps(m.Bytes, m.Dur()), m.Dur() > 0), known(m.Correlation), in.Label}); err != nil {
+				if err := put(memcpyRow{deviceKey: in.deviceKey(m.Device), Stream: m.Stream, Kind: m.Kind.String(), Src: m.Src.String(), Dst: m.Dst.String(),
+					Bytes: m.Bytes, Start: m.Start, End: m.End, Dur: m.Dur(), GBps: optIf(metrics.CopyGBps(m.Bytes, m.Dur()), m.Dur() > 0),
+					Correlation: known(m.Correlation), Label: in.Label}); err != nil {
 					return err
 				}
 			}
@@ -570,7 +569,7 @@ func exportTables() []exportTable {
 		structTable("host-ops", "one per (file, host op name) of traces without GPU activity", func(in *ExportInput, put func(hostOpRow) error) error {
 			for _, s := range summaries(in) {
 				for _, op := range s.Host.AllOps {
-					if err := put(hostOpRow{in.Trace.Source, op.Name, op.Count, op.TotalNS, op.SelfNS, in.Label}); err != nil {
+					if err := put(hostOpRow{fileKey: in.fileKey(), Name: op.Name, Count: op.Count, TotalNS: op.TotalNS, SelfNS: op.SelfNS, Label: in.Label}); err != nil {
 						return err
 					}
 				}
@@ -580,7 +579,8 @@ func exportTables() []exportTable {
 		structTable("streams", "one per (file, device, stream)", func(in *ExportInput, put func(streamRow) error) error {
 			return eachDevice(in, func(d *metrics.DeviceTables) error {
 				for _, st := range d.Streams {
-					if err := put(streamRow{in.Trace.Source, d.Device, st.Stream, st.Kernels, st.Copies, st.SpanNS, st.BusyNS, st.IdleNS, optIf(st.Util, st.SpanNS > 0), in.Label}); err != nil {
+					if err := put(streamRow{deviceKey: in.deviceKey(d.Device), Stream: st.Stream, Kernels: st.Kernels, Copies: st.Copies,
+						SpanNS: st.SpanNS, BusyNS: st.BusyNS, IdleNS: st.IdleNS, Util: optIf(st.Util, st.SpanNS > 0), Label: in.Label}); err != nil {
 						return err
 					}
 				}
@@ -592,7 +592,7 @@ func exportTables() []exportTable {
 		structTable("ops", "one per (file, device, host op)", func(in *ExportInput, put func(scopeRow) error) error {
 			return eachDevice(in, func(d *metrics.DeviceTables) error {
 				for _, o := range d.Ops {
-					row := scopeRow{File: in.Trace.Source, Device: d.Device, Name: o.Name, Calls: o.Calls, Kernels: o.Kernels, GPUNS: o.GPUNS,
+					row := scopeRow{deviceKey: in.deviceKey(d.Device), Name: o.Name, Calls: o.Calls, Kernels: o.Kernels, GPUNS: o.GPUNS,
 						CPUNS: o.CPUNS, Share: o.Share, Label: in.Label}
 					if w := &o.Work; w.Costed() {
 						row.CostedCalls, row.Flops, row.Bytes = OptInt{int64(w.CostedCalls), true}, OptInt{w.Flops, true}, OptInt{w.Bytes, w.Bytes > 0}
@@ -615,7 +615,8 @@ func exportTables() []exportTable {
 		structTable("regions", "one per (file, device, code region)", func(in *ExportInput, put func(regionRow) error) error {
 			return eachDevice(in, func(d *metrics.DeviceTables) error {
 				for _, o := range d.Regions {
-					if err := put(regionRow{in.Trace.Source, d.Device, o.Name, o.Calls, o.Kernels, o.GPUNS, o.CPUNS, o.Share, in.Label}); err != nil {
+					if err := put(regionRow{deviceKey: in.deviceKey(d.Device), Name: o.Name, Calls: o.Calls, Kernels: o.Kernels,
+						GPUNS: o.GPUNS, CPUNS: o.CPUNS, Share: o.Share, Label: in.Label}); err != nil {
 						return err
 					}
 				}
@@ -626,8 +627,8 @@ func exportTables() []exportTable {
 		structTable("copy-stats", "one per (file, device, copy kind and memory kinds; memsets as kind memset)", func(in *ExportInput, put func(copyStatsRow) error) error {
 			return eachDevice(in, func(d *metrics.DeviceTables) error {
 				for _, c := range d.Copies {
-					if err := put(copyStatsRow{in.Trace.Source, d.Device, c.Kind, c.Src, c.Dst, c.Count, c.Bytes, c.MinBytes, c.MedianBytes,
-						c.MaxBytes, c.NS, optIf(c.GBps, c.NS > 0), in.Label}); err != nil {
+					if err := put(copyStatsRow{deviceKey: in.deviceKey(d.Device), Kind: c.Kind, Src: c.Src, Dst: c.Dst, Count: c.Count, Bytes: c.Bytes,
+						MinBytes: c.MinBytes, MedianBytes: c.MedianBytes, MaxBytes: c.MaxBytes, NS: c.NS, GBps: optIf(c.GBps, c.NS > 0), Label: in.Label}); err != nil {
 						return err
 					}
 				}

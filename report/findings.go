@@ -8,8 +8,7 @@ import (
 )
 
 type findingRow struct {
-	File      string `col:"file" doc:"the trace file, as given or found in a folder"`
-	Device    int    `col:"device" doc:"device id"`
+	deviceKey
 	Rule      string `col:"rule" doc:"the rule's id (traceql check --rules)"`
 	Severity  string `col:"severity" doc:"info, low, warn or high: time_ns as a share of the device's span (under 1 %, 1–5 %, 5–20 %, 20 % or more); warn for the trust checks"`
 	Count     int    `col:"count" doc:"occurrences: copies, calls, kernels, gaps or frames, as the rule says"`
@@ -33,8 +32,8 @@ func findingsTable() exportTable {
 				if f.HasSavings {
 					sav = SomeInt(f.SavingsNS)
 				}
-				if err := put(findingRow{in.Trace.Source, f.Device, f.Rule, f.Severity.String(), f.Count, f.TimeNS, sav, f.Bytes,
-					f.Evidence, f.Fix, in.Label}); err != nil {
+				if err := put(findingRow{deviceKey: in.deviceKey(f.Device), Rule: f.Rule, Severity: f.Severity.String(), Count: f.Count,
+					TimeNS: f.TimeNS, SavingsNS: sav, Bytes: f.Bytes, Evidence: f.Evidence, Fix: f.Fix, Label: in.Label}); err != nil {
 					return err
 				}
 			}

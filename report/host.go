@@ -14,7 +14,7 @@ import (
 func hostRows(s *metrics.Summary) [][]any {
 	var rows [][]any
 	for _, c := range metrics.HostColumns() {
-		if v := c.Get(s); v != nil && !isZero(v) || c.Name == "host_span_ns" {
+		if v := c.Get(s); v != nil && !isZero(v) || shows(c, metrics.KeptAtZero) {
 			rows = append(rows, []any{c.Label, Cell{v, c.Unit}})
 		}
 	}
@@ -28,8 +28,7 @@ func HostRecords(sums []metrics.Summary) *Table {
 		{Name: "rank", Unit: metrics.Count, Null: true, Doc: "the trace's rank in its job (distributedInfo); none when unknown"}}}
 	cols := metrics.HostColumns()
 	for _, c := range cols {
-		_, float := c.Value(&metrics.Summary{}).(float64)
-		t.Columns = append(t.Columns, Column{Name: c.Name, Unit: c.Unit, Float: float, Doc: c.Doc, Null: c.Missing != nil})
+		t.Columns = append(t.Columns, Column{Name: c.Name, Unit: c.Unit, Float: c.Float(), Doc: c.Doc, Null: c.Nullable()})
 	}
 	t.Columns = append(t.Columns, labelColumn)
 	for i := range sums {
@@ -110,7 +109,7 @@ func HostMetricTable(labels []string, sums []metrics.Summary, rows []string, all
 				row = append(row, hostRatioCell(v, c.Get(&sums[0])))
 			}
 		}
-		if !zero || all || rows != nil || c.Name == "host_span_ns" {
+		if !zero || all || rows != nil || shows(c, metrics.KeptAtZero) {
 			m.Rows = append(m.Rows, row)
 		}
 	}

@@ -71,12 +71,33 @@ var optType, optIntType = reflect.TypeFor[Opt](), reflect.TypeFor[OptInt]()
 // A rowType is a struct whose fields are the columns of a table, in
 // order: its rows can be neither short nor long. Each field has a tag
 // `col:"name,unit"` (unit: count, ns, bytes, gbps or ratio; strings are
-// text) and `doc:"…"`, the column's definition in the schema.
+// text) and `doc:"…"`, the column's definition in the schema. An
+// embedded struct (a row key, deviceKey or fileKey) gives its fields'
+// columns in its place: the columns every table begins with, declared
+// once.
 type rowType struct {
 	typ    reflect.Type
 	cols   []Column
-	fields []int
+	fields [][2]int // the field, and in an embedded key its field (else -1)
 }
+
+// deviceKey begins the rows of the tables with a row per device and
+// something: the columns that say whose the row is.
+type deviceKey struct {
+	File   string `col:"file" doc:"the trace file, as given or found in a folder"`
+	Device int    `col:"device" doc:"device id"`
+}
+
+// fileKey begins the rows of the tables of a trace's host side.
+type fileKey struct {
+	File string `col:"file" doc:"the trace file, as given or found in a folder"`
+}
+
+// deviceKey is the key of the rows of device d of the trace in.
+func (in *ExportInput) deviceKey(d int) deviceKey { return deviceKey{in.Trace.Source, d} }
+
+// fileKey is the key of the rows of the trace in.
+func (in *ExportInput) fileKey() fileKey { return fileKey{in.Trace.Source} }
 
 func rowTypeOf[T any]() rowType {
 	typ := reflect.TypeFor[T]()
@@ -85,8 +106,23 @@ func rowTypeOf[T any]() rowType {
 	units := map[string]metrics.Unit{"": metrics.Count, "count": metrics.Count, "ns": metrics.NS, "bytes": metrics.Bytes,
 		"gbps": metrics.GBps, "ratio": metrics.Ratio,
 		"flop": metrics.FLOP, "tflops": metrics.TFLOPS}
+	type field struct {
+		f    reflect.StructField
+		path [2]int
+	}
+	var fields []field
 	for i := range typ.NumField() {
 		f := typ.Field(i)
+		if !f.Anonymous {
+			fields = append(fields, field{f, [2]int{i, -1}})
+			continue
+		}
+		for j := range f.Type.NumField() {
+			fields = append(fields, field{f.Type.Field(j), [2]int{i, j}})
+		}
+	}
+	for _, ff := range fields {
+		f := ff.f
 		tag, ok := f.Tag.Lookup("col")
 		if !ok {
 			continue
@@ -113,7 +149,7 @@ func rowTypeOf[T any]() rowType {
 			}
 		}
 		rt.cols = append(rt.cols, c)
-		rt.fields = append(rt.fields, i)
+		rt.fields = append(rt.fields, ff.path)
 	}
 	return rt
 }
@@ -121,8 +157,11 @@ func rowTypeOf[T any]() rowType {
 // values lays a row of the type out as typed cells.
 func (rt *rowType) values(dst []value, row reflect.Value) []value {
 	dst = dst[:0]
-	for _, i := range rt.fields {
-		f := row.Field(i)
+	for _, p := range rt.fields {
+		f := row.Field(p[0])
+		if p[1] >= 0 {
+			f = f.Field(p[1])
+		}
 		switch f.Kind() {
 		case reflect.String:
 			dst = append(dst, value{kind: 's', s: f.String()})

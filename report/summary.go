@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"math"
 	"slices"
 	"strings"
 
@@ -20,18 +21,6 @@ type Cell struct {
 	V    any
 	Unit metrics.Unit
 }
-
-// notMeasures are the columns that name a device, read its clock or
-// word its verdict: the text tables leave them out (the device is in the
-// header, the verdict in a note), and diff and compare, whose runs' clocks
-// have nothing in common, do not compare them.
-var notMeasures = map[string]bool{"device": true, "name": true, "start_ns": true, "end_ns": true, "bound": true, "window": true, "precision_mix": true}
-
-// alwaysShown are rows the text table keeps even when zero everywhere (a
-// 0-ns kernel is worth seeing); the others (D2H bytes of a run without D2H
-// copies, …) only add noise then.
-var alwaysShown = map[string]bool{"kernels": true, "kernel_min_ns": true, "span_ns": true, "busy_ns": true, "idle_gaps": true,
-	"idle_ns": true, "gpu_util": true, "h2d_copies": true, "d2h_copies": true}
 
 func isZero(v any) bool {
 	switch x := v.(type) {
@@ -264,38 +253,6 @@ func headlineTable(d *metrics.DeviceSummary, withName bool) *Table {
 	return t
 }
 
-// textOrder is the order in which the full metric table reads: what ran,
-// the timeline, why it idled, launches, steps, copies, communication.
-// Columns not named here follow in CSV order.
-var textOrder = []string{"kernels", "kernel_ns", "kernel_mean_ns", "kernel_median_ns", "kernel_min_ns", "kernel_p90_ns", "kernel_p99_ns",
-	"kernel_max_ns", "kernel_busy_ns", "streams", "span_ns", "busy_ns", "gpu_util", "idle_ns", "idle_gaps", "largest_gap_ns",
-	"idle_sync_ns", "idle_launch_ns", "idle_other_ns", "launches", "graph_launches", "kernels_per_launch", "graph_kernels",
-	"kernels_per_graph_launch", "launch_ns", "launch_mean_ns", "launch_median_ns", "slow_launches", "slow_launch_ns", "queue_delay_median_ns", "queue_delay_p90_ns",
-	"launch_to_start_median_ns", "launch_to_start_p90_ns", "steps", "step_median_ns"}
-
-// textColumns returns the metric columns in textOrder, then the others.
-func textColumns() []metrics.Column {
-	cols := metrics.Columns()
-	rank := map[string]int{}
-	for i, n := range textOrder {
-		rank[n] = i
-	}
-	slices.SortStableFunc(cols, func(a, b metrics.Column) int {
-		ra, oka := rank[a.Name]
-		rb, okb := rank[b.Name]
-		switch {
-		case oka && okb:
-			return cmp.Compare(ra, rb)
-		case oka:
-			return -1
-		case okb:
-			return 1
-		}
-		return 0
-	})
-	return cols
-}
-
 // metricsTable puts every metric of the devices side by side, in reading
 // order; rows that are zero on every device are left out.
 func metricsTable(devs []metrics.DeviceSummary, withNames bool) *Table {
@@ -308,7 +265,7 @@ func metricsTable(devs []metrics.DeviceSummary, withNames bool) *Table {
 		t.Columns = append(t.Columns, Column{Name: name, Unit: metrics.Count})
 	}
 	for _, c := range textColumns() {
-		if notMeasures[c.Name] || compileColumns[c.Name] {
+		if !shows(c, metrics.EveryMetric) {
 			continue
 		}
 		row := []any{c.Label}
@@ -318,7 +275,7 @@ func metricsTable(devs []metrics.DeviceSummary, withNames bool) *Table {
 			zero = zero && (v == nil || isZero(v))
 			row = append(row, Cell{v, c.Unit})
 		}
-		if zero && !alwaysShown[c.Name] {
+		if zero && !shows(c, metrics.KeptAtZero) {
 			continue
 		}
 		t.Rows = append(t.Rows, row)
@@ -527,19 +484,6 @@ func hostTables(s metrics.Summary, title string) []*Table {
 
 func hasSpan(d *metrics.DeviceSummary) bool { return d.SpanNS > 0 }
 
-// overviewColumns are the metrics the overview of several traces lists.
-// A column with a has column is listed when that count is positive for
-// some GPU, and blank for the GPUs where it is 0.
-var overviewColumns = []struct {
-	name string
-	has  string // a count column of SummaryRecords
-}{
-	{"kernels", ""}, {"kernel_ns", ""}, {"span_ns", ""}, {"busy_ns", ""}, {"idle_ns", ""}, {"gpu_util", "span_ns"},
-	{"largest_gap_ns", ""},
-	{"comm_ns", "comm_kernels"}, {"comm_overlap", "comm_kernels"},
-	{"step_median_ns", "steps"},
-}
-
 // OverviewTable puts several traces side by side, one row per trace and
 // GPU, so that the slow or starved rank of a job stands out: from three rows
 // on, with min, median and max rows and the lowest utilization named.
@@ -592,28 +536,26 @@ func overview(rec *Table, traces int, alone bool) *Table {
 		j := index(name)
 		return func(row []any) bool { return toFloat(row[j]) > 0 }
 	}
-	all := metrics.Columns()
 	var cols []metrics.Column
 	var at []int // the records' column of each of cols
 	var has []func([]any) bool
-	for _, oc := range overviewColumns {
+	for _, c := range metrics.OverviewColumns() {
 		var h func([]any) bool
-		if oc.has != "" {
-			h = isPositive(oc.has)
+		if c.OverviewIf != "" {
+			h = isPositive(c.OverviewIf)
 			if !slices.ContainsFunc(rec.Rows, h) {
 				continue
 			}
 		}
-		cols = append(cols, all[slices.IndexFunc(all, func(c metrics.Column) bool { return c.Name == oc.name })])
-		at = append(at, index(oc.name))
+		cols = append(cols, c)
+		at = append(at, index(c.Name))
 		has = append(has, h)
 	}
 	t := &Table{Columns: []Column{{Name: "trace", Unit: metrics.Text}, {Name: "rank", Unit: metrics.Count}, {Name: "GPU", Unit: metrics.Count}}}
 	for _, c := range cols {
 		t.Columns = append(t.Columns, Column{Name: c.Label, Unit: c.Unit})
 	}
-	values := make([][]float64, len(cols))
-	gpus := make([][]string, len(cols)) // the trace and GPU of each value
+	var values []metrics.OverviewRow
 	fileAt, rankAt, deviceAt := index("file"), index("rank"), index("device")
 	for _, r := range rec.Rows {
 		var rank any = ""
@@ -621,20 +563,20 @@ func overview(rec *Table, traces int, alone bool) *Table {
 			rank = r[rankAt]
 		}
 		row := []any{r[fileAt], rank, r[deviceAt]}
+		vs := make(metrics.OverviewRow, len(cols))
 		for j := range cols {
+			vs[j] = math.NaN() // a blank, or no value: shown "–", in no min, median or max
 			if has[j] != nil && !has[j](r) {
 				row = append(row, "")
 				continue
 			}
 			v := r[at[j]]
-			if v == nil { // no value: shown "–", in no min, median or max
-				row = append(row, v)
-				continue
-			}
 			row = append(row, v)
-			values[j] = append(values[j], toFloat(v))
-			gpus[j] = append(gpus[j], fmt.Sprintf("%s GPU %s", r[fileAt], Raw(r[deviceAt])))
+			if v != nil {
+				vs[j] = toFloat(v)
+			}
 		}
+		values = append(values, vs)
 		t.Rows = append(t.Rows, row)
 	}
 	if traces < 2 && !(alone && traces == 1) {
@@ -644,38 +586,39 @@ func overview(rec *Table, traces int, alone bool) *Table {
 	if len(t.Rows) < 3 {
 		return t
 	}
+	stats := metrics.OverviewStats(values, len(cols))
 	for _, agg := range []struct {
 		name string
-		f    func([]float64) float64
-	}{{"min", slices.Min[[]float64]}, {"median", metrics.MedianF}, {"max", slices.Max[[]float64]}} {
+		f    func(metrics.ColumnStats) float64
+	}{{"min", func(s metrics.ColumnStats) float64 { return s.Min }},
+		{"median", func(s metrics.ColumnStats) float64 { return s.Median }},
+		{"max", func(s metrics.ColumnStats) float64 { return s.Max }}} {
 		row := []any{agg.name, "", ""}
-		for _, v := range values {
-			if len(v) == 0 {
+		for _, st := range stats {
+			if st.N == 0 {
 				row = append(row, nil)
 				continue
 			}
-			row = append(row, agg.f(v))
+			row = append(row, agg.f(st))
 		}
 		t.Rows = append(t.Rows, row)
 	}
 	// lowest describes the GPU with the lowest value of a column, with the
 	// column's median, when three GPUs or more have a value.
-	lowest := func(name string) (note string, low, median float64) {
+	lowest := func(name string) (note string, st metrics.ColumnStats) {
 		j := slices.IndexFunc(cols, func(c metrics.Column) bool { return c.Name == name })
-		if j < 0 || len(values[j]) < 3 {
-			return "", 0, 0
+		if j < 0 || stats[j].N < 3 {
+			return "", metrics.ColumnStats{}
 		}
-		i := slices.Index(values[j], slices.Min(values[j]))
-		low, median = values[j][i], metrics.MedianF(values[j])
-		return fmt.Sprintf("%s, %s (median %s)", gpus[j][i], Format(low, cols[j].Unit), Format(median, cols[j].Unit)), low, median
+		st = stats[j]
+		r := rec.Rows[st.Lowest]
+		return fmt.Sprintf("%s GPU %s, %s (median %s)", r[fileAt], Raw(r[deviceAt]), Format(st.Min, cols[j].Unit), Format(st.Median, cols[j].Unit)), st
 	}
-	util, _, _ := lowest("gpu_util")
+	util, _ := lowest("gpu_util")
 	t.Notes = []string{"lowest GPU utilization: " + util}
-	// In a data-parallel job the ranks wait for the slowest one inside the
-	// collectives, so the slowest spends the least time in them: said only
-	// of the ranks of one job (one world size, every row a rank), not of
-	// traces from several jobs.
-	if comm, low, median := lowest("comm_ns"); comm != "" && low < median/2 && oneJob(rec) {
+	// Said only of the ranks of one job (one world size, every row a
+	// rank), not of traces from several jobs.
+	if comm, st := lowest("comm_ns"); comm != "" && st.Straggler() && oneJob(rec) {
 		t.Notes = append(t.Notes, "least communication time: "+comm+": a straggler the others wait for inside NCCL kernels?")
 	}
 	boundAt := index("bound")
@@ -765,8 +708,7 @@ func SummaryRecords(sums []metrics.Summary) *Table {
 		{Name: "world_size", Unit: metrics.Count, Null: true, Doc: "the job's number of ranks (distributedInfo); none when unknown"}}}
 	cols := metrics.Columns()
 	for _, c := range cols {
-		_, float := c.Value(&metrics.DeviceSummary{}).(float64)
-		t.Columns = append(t.Columns, Column{Name: c.Name, Unit: c.Unit, Float: float, Doc: c.Doc, Null: c.Missing != nil})
+		t.Columns = append(t.Columns, Column{Name: c.Name, Unit: c.Unit, Float: c.Float(), Doc: c.Doc, Null: c.Nullable()})
 	}
 	t.Columns = append(t.Columns, labelColumn) // last: a column added keeps the others where they were
 	for _, s := range sums {
@@ -820,7 +762,7 @@ func WriteSummaryJSON(w io.Writer, sums []metrics.Summary) error {
 			key("top_kernels")
 			jw.array(len(d.TopKernels), in, func(i int, in string) {
 				k := d.TopKernels[i]
-				jw.value(kernelJSON{k.Name, k.Count, k.TotalNS, k.MeanNS, k.MinNS, k.MaxNS, k.Share}, in)
+				jw.value(kernelJSON{Name: k.Name, Count: k.Count, TotalNS: k.TotalNS, MeanNS: k.MeanNS, MinNS: k.MinNS, MaxNS: k.MaxNS, Share: k.Share}, in)
 			})
 		})
 	})

@@ -393,15 +393,11 @@ func (b *barPlot) GlyphBoxes(p *plot.Plot) []plot.GlyphBox {
 	return boxes
 }
 
-// headline are the metrics HeadlineBars draws, in the order of
-// metrics.Columns.
-var headline = []string{"kernels", "kernel_mean_ns", "span_ns", "idle_ns", "gpu_util", "h2d_gbps", "step_median_ns"}
-
 // HeadlineBars gathers the headline metrics (kernels, mean kernel, median
 // step, idle, utilization, span, H2D bandwidth) of device pos of each run
 // (in ID order, as compare pairs them) for Compare.
 func HeadlineBars(labels []string, sums []metrics.Summary, pos int) Bars {
-	return MetricBars(labels, sums, pos, headline)
+	return MetricBars(labels, sums, pos, metrics.Names(metrics.Shown(metrics.Columns(), metrics.PlotHeadline)))
 }
 
 // MetricBars is HeadlineBars for the metrics named (CSV names, compare
