@@ -74,15 +74,9 @@ func exposedIntervals(classes [NumClasses][]Interval) [NumClasses][]Interval {
 	return out
 }
 
-// subtract returns the parts of the disjoint, sorted intervals a outside
-// the disjoint, sorted intervals b. Zero-length intervals add no time and
-// are dropped.
-func subtract(a, b []Interval) []Interval {
-	// Cutting leaves as many pieces as a has, or a few more.
-	return appendSubtract(make([]Interval, 0, len(a)+len(a)/8+1), a, b)
-}
-
-// appendSubtract appends subtract(a, b) to out.
+// appendSubtract appends to out the parts of the disjoint, sorted
+// intervals a outside the disjoint, sorted intervals b. Zero-length
+// intervals add no time and are dropped.
 func appendSubtract(out, a, b []Interval) []Interval {
 	j := 0 // the first interval of b that may meet the next of a
 	for _, iv := range a {

@@ -65,15 +65,6 @@ func LinkOf(name string) (l Link, why string) {
 	return Link{}, fmt.Sprintf("%q is not in traceql's table of host links", name)
 }
 
-// Links lists the table, for --help and tests.
-func Links() []Link {
-	out := make([]Link, len(linkTable))
-	for i, e := range linkTable {
-		out[i] = e.link
-	}
-	return out
-}
-
 // LinkText says how fast d's H2D and D2H copies ran against the host
 // link of its GPU (copy time, not wall time: the copies' bytes over their
 // summed durations); "" without such copies or with only tiny ones

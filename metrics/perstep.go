@@ -42,10 +42,6 @@ var notPerStep = map[string]bool{
 	"compiled_frames": true, "recompiles": true,
 }
 
-// PerStepMetric reports whether the device column name is divided by the
-// steps in a per-step view (DeviceSummary.PerStep).
-func PerStepMetric(name string) bool { return perStepTotals[name] }
-
 // perStep divides v, a column's total, by n steps, rounding once: an
 // integer time, byte or FLOP total (int64) becomes the nearest integer
 // (halves away from zero), the rational v/n rounded once, so that ns stay

@@ -280,16 +280,6 @@ func (p projector) project(r Interval) (span Interval, ok bool) {
 	return span, ok
 }
 
-// RangeWindow returns the window of the ranges named name, from the first
-// start to the last end of RangeParts.
-func RangeWindow(t *trace.Trace, name string) (Interval, error) {
-	parts, err := RangeParts(t, name)
-	if err != nil {
-		return Interval{}, err
-	}
-	return Interval{parts[0].Start, parts[len(parts)-1].End}, nil
-}
-
 // RangeParts returns the union of the ranges named name: annotations
 // (record_function user_annotation, gpu_user_annotation) or NVTX ranges,
 // each occurrence its time, overlapping ones merged; the time between
