@@ -253,22 +253,9 @@ func CompileLogHelp() string {
 	for _, c := range cols {
 		name = max(name, len(c.Name))
 	}
-	indent := strings.Repeat(" ", 2+name+2)
 	var b strings.Builder
 	b.WriteString("With --compile-log, the compiled frames table, a row per compile F/R (its\n" +
 		"label in quotes where it differs):\n")
-	for _, c := range cols {
-		doc := c.Doc
-		if c.Label != c.Name {
-			doc = fmt.Sprintf("%q: %s", c.Label, doc)
-		}
-		for i, line := range wrap(doc, helpWidth-len(indent), helpWidth-len(indent)) {
-			if i == 0 {
-				fmt.Fprintf(&b, "  %-*s  %s\n", name, c.Name, line)
-			} else {
-				b.WriteString(indent + line + "\n")
-			}
-		}
-	}
+	writeColumnDocs(&b, name, cols)
 	return b.String()
 }

@@ -19,12 +19,25 @@ func MetricsHelp() string {
 	for _, c := range cols {
 		name = max(name, len(c.Name))
 	}
-	indent := strings.Repeat(" ", 2+name+2)
 	var b strings.Builder
 	b.WriteString("Metrics, per device: the CSV and JSON name, the text table's label in\n" +
 		"quotes, and the definition (all times integer ns in CSV and JSON). A metric\n" +
 		"that has no value (a mean of no kernels, a bandwidth of no copies, a ratio\n" +
 		"against 0) is empty in CSV, null in JSON and Parquet and – in text, not 0:\n")
+	writeColumnDocs(&b, name, cols)
+	b.WriteString(hostHelp(name))
+	b.WriteString(`Also shown: the top kernels by total time (count, total, mean, share of
+kernel_ns); with --all, the gap-length histogram (decades from 1 µs to 1 s)
+and copies by kind and memory kinds (Pageable/Pinned/Device) with bandwidth.
+`)
+	return b.String()
+}
+
+// writeColumnDocs writes each column's name, padded to name, and its
+// definition (with its label in quotes where that differs), wrapped under
+// the definition's column: the layout of every column list in --help.
+func writeColumnDocs[R any](b *strings.Builder, name int, cols []metrics.Col[R]) {
+	indent := strings.Repeat(" ", 2+name+2)
 	for _, c := range cols {
 		doc := c.Doc
 		if c.Label != c.Name {
@@ -32,16 +45,10 @@ func MetricsHelp() string {
 		}
 		for i, line := range wrap(doc, helpWidth-len(indent), helpWidth-len(indent)) {
 			if i == 0 {
-				fmt.Fprintf(&b, "  %-*s  %s\n", name, c.Name, line)
+				fmt.Fprintf(b, "  %-*s  %s\n", name, c.Name, line)
 			} else {
 				b.WriteString(indent + line + "\n")
 			}
 		}
 	}
-	b.WriteString(hostHelp(name))
-	b.WriteString(`Also shown: the top kernels by total time (count, total, mean, share of
-kernel_ns); with --all, the gap-length histogram (decades from 1 µs to 1 s)
-and copies by kind and memory kinds (Pageable/Pinned/Device) with bandwidth.
-`)
-	return b.String()
 }

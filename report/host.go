@@ -219,23 +219,10 @@ func HostCompareRecords(labels []string, sums []metrics.Summary) *Table {
 // --help`.
 func hostHelp(name int) string {
 	var b strings.Builder
-	indent := strings.Repeat(" ", 2+name+2)
 	b.WriteString("Host-only runs (no kernel, memcpy or memset: CPU, Apple MPS, or device\n" +
 		"activity not recorded) have one row per file instead, and compare and diff\n" +
 		"put their host sides and ops side by side:\n")
-	for _, c := range metrics.HostColumns() {
-		doc := c.Doc
-		if c.Label != c.Name {
-			doc = fmt.Sprintf("%q: %s", c.Label, doc)
-		}
-		for i, line := range wrap(doc, helpWidth-len(indent), helpWidth-len(indent)) {
-			if i == 0 {
-				fmt.Fprintf(&b, "  %-*s  %s\n", name, c.Name, line)
-			} else {
-				b.WriteString(indent + line + "\n")
-			}
-		}
-	}
+	writeColumnDocs(&b, name, metrics.HostColumns())
 	return b.String()
 }
 
