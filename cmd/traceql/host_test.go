@@ -3,21 +3,18 @@ package main
 import (
 	"bytes"
 	"cmp"
-	"context"
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
 	"html"
 
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/traceql/traceql/internal/golden"
 	"github.com/traceql/traceql/internal/synth"
@@ -364,16 +361,7 @@ func TestReportHost(t *testing.T) {
 	}
 	golden.CheckOptional(t, filepath.Join("testdata", "report_host.stderr.golden"), []byte(errOut))
 
-	exe, err := exec.LookPath("chromium")
-	if err != nil {
-		t.Skip("no chromium here: the page was checked as text only")
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	dom, err := exec.CommandContext(ctx, exe, "--headless", "--no-sandbox", "--disable-gpu", "--dump-dom", "file://"+page).Output()
-	if err != nil {
-		t.Fatalf("chromium: %v", err)
-	}
+	dom := chromiumDOM(t, page)
 	for _, want := range []string{"<h2>Comparison</h2>", "<caption>host ops: total time per run</caption>", "<svg"} {
 		if !strings.Contains(string(dom), want) {
 			t.Errorf("Chromium's DOM of the page lacks %q", want)

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/csv"
+	"errors"
 	"flag"
 	"fmt"
 	"html"
@@ -106,6 +107,54 @@ func chromium(t *testing.T) string {
 	return ""
 }
 
+// chromiumDOM loads page from disk in headless Chromium and returns the
+// DOM it built, or skips the test when there is no Chromium. Headless
+// Chromium now and then dies of a signal as it starts (seen: SIGSEGV on a
+// loaded machine and on a CI machine), so a death by signal is tried three
+// times; if it goes on, an empty page decides whose fault it is: a
+// browser that dies on that too is broken on this machine (skip, saying
+// so), one that renders it died of our page (fail).
+func chromiumDOM(t *testing.T, page string) []byte {
+	t.Helper()
+	exe := chromium(t)
+	var exit *exec.ExitError
+	killed := func(err error) bool { return errors.As(err, &exit) && !exit.Exited() }
+	var dom []byte
+	var err error
+	for try := 1; try <= 3; try++ {
+		if dom, err = dumpDOM(exe, "file://"+page); !killed(err) {
+			break
+		}
+		t.Logf("chromium, try %d: %v", try, err)
+	}
+	if killed(err) {
+		skipBrokenChromium(t, exe)
+	}
+	if err != nil {
+		t.Fatalf("chromium on %s: %v", page, err)
+	}
+	return dom
+}
+
+// skipBrokenChromium skips the test when Chromium cannot render an empty
+// page either: then the machine's browser is broken, not our page.
+func skipBrokenChromium(t *testing.T, exe string) {
+	t.Helper()
+	if _, err := dumpDOM(exe, "data:text/html,<p>blank</p>"); err != nil {
+		t.Skipf("chromium fails on an empty page too (%v): it is broken on this machine; the page was checked as text only", err)
+	}
+}
+
+// dumpDOM runs headless Chromium on url and returns the DOM it built.
+func dumpDOM(exe, url string) ([]byte, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	// A small /dev/shm (containers) is a known cause of Chromium's
+	// crashes; this flag moves its shared memory to /tmp.
+	return exec.CommandContext(ctx, exe, "--headless", "--no-sandbox", "--disable-gpu",
+		"--disable-dev-shm-usage", "--dump-dom", url).Output()
+}
+
 // domView is what the browser test reads back from the page.
 type domView struct {
 	Headlines []struct {
@@ -193,6 +242,7 @@ func TestReportInBrowser(t *testing.T) {
 				cancelCtx()
 				cancelAlloc()
 				if try == 3 {
+					skipBrokenChromium(t, exe)
 					t.Fatal(err)
 				}
 				t.Logf("start %d: %v", try, err)

@@ -1,16 +1,12 @@
 package main
 
 import (
-	"context"
-	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
 	"testing"
-	"time"
 )
 
 // TestReportHTML: the report of the sample and of a three-run comparison
@@ -60,27 +56,7 @@ func TestReportHTML(t *testing.T) {
 		t.Errorf("the comparison of three runs lacks its table or plot")
 	}
 
-	chromium, err := exec.LookPath("chromium")
-	if err != nil {
-		t.Skip("no chromium here (Debian package chromium): the page was checked as text only")
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
-	defer cancel()
-	dump := func() ([]byte, error) {
-		return exec.CommandContext(ctx, chromium, "--headless", "--no-sandbox", "--disable-gpu", "--dump-dom", "file://"+page).Output()
-	}
-	dom, err := dump()
-	var exit *exec.ExitError
-	if errors.As(err, &exit) && !exit.Exited() && ctx.Err() == nil {
-		// Headless Chromium now and then dies of a signal on a loaded
-		// machine (seen: SIGSEGV while other tests ran); a page that
-		// crashes it would crash it again.
-		t.Logf("chromium died (%v); trying once more", err)
-		dom, err = dump()
-	}
-	if err != nil {
-		t.Fatalf("chromium: %v", err)
-	}
+	dom := chromiumDOM(t, page)
 	for _, want := range []string{"<h1>traceql report: sample</h1>", "GPU 0", "top kernels by total time", "<svg"} {
 		if !strings.Contains(string(dom), want) {
 			t.Errorf("Chromium's DOM of the page lacks %q", want)
