@@ -292,7 +292,14 @@ func buildReplay(t *trace.Trace, dev int, devSteps []Step, ix *launchIndex) (g *
 	// work of each piece is the last replayed one on its stream: work no
 	// replayed call launched is not in the replay, and the time it held
 	// the stream is part of the gap.
-	order := g.byStream()
+	order := make([]int32, len(g.items))
+	for i := range order {
+		order[i] = int32(i)
+	}
+	slices.SortStableFunc(order, func(a, b int32) int {
+		x, y := &g.items[a], &g.items[b]
+		return cmp.Or(cmp.Compare(x.stream, y.stream), cmp.Compare(x.recStart, y.recStart))
+	})
 	prevOf := func(k int) *rItem {
 		if k == 0 || g.items[order[k-1]].stream != g.items[order[k]].stream {
 			return nil
@@ -360,57 +367,6 @@ func buildReplay(t *trace.Trace, dev int, devSteps []Step, ix *launchIndex) (g *
 
 	g.blocking()
 	return g, true
-}
-
-// byStream returns the items' indexes ordered by stream, then recorded
-// start, ties in item order: a stable sort, done as a bucket per stream,
-// each sorted only when it is not in order already (the items come from
-// tables sorted by start, so it nearly always is; a sort of them all was
-// most of what a build cost).
-func (g *replayGraph) byStream() []int32 {
-	// Items come in runs of one stream: the map is asked when it changes.
-	bucket := map[int64]int32{}
-	var ids []int64
-	for ii := range g.items {
-		s := g.items[ii].stream
-		if ii > 0 && s == g.items[ii-1].stream {
-			continue
-		}
-		if _, ok := bucket[s]; !ok {
-			bucket[s] = 0
-			ids = append(ids, s)
-		}
-	}
-	slices.Sort(ids)
-	for b, s := range ids {
-		bucket[s] = int32(b)
-	}
-	of := make([]int32, len(g.items)) // each item's bucket
-	next := make([]int32, len(ids)+1) // each bucket's start in order
-	for ii := range g.items {
-		if ii > 0 && g.items[ii].stream == g.items[ii-1].stream {
-			of[ii] = of[ii-1]
-		} else {
-			of[ii] = bucket[g.items[ii].stream]
-		}
-		next[of[ii]+1]++
-	}
-	for b := range ids {
-		next[b+1] += next[b]
-	}
-	starts := slices.Clone(next)
-	order := make([]int32, len(g.items))
-	for ii, b := range of {
-		order[next[b]] = int32(ii)
-		next[b]++
-	}
-	byStart := func(a, b int32) int { return cmp.Compare(g.items[a].recStart, g.items[b].recStart) }
-	for b := range ids {
-		if seg := order[starts[b]:starts[b+1]]; !slices.IsSortedFunc(seg, byStart) {
-			slices.SortStableFunc(seg, byStart)
-		}
-	}
-	return order
 }
 
 // blocking sets which calls hold their thread until device work is done,
