@@ -12,6 +12,12 @@ type Col[R any] struct {
 	Label string // for people
 	Unit  Unit
 	Kind  Kind // the Go type of Value's results
+	// Steps says how a device column's value grows with the steps
+	// measured: Adds, a total that per step is divided by them; Holds, a
+	// size of one thing, a rate or ratio, a clock reading, a count of
+	// distinct things. TestPerStepClassified refuses a count, time, byte
+	// or FLOP column of the devices that says neither.
+	Steps OverSteps
 	Doc   string
 	Value func(*R) any // int, int64, float64 or string, as Kind says
 	// Empty says when the column has no value on a row: a mean of no
@@ -43,6 +49,16 @@ const (
 	KindInt   Kind = iota + 1 // int or int64
 	KindFloat                 // float64
 	KindText                  // string
+)
+
+// OverSteps is how a column's value grows with the steps a device
+// measured (DeviceSummary.PerStep).
+type OverSteps uint8
+
+// How a value grows with the steps.
+const (
+	Adds  OverSteps = iota + 1 // a total: kernels, time, bytes, FLOPs
+	Holds                      // not a total: shown as it is per step too
 )
 
 // An Empty says when a column has no value: never (Never) or on the rows
@@ -93,13 +109,13 @@ const (
 )
 
 // Get returns the column's value on r, or nil when it has none; of a
-// device, per step when d.PerStep says so and the metric adds up over
-// steps (perStepTotals).
+// device, per step when d.PerStep says so and the column Adds up over
+// steps.
 func (c Col[R]) Get(r *R) any {
 	if c.Empty.when != nil && c.Empty.when(r) {
 		return nil
 	}
-	if d, ok := any(r).(*DeviceSummary); ok && d.PerStep > 0 && perStepTotals[c.Name] {
+	if d, ok := any(r).(*DeviceSummary); ok && d.PerStep > 0 && c.Steps == Adds {
 		return perStep(c.Value(r), d.PerStep)
 	}
 	return c.Value(r)
