@@ -84,7 +84,7 @@ type Place uint16
 // Places.
 const (
 	// Records: a column of the machine-readable rows (CSV, JSON,
-	// Parquet; summarize, export --table summary, compare).
+	// Parquet; summarize, export --table summary, compare; whatif's rows).
 	Records Place = 1 << iota
 	// Compared: a measure that diff and compare put side by side, not a
 	// name, a clock reading or a verdict's words.

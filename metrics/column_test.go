@@ -17,6 +17,7 @@ func TestColumnsDeclared(t *testing.T) {
 	checkTable(t, "device", Columns(), &DeviceSummary{})
 	checkTable(t, "host", HostColumns(), &Summary{})
 	checkTable(t, "frame", FrameColumns(), &FrameRow{J: frames, D: fd})
+	checkTable(t, "whatif", ProjectionColumns(), &Projection{})
 	for _, c := range Columns() {
 		if c.Show&Records == 0 {
 			t.Errorf("%s: every device column is a column of the records", c.Name)
