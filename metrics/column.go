@@ -24,6 +24,11 @@ type Col[R any] struct {
 	// kernels, a bandwidth of no copies. It is then empty in CSV, null in
 	// JSON and Parquet and "–" in text, never a 0 that would bias a mean.
 	Empty Empty[R]
+	// Tiny, when set, picks the rows whose value rests on too little to
+	// mean what the column says: a bandwidth of copies of a few bytes
+	// (CopyStat.Tiny) or of none. A default table of runs leaves the
+	// column out when every run's is.
+	Tiny func(*R) bool
 	// Show is where the column shows besides --help.
 	Show Place
 	// Row is the column's place in the reading order of summarize --all's
@@ -36,9 +41,23 @@ type Col[R any] struct {
 	// left out when it is 0 on every GPU.
 	Overview   int
 	OverviewIf string
+	// Note is what the overview says of the GPU with the column's lowest
+	// value; none when Note.Lowest is "".
+	Note OverviewNote
 	// Headline is its place among compare's default columns, from 1; 0:
 	// not there.
 	Headline int
+}
+
+// An OverviewNote is the overview's note on the GPU with a column's
+// lowest value, said when three GPUs or more have one: "lowest GPU
+// utilization: run.json GPU 3, 12.0 % (median 80.1 %)".
+type OverviewNote struct {
+	Lowest string // what the note calls that value
+	// Straggler, when set, says the note only of the ranks of one job,
+	// where the lowest stands apart (ColumnStats.Straggler), ending it
+	// with these words.
+	Straggler string
 }
 
 // Kind is the Go type of a column's values.

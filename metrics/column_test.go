@@ -61,6 +61,9 @@ func checkTable[R any](t *testing.T, table string, cols []Col[R], row *R) {
 		if c.Row > 0 && c.Show&Compared == 0 {
 			t.Errorf("%s: a reading-order row (Row %d) of a column diff does not compare", where, c.Row)
 		}
+		if (c.Note != OverviewNote{}) && (c.Overview == 0 || c.Note.Lowest == "") {
+			t.Errorf("%s: an overview note (%+v) needs its words and a place in the overview", where, c.Note)
+		}
 		if c.OverviewIf != "" {
 			if c.Overview == 0 {
 				t.Errorf("%s: OverviewIf without a place in the overview", where)
