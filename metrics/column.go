@@ -29,6 +29,10 @@ type Col[R any] struct {
 	// (CopyStat.Tiny) or of none. A default table of runs leaves the
 	// column out when every run's is.
 	Tiny func(*R) bool
+	// Spread names the per-step quantity of diff (StepDelta.Metric) whose
+	// spread over steps tells whether a change of the column is more than
+	// noise (Gate); "" none.
+	Spread string
 	// Show is where the column shows besides --help.
 	Show Place
 	// Row is the column's place in the reading order of summarize --all's

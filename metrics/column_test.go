@@ -2,6 +2,7 @@ package metrics
 
 import (
 	"fmt"
+	"slices"
 	"testing"
 
 	"github.com/traceql/traceql/trace/torchlog"
@@ -19,6 +20,9 @@ func TestColumnsDeclared(t *testing.T) {
 	checkTable(t, "frame", FrameColumns(), &FrameRow{J: frames, D: fd})
 	checkTable(t, "whatif", ProjectionColumns(), &Projection{})
 	for _, c := range Columns() {
+		if c.Spread != "" && !slices.ContainsFunc(stepMetrics, func(m stepMetric) bool { return m.name == c.Spread }) {
+			t.Errorf("%s: Spread %q is no per-step quantity of diff", c.Name, c.Spread)
+		}
 		if c.Show&Records == 0 {
 			t.Errorf("%s: every device column is a column of the records", c.Name)
 		}
