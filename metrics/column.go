@@ -2,7 +2,8 @@ package metrics
 
 // A Col is one column of a table of rows R: the device metrics
 // (Column, rows DeviceSummary), a run's host side (HostColumn, rows
-// Summary) and the compiled frames (FrameColumn, rows FrameRow). A column
+// Summary), the compiled frames (FrameColumn, rows FrameRow) and whatif's
+// projections (ProjectionColumn, rows Projection). A column
 // is declared once, as a keyed literal, with everything every output
 // needs: CSV, JSON and Parquet take Name, Kind and Empty; text tables
 // Label and Unit; `--help` Doc; the displays what Show, Row, Overview and
@@ -35,6 +36,11 @@ type Col[R any] struct {
 	Spread string
 	// Show is where the column shows besides --help.
 	Show Place
+	// Row, Overview and Headline rank the column in the three displays
+	// whose orders are not the definitions' (the records'): no one order
+	// of the definitions gives those three and the records' at once (see
+	// ARCHITECTURE.md, "A metric").
+	//
 	// Row is the column's place in the reading order of summarize --all's
 	// metric table and diff's rows (what ran, the timeline, why it idled,
 	// launches, steps), from 1; 0: after those, in definition order.
