@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/traceql/traceql/internal/outfile"
 	"github.com/traceql/traceql/metrics"
 	"github.com/traceql/traceql/report"
 	"github.com/traceql/traceql/trace"
@@ -290,7 +291,7 @@ func runExport(ctx context.Context, opts *exportOptions) error {
 	if opts.Output == "" {
 		err = write(opts.IO.Out)
 	} else {
-		err = writeOutput(ctx, opts.Output, write)
+		err = outfile.Write(ctx, opts.Output, write)
 	}
 	if (err == nil || errors.Is(err, errNothingRead)) && failed > 0 {
 		return errReported{failed}
