@@ -26,6 +26,7 @@ func FuzzLexer(f *testing.F) {
 
 // checkLexer checks the lexer against encoding/json on data (FuzzLexer).
 func checkLexer(t *testing.T, data []byte) {
+	t.Helper()
 	var lx Lexer
 	// A space after the text ends a number that ends it.
 	b := append(data[:len(data):len(data)], ' ')
