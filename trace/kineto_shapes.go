@@ -51,8 +51,9 @@ func (d *eventDecoder) opArgs(p *part) *OpArgs {
 		k = binary.AppendUvarint(k, uint64(len(raw)))
 		k = append(k, raw...)
 	}
+	k = binary.AppendVarint(k, d.sh.flops) // whether it is a count or not
 	if d.sh.hasFlops {
-		k = binary.AppendVarint(append(k, 1), d.sh.flops)
+		k = append(k, 1)
 	}
 	d.shapeKey = k
 	s, ok := d.shapesSeen[string(k)]
