@@ -123,7 +123,7 @@ func Rules() []Rule {
 		{"exposed-comm", "communication kernels (NCCL, RCCL) running while no computation does: time the step waits on the network; count: communication kernels; time_ns: comm_ns − comm_overlap_ns",
 			"time_ns ≥ 1 % of the span", "a measurement (the summary's communication union against the computation union; HTA's comm/comp overlap)", "time_ns: overlapping all of it with computation removes at most it"},
 		{"exposed-copy", "copies (H2D, D2H, device to device) running while no kernel does: time the GPU waits on the host link or on a copy engine; count: copies exposed for part of their time at least; bytes: theirs; time_ns: copy_exposed_ns",
-			"time_ns ≥ 1 % of the span", "a measurement (the summary's time split: copy_exposed_ns); the achieved GB/s against the host link's peak from traceql's table of links", "time_ns: overlapping all of it with kernels removes at most it"},
+			"time_ns ≥ 1 % of the span", "a measurement (the summary's time split: copy_exposed_ns); the achieved GB/s against the host link's peak from traceql's table of links (traceql help links)", "time_ns: overlapping all of it with kernels removes at most it"},
 		{"lost-activity", "kernels with no launch call in the trace (launched before the profiler started, or the call lost): their launch and idle cause are unknown; count: such kernels; time_ns: their kernel time",
 			"any, with launch calls in the trace", "a trust check: CUPTI drops records when its buffers fill", ""},
 		{"lost-launches", "kernel and graph launch calls matched to no device work (the trace's, on its first device): their kernels were lost or ran after the profiler stopped; count: such calls",
