@@ -139,10 +139,10 @@ func copyVerdict(d *metrics.DeviceSummary) string {
 // compute hides.
 func commVerdict(d *metrics.DeviceSummary) string {
 	return fmt.Sprintf("comm-bound: communication runs with no compute kernel beside it %s of the span (%s of %s); "+
-		"of its %s in %s kernels, %s is hidden under compute (comm overlap) — overlapping more of it with compute, "+
+		"of its %s in %s, %s is hidden under compute (comm overlap) — overlapping more of it with compute, "+
 		"or communicating less, is what shortens the run",
 		metrics.ShareText(d.Classes[metrics.ClassComm], d.SpanNS), Format(d.Classes[metrics.ClassComm], metrics.NS),
-		Format(d.SpanNS, metrics.NS), Format(d.Comm.NS, metrics.NS), Format(d.Comm.Kernels, metrics.Count),
+		Format(d.SpanNS, metrics.NS), Format(d.Comm.NS, metrics.NS), plural(d.Comm.Kernels, "kernels"),
 		Format(d.Comm.Overlap, metrics.Ratio))
 }
 

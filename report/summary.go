@@ -937,7 +937,7 @@ func stepStatsTable(steps []metrics.StepStat, suffix string) *Table {
 		t.Rows = append(t.Rows, row)
 	}
 	src := steps[0].Source
-	t.Notes = append(t.Notes, fmt.Sprintf("%d steps, windows from the %s", len(steps), map[string]string{
+	t.Notes = append(t.Notes, fmt.Sprintf("%s, windows from the %s", plural(len(steps), "steps"), map[string]string{
 		"gpu": "gpu_user_annotation copies", "projected": "CPU ranges extended to the end of the GPU work they launched", "cpu": "CPU ranges"}[src]))
 	if skip > 0 {
 		t.Notes = append(t.Notes, fmt.Sprintf("the %s steps between #%d and #%d are not listed, but counted in mean, median and stdev; "+

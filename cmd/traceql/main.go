@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/traceql/traceql/internal/memlimit"
+	"github.com/traceql/traceql/metrics"
 	"github.com/traceql/traceql/report"
 )
 
@@ -161,4 +162,4 @@ func (e usageError) Unwrap() error { return e.err }
 // only sets the exit code.
 type errReported struct{ n int }
 
-func (e errReported) Error() string { return nouns(e.n, "file") + " failed" }
+func (e errReported) Error() string { return metrics.Plural(e.n, "files") + " failed" }
