@@ -36,9 +36,11 @@ func main() {
 		// Stderr is the pipe to a supervisor that copies it to a terminal.
 		ios.SetStderrTTY(true)
 	}
+	// A stderr whose reader is gone fails the write instead of killing
+	// the run before its cleanup.
+	ios.ErrOut = memlimit.Stderr()
 	ctx, stop := notifySignals(context.Background())
 	if pid, err := strconv.Atoi(os.Getenv(strings.TrimSuffix(memlimit.SupervisorEnv, "="))); err == nil {
-		ios.ErrOut = memlimit.SupervisedStderr()
 		var orphaned <-chan struct{}
 		ctx, orphaned = memlimit.WatchSupervisor(ctx, pid, os.Getppid, signalled{syscall.SIGTERM})
 		go func() {
