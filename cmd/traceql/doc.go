@@ -114,6 +114,10 @@
 //	per stream in order, kernel names checked where the capture records them
 //	(on its launch calls, or in its own replay of the graph). A graph the
 //	capture does not decide stays under its launch, with a warning saying why.
+//	Where the capture recorded shapes (record_shapes=True) or FLOPs
+//	(with_flops=True), each replayed kernel also gets its capturing op's FLOPs
+//	and bytes, once per replay: flops, mfu, FLOPs by op and the roofline hold
+//	under CUDA graphs (captures that differ only in shapes: the op, no FLOPs).
 //
 //	Metrics, per device: the CSV and JSON name, the text table's label in
 //	quotes, and the definition (all times integer ns in CSV and JSON). A metric
@@ -464,7 +468,8 @@
 //	                            innermost cpu_op, and record_function or NVTX
 //	                            range, enclosing each launch)
 //	      --capture TRACE       name the kernels of CUDA/HIP graph launches by
-//	                            the ops that captured them, from TRACE, a
+//	                            the ops that captured them, and give them
+//	                            those ops' FLOPs and shapes, from TRACE, a
 //	                            trace profiled while the graphs were captured
 //	      --compile-log LOG     LOG: a TORCH_TRACE compile log, or a folder of
 //	                            them, joined to the compiled frames
@@ -592,6 +597,10 @@
 //	per stream in order, kernel names checked where the capture records them
 //	(on its launch calls, or in its own replay of the graph). A graph the
 //	capture does not decide stays under its launch, with a warning saying why.
+//	Where the capture recorded shapes (record_shapes=True) or FLOPs
+//	(with_flops=True), each replayed kernel also gets its capturing op's FLOPs
+//	and bytes, once per replay: flops, mfu, FLOPs by op and the roofline hold
+//	under CUDA graphs (captures that differ only in shapes: the op, no FLOPs).
 //
 //	Usage:
 //	  traceql diff OLD NEW | DIR | OLDDIR NEWDIR [flags]
@@ -605,7 +614,8 @@
 //	      --by string        op: also compare the GPU time launched from each
 //	                         host op (reads the cpu_ops)
 //	      --capture TRACE    name the kernels of CUDA/HIP graph launches by
-//	                         the ops that captured them, from TRACE, a trace
+//	                         the ops that captured them, and give them those
+//	                         ops' FLOPs and shapes, from TRACE, a trace
 //	                         profiled while the graphs were captured (once:
 //	                         both sides; twice: OLD's, then NEW's)
 //	      --csv-safe         CSV: prefix ' to text cells starting = + - @
@@ -956,6 +966,10 @@
 //	per stream in order, kernel names checked where the capture records them
 //	(on its launch calls, or in its own replay of the graph). A graph the
 //	capture does not decide stays under its launch, with a warning saying why.
+//	Where the capture recorded shapes (record_shapes=True) or FLOPs
+//	(with_flops=True), each replayed kernel also gets its capturing op's FLOPs
+//	and bytes, once per replay: flops, mfu, FLOPs by op and the roofline hold
+//	under CUDA graphs (captures that differ only in shapes: the op, no FLOPs).
 //
 //	Usage:
 //	  traceql export FILE|DIR... [flags]
@@ -969,8 +983,13 @@
 //
 //	Flags:
 //	      --capture TRACE       name the kernels of CUDA/HIP graph launches by
-//	                            the ops that captured them, from TRACE, a
+//	                            the ops that captured them, and give them
+//	                            those ops' FLOPs and shapes, from TRACE, a
 //	                            trace profiled while the graphs were captured
+//	      --compile-log LOG     LOG: a TORCH_TRACE compile log, or a folder of
+//	                            them (one per rank): the recompile and
+//	                            graph-break findings count what it records,
+//	                            not a guess from frame numbers
 //	      --csv-safe            CSV: prefix ' to text cells starting = + - @
 //	                            (formulas)
 //	      --device N            measure only device N (repeat or
@@ -1072,13 +1091,18 @@
 //	per stream in order, kernel names checked where the capture records them
 //	(on its launch calls, or in its own replay of the graph). A graph the
 //	capture does not decide stays under its launch, with a warning saying why.
+//	Where the capture recorded shapes (record_shapes=True) or FLOPs
+//	(with_flops=True), each replayed kernel also gets its capturing op's FLOPs
+//	and bytes, once per replay: flops, mfu, FLOPs by op and the roofline hold
+//	under CUDA graphs (captures that differ only in shapes: the op, no FLOPs).
 //
 //	Usage:
 //	  traceql pprof FILE -o gpu.pb.gz [flags]
 //
 //	Flags:
 //	      --capture TRACE    name the kernels of CUDA/HIP graph launches by
-//	                         the ops that captured them, from TRACE, a trace
+//	                         the ops that captured them, and give them those
+//	                         ops' FLOPs and shapes, from TRACE, a trace
 //	                         profiled while the graphs were captured
 //	      --device N         measure only device N (repeat or comma-separate
 //	                         for several)
@@ -1148,6 +1172,10 @@
 //	per stream in order, kernel names checked where the capture records them
 //	(on its launch calls, or in its own replay of the graph). A graph the
 //	capture does not decide stays under its launch, with a warning saying why.
+//	Where the capture recorded shapes (record_shapes=True) or FLOPs
+//	(with_flops=True), each replayed kernel also gets its capturing op's FLOPs
+//	and bytes, once per replay: flops, mfu, FLOPs by op and the roofline hold
+//	under CUDA graphs (captures that differ only in shapes: the op, no FLOPs).
 //
 //	Usage:
 //	  traceql report FILE|DIR... -o REPORT.html [flags]
@@ -1160,7 +1188,8 @@
 //	Flags:
 //	      --bins int         time bins of the utilization timeline (default 200)
 //	      --capture TRACE    name the kernels of CUDA/HIP graph launches by
-//	                         the ops that captured them, from TRACE, a trace
+//	                         the ops that captured them, and give them those
+//	                         ops' FLOPs and shapes, from TRACE, a trace
 //	                         profiled while the graphs were captured
 //	      --device N         measure only device N (repeat or comma-separate
 //	                         for several)

@@ -65,3 +65,31 @@ func TestHelpTopics(t *testing.T) {
 		}
 	}
 }
+
+// TestCaptureHelpFLOPs: wherever --capture is documented, it says that the
+// replayed kernels get their capturing ops' FLOPs too, not only their
+// names (issue 70): the summarize --help paragraph, and the flag's usage
+// on every command that has it.
+func TestCaptureHelpFLOPs(t *testing.T) {
+	root := newRootCmd(&ioStreams{})
+	n := 0
+	for _, c := range root.Commands() {
+		f := c.Flags().Lookup("capture")
+		if f == nil {
+			continue
+		}
+		n++
+		if !strings.Contains(f.Usage, "FLOPs") {
+			t.Errorf("%s --capture: %q says nothing of FLOPs", c.Name(), f.Usage)
+		}
+	}
+	if n < 4 {
+		t.Errorf("--capture found on %d commands; summarize, export, diff, pprof and report have it", n)
+	}
+	help, _, _ := traceql("summarize", "--help")
+	_, para, _ := strings.Cut(help, "CUDA graphs (--capture)")
+	para, _, _ = strings.Cut(para, "\n\n")
+	if !strings.Contains(strings.Join(strings.Fields(para), " "), "capturing op's FLOPs") {
+		t.Errorf("summarize --help's --capture paragraph says nothing of FLOPs:\n%s", para)
+	}
+}
