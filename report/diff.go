@@ -6,7 +6,6 @@ import (
 	"math"
 	"slices"
 	"strconv"
-	"strings"
 
 	"github.com/traceql/traceql/metrics"
 )
@@ -472,11 +471,11 @@ func runWindows(labels []string, sums []metrics.Summary) string {
 	if same {
 		return " " + windowName(sums[0].Window) + " of each run"
 	}
-	var b strings.Builder
+	windows := make([]string, len(sums))
 	for i, s := range sums {
-		b.WriteString("\n    " + labels[i] + ": " + windowName(s.Window))
+		windows[i] = windowName(s.Window)
 	}
-	return b.String()
+	return perRunLines(labels, windows)
 }
 
 // runVerdict says what holds run's device back, or that nothing does.
