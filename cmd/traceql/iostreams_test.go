@@ -227,6 +227,8 @@ func TestSummaryFits80(t *testing.T) {
 		{"summarize", gpuFile("small", "default", 1)},
 		{"summarize", "--all", gpuFile("small", "default", 1)},
 		{"summarize", "--by", "kernel,api,range", gpuFile("small", "default", 1)},
+		// Every busy class in a step: the step-class table ran to 81.
+		{"summarize", "--all", sample},
 	} {
 		ios, out, errOut := testStreams()
 		ios.SetStdoutTTY(true)
