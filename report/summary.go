@@ -211,21 +211,17 @@ func headlineTable(d *metrics.DeviceSummary, withName bool) *Table {
 		row("launches", s)
 		cost := fmt.Sprintf("%s of CPU a launch, queue delay %s (medians)", Format(l.MedianLaunchNS, metrics.NS),
 			Format(l.QueueDelayMedianNS, metrics.NS))
-		if l.SlowLaunches > 0 {
-			cost += fmt.Sprintf("; %s of 1 ms or more (%s)", plural(l.SlowLaunches, "calls"), Format(l.SlowLaunchNS, metrics.NS))
-		}
 		row("launch cost", cost)
+		if l.SlowLaunches > 0 { // a row of its own: beside the medians it ran past 80 columns
+			row("slow launches", fmt.Sprintf("%s of 1 ms or more, %s in all", plural(l.SlowLaunches, "calls"), Format(l.SlowLaunchNS, metrics.NS)))
+		}
 	}
 	var copies []string
 	for _, c := range []metrics.CopyStat{d.H2D, d.D2H} {
 		kind := map[string]string{"HtoD": "H2D", "DtoH": "D2H"}[c.Kind]
 		switch {
 		case c.Tiny(): // a bandwidth of a few bytes measures latency: none shown
-			n := Format(c.Copies, metrics.Count) + " tiny copies"
-			if c.Copies == 1 {
-				n = "1 tiny copy"
-			}
-			copies = append(copies, fmt.Sprintf("%s %s in %s", kind, Format(c.Bytes, metrics.Bytes), n))
+			copies = append(copies, fmt.Sprintf("%s %s in %s", kind, Format(c.Bytes, metrics.Bytes), plural(c.Copies, "tiny copies")))
 		case c.Copies > 0:
 			copies = append(copies, fmt.Sprintf("%s %s (%s)", kind, Format(c.GBps, metrics.GBps), Format(c.Bytes, metrics.Bytes)))
 		}
