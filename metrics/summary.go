@@ -335,8 +335,8 @@ func Summarize(t *trace.Trace, o Options) Summary {
 	close(next)
 	wg.Wait()
 	if n := s.Host.Launches; len(devs) == 0 && n > 0 {
-		s.Warnings = append(slices.Clip(s.Warnings), fmt.Sprintf("%d kernel launches recorded, but no kernel, memcpy or memset "+
-			"event: was the CUPTI activity lost (its buffers full, or the profiler stopped before they were flushed)?", n))
+		s.Warnings = append(slices.Clip(s.Warnings), fmt.Sprintf("%s recorded, but no kernel, memcpy or memset "+
+			"event: was the CUPTI activity lost (its buffers full, or the profiler stopped before they were flushed)?", Plural(n, "kernel launches")))
 	}
 	if n := w.ix.dups; n > 0 {
 		s.Warnings = append(slices.Clip(s.Warnings), fmt.Sprintf("API calls sharing their correlation id with an earlier call: %d; "+
