@@ -559,7 +559,10 @@ func summarizeDevice(t *trace.Trace, dev trace.Device, o Options, w *sharedInput
 	names := newKernelAgg()
 	var isComm, isFP32 []bool // by the names' indices
 	// The unions of the kernel intervals by kind, made in order of start
-	// as the kernels are sorted; most are computation.
+	// as the kernels are sorted; most are computation. comm is made at the
+	// first collective, for the kernels left: in a trace of collectives
+	// only, growing it by doubling copied it and cleared its spare
+	// capacity over and over.
 	var comm []Interval
 	compute := make([]Interval, 0, len(t.Kernels))
 	// The unions by busy class; the copies' sized by a count first, as
@@ -598,6 +601,9 @@ func summarizeDevice(t *trace.Trace, dev trace.Device, o Options, w *sharedInput
 			in.tiny++
 		}
 		if isComm[j] {
+			if comm == nil {
+				comm = make([]Interval, 0, len(t.Kernels)-i)
+			}
 			comm = appendUnion(comm, Interval{k.Start, k.End})
 			commKernels++
 		} else {
