@@ -12,7 +12,7 @@ func workColumns() []Column {
 	never := Never[DeviceSummary]()
 	noWork := func(d *DeviceSummary) bool { return d.Util == nil || !d.Util.Work.Costed() }
 	return []Column{
-		{Name: "flops", Label: "FLOPs", Unit: FLOP, Kind: KindInt,
+		{Name: "flops", Label: "FLOPs", Unit: FLOP, Kind: KindInt, Steps: Adds,
 			Doc:   "floating-point operations of the device's ops with a FLOP count (the profiler's with_flops, else the model's from record_shapes; see export --table ops); only with --by op",
 			Value: func(d *DeviceSummary) any { return utilOf(d).Work.Flops }, Empty: When(noWork),
 			Show: Records | Compared | EveryMetric},

@@ -48,7 +48,7 @@ func CompareRowsTables(l RowsLayout, sums []metrics.Summary, pos int) []*Table {
 		}
 	}
 	if l.Metrics == nil { // the headline leaves out bandwidths of a few bytes
-		cols = slices.DeleteFunc(cols, func(c metrics.Column) bool { return tinyCopies(c.Name, devs) })
+		cols = slices.DeleteFunc(cols, func(c metrics.Column) bool { return tiny(c, devs) })
 	}
 	for _, c := range cols {
 		t.Columns = append(t.Columns, Column{Name: c.Label, Unit: c.Unit, Optional: l.Metrics == nil && shows(c, metrics.GivesWay)})
@@ -148,7 +148,10 @@ func answer(g rowGroup, r metrics.Ranking, l RowsLayout) string {
 		}
 		return Printable(strings.Join(rest, "_"))
 	}
-	what := map[string]string{"step_median_ns": "median step", "span_ns": "span"}[r.Metric]
+	what := "median step"
+	if r.BySpan {
+		what = "span"
+	}
 	f := r.Order[0]
 	var b strings.Builder
 	if len(g.key) > 0 {
@@ -162,7 +165,7 @@ func answer(g rowGroup, r metrics.Ranking, l RowsLayout) string {
 		n := r.Order[1]
 		fmt.Fprintf(&b, "; next %s, %s", name(n), Format(r.Values[n], metrics.NS))
 	}
-	if r.Metric == "span_ns" {
+	if r.BySpan {
 		b.WriteString(" (not every run has steps: spans, comparable only for the same work)")
 	}
 	return b.String()
