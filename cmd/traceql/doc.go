@@ -1111,6 +1111,11 @@
 //	tables keep the --top kernels or rows and at most 20 steps, the timeline --bins
 //	bins, the histograms their bins. A DIR argument is searched as summarize does.
 //
+//	With --whatif graphs (or no-syncs, pinned, several with commas) each run's
+//	median step is also projected as traceql whatif projects it, in a section of
+//	its own beside the measured runs, titled and noted as a projection, with the
+//	model's constants.
+//
 //	Windows (GPU activity is clipped to the window; the launch calls of its
 //	kernels count wherever they were made, and the steps are those selected,
 //	or those inside the window):
@@ -1183,6 +1188,9 @@
 //	                         as errors
 //	      --top int          kernels listed per device, rows per drill-down
 //	                         table (default 20)
+//	      --whatif strings   also project each run's median step with these
+//	                         edits of traceql whatif, shown apart and labelled
+//	                         as a projection
 //	      --window string    measure only START:END after the first GPU
 //	                         activity, e.g. 100ms:500ms
 //

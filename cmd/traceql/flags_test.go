@@ -208,12 +208,13 @@ func TestReportFlags(t *testing.T) {
 		{name: "defaults", args: []string{"a.json", "-o", "r.html"},
 			want: reportOptions{Args: []string{"a.json"}, Output: "r.html", Top: 20, Bins: 200, Names: "full"}},
 		{name: "every flag", args: []string{"a.json", "b.json", "-o", "r.HTM", "--label", "x,y", "--top", "5", "--ops", "--bins", "50",
-			"--names", "family", "-j", "2", "--steady"},
+			"--names", "family", "-j", "2", "--steady", "--whatif", "graphs,pinned"},
 			want: reportOptions{Args: []string{"a.json", "b.json"}, Output: "r.HTM", Labels: []string{"x", "y"}, Top: 5, Ops: true, Bins: 50,
-				Names: "family", Read: readOptions{Jobs: 2, Steady: true, needs: trace.Needs{Ops: true}}}},
+				Names: "family", Whatif: []string{"graphs", "pinned"}, Read: readOptions{Jobs: 2, Steady: true, needs: trace.Needs{Ops: true}}}},
 		{name: "no output", args: []string{"a.json"}, wantErr: "report needs -o REPORT.html"},
 		{name: "not html", args: []string{"a.json", "-o", "r.pdf"}, wantErr: "-o r.pdf: the report is HTML"},
 		{name: "bad names", args: []string{"a.json", "-o", "r.html", "--names", "long"}, wantErr: `--names "long": want one of full, short, family`},
+		{name: "bad whatif", args: []string{"a.json", "-o", "r.html", "--whatif", "kernel"}, wantErr: `--whatif "kernel": want one of graphs, no-syncs, pinned`},
 	})
 }
 
