@@ -26,7 +26,7 @@ type OpWork struct {
 	// precision, tf32 when their kernels' names say so.
 	Precision Precision
 	// MathNS is the time of the GEMM and convolution kernels launched, by
-	// precision (indexed as precisions): the precision mix.
+	// precision (indexed as precisionIndex): the precision mix.
 	MathNS [len(precisionIndex)]int64
 	// MathUnknownNS is GEMM and convolution kernel time whose precision
 	// neither the kernel's name nor its op's input type tells.
@@ -66,7 +66,7 @@ func (w *OpWork) add(o OpWork) {
 	w.MathUnknownNS += o.MathUnknownNS
 }
 
-// precisionIndex orders precisions for OpWork.MathNS.
+// precisionIndex orders the precisions for OpWork.MathNS, widest first.
 var precisionIndex = [...]Precision{FP64, FP32, TF32, BF16, FP16, FP8, INT8}
 
 func precIndex(p Precision) int {
@@ -255,7 +255,7 @@ type precisionShare struct {
 }
 
 // Mix is the precision mix of w: each precision with GEMM or convolution
-// time, the most first (ties in precisions order), the untold last.
+// time, the most first (ties in precisionIndex order), the untold last.
 func (w *OpWork) Mix() []precisionShare {
 	var total int64
 	for _, ns := range w.MathNS {
