@@ -125,7 +125,7 @@ func appendSubtract(out, a, b []Interval) []Interval {
 func classLengths(ex *[NumClasses][]Interval) BusyClasses {
 	var b BusyClasses
 	for i, ivs := range ex {
-		b[i] = Length(ivs)
+		b[i] = length(ivs)
 	}
 	return b
 }
@@ -171,7 +171,7 @@ func StepClassSpreads(steps []StepStat) []ClassSpread {
 			}
 		}
 		sorted := slices.Sorted(slices.Values(vals))
-		sp := ClassSpread{Class: c, MedianNS: Median(sorted), P90NS: Percentile(sorted, 90)}
+		sp := ClassSpread{Class: c, MedianNS: Median(sorted), P90NS: percentile(sorted, 90)}
 		far := -1.0
 		for i, v := range vals {
 			if d := math.Abs(float64(v) - sp.MedianNS); d > far {
@@ -219,7 +219,7 @@ func deviceClasses(t *trace.Trace, dev int) [NumClasses][]Interval {
 	for i := range t.Kernels {
 		if k := &t.Kernels[i]; k.Device == dev {
 			ci := ClassCompute
-			if IsCommKernel(k.Name) {
+			if isCommKernel(k.Name) {
 				ci = ClassComm
 			}
 			c[ci] = appendUnion(c[ci], Interval{k.Start, k.End})
@@ -244,11 +244,11 @@ func deviceClasses(t *trace.Trace, dev int) [NumClasses][]Interval {
 func SpanClasses(t *trace.Trace, dev int) (BusyClasses, int64) {
 	ex := exposedIntervals(deviceClasses(t, dev))
 	b := classLengths(&ex)
-	busy := DeviceBusy(t, dev)
+	busy := deviceBusy(t, dev)
 	if len(busy) == 0 {
 		return b, 0
 	}
-	return b, busy[len(busy)-1].End - busy[0].Start - Length(busy)
+	return b, busy[len(busy)-1].End - busy[0].Start - length(busy)
 }
 
 // MedianStep returns the step of median length, the shorter of the two

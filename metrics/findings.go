@@ -86,9 +86,9 @@ const (
 	// µs) but work inside the driver: module loading on a kernel's first
 	// use under CUDA lazy loading.
 	SlowLaunchNS = 1_000_000
-	// TinyKernelNS: kernels shorter than this take about as long on the
+	// tinyKernelNS: kernels shorter than this take about as long on the
 	// GPU as their launch takes on the CPU (a launch call costs 2–10 µs).
-	TinyKernelNS = 5_000
+	tinyKernelNS = 5_000
 	// optimizerLaunchesPerStep: an optimizer step launching this many
 	// kernels with no multi-tensor kernel among them runs parameter by
 	// parameter.
@@ -110,7 +110,7 @@ func Rules() []Rule {
 			"time_ns ≥ 1 % of the span", "nsys analyze's rule on synchronization API calls; a measurement of the gaps they open (the H200 pair item-sync-b32: 8.47 ms before, 3.05 ms after removing .item())", ""},
 		{"fp32-gemm", "GEMM and convolution kernels on the fp32 path without tensor cores (sgemm, scudnn, …f32f32…ffma), never tf32, bf16 or fp16 tensor-op kernels; count: kernels; time_ns: their kernel time",
 			"kernel time ≥ 1 % of the device's", "PyTorch's pattern matcher (FP32MatMulPattern, on Ampere and later) extended to convolutions and Volta", ""},
-		{"tiny-kernels", "a launch-bound device (verdict launch or graph-launch) whose median kernel is under " + fmtNS(TinyKernelNS) + ": the CPU launches kernels more slowly than the GPU runs them; count: kernels under " + fmtNS(TinyKernelNS) + "; time_ns: the launch wait of gaps under 1 ms (short_launch_ns)",
+		{"tiny-kernels", "a launch-bound device (verdict launch or graph-launch) whose median kernel is under " + fmtNS(tinyKernelNS) + ": the CPU launches kernels more slowly than the GPU runs them; count: kernels under " + fmtNS(tinyKernelNS) + "; time_ns: the launch wait of gaps under 1 ms (short_launch_ns)",
 			"launch-bound and median kernel < 5 µs", "a measurement: a launch call costs 2–10 µs of CPU (launch_mean_ns of the real traces)", "short_launch_ns: what the verdict bounds for CUDA graphs"},
 		{"dataloader-wait", "GPU idle time while the host is inside the DataLoader's __next__ (enumerate(DataLoader)#… ranges); count: such ranges met by idle time; time_ns: that idle time",
 			"idle ≥ 1 % of the span", "PyTorch's pattern matcher (SynchronizedDataLoaderPattern looks for num_workers=0; this measures the wait itself)", "that idle time: loading the next batch while the GPU computes removes at most it"},
@@ -149,7 +149,7 @@ type findingInputs struct {
 	syncCopyCalls, syncMemsetCalls map[string]int // call name → calls
 	fp32                           counted
 	fp32Top                        KernelStat    // the fp32 kernel name of most time
-	tiny                           int           // kernels under TinyKernelNS
+	tiny                           int           // kernels under tinyKernelNS
 	noLaunch                       counted       // kernels with no launch call
 	dataloaderNS                   int64         // idle inside DataLoader ranges
 	dataloaderRanges               int           // DataLoader ranges met by idle time
@@ -203,7 +203,7 @@ func (h *findingRanges) visit(op *trace.Op) {
 
 // done merges the ranges visited.
 func (h *findingRanges) done() {
-	h.optimizer = Union(h.optimizer)
+	h.optimizer = union(h.optimizer)
 }
 
 // inUnion reports whether x lies in one of the sorted, disjoint us.
@@ -301,9 +301,9 @@ func deviceFindings(d *DeviceSummary, dev trace.Device, in *findingInputs, h *fi
 	if in.fp32.n > 0 && sharePct(in.fp32.ns, d.KernelNS) >= 1 {
 		add(fp32Finding(d, dev, in))
 	}
-	if b := Verdict(d); (b == LaunchBound || b == GraphLaunchBound) && d.KernelMedianNS < TinyKernelNS {
+	if b := Verdict(d); (b == LaunchBound || b == GraphLaunchBound) && d.KernelMedianNS < tinyKernelNS {
 		add(Finding{Rule: "tiny-kernels", Count: in.tiny, TimeNS: d.ShortLaunchNS, SavingsNS: d.ShortLaunchNS, HasSavings: true,
-			Evidence: fmt.Sprintf("%d of %s under %s; median kernel %s, median launch call %s", in.tiny, Plural(d.Kernels, "kernels"), fmtNS(TinyKernelNS),
+			Evidence: fmt.Sprintf("%d of %s under %s; median kernel %s, median launch call %s", in.tiny, Plural(d.Kernels, "kernels"), fmtNS(tinyKernelNS),
 				fmtDur(int64(d.KernelMedianNS)), fmtDur(int64(d.Launch.MedianLaunchNS))),
 			Fix: "launch fewer, larger kernels: CUDA graphs (torch.compile mode='reduce-overhead'), fusion (torch.compile), larger batches"})
 	}
@@ -452,7 +452,7 @@ func (c *callIdle) add(long []longCall, g Interval) {
 		c.max[l.Name] = max(c.max[l.Name], l.Len())
 	}
 	for name, ivs := range by {
-		c.ns[name] += Length(Union(ivs))
+		c.ns[name] += length(union(ivs))
 	}
 }
 

@@ -30,7 +30,7 @@ type exposedCopies struct {
 // though the split gives that time to H2D).
 func exposeCopies(recs []copyRec, ex *[NumClasses][]Interval) exposedCopies {
 	var e exposedCopies
-	e.ns = Length(ex[ClassH2D]) + Length(ex[ClassD2H]) + Length(ex[ClassOtherCopy])
+	e.ns = length(ex[ClassH2D]) + length(ex[ClassD2H]) + length(ex[ClassOtherCopy])
 	if e.ns == 0 {
 		return e
 	}

@@ -63,9 +63,9 @@ func LinkRows() []LinkRow {
 	return out
 }
 
-// LinkOf finds the host link of the GPU named name; why says why there
+// linkOf finds the host link of the GPU named name; why says why there
 // is none ("" when found).
-func LinkOf(name string) (l Link, why string) {
+func linkOf(name string) (l Link, why string) {
 	n := strings.ToLower(name)
 	if strings.TrimSpace(n) == "" {
 		return Link{}, "the trace does not name the GPU"
@@ -89,7 +89,7 @@ func LinkOf(name string) (l Link, why string) {
 // link is unknown.
 func LinkText(d *DeviceSummary) string {
 	var parts []string
-	l, why := LinkOf(d.Name)
+	l, why := linkOf(d.Name)
 	for _, c := range []CopyStat{d.H2D, d.D2H} {
 		if c.Copies == 0 || c.NS == 0 || c.Tiny() {
 			continue

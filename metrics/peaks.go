@@ -87,9 +87,9 @@ func a100(name string, gbps float64) Peak {
 		GBps:   gbps, Source: "https://www.nvidia.com/content/dam/en-zz/Solutions/Data-Center/a100/pdf/nvidia-a100-datasheet-us-nvidia-1758950-r4-web.pdf (dense column)"}
 }
 
-// PeakOf finds the peaks of the GPU named name; why says why there are
+// peakOf finds the peaks of the GPU named name; why says why there are
 // none ("" when found).
-func PeakOf(name string) (p Peak, why string) {
+func peakOf(name string) (p Peak, why string) {
 	n := strings.ToLower(name)
 	if strings.TrimSpace(n) == "" {
 		return Peak{}, "the trace does not name the GPU"
@@ -134,8 +134,8 @@ func containsWord(n, s string) bool {
 func isAlnum(c byte) bool { return isDigit(c) || c >= 'a' && c <= 'z' }
 func isDigit(c byte) bool { return c >= '0' && c <= '9' }
 
-// Peaks lists the table's peaks, for tests.
-func Peaks() []Peak {
+// peaks lists the table's peaks, for tests.
+func peaks() []Peak {
 	var out []Peak
 	for _, e := range PeakRows() {
 		if !e.Refused {

@@ -281,12 +281,12 @@ func (p projector) project(r Interval) (span Interval, ok bool) {
 	return span, ok
 }
 
-// RangeParts returns the union of the ranges named name: annotations
+// rangeParts returns the union of the ranges named name: annotations
 // (record_function user_annotation, gpu_user_annotation) or NVTX ranges,
 // each occurrence its time, overlapping ones merged; the time between
 // occurrences is not theirs. Host ranges are projected onto the GPU as
 // steps are; the device-side copies win when the trace has them.
-func RangeParts(t *trace.Trace, name string) ([]Interval, error) {
+func rangeParts(t *trace.Trace, name string) ([]Interval, error) {
 	var host, dev []Interval
 	for _, op := range t.Ops {
 		if op.Name != name {
@@ -300,7 +300,7 @@ func RangeParts(t *trace.Trace, name string) ([]Interval, error) {
 	}
 	switch {
 	case len(dev) > 0:
-		return Union(dev), nil
+		return union(dev), nil
 	case len(host) == 0:
 		return nil, fmt.Errorf("no range, annotation or op named %q", name)
 	}
@@ -312,9 +312,9 @@ func RangeParts(t *trace.Trace, name string) ([]Interval, error) {
 		}
 	}
 	if len(proj) == 0 {
-		return Union(host), nil
+		return union(host), nil
 	}
-	return Union(proj), nil
+	return union(proj), nil
 }
 
 // selectSteps keeps the steps numbered from..to inclusive; a bound < 0 is
@@ -350,10 +350,10 @@ func (s StepStat) DurNS() int64 { return s.End - s.Start }
 
 // StepStats measures each step window on one device.
 func StepStats(t *trace.Trace, dev int) []StepStat {
-	out := stepStats(t, dev, DeviceSteps(t, dev, Steps(t)), DeviceBusy(t, dev))
+	out := stepStats(t, dev, DeviceSteps(t, dev, Steps(t)), deviceBusy(t, dev))
 	if len(out) > 0 {
 		ex := exposedIntervals(deviceClasses(t, dev))
-		host, busy := collectHostRanges(t), DeviceBusy(t, dev)
+		host, busy := collectHostRanges(t), deviceBusy(t, dev)
 		for i := range out {
 			w := Interval{out[i].Start, out[i].End}
 			out[i].Classes = classesIn(&ex, w)

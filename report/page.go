@@ -41,7 +41,7 @@ type DevicePage struct {
 // idle time by class, its findings, the top kernels, the steps with
 // warm-up marked, the copies and the idle gaps by length; then the
 // run's torch.compile and drill-down tables, each of the latter cut to
-// its drillRows largest rows. names is the kernel name style (StyleName).
+// its drillRows largest rows. names is the kernel name style (styleName).
 func RunPageOf(s metrics.Summary, names string, drillRows int) RunPage {
 	l := Layout{Names: names}
 	tables := SummaryTables(s, l)

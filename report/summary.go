@@ -42,7 +42,7 @@ type Layout struct {
 	// All lists, after each device's headline and top kernels, every
 	// metric, the copies by kind, the steps and the idle gaps.
 	All bool
-	// Names is the style kernel names are written in (StyleName); "" is
+	// Names is the style kernel names are written in (styleName); "" is
 	// NamesFull.
 	Names string
 	// Top cuts summarize --by kernel, op and region to that many rows,
@@ -133,7 +133,7 @@ func SummaryTables(s metrics.Summary, l Layout) []*Table {
 		}
 	}
 	tables = append(tables, compileTables(s, l)...)
-	tables = append(tables, CompileLogTables(s.CompileLog, l)...)
+	tables = append(tables, compileLogTables(s.CompileLog, l)...)
 	tables = append(tables, drillTables(s, l)...)
 	if !l.All {
 		tables = append(tables, &Table{Notes: []string{"every metric, copies by kind, steps and idle gaps: --all; every column: --format csv"}})

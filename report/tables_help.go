@@ -28,7 +28,7 @@ func PeaksHelp() string {
 		p := r.Peak
 		b.WriteString("\n" + p.GPU + ": names with " + quoteAll(r.Needles) + "\n")
 		var rates []string
-		for _, prec := range metrics.Precisions {
+		for _, prec := range metrics.Precisions() {
 			if v, ok := p.TFLOPS[prec]; ok {
 				rates = append(rates, string(prec)+" "+num(v))
 			}

@@ -369,7 +369,7 @@ func (r *eventRead) argsLater(i int) (int, error) {
 // lean skips e, whose category and name are read, if the read's needs
 // leave it out: a runtime or driver call that polls, or a cpu_op other
 // than a profiler step, one of torch.compile's, one the findings read
-// (IsFindingOp) or one named Needs.Op. It
+// (isFindingOp) or one named Needs.Op. It
 // reports whether it did.
 func (d *eventDecoder) lean(e *rawEvent) bool {
 	named := e.name.Kind == 's'
@@ -379,7 +379,7 @@ func (d *eventDecoder) lean(e *rawEvent) bool {
 			return false
 		}
 		if named {
-			if name := e.name.Text(); strings.HasPrefix(name, StepPrefix) || d.keepOp != "" && name == d.keepOp || IsCompileOp(name) || IsFindingOp(name) {
+			if name := e.name.Text(); strings.HasPrefix(name, StepPrefix) || d.keepOp != "" && name == d.keepOp || isCompileOp(name) || isFindingOp(name) {
 				return false
 			}
 		}
@@ -754,12 +754,12 @@ func parseMemcpyName(name string) (CopyKind, MemKind, MemKind) {
 		return CopyUnknown, MemUnknown, MemUnknown
 	}
 	tok, paren, _ := strings.Cut(rest, " ")
-	kind := ParseCopyKind(tok)
+	kind := parseCopyKind(tok)
 	src, dst := MemUnknown, MemUnknown
 	if p, ok := strings.CutPrefix(paren, "("); ok {
 		p = strings.TrimSuffix(p, ")")
 		if s, t, ok := strings.Cut(p, " -> "); ok {
-			src, dst = ParseMemKind(s), ParseMemKind(t)
+			src, dst = parseMemKind(s), parseMemKind(t)
 		}
 	}
 	return kind, src, dst
@@ -771,7 +771,7 @@ func parseMemsetName(name string) MemKind {
 	if !ok {
 		return MemUnknown
 	}
-	return ParseMemKind(strings.TrimSuffix(p, ")"))
+	return parseMemKind(strings.TrimSuffix(p, ")"))
 }
 
 // A dropTag is what the memo of dropped events' prefixes (d.drops) says of

@@ -241,11 +241,11 @@ const (
 	CompiledFunctionBackwardName = "CompiledFunctionBackward"
 )
 
-// IsCompileOp reports whether a host op is one torch.compile leaves: a
+// isCompileOp reports whether a host op is one torch.compile leaves: a
 // compiled region, a CompiledFunction(Backward) or a Dynamo cache lookup.
 // A read for Options.Needs keeps these. The first byte
 // turns away nearly every other op.
-func IsCompileOp(name string) bool {
+func isCompileOp(name string) bool {
 	if name == "" || name[0] != 'T' && name[0] != 'C' {
 		return false
 	}

@@ -183,7 +183,6 @@ reads as one table.` + windowHelp + shardHelp + captureHelp,
 	return cmd
 }
 
-// exportExts are the -o extensions that say the format of export.
 // newRowWriter starts a stream of a table's rows in format. Parquet's
 // writer is report/parquet's, which report leaves out so that its
 // importers do not link parquet-go.
@@ -194,6 +193,7 @@ func newRowWriter(w io.Writer, format, table string, cols []report.Column) (*rep
 	return report.NewRowWriter(w, format, table, cols)
 }
 
+// exportExts are the -o extensions that say the format of export.
 var exportExts = map[string]string{".csv": "csv", ".json": "json", ".jsonl": "jsonl", ".parquet": "parquet"}
 
 // spreadsheetExts are names export cannot write: a spreadsheet's own
