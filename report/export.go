@@ -339,6 +339,8 @@ type stepRow struct {
 	IdleOtherNS  int64  `col:"idle_other_ns,ns" doc:"the rest of idle_ns, including time after the device's last work: idle_sync_ns + idle_launch_ns + idle_other_ns = idle_ns"`
 	Util         Opt    `col:"gpu_util,ratio" doc:"busy_ns / dur_ns; none for a window of no time"`
 	Source       string `col:"source" doc:"where the window comes from: gpu, projected or cpu (see summarize --help)"`
+	Flops        OptInt `col:"flops,flop" doc:"FLOPs of the op instances with a count (see flops in summarize --help) whose first kernel, copy or memset on the device starts inside the window; none where the trace recorded no shapes"`
+	MFU          Opt    `col:"mfu,ratio" doc:"flops / (dur_ns × the device's peak_tflops): the step's model FLOPs utilization, a lower bound as mfu is; none where the device has no mfu"`
 	Label        string `col:"label" doc:"the run's label (see the summary table)"`
 }
 
@@ -457,6 +459,8 @@ func known(v int64) OptInt { return OptInt{v, v != 0} }
 // optIf is v when ok, else no value.
 func optIf(v float64, ok bool) Opt { return Opt{v, ok} }
 
+func optInt(v int64, ok bool) OptInt { return OptInt{v, ok} }
+
 // exportTables declares every table export writes, in the order --help
 // lists them.
 func exportTables() []exportTable {
@@ -537,7 +541,7 @@ func exportTables() []exportTable {
 							OtherCopyNS: c[metrics.ClassOtherCopy], MemsetNS: c[metrics.ClassMemset],
 							DataLoaderNS: s.Host[metrics.HostDataLoader], OptimizerNS: s.Host[metrics.HostOptimizer], OtherHostNS: s.Host[metrics.HostOther],
 							IdleSyncNS: s.IdleSyncNS, IdleLaunchNS: s.IdleLaunchNS, IdleOtherNS: s.IdleOtherNS,
-							Util: optIf(s.Util, s.DurNS() > 0), Source: s.Source, Label: in.Label}); err != nil {
+							Util: optIf(s.Util, s.DurNS() > 0), Source: s.Source, Flops: optInt(dev.Util.StepFlops(&s)), MFU: optIf(dev.Util.StepMFU(&s)), Label: in.Label}); err != nil {
 							return err
 						}
 					}
