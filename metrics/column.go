@@ -2,7 +2,8 @@ package metrics
 
 // A Col is one column of a table of rows R: the device metrics
 // (Column, rows DeviceSummary), a run's host side (HostColumn, rows
-// Summary) and the compiled frames (FrameColumn, rows FrameRow). A column
+// Summary), the compiled frames (FrameColumn, rows FrameRow) and whatif's
+// projections (ProjectionColumn, rows Projection). A column
 // is declared once, as a keyed literal, with everything every output
 // needs: CSV, JSON and Parquet take Name, Kind and Empty; text tables
 // Label and Unit; `--help` Doc; the displays what Show, Row, Overview and
@@ -12,14 +13,34 @@ type Col[R any] struct {
 	Label string // for people
 	Unit  Unit
 	Kind  Kind // the Go type of Value's results
+	// Steps says how a device column's value grows with the steps
+	// measured: Adds, a total that per step is divided by them; Holds, a
+	// size of one thing, a rate or ratio, a clock reading, a count of
+	// distinct things. TestPerStepClassified refuses a count, time, byte
+	// or FLOP column of the devices that says neither.
+	Steps OverSteps
 	Doc   string
 	Value func(*R) any // int, int64, float64 or string, as Kind says
 	// Empty says when the column has no value on a row: a mean of no
 	// kernels, a bandwidth of no copies. It is then empty in CSV, null in
 	// JSON and Parquet and "–" in text, never a 0 that would bias a mean.
 	Empty Empty[R]
+	// Tiny, when set, picks the rows whose value rests on too little to
+	// mean what the column says: a bandwidth of copies of a few bytes
+	// (CopyStat.Tiny) or of none. A default table of runs leaves the
+	// column out when every run's is.
+	Tiny func(*R) bool
+	// Spread names the per-step quantity of diff (StepDelta.Metric) whose
+	// spread over steps tells whether a change of the column is more than
+	// noise (Gate); "" none.
+	Spread string
 	// Show is where the column shows besides --help.
 	Show Place
+	// Row, Overview and Headline rank the column in the three displays
+	// whose orders are not the definitions' (the records'): no one order
+	// of the definitions gives those three and the records' at once (see
+	// ARCHITECTURE.md, "A metric").
+	//
 	// Row is the column's place in the reading order of summarize --all's
 	// metric table and diff's rows (what ran, the timeline, why it idled,
 	// launches, steps), from 1; 0: after those, in definition order.
@@ -30,9 +51,23 @@ type Col[R any] struct {
 	// left out when it is 0 on every GPU.
 	Overview   int
 	OverviewIf string
+	// Note is what the overview says of the GPU with the column's lowest
+	// value; none when Note.Lowest is "".
+	Note OverviewNote
 	// Headline is its place among compare's default columns, from 1; 0:
 	// not there.
 	Headline int
+}
+
+// An OverviewNote is the overview's note on the GPU with a column's
+// lowest value, said when three GPUs or more have one: "lowest GPU
+// utilization: run.json GPU 3, 12.0 % (median 80.1 %)".
+type OverviewNote struct {
+	Lowest string // what the note calls that value
+	// Straggler, when set, says the note only of the ranks of one job,
+	// where the lowest stands apart (ColumnStats.Straggler), ending it
+	// with these words.
+	Straggler string
 }
 
 // Kind is the Go type of a column's values.
@@ -43,6 +78,16 @@ const (
 	KindInt   Kind = iota + 1 // int or int64
 	KindFloat                 // float64
 	KindText                  // string
+)
+
+// OverSteps is how a column's value grows with the steps a device
+// measured (DeviceSummary.PerStep).
+type OverSteps uint8
+
+// How a value grows with the steps.
+const (
+	Adds  OverSteps = iota + 1 // a total: kernels, time, bytes, FLOPs
+	Holds                      // not a total: shown as it is per step too
 )
 
 // An Empty says when a column has no value: never (Never) or on the rows
@@ -68,7 +113,7 @@ type Place uint16
 // Places.
 const (
 	// Records: a column of the machine-readable rows (CSV, JSON,
-	// Parquet; summarize, export --table summary, compare).
+	// Parquet; summarize, export --table summary, compare; whatif's rows).
 	Records Place = 1 << iota
 	// Compared: a measure that diff and compare put side by side, not a
 	// name, a clock reading or a verdict's words.
@@ -93,13 +138,13 @@ const (
 )
 
 // Get returns the column's value on r, or nil when it has none; of a
-// device, per step when d.PerStep says so and the metric adds up over
-// steps (perStepTotals).
+// device, per step when d.PerStep says so and the column Adds up over
+// steps.
 func (c Col[R]) Get(r *R) any {
 	if c.Empty.when != nil && c.Empty.when(r) {
 		return nil
 	}
-	if d, ok := any(r).(*DeviceSummary); ok && d.PerStep > 0 && perStepTotals[c.Name] {
+	if d, ok := any(r).(*DeviceSummary); ok && d.PerStep > 0 && c.Steps == Adds {
 		return perStep(c.Value(r), d.PerStep)
 	}
 	return c.Value(r)

@@ -2,6 +2,7 @@ package metrics
 
 import (
 	"fmt"
+	"slices"
 	"testing"
 
 	"github.com/traceql/traceql/trace/torchlog"
@@ -17,7 +18,11 @@ func TestColumnsDeclared(t *testing.T) {
 	checkTable(t, "device", Columns(), &DeviceSummary{})
 	checkTable(t, "host", HostColumns(), &Summary{})
 	checkTable(t, "frame", FrameColumns(), &FrameRow{J: frames, D: fd})
+	checkTable(t, "whatif", ProjectionColumns(), &Projection{})
 	for _, c := range Columns() {
+		if c.Spread != "" && !slices.ContainsFunc(stepMetrics, func(m stepMetric) bool { return m.name == c.Spread }) {
+			t.Errorf("%s: Spread %q is no per-step quantity of diff", c.Name, c.Spread)
+		}
 		if c.Show&Records == 0 {
 			t.Errorf("%s: every device column is a column of the records", c.Name)
 		}
@@ -59,6 +64,9 @@ func checkTable[R any](t *testing.T, table string, cols []Col[R], row *R) {
 		}
 		if c.Row > 0 && c.Show&Compared == 0 {
 			t.Errorf("%s: a reading-order row (Row %d) of a column diff does not compare", where, c.Row)
+		}
+		if (c.Note != OverviewNote{}) && (c.Overview == 0 || c.Note.Lowest == "") {
+			t.Errorf("%s: an overview note (%+v) needs its words and a place in the overview", where, c.Note)
 		}
 		if c.OverviewIf != "" {
 			if c.Overview == 0 {

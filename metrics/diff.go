@@ -363,12 +363,15 @@ func at[T any](xs []T, i int) T {
 	return zero
 }
 
-// stepMetrics are the per-step quantities diff compares.
-var stepMetrics = []struct {
+// A stepMetric is a per-step quantity diff compares.
+type stepMetric struct {
 	name string
 	unit Unit
 	f    func(StepStat) float64
-}{
+}
+
+// stepMetrics are the per-step quantities diff compares.
+var stepMetrics = []stepMetric{
 	{"step time", NS, func(s StepStat) float64 { return float64(s.DurNS()) }},
 	{"kernels", Count, func(s StepStat) float64 { return float64(s.Kernels) }},
 	{"busy", NS, func(s StepStat) float64 { return float64(s.BusyNS) }},

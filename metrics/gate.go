@@ -13,12 +13,6 @@ type Gate struct {
 	Up     bool    // a rise is the regression: ">"; else a fall: "<"
 }
 
-// stepOf names the per-step quantity (StepDelta.Metric) whose spread
-// tells whether a change of a metric is more than noise.
-var stepOf = map[string]string{
-	"step_median_ns": "step time", "kernels": "kernels", "busy_ns": "busy", "idle_ns": "idle", "gpu_util": "GPU utilization",
-}
-
 // GateSpread says how a gate's change stands against step-to-step spread.
 type GateSpread int
 
@@ -76,7 +70,7 @@ func CheckGates(d Diff, gates []Gate) []GateResult {
 				r.Past = g.Up && r.Change > g.Pct || !g.Up && r.Change < g.Pct
 			}
 			for _, s := range dd.Steps {
-				if s.Metric != stepOf[g.Column] {
+				if s.Metric != c.Spread {
 					continue
 				}
 				switch {

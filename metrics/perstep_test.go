@@ -6,16 +6,17 @@ import (
 )
 
 // TestPerStepClassified: every device column counting, timing, weighing
-// or FLOP-counting something is either divided per step or named as not.
+// or FLOP-counting something says whether it adds up over steps; no
+// other column is divided per step.
 func TestPerStepClassified(t *testing.T) {
 	for _, c := range Columns() {
 		switch c.Unit {
 		case Count, NS, Bytes, FLOP:
-			if perStepTotals[c.Name] == notPerStep[c.Name] {
-				t.Errorf("%s: in both or neither of perStepTotals and notPerStep", c.Name)
+			if c.Steps != Adds && c.Steps != Holds {
+				t.Errorf("%s: a %v column that says neither Adds nor Holds over steps", c.Name, c.Unit)
 			}
 		default:
-			if perStepTotals[c.Name] {
+			if c.Steps == Adds {
 				t.Errorf("%s: a %v column divided per step", c.Name, c.Unit)
 			}
 		}

@@ -10,7 +10,7 @@ import (
 // median step (StepMedianNS) when every run measured steps, else the span
 // (SpanNS), which is only comparable when the runs did the same work.
 type Ranking struct {
-	Metric string    // the metrics.Columns name ranked by: step_median_ns or span_ns
+	BySpan bool      // ranked by span_ns (a run has no steps), else by step_median_ns
 	Values []float64 // by run, as given; NaN for a run without the device
 	Order  []int     // the runs with a value, the shortest first, ties in the order given
 }
@@ -18,18 +18,16 @@ type Ranking struct {
 // RankRuns ranks one device of each run (nil: the run has no such
 // device) by median step, or by span when a run has no steps.
 func RankRuns(devs []*DeviceSummary) Ranking {
-	r := Ranking{Metric: "step_median_ns", Values: make([]float64, len(devs))}
+	r := Ranking{Values: make([]float64, len(devs))}
 	for _, d := range devs {
-		if d != nil && len(d.Steps) == 0 {
-			r.Metric = "span_ns"
-		}
+		r.BySpan = r.BySpan || d != nil && len(d.Steps) == 0
 	}
 	for i, d := range devs {
 		switch {
 		case d == nil:
 			r.Values[i] = math.NaN()
 			continue
-		case r.Metric == "span_ns":
+		case r.BySpan:
 			r.Values[i] = float64(d.SpanNS)
 		default:
 			r.Values[i] = d.StepMedianNS

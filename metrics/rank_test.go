@@ -16,18 +16,18 @@ func TestRankRuns(t *testing.T) {
 	tests := []struct {
 		name   string
 		devs   []*DeviceSummary
-		metric string
+		bySpan bool
 		order  []int
 	}{
-		{"steps", []*DeviceSummary{step(5, 10), step(1, 40), step(3, 5)}, "step_median_ns", []int{1, 2, 0}},
-		{"one without steps: spans", []*DeviceSummary{step(5, 10), {SpanNS: 7}, step(3, 50)}, "span_ns", []int{1, 0, 2}},
-		{"missing device, tie", []*DeviceSummary{step(2, 1), nil, step(2, 1)}, "step_median_ns", []int{0, 2}},
+		{"steps", []*DeviceSummary{step(5, 10), step(1, 40), step(3, 5)}, false, []int{1, 2, 0}},
+		{"one without steps: spans", []*DeviceSummary{step(5, 10), {SpanNS: 7}, step(3, 50)}, true, []int{1, 0, 2}},
+		{"missing device, tie", []*DeviceSummary{step(2, 1), nil, step(2, 1)}, false, []int{0, 2}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			r := RankRuns(tt.devs)
-			if r.Metric != tt.metric || !slices.Equal(r.Order, tt.order) {
-				t.Errorf("ranked by %s %v, want %s %v", r.Metric, r.Order, tt.metric, tt.order)
+			if r.BySpan != tt.bySpan || !slices.Equal(r.Order, tt.order) {
+				t.Errorf("ranked by span %v: %v, want %v: %v", r.BySpan, r.Order, tt.bySpan, tt.order)
 			}
 			for i, d := range tt.devs {
 				if (d == nil) != math.IsNaN(r.Values[i]) {

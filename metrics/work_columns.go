@@ -12,8 +12,8 @@ func workColumns() []Column {
 	never := Never[DeviceSummary]()
 	noWork := func(d *DeviceSummary) bool { return d.Util == nil || !d.Util.Work.Costed() }
 	return []Column{
-		{Name: "flops", Label: "FLOPs", Unit: FLOP, Kind: KindInt,
-			Doc:   "floating-point operations of the device's ops with a FLOP count (the profiler's with_flops, else the model's from record_shapes; see export --table ops); only with --by op",
+		{Name: "flops", Label: "FLOPs", Unit: FLOP, Kind: KindInt, Steps: Adds,
+			Doc:   "floating-point operations of the device's ops with a FLOP count (the profiler's with_flops, else the model's from record_shapes; see export --table ops); only where the shapes were read: summarize --by op, compare, diff and report --flops",
 			Value: func(d *DeviceSummary) any { return utilOf(d).Work.Flops }, Empty: When(noWork),
 			Show: Records | Compared | EveryMetric | GivesWay, Headline: 12},
 		{Name: "flops_coverage", Label: "kernel time with FLOPs", Unit: Ratio, Kind: KindFloat,
@@ -33,7 +33,7 @@ func workColumns() []Column {
 			Value: func(d *DeviceSummary) any { return utilOf(d).MFU() }, Empty: When(func(d *DeviceSummary) bool { return !d.Util.HasMFU() }),
 			Show: Records | Compared | EveryMetric, Headline: 14},
 		{Name: "precision_mix", Label: "precision mix", Unit: Text, Kind: KindText,
-			Doc:   "share of GEMM and convolution kernel time by precision (fp64, fp32, tf32, bf16, fp16, fp8, int8; unknown), from kernel names and the ops' Input type: \"bf16=0.930 fp32=0.070\"; empty without --by op or without such kernels",
+			Doc:   "share of GEMM and convolution kernel time by precision (fp64, fp32, tf32, bf16, fp16, fp8, int8; unknown), from kernel names and the ops' Input type: \"bf16=0.930 fp32=0.070\"; empty where the shapes were not read (see flops) or without such kernels",
 			Value: func(d *DeviceSummary) any { return mixField(utilOf(d)) }, Empty: never,
 			Show: Records},
 	}

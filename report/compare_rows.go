@@ -49,7 +49,7 @@ func CompareRowsTables(l RowsLayout, sums []metrics.Summary, pos int) []*Table {
 	}
 	if l.Metrics == nil { // the headline leaves out bandwidths of a few bytes, and FLOPs not counted
 		counted := slices.ContainsFunc(devs, func(d *metrics.DeviceSummary) bool { return d != nil && d.Util != nil })
-		cols = slices.DeleteFunc(cols, func(c metrics.Column) bool { return tinyCopies(c.Name, devs) || !counted && metrics.CountsOps(c.Name) })
+		cols = slices.DeleteFunc(cols, func(c metrics.Column) bool { return tiny(c, devs) || !counted && metrics.CountsOps(c.Name) })
 	}
 	for _, c := range cols {
 		t.Columns = append(t.Columns, Column{Name: c.Label, Unit: c.Unit, Optional: l.Metrics == nil && shows(c, metrics.GivesWay)})
@@ -156,7 +156,10 @@ func answer(g rowGroup, r metrics.Ranking, l RowsLayout) string {
 		}
 		return Printable(strings.Join(rest, "_"))
 	}
-	what := map[string]string{"step_median_ns": "median step", "span_ns": "span"}[r.Metric]
+	what := "median step"
+	if r.BySpan {
+		what = "span"
+	}
 	f := r.Order[0]
 	var b strings.Builder
 	if len(g.key) > 0 {
@@ -170,7 +173,7 @@ func answer(g rowGroup, r metrics.Ranking, l RowsLayout) string {
 		n := r.Order[1]
 		fmt.Fprintf(&b, "; next %s, %s", name(n), Format(r.Values[n], metrics.NS))
 	}
-	if r.Metric == "span_ns" {
+	if r.BySpan {
 		b.WriteString(" (not every run has steps: spans, comparable only for the same work)")
 	}
 	return b.String()

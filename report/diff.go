@@ -404,7 +404,7 @@ func CompareTable(labels []string, sums []metrics.Summary, pos int, rows []strin
 			}
 			row = append(row, r)
 		}
-		if (zero && !shows(c, metrics.KeptAtZero) || tinyCopies(c.Name, devs)) && !picked {
+		if (zero && !shows(c, metrics.KeptAtZero) || tiny(c, devs)) && !picked {
 			continue
 		}
 		t.Rows = append(t.Rows, row)

@@ -16,9 +16,10 @@ import (
 )
 
 // A RowWriter streams tidy rows as CSV (with a header), one JSON
-// document (see WriteJSON: a row a line), JSON lines or Parquet, so an export of millions of kernels never builds a table in
-// memory. Every row has exactly its columns, each of its column's type,
-// or no value: the writer refuses others.
+// document (see WriteJSON: a row a line), JSON lines or to a RowSink
+// (Parquet, report/parquet), so an export of millions of kernels never
+// builds a table in memory. Every row has exactly its columns, each of its
+// column's type, or no value: the writer refuses others.
 type RowWriter struct {
 	cols []Column
 	csv  bool          // CSV, written to bw
@@ -27,23 +28,32 @@ type RowWriter struct {
 	rows int           // written
 	keys [][]byte      // JSON-quoted column names
 	buf  []byte        // a JSON line
-	vals []value
-	pq   *parquetRows
+	vals []Value
+	sink RowSink
 	opts CSVOptions // of CSV text cells
 }
 
 // SetCSV sets how CSV text cells are written from the next row on.
 func (rw *RowWriter) SetCSV(o CSVOptions) { rw.opts = o }
 
-// NewRowWriter starts a CSV ("csv"), JSON ("json": one document), JSON
-// lines ("jsonl") or Parquet ("parquet") stream of the table name with
-// these columns.
+// A RowSink takes the rows a RowWriter checked against its columns, each
+// value of its column's kind or none where the column is Null. A format
+// whose library report should not link (Parquet: report/parquet) is one.
+type RowSink interface {
+	WriteRow(row []Value) error
+	Close() error // ends the stream
+}
+
+// NewSinkWriter starts a stream of rows with these columns to sink.
+func NewSinkWriter(sink RowSink, cols []Column) *RowWriter {
+	return &RowWriter{cols: cols, sink: sink}
+}
+
+// NewRowWriter starts a CSV ("csv"), JSON ("json": one document) or JSON
+// lines ("jsonl") stream of the table name with these columns.
 func NewRowWriter(w io.Writer, format, name string, cols []Column) (*RowWriter, error) {
 	rw := &RowWriter{cols: cols}
 	switch format {
-	case "parquet":
-		rw.pq = newParquetRows(w, cols)
-		return rw, nil
 	case "csv":
 		rw.csv, rw.bw = true, bufio.NewWriterSize(w, 1<<16)
 		var b []byte
@@ -89,7 +99,7 @@ func (rw *RowWriter) WriteRecord(row []any) error {
 }
 
 // write adds one row of typed values, checked against the columns.
-func (rw *RowWriter) write(row []value) error {
+func (rw *RowWriter) write(row []Value) error {
 	if len(row) != len(rw.cols) {
 		return fmt.Errorf("a row of %d values for %d columns", len(row), len(rw.cols))
 	}
@@ -101,8 +111,8 @@ func (rw *RowWriter) write(row []value) error {
 			return fmt.Errorf("column %s: a value of kind %c, want %c", c.Name, v.kind, c.kind())
 		}
 	}
-	if rw.pq != nil {
-		return rw.pq.write(row)
+	if rw.sink != nil {
+		return rw.sink.WriteRow(row)
 	}
 	if rw.csv {
 		// As encoding/csv writes a record, numbers straight into the
@@ -191,8 +201,8 @@ func appendCSVField(b []byte, s string) []byte {
 
 // Flush ends the stream.
 func (rw *RowWriter) Flush() error {
-	if rw.pq != nil {
-		return rw.pq.close()
+	if rw.sink != nil {
+		return rw.sink.Close()
 	}
 	if rw.csv {
 		return rw.bw.Flush()

@@ -10,32 +10,44 @@ import (
 	"github.com/traceql/traceql/metrics"
 )
 
-// A value is one typed cell of a record: an integer, a float, a string or
+// A Value is one typed cell of a record: an integer, a float, a string or
 // no value at all (null), so that writers never guess a type from a Go
 // value and a missing value is never a zero.
-type value struct {
+type Value struct {
 	kind byte // 0: none (null); 'i', 'f', 's'
 	i    int64
 	f    float64
 	s    string
 }
 
+// Kind is v's kind: 'i' (Int), 'f' (Float), 's' (Text), or 0 for no value.
+func (v Value) Kind() byte { return v.kind }
+
+// Int is an 'i' value.
+func (v Value) Int() int64 { return v.i }
+
+// Float is an 'f' value.
+func (v Value) Float() float64 { return v.f }
+
+// Text is an 's' value.
+func (v Value) Text() string { return v.s }
+
 // valueOf types a record's cell: int or int64, float64, string, or nil for
 // no value.
-func valueOf(v any) (value, bool) {
+func valueOf(v any) (Value, bool) {
 	switch x := v.(type) {
 	case nil:
-		return value{}, true
+		return Value{}, true
 	case int:
-		return value{kind: 'i', i: int64(x)}, true
+		return Value{kind: 'i', i: int64(x)}, true
 	case int64:
-		return value{kind: 'i', i: x}, true
+		return Value{kind: 'i', i: x}, true
 	case float64:
-		return value{kind: 'f', f: x}, true
+		return Value{kind: 'f', f: x}, true
 	case string:
-		return value{kind: 's', s: x}, true
+		return Value{kind: 's', s: x}, true
 	}
-	return value{}, false
+	return Value{}, false
 }
 
 // kind is the value kind a column holds.
@@ -155,7 +167,7 @@ func rowTypeOf[T any]() rowType {
 }
 
 // values lays a row of the type out as typed cells.
-func (rt *rowType) values(dst []value, row reflect.Value) []value {
+func (rt *rowType) values(dst []Value, row reflect.Value) []Value {
 	dst = dst[:0]
 	for _, p := range rt.fields {
 		f := row.Field(p[0])
@@ -164,22 +176,22 @@ func (rt *rowType) values(dst []value, row reflect.Value) []value {
 		}
 		switch f.Kind() {
 		case reflect.String:
-			dst = append(dst, value{kind: 's', s: f.String()})
+			dst = append(dst, Value{kind: 's', s: f.String()})
 		case reflect.Float64:
-			dst = append(dst, value{kind: 'f', f: f.Float()})
+			dst = append(dst, Value{kind: 'f', f: f.Float()})
 		case reflect.Struct: // Opt or OptInt: no value unless OK
 			switch {
 			case !f.Field(1).Bool():
-				dst = append(dst, value{})
+				dst = append(dst, Value{})
 			case f.Type() == optType:
-				dst = append(dst, value{kind: 'f', f: f.Field(0).Float()})
+				dst = append(dst, Value{kind: 'f', f: f.Field(0).Float()})
 			default:
-				dst = append(dst, value{kind: 'i', i: f.Field(0).Int()})
+				dst = append(dst, Value{kind: 'i', i: f.Field(0).Int()})
 			}
 		case reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uint:
-			dst = append(dst, value{kind: 'i', i: int64(f.Uint())})
+			dst = append(dst, Value{kind: 'i', i: int64(f.Uint())})
 		default:
-			dst = append(dst, value{kind: 'i', i: f.Int()})
+			dst = append(dst, Value{kind: 'i', i: f.Int()})
 		}
 	}
 	return dst
@@ -187,7 +199,7 @@ func (rt *rowType) values(dst []value, row reflect.Value) []value {
 
 // appendJSON appends v as JSON: null for no value, and for a float that
 // JSON cannot hold (NaN, ±Inf).
-func (v value) appendJSON(b []byte) []byte {
+func (v Value) appendJSON(b []byte) []byte {
 	switch v.kind {
 	case 'i':
 		return strconv.AppendInt(b, v.i, 10)

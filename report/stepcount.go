@@ -41,19 +41,15 @@ func stepCountNote(labels []string, devs []*metrics.DeviceSummary) string {
 		"or measure the same steps (--steps, --steady)"
 }
 
-// tinyCopies reports whether column name is a bandwidth (h2d_gbps,
-// d2h_gbps) of copies too small for one (CopyStat.Tiny) in every run that
-// has them: a default table leaves it out, as it leaves out zeros.
-func tinyCopies(name string, devs []*metrics.DeviceSummary) bool {
-	of := map[string]func(*metrics.DeviceSummary) metrics.CopyStat{
-		"h2d_gbps": func(d *metrics.DeviceSummary) metrics.CopyStat { return d.H2D },
-		"d2h_gbps": func(d *metrics.DeviceSummary) metrics.CopyStat { return d.D2H },
-	}[name]
-	if of == nil {
+// tiny reports whether column c's value rests on too little in every run
+// (metrics.Col.Tiny): a default table leaves it out, as it leaves out
+// zeros.
+func tiny(c metrics.Column, devs []*metrics.DeviceSummary) bool {
+	if c.Tiny == nil {
 		return false
 	}
 	for _, d := range devs {
-		if d != nil && of(d).Copies > 0 && !of(d).Tiny() {
+		if d != nil && !c.Tiny(d) {
 			return false
 		}
 	}

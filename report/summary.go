@@ -609,23 +609,19 @@ func overview(rec *Table, traces int, alone bool) *Table {
 		}
 		t.Rows = append(t.Rows, row)
 	}
-	// lowest describes the GPU with the lowest value of a column, with the
-	// column's median, when three GPUs or more have a value.
-	lowest := func(name string) (note string, st metrics.ColumnStats) {
-		j := slices.IndexFunc(cols, func(c metrics.Column) bool { return c.Name == name })
-		if j < 0 || stats[j].N < 3 {
-			return "", metrics.ColumnStats{}
+	// Each column's note on the GPU with its lowest value (Col.Note), when
+	// three GPUs or more have one.
+	for j, c := range cols {
+		st := stats[j]
+		if c.Note.Lowest == "" || st.N < 3 || c.Note.Straggler != "" && !(st.Straggler() && oneJob(rec)) {
+			continue
 		}
-		st = stats[j]
 		r := rec.Rows[st.Lowest]
-		return fmt.Sprintf("%s GPU %s, %s (median %s)", r[fileAt], Raw(r[deviceAt]), Format(st.Min, cols[j].Unit), Format(st.Median, cols[j].Unit)), st
-	}
-	util, _ := lowest("gpu_util")
-	t.Notes = []string{"lowest GPU utilization: " + util}
-	// Said only of the ranks of one job (one world size, every row a
-	// rank), not of traces from several jobs.
-	if comm, st := lowest("comm_ns"); comm != "" && st.Straggler() && oneJob(rec) {
-		t.Notes = append(t.Notes, "least communication time: "+comm+": a straggler the others wait for inside NCCL kernels?")
+		note := fmt.Sprintf("%s: %s GPU %s, %s (median %s)", c.Note.Lowest, r[fileAt], Raw(r[deviceAt]), Format(st.Min, c.Unit), Format(st.Median, c.Unit))
+		if c.Note.Straggler != "" {
+			note += ": " + c.Note.Straggler
+		}
+		t.Notes = append(t.Notes, note)
 	}
 	boundAt := index("bound")
 	var bounds []string

@@ -74,17 +74,13 @@ func whatifNotes(p *metrics.Projection) []string {
 func WhatifRecords(rows []WhatifRow) *Table {
 	cols := metrics.ProjectionColumns()
 	t := &Table{Title: "whatif", Columns: []Column{{Name: "file", Unit: metrics.Text, Doc: "the trace, as given"}}}
-	constant := map[string]bool{}
-	for _, c := range metrics.AllConstants() {
-		constant[c.Name] = true
-	}
 	for _, c := range cols {
-		t.Columns = append(t.Columns, Column{Name: c.Name, Unit: c.Unit, Doc: c.Doc, Null: constant[c.Name]})
+		t.Columns = append(t.Columns, Column{Name: c.Name, Unit: c.Unit, Doc: c.Doc, Null: c.Nullable()})
 	}
 	for _, r := range rows {
 		row := []any{r.File}
 		for _, c := range cols {
-			v := c.Value(&r.Projection)
+			v := c.Get(&r.Projection)
 			if f, ok := v.(float64); ok && c.Unit == metrics.NS {
 				v = int64(f + 0.5) // integer ns: a median of an even count ends in .5
 			}

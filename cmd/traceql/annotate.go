@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/traceql/traceql/annotate"
+	"github.com/traceql/traceql/internal/outfile"
 	"github.com/traceql/traceql/metrics"
 	"github.com/traceql/traceql/trace"
 )
@@ -111,7 +112,7 @@ func annotatedName(path string) error {
 	if strings.HasSuffix(name, ".json") || strings.HasSuffix(name, ".json.gz") {
 		return nil
 	}
-	if _, ok := fdPath(path); ok {
+	if _, ok := outfile.FD(path); ok {
 		return nil
 	}
 	if st, err := os.Stat(path); err == nil && !st.Mode().IsRegular() && !st.IsDir() {
@@ -125,9 +126,9 @@ func runAnnotate(ctx context.Context, opts *annotateOptions) error {
 	// the copy stops between chunks when interrupted.
 	write := func(write func(io.Writer) error) error {
 		if opts.Output == stdout {
-			return cancellable(ctx, write)(opts.IO.Out)
+			return outfile.Cancellable(ctx, write)(opts.IO.Out)
 		}
-		return writeOutput(ctx, opts.Output, write)
+		return outfile.Write(ctx, opts.Output, write)
 	}
 	if opts.Output != stdout {
 		if err := checkOutput(opts.Output, []string{opts.File}); err != nil {
@@ -223,4 +224,17 @@ func annotations(t *trace.Trace, bins int) annotate.Annotations {
 		d.Gaps, d.Timeline = nil, nil
 	}
 	return a
+}
+
+// A ctxReader reads r until ctx is done, then fails.
+type ctxReader struct {
+	ctx context.Context
+	r   io.Reader
+}
+
+func (c ctxReader) Read(p []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return c.r.Read(p)
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/traceql/traceql/internal/outfile"
 	"github.com/traceql/traceql/metrics"
 	"github.com/traceql/traceql/report"
 	"github.com/traceql/traceql/report/plot"
@@ -198,7 +199,7 @@ func writeComparePlots(ctx context.Context, opts *compareOptions, sums []metrics
 		}
 	}
 	for pos, path := range paths {
-		if err := writeOutput(ctx, path, func(w io.Writer) error {
+		if err := outfile.Write(ctx, path, func(w io.Writer) error {
 			_, err := w.Write(images[pos].Bytes())
 			return err
 		}); err != nil {

@@ -343,7 +343,9 @@
 //	  flops                      "FLOPs": floating-point operations of the device's
 //	                             ops with a FLOP count (the profiler's with_flops,
 //	                             else the model's from record_shapes; see export
-//	                             --table ops); only with --by op
+//	                             --table ops); only where the shapes were read:
+//	                             summarize --by op, compare, diff and report
+//	                             --flops
 //	  flops_coverage             "kernel time with FLOPs": share of kernel_ns
 //	                             launched by ops with a FLOP count: below 1, flops
 //	                             and mfu leave the rest out
@@ -359,7 +361,8 @@
 //	                             kernel time by precision (fp64, fp32, tf32, bf16,
 //	                             fp16, fp8, int8; unknown), from kernel names and
 //	                             the ops' Input type: "bf16=0.930 fp32=0.070";
-//	                             empty without --by op or without such kernels
+//	                             empty where the shapes were not read (see flops)
+//	                             or without such kernels
 //	Host-only runs (no kernel, memcpy or memset: CPU, Apple MPS, or device
 //	activity not recorded) have one row per file instead, and compare and diff
 //	put their host sides and ops side by side:

@@ -11,8 +11,10 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/traceql/traceql/internal/outfile"
 	"github.com/traceql/traceql/metrics"
 	"github.com/traceql/traceql/report"
+	"github.com/traceql/traceql/report/parquet"
 	"github.com/traceql/traceql/trace"
 )
 
@@ -177,6 +179,16 @@ reads as one table.` + windowHelp + shardHelp + captureHelp,
 }
 
 // exportExts are the -o extensions that say the format of export.
+// newRowWriter starts a stream of a table's rows in format. Parquet's
+// writer is report/parquet's, which report leaves out so that its
+// importers do not link parquet-go.
+func newRowWriter(w io.Writer, format, table string, cols []report.Column) (*report.RowWriter, error) {
+	if format == "parquet" {
+		return parquet.NewRowWriter(w, cols), nil
+	}
+	return report.NewRowWriter(w, format, table, cols)
+}
+
 var exportExts = map[string]string{".csv": "csv", ".json": "json", ".jsonl": "jsonl", ".parquet": "parquet"}
 
 // spreadsheetExts are names export cannot write: a spreadsheet's own
@@ -236,7 +248,7 @@ func runExport(ctx context.Context, opts *exportOptions) error {
 		start := func() (err error) {
 			if rw == nil {
 				cols, _ := report.ExportColumns(opts.Table)
-				rw, err = report.NewRowWriter(w, opts.Format, opts.Table, cols)
+				rw, err = newRowWriter(w, opts.Format, opts.Table, cols)
 				if rw != nil {
 					rw.SetCSV(opts.CSV)
 				}
@@ -292,7 +304,7 @@ func runExport(ctx context.Context, opts *exportOptions) error {
 	if opts.Output == "" {
 		err = write(opts.IO.Out)
 	} else {
-		err = writeOutput(ctx, opts.Output, write)
+		err = outfile.Write(ctx, opts.Output, write)
 	}
 	if (err == nil || errors.Is(err, errNothingRead)) && failed > 0 {
 		return errReported{failed}

@@ -18,7 +18,6 @@ import (
 	"time"
 
 	"github.com/traceql/traceql/internal/nsysgen"
-	"github.com/traceql/traceql/report"
 )
 
 // runLimited runs the built command under prlimit --as=asMiB (0: no
@@ -116,7 +115,7 @@ func TestHostileLimits(t *testing.T) {
 			t.Fatalf("%v, %d rows", err, len(got.Rows))
 		}
 		var buf bytes.Buffer
-		rw, err := report.NewRowWriter(&buf, "parquet", "summary", got.Columns)
+		rw, err := newRowWriter(&buf, "parquet", "summary", got.Columns)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -12,6 +12,7 @@ import (
 
 	_ "modernc.org/sqlite" // the "sqlite" driver, to write hostile exports
 
+	"github.com/traceql/traceql/internal/mute"
 	"github.com/traceql/traceql/internal/nsysgen"
 	"github.com/traceql/traceql/internal/synth"
 )
@@ -50,7 +51,7 @@ func TestDamagedPart(t *testing.T) {
 		for _, x := range []byte{0xff, 0x80, 0x01} {
 			c := bytes.Clone(b)
 			c[i] ^= x
-			restore := muteStderr()
+			restore := mute.Stderr()
 			_, err := readSummaryParquet(bytes.NewReader(c), int64(len(c)), "part", 0)
 			restore()
 			if err != nil && strings.Contains(err.Error(), "a damaged Parquet file") {

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/traceql/traceql/internal/outfile"
 	"github.com/traceql/traceql/trace"
 )
 
@@ -33,7 +34,7 @@ func expandInputs(args []string) (files, notes []string, errs []error) {
 		}
 		st, err := os.Stat(a)
 		if err != nil {
-			errs = append(errs, fmt.Errorf("%s: %w", a, unwrapPath(err)))
+			errs = append(errs, fmt.Errorf("%s: %w", a, outfile.Unwrap(err)))
 			continue
 		}
 		if !st.IsDir() {
@@ -43,7 +44,7 @@ func expandInputs(args []string) (files, notes []string, errs []error) {
 		n, bad := len(files), len(errs)
 		filepath.WalkDir(a, func(p string, d fs.DirEntry, err error) error {
 			if err != nil {
-				errs = append(errs, fmt.Errorf("%s: %w; its traces are not read", p, unwrapPath(err)))
+				errs = append(errs, fmt.Errorf("%s: %w; its traces are not read", p, outfile.Unwrap(err)))
 				if d != nil && d.IsDir() {
 					return fs.SkipDir
 				}
@@ -59,7 +60,7 @@ func expandInputs(args []string) (files, notes []string, errs []error) {
 				st, err := os.Stat(p)
 				switch {
 				case err != nil:
-					notes = append(notes, fmt.Sprintf("%s: skipped, a link that leads to no file: %v", p, unwrapPath(err)))
+					notes = append(notes, fmt.Sprintf("%s: skipped, a link that leads to no file: %v", p, outfile.Unwrap(err)))
 				case st.Mode().IsRegular():
 					files = append(files, p)
 				}

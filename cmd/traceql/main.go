@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/traceql/traceql/internal/memlimit"
+	"github.com/traceql/traceql/internal/outfile"
 	"github.com/traceql/traceql/report"
 )
 
@@ -108,7 +109,7 @@ func run(ctx context.Context, args []string, ios *ioStreams) int {
 	root.SetArgs(args)
 	err := root.ExecuteContext(ctx)
 	if err == nil && out.err != nil {
-		err = fmt.Errorf("write standard output: %w", unwrapPath(out.err))
+		err = fmt.Errorf("write standard output: %w", outfile.Unwrap(out.err))
 	}
 	if err == nil {
 		return 0

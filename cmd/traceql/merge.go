@@ -7,6 +7,7 @@ import (
 	"os"
 	"slices"
 
+	"github.com/traceql/traceql/internal/mute"
 	"github.com/traceql/traceql/report"
 )
 
@@ -47,7 +48,7 @@ func readSummaryParts(files []string, errOut io.Writer, budget int64) (rec *repo
 	rec = &report.Table{Columns: report.SummaryRecords(nil).Columns}
 	left := budget // 0: no bound
 	for _, p := range parts {
-		restore := muteStderr()
+		restore := mute.Stderr()
 		t, err := readSummaryPart(p, left)
 		restore()
 		if err != nil {

@@ -21,7 +21,7 @@ func summaryPart(t testing.TB, n int) []byte {
 	}
 	rec := report.SummaryRecords(sums)
 	var buf bytes.Buffer
-	rw, err := report.NewRowWriter(&buf, "parquet", "summary", rec.Columns)
+	rw, err := newRowWriter(&buf, "parquet", "summary", rec.Columns)
 	if err != nil {
 		t.Fatal(err)
 	}

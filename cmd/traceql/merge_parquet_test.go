@@ -30,7 +30,7 @@ func TestSummaryParquetRoundTrip(t *testing.T) {
 	}
 	want := report.SummaryRecords(sums)
 	var buf bytes.Buffer
-	rw, err := report.NewRowWriter(&buf, "parquet", "summary", want.Columns)
+	rw, err := newRowWriter(&buf, "parquet", "summary", want.Columns)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -81,7 +81,7 @@ func TestSummaryParquetRoundTrip(t *testing.T) {
 	// Another table, or not Parquet at all, is an error naming the file.
 	buf.Reset()
 	cols, _ := report.ExportColumns("kernel-stats")
-	rw, _ = report.NewRowWriter(&buf, "parquet", "kernel-stats", cols)
+	rw, _ = newRowWriter(&buf, "parquet", "kernel-stats", cols)
 	if err := rw.Flush(); err != nil {
 		t.Fatal(err)
 	}

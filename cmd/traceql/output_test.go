@@ -5,7 +5,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"errors"
 	"io"
 	"net"
 	"os"
@@ -305,37 +304,5 @@ func TestExportAllFailed(t *testing.T) {
 	out, _, code := traceql("export", "-q", bad, sample, "-t", "kernels")
 	if want := exportCSV(t); code != 1 || out != want {
 		t.Errorf("one bad, one good: exit %d, %d bytes; want 1 and the good one's %d", code, len(out), len(want))
-	}
-}
-
-// TestWriteOutputCancelled: an interrupt that comes once everything is
-// written, before the rename, still leaves the file as it was; so does
-// one between writes, which then fail.
-func TestWriteOutputCancelled(t *testing.T) {
-	dir := t.TempDir()
-	out := filepath.Join(dir, "k.csv")
-	if err := os.WriteFile(out, []byte("PRECIOUS\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	for _, mid := range []bool{false, true} {
-		ctx, cancel := context.WithCancel(context.Background())
-		var second error
-		err := writeOutput(ctx, out, func(w io.Writer) error {
-			io.WriteString(w, "new\n")
-			cancel()
-			if mid {
-				_, second = io.WriteString(w, "more\n")
-			}
-			return nil
-		})
-		if !errors.Is(err, context.Canceled) || mid && !errors.Is(second, context.Canceled) {
-			t.Errorf("mid=%v: %v, second write %v; want context.Canceled", mid, err, second)
-		}
-		if b, _ := os.ReadFile(out); string(b) != "PRECIOUS\n" {
-			t.Errorf("mid=%v: k.csv now holds %q", mid, b)
-		}
-	}
-	if ents, _ := os.ReadDir(dir); len(ents) != 1 {
-		t.Errorf("%d entries in the folder, want k.csv alone", len(ents))
 	}
 }

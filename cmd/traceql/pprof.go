@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/traceql/traceql/internal/outfile"
 	"github.com/traceql/traceql/metrics"
 	"github.com/traceql/traceql/report"
 	"github.com/traceql/traceql/trace"
@@ -108,5 +109,5 @@ func runPprof(ctx context.Context, opts *pprofOptions) error {
 	if opts.Output == stdout {
 		return report.WritePprof(opts.IO.Out, samples)
 	}
-	return writeOutput(ctx, opts.Output, func(w io.Writer) error { return report.WritePprof(w, samples) })
+	return outfile.Write(ctx, opts.Output, func(w io.Writer) error { return report.WritePprof(w, samples) })
 }

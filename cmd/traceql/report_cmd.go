@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/traceql/traceql/internal/outfile"
 	"github.com/traceql/traceql/metrics"
 	"github.com/traceql/traceql/report/html"
 	"github.com/traceql/traceql/report/plot"
@@ -201,7 +202,7 @@ func runReport(ctx context.Context, opts *reportOptions) error {
 	if len(breakdown) > 0 {
 		r.Breakdown, r.BreakdownAxis, r.BreakdownTitle = breakdownBars(breakdown)
 	}
-	return writeOutput(ctx, opts.Output, func(w io.Writer) error { return html.Write(w, r) })
+	return outfile.Write(ctx, opts.Output, func(w io.Writer) error { return html.Write(w, r) })
 }
 
 // reportSeries summarizes t and computes its plots' series, per device

@@ -8,7 +8,7 @@ import (
 // WatchSupervisor returns a context cancelled with cause (as by SIGTERM)
 // once the process's parent is no longer the supervisor pid (getppid
 // answers another process, init or a subreaper, once the parent died), and
-// a channel closed then: a supervised child then stops, and writeOutput,
+// a channel closed then: a supervised child then stops, and outfile.Write,
 // which checks its context before it renames the output into place,
 // leaves -o as it was. On Linux the child gets SIGTERM as the supervisor
 // dies (dieWithParent); this covers the other systems, and a supervisor
@@ -52,6 +52,6 @@ const orphanPoll = 100 * time.Millisecond
 
 // OrphanGrace is how long an orphaned child may take to end its run
 // before it exits, even blocked on standard input. Its temporary files do
-// not wait for it: they are removed as the run is cancelled (writeAtomic,
+// not wait for it: they are removed as the run is cancelled (outfile.Write,
 // spoolStdin).
 const OrphanGrace = 2 * time.Second

@@ -1,6 +1,6 @@
 //go:build unix
 
-package main
+package outfile
 
 import (
 	"fmt"
@@ -19,10 +19,10 @@ func writeFD(path string, fd int, write func(io.Writer) error) error {
 	f := os.NewFile(uintptr(d), path)
 	if err := write(f); err != nil {
 		f.Close()
-		return fmt.Errorf("%s: %w", path, unwrapPath(err))
+		return fmt.Errorf("%s: %w", path, Unwrap(err))
 	}
 	if err := f.Close(); err != nil {
-		return fmt.Errorf("%s: %w", path, unwrapPath(err))
+		return fmt.Errorf("%s: %w", path, Unwrap(err))
 	}
 	return nil
 }

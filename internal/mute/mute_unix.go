@@ -1,6 +1,6 @@
 //go:build unix
 
-package main
+package mute
 
 import (
 	"os"
@@ -8,13 +8,12 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// muteStderr sends what is written to descriptor 2 to /dev/null until the
+// Stderr sends what is written to descriptor 2 to /dev/null until the
 // returned func is called. parquet-go reports a page whose offsets do not
 // match its values with println, to descriptor 2 whatever the program's
-// streams: for a damaged part, traceql's one line says it instead.
-// readSummaryParts calls it before anything else of the run writes to
-// stderr.
-func muteStderr() (restore func()) {
+// streams: for a damaged part, traceql's one line says it instead. Call
+// it before anything else of the run writes to stderr.
+func Stderr() (restore func()) {
 	null, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
 	if err != nil {
 		return func() {}

@@ -1,4 +1,8 @@
-package report
+// Package parquet writes export's tidy rows as a Parquet file (zstd), for
+// DuckDB, Spark or pandas when a trace set outgrows one machine. It is
+// report's RowSink in a package of its own, so that report, and what
+// imports it, do not link parquet-go.
+package parquet
 
 import (
 	"fmt"
@@ -9,21 +13,27 @@ import (
 	"github.com/parquet-go/parquet-go/compress/zstd"
 
 	"github.com/traceql/traceql/metrics"
+	"github.com/traceql/traceql/report"
 )
 
-// parquetRows writes tidy rows as a Parquet file (zstd), for DuckDB, Spark
-// or pandas when a trace set outgrows one machine.
-type parquetRows struct {
+// NewRowWriter starts a Parquet file whose columns are cols, in their
+// order.
+func NewRowWriter(w io.Writer, cols []report.Column) *report.RowWriter {
+	return report.NewSinkWriter(newRows(w, cols), cols)
+}
+
+// rows is the RowSink that writes a Parquet file.
+type rows struct {
 	w   *parquet.GenericWriter[any]
 	buf []parquet.Row
 	opt []bool // by column: OPTIONAL, a null where a row has no value
 }
 
-// newParquetRows starts a file whose columns are cols, in their order. The
+// newRows starts a file whose columns are cols, in their order. The
 // schema is that of a struct type made for them: parquet-go keeps a
 // struct's field order, where a parquet.Group (a map) sorts its columns by
 // name and SELECT * would list them alphabetically.
-func newParquetRows(w io.Writer, cols []Column) *parquetRows {
+func newRows(w io.Writer, cols []report.Column) *rows {
 	fields := make([]reflect.StructField, len(cols))
 	for i, c := range cols {
 		typ := reflect.TypeFor[int64]()
@@ -44,20 +54,20 @@ func newParquetRows(w io.Writer, cols []Column) *parquetRows {
 	for i, c := range cols {
 		opt[i] = c.Null
 	}
-	return &parquetRows{w: parquet.NewGenericWriter[any](w, schema, parquet.Compression(&zstd.Codec{})), opt: opt}
+	return &rows{w: parquet.NewGenericWriter[any](w, schema, parquet.Compression(&zstd.Codec{})), opt: opt}
 }
 
-func (p *parquetRows) write(vals []value) error {
+func (p *rows) WriteRow(vals []report.Value) error {
 	row := make(parquet.Row, len(vals))
 	for i, v := range vals {
 		var pv parquet.Value
-		switch v.kind {
+		switch v.Kind() {
 		case 's':
-			pv = parquet.ByteArrayValue([]byte(v.s))
+			pv = parquet.ByteArrayValue([]byte(v.Text()))
 		case 'i':
-			pv = parquet.Int64Value(v.i)
+			pv = parquet.Int64Value(v.Int())
 		case 'f':
-			pv = parquet.DoubleValue(v.f)
+			pv = parquet.DoubleValue(v.Float())
 		default:
 			if !p.opt[i] {
 				return fmt.Errorf("parquet: column %d: no value", i)
@@ -73,19 +83,19 @@ func (p *parquetRows) write(vals []value) error {
 	}
 	p.buf = append(p.buf, row)
 	if len(p.buf) == 4096 {
-		return p.flushRows()
+		return p.flush()
 	}
 	return nil
 }
 
-func (p *parquetRows) flushRows() error {
+func (p *rows) flush() error {
 	_, err := p.w.WriteRows(p.buf)
 	p.buf = p.buf[:0]
 	return err
 }
 
-func (p *parquetRows) close() error {
-	if err := p.flushRows(); err != nil {
+func (p *rows) Close() error {
+	if err := p.flush(); err != nil {
 		return err
 	}
 	return p.w.Close()

@@ -1,0 +1,3 @@
+// Package mute silences descriptor 2 while a library that prints to it,
+// whatever the program's streams, runs.
+package mute
