@@ -469,6 +469,7 @@ func known(v int64) OptInt { return OptInt{v, v != 0} }
 // optIf is v when ok, else no value.
 func optIf(v float64, ok bool) Opt { return Opt{v, ok} }
 
+// optInt is v when ok, else no value.
 func optInt(v int64, ok bool) OptInt { return OptInt{v, ok} }
 
 // exportTables declares every table export writes, in the order --help
