@@ -244,8 +244,10 @@ func headlineTable(d *metrics.DeviceSummary, withName bool) *Table {
 	}
 	t.Rows[busyRow][1] = busyText(d, util, 80-2-key-2)
 	for _, r := range work { // long: wrapped to 80 columns, the key once
-		for i, line := range wrap(r[1].(string), 80-2-key-2, 80-2-key-2) {
-			t.Rows = append(t.Rows, []any{map[bool]string{true: r[0].(string)}[i == 0], line})
+		k := r[0]
+		for _, line := range wrap(r[1].(string), 80-2-key-2, 80-2-key-2) {
+			t.Rows = append(t.Rows, []any{k, line})
+			k = ""
 		}
 	}
 	v := verdict(d)

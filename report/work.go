@@ -71,7 +71,7 @@ func utilNotes(d *metrics.DeviceSummary) []string {
 			notes = append(notes, "no MFU: "+u.NoMFU)
 		}
 		notes = append(notes, fmt.Sprintf("FLOP counts cover %s of kernel time: ops without one (unmodelled, or no shapes) add none, so MFU is a lower bound",
-			metrics.ShareText(u.Work.CostedGPUNS, max(u.KernelNS, u.Work.CostedGPUNS))))
+			countedShare(u)))
 	} else {
 		notes = append(notes, "no MFU: "+u.NoMFU)
 	}
@@ -80,6 +80,12 @@ func utilNotes(d *metrics.DeviceSummary) []string {
 	}
 	notes = append(notes, "of roof: achieved / the roofline's attainable at the op's FLOP/B, min(peak, FLOP/B × bandwidth); calls: with a count / all")
 	return notes
+}
+
+// countedShare is the share of kernel time that ops with a FLOP count
+// launched, as text: "94 %".
+func countedShare(u *metrics.Utilization) string {
+	return metrics.ShareText(u.Work.CostedGPUNS, max(u.KernelNS, u.Work.CostedGPUNS))
 }
 
 // peakName says which peak MFU divides by: "fp32 dense, H200 SXM".
@@ -111,7 +117,7 @@ func workNote(run string, d *metrics.DeviceSummary) string {
 	} else {
 		s += "no MFU: " + u.NoMFU
 	}
-	s += fmt.Sprintf("; ops with a FLOP count ran %s of kernel time", metrics.ShareText(u.Work.CostedGPUNS, max(u.KernelNS, u.Work.CostedGPUNS)))
+	s += fmt.Sprintf("; ops with a FLOP count ran %s of kernel time", countedShare(u))
 	if u.Coverage() < 0.5 && d.Launch.GraphLaunches > 0 {
 		s += " (kernels that graphs replay count under the graph launch, which has none; summarize --by op --capture names their ops)"
 	}
@@ -133,7 +139,7 @@ func workRows(d *metrics.DeviceSummary) [][]any {
 	if u.Work.Costed() {
 		rows = append(rows, []any{"FLOPs", fmt.Sprintf("%s, %s; counted ops ran %s of kernel time",
 			Format(u.Work.Flops, metrics.FLOP), Format(u.AchievedTFLOPS(), metrics.TFLOPS),
-			metrics.ShareText(u.Work.CostedGPUNS, max(u.KernelNS, u.Work.CostedGPUNS)))})
+			countedShare(u))})
 	}
 	mfu := "none: " + u.NoMFU
 	if u.HasMFU() {
