@@ -48,10 +48,12 @@ func (b BusyClasses) CopyNS() int64 { return b[ClassH2D] + b[ClassD2H] + b[Class
 // exposedIntervals returns, for unions of intervals by class in priority
 // order (each sorted and disjoint), the parts of each class's union that no
 // earlier class covers: sorted, disjoint, and together the union of all,
-// each nanosecond of it in one class. The first class is its own union.
-// Each later one is cut by every earlier one in turn; only the pieces of
-// the classes after compute, few beside the kernels, are walked, each
-// finding its place in a long union by binary search.
+// each nanosecond of it in one class. Each class is cut by every earlier
+// one that is not empty, in turn; only the pieces of the classes after
+// compute, few beside the kernels, are walked, each finding its place in a
+// long union by binary search. A class nothing cuts (the first, or one
+// after empty classes only, as collectives in a trace of nothing else) is
+// its own union, the same slice.
 func exposedIntervals(classes [NumClasses][]Interval) [NumClasses][]Interval {
 	var out [NumClasses][]Interval
 	out[ClassCompute] = classes[ClassCompute]
@@ -59,17 +61,22 @@ func exposedIntervals(classes [NumClasses][]Interval) [NumClasses][]Interval {
 	// last is kept.
 	var buf [2][]Interval
 	for i := 1; i < NumClasses; i++ {
-		ex := classes[i]
+		ex, cut := classes[i], 0
 		for j := range i {
 			if len(ex) == 0 {
 				break
 			}
-			b := &buf[j%2]
+			if len(classes[j]) == 0 {
+				continue // cuts nothing: a copy of ex would cost its length
+			}
+			b := &buf[cut%2]
 			*b = appendSubtract((*b)[:0], ex, classes[j])
-			ex = *b
+			ex, cut = *b, cut+1
 		}
-		out[i] = slices.Clip(slices.Clone(ex)) // off the buffers
-
+		if cut > 0 {
+			ex = slices.Clip(slices.Clone(ex)) // off the buffers
+		}
+		out[i] = ex
 	}
 	return out
 }

@@ -123,7 +123,7 @@ func Rules() []Rule {
 		{"exposed-comm", "communication kernels (NCCL, RCCL) running while no computation does: time the step waits on the network; count: communication kernels; time_ns: comm_ns − comm_overlap_ns",
 			"time_ns ≥ 1 % of the span", "a measurement (the summary's communication union against the computation union; HTA's comm/comp overlap)", "time_ns: overlapping all of it with computation removes at most it"},
 		{"exposed-copy", "copies (H2D, D2H, device to device) running while no kernel does: time the GPU waits on the host link or on a copy engine; count: copies exposed for part of their time at least; bytes: theirs; time_ns: copy_exposed_ns",
-			"time_ns ≥ 1 % of the span", "a measurement (the summary's time split: copy_exposed_ns); the achieved GB/s against the host link's peak from traceql's table of links", "time_ns: overlapping all of it with kernels removes at most it"},
+			"time_ns ≥ 1 % of the span", "a measurement (the summary's time split: copy_exposed_ns); the achieved GB/s against the host link's peak from traceql's table of links (traceql help links)", "time_ns: overlapping all of it with kernels removes at most it"},
 		{"lost-activity", "kernels with no launch call in the trace (launched before the profiler started, or the call lost): their launch and idle cause are unknown; count: such kernels; time_ns: their kernel time",
 			"any, with launch calls in the trace", "a trust check: CUPTI drops records when its buffers fill", ""},
 		{"lost-launches", "kernel and graph launch calls matched to no device work (the trace's, on its first device): their kernels were lost or ran after the profiler stopped; count: such calls",
@@ -303,18 +303,18 @@ func deviceFindings(d *DeviceSummary, dev trace.Device, in *findingInputs, h *fi
 	}
 	if b := Verdict(d); (b == LaunchBound || b == GraphLaunchBound) && d.KernelMedianNS < TinyKernelNS {
 		add(Finding{Rule: "tiny-kernels", Count: in.tiny, TimeNS: d.ShortLaunchNS, SavingsNS: d.ShortLaunchNS, HasSavings: true,
-			Evidence: fmt.Sprintf("%d of %d kernels under %s; median kernel %s, median launch call %s", in.tiny, d.Kernels, fmtNS(TinyKernelNS),
+			Evidence: fmt.Sprintf("%d of %s under %s; median kernel %s, median launch call %s", in.tiny, Plural(d.Kernels, "kernels"), fmtNS(TinyKernelNS),
 				fmtDur(int64(d.KernelMedianNS)), fmtDur(int64(d.Launch.MedianLaunchNS))),
 			Fix: "launch fewer, larger kernels: CUDA graphs (torch.compile mode='reduce-overhead'), fusion (torch.compile), larger batches"})
 	}
 	if in.dataloaderNS > 0 && severityOf(in.dataloaderNS, span) > Info {
 		add(Finding{Rule: "dataloader-wait", Count: in.dataloaderRanges, TimeNS: in.dataloaderNS, SavingsNS: in.dataloaderNS, HasSavings: true,
-			Evidence: fmt.Sprintf("%d of %d DataLoader ranges", in.dataloaderRanges, in.dataloaderAll),
+			Evidence: fmt.Sprintf("%d of %s", in.dataloaderRanges, Plural(in.dataloaderAll, "DataLoader ranges")),
 			Fix:      "load batches in worker processes (DataLoader(num_workers>0, pin_memory=True, persistent_workers=True)) and prefetch"})
 	}
 	if h.optSteps > 0 && !in.multiTensor && in.optimizer.n >= optimizerLaunchesPerStep*h.optSteps {
 		add(Finding{Rule: "single-tensor-optimizer", Count: in.optimizer.n, TimeNS: in.optimizer.ns,
-			Evidence: fmt.Sprintf("%d kernels in %d optimizer steps, none multi-tensor", in.optimizer.n, h.optSteps),
+			Evidence: fmt.Sprintf("%s in %s, none multi-tensor", Plural(in.optimizer.n, "kernels"), Plural(h.optSteps, "optimizer steps")),
 			Fix:      "use the multi-tensor optimizer: torch.optim.X(..., foreach=True), or fused=True"})
 	}
 	if cm := d.Comm; cm.Kernels > 0 && severityOf(cm.NS-cm.OverlapNS, span) > Info {
@@ -332,7 +332,7 @@ func deviceFindings(d *DeviceSummary, dev trace.Device, in *findingInputs, h *fi
 	}
 	if dc := d.Compile; c.Frames > 1 && dc.KernelNS < d.KernelNS && (dc.Regions+dc.CompiledFunctions) > 0 {
 		add(Finding{Rule: "graph-break", Count: c.Frames, TimeNS: d.KernelNS - dc.KernelNS,
-			Evidence: fmt.Sprintf("%d compiled frames; %s of kernel time eager", c.Frames, ShareText(d.KernelNS-dc.KernelNS, d.KernelNS)),
+			Evidence: fmt.Sprintf("%s; %s of kernel time eager", Plural(c.Frames, "compiled frames"), ShareText(d.KernelNS-dc.KernelNS, d.KernelNS)),
 			Fix:      "list the breaks with TORCH_LOGS=graph_breaks (or torch._dynamo.explain) and remove them; fullgraph=True makes one an error"})
 	}
 	if in.noLaunch.n > 0 {

@@ -46,6 +46,23 @@ var linkTable = []struct {
 	{[]string{"rtx", "4060", "ti"}, pcie(4, 8, "https://www.techpowerup.com/gpu-specs/geforce-rtx-4060-ti-8-gb.c3890 (bus interface PCIe 4.0 x8)")},
 }
 
+// A LinkRow is an entry of the host-link table as LinkOf matches it:
+// every word of Needles occurs in the device name.
+type LinkRow struct {
+	Needles []string
+	Link    Link
+}
+
+// LinkRows lists the host-link table in the order LinkOf tries it, for
+// `traceql help links`.
+func LinkRows() []LinkRow {
+	out := make([]LinkRow, len(linkTable))
+	for i, e := range linkTable {
+		out[i] = LinkRow{Needles: e.needles, Link: e.link}
+	}
+	return out
+}
+
 // LinkOf finds the host link of the GPU named name; why says why there
 // is none ("" when found).
 func LinkOf(name string) (l Link, why string) {

@@ -152,9 +152,9 @@ func FlopsArgWarnings(devs []DeviceSummary) []string {
 			continue
 		}
 		w := &d.Util.Work
-		out = append(out, fmt.Sprintf("GPU %d: %d of %d op calls with a recorded flops argument differ from the FLOP model's "+
+		out = append(out, fmt.Sprintf("GPU %d: %d of %s with a recorded flops argument differ from the FLOP model's "+
 			"count from their shapes by over %g %%: flops and mfu take the recorded ones", d.Device, w.ArgMismatches,
-			w.ProfilerCalls, ArgTolerance*100))
+			Plural(w.ProfilerCalls, "op calls"), ArgTolerance*100))
 	}
 	return out
 }

@@ -177,8 +177,12 @@ func scopes(t *trace.Trace, dev int, m *CaptureMatch) (ops, regions []ScopeStat,
 	type agg struct {
 		stat ScopeStat
 		// instances are the op's instances seen, each the index of its
-		// work when it has a FLOP count, −1 when not.
-		instances map[opInstance]int
+		// work when it has a FLOP count, −1 when not: those launched by
+		// their op by the op alone (a key a third the size: a map entry
+		// for every op instance), those replayed by a graph with the
+		// replay.
+		instances map[*trace.Op]int
+		replays   map[opInstance]int
 	}
 	tally := newWorkTally()
 	// kind: 0 launched one by one, 1 replayed by a graph, 2 named by a
@@ -190,7 +194,7 @@ func scopes(t *trace.Trace, dev int, m *CaptureMatch) (ops, regions []ScopeStat,
 		}
 		g := m[name]
 		if g == nil {
-			g = &agg{stat: ScopeStat{Name: name}, instances: map[opInstance]int{}}
+			g = &agg{stat: ScopeStat{Name: name}, instances: map[*trace.Op]int{}, replays: map[opInstance]int{}}
 			m[name] = g
 		}
 		g.stat.Kernels++
@@ -202,14 +206,24 @@ func scopes(t *trace.Trace, dev int, m *CaptureMatch) (ops, regions []ScopeStat,
 			g.stat.Captured++
 		}
 		if o != nil {
-			w, seen := g.instances[opInstance{o, replay}]
+			var w int
+			var seen bool
+			if replay == (corrKey{}) {
+				w, seen = g.instances[o]
+			} else {
+				w, seen = g.replays[opInstance{o, replay}]
+			}
 			if !seen {
 				w = -1
 				if flops := g.stat.Work.Flops; o.Args != nil && tally.instance(&g.stat.Work, o) {
 					w = len(work)
 					work = append(work, instanceWork{a.Start, g.stat.Work.Flops - flops})
 				}
-				g.instances[opInstance{o, replay}] = w
+				if replay == (corrKey{}) {
+					g.instances[o] = w
+				} else {
+					g.replays[opInstance{o, replay}] = w
+				}
 				if kind == 2 { // a captured op's call was in the capture's run
 					g.stat.Replays++
 				} else {

@@ -298,6 +298,17 @@ func (g *replayGraph) result() (median float64, path CriticalPath, span int64) {
 	return Median(sorted), g.criticalPath(w[mid], last[mid], g.steps[mid]), w[len(w)-1].End - w[0].Start
 }
 
+// medianStep is result's median step alone.
+func (g *replayGraph) medianStep() float64 {
+	w, _ := g.windows()
+	lens := make([]int64, len(w))
+	for i, iv := range w {
+		lens[i] = iv.Len()
+	}
+	slices.Sort(lens)
+	return Median(lens)
+}
+
 // captures counts the graph launches the edits made and their nodes.
 func (g *replayGraph) captures() (n, nodes int) {
 	for _, c := range g.calls {
@@ -427,7 +438,14 @@ func projectGraphs(t *trace.Trace, d *DeviceSummary, ix *launchIndex) {
 	for i, s := range d.Steps {
 		steps[i] = s.Step
 	}
-	if p, ok := replay(t, d.Device, steps, ix, d.StepMedianNS, Edits{Graphs: true}); ok {
-		d.GraphsStepNS = p.ProjectedStepNS
+	// The sentence needs the projected median step alone: not the replay
+	// without edits (edit reads only what the trace recorded, never what
+	// a run replayed) nor the critical paths, which would cost as much again.
+	g, ok := buildReplay(t, d.Device, steps, ix)
+	if !ok {
+		return
 	}
+	g.edit(Edits{Graphs: true})
+	g.run()
+	d.GraphsStepNS = g.medianStep()
 }

@@ -185,6 +185,54 @@ func TestReplayFidelity(t *testing.T) {
 	}
 }
 
+// checkVerdictProjection checks the projection the launch-bound verdict
+// carries (DeviceSummary.GraphsStepNS, a cheaper replay made inside
+// Summarize) against whatif --graphs' own (Replay), and reports whether
+// the device had one to check.
+func checkVerdictProjection(t *testing.T, name string, tr *trace.Trace, d *metrics.DeviceSummary) bool {
+	t.Helper()
+	if metrics.Verdict(d) != metrics.LaunchBound || len(d.Steps) == 0 {
+		if d.GraphsStepNS != 0 {
+			t.Errorf("%s device %d: a projection (%.0f ns) on a verdict without one", name, d.Device, d.GraphsStepNS)
+		}
+		return false
+	}
+	p, ok := metrics.Replay(tr, d.Device, d.StepMedianNS, metrics.Edits{Graphs: true})
+	if !ok {
+		return false
+	}
+	if d.GraphsStepNS != p.ProjectedStepNS {
+		t.Errorf("%s device %d: the verdict projects %.0f ns, whatif --graphs %.0f ns", name, d.Device, d.GraphsStepNS, p.ProjectedStepNS)
+	}
+	return true
+}
+
+// TestVerdictProjection: on every real run in testdata/gpu, the verdict's
+// projected step is whatif --graphs' to the nanosecond.
+func TestVerdictProjection(t *testing.T) {
+	files, err := filepath.Glob(filepath.Join(gpuTraces, "*.pt.trace.json.gz"))
+	if err != nil || len(files) < 24 {
+		t.Fatalf("%d runs in %s (%v), want 24 or more", len(files), gpuTraces, err)
+	}
+	checked := 0
+	for _, f := range files {
+		tr, err := trace.Open(context.Background(), f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := metrics.Summarize(tr, metrics.Options{})
+		for i := range s.Devices {
+			if checkVerdictProjection(t, filepath.Base(f), tr, &s.Devices[i]) {
+				checked++
+			}
+		}
+	}
+	t.Logf("%d launch-bound devices checked", checked)
+	if checked < 10 {
+		t.Errorf("%d launch-bound devices with steps checked, want 10 or more", checked)
+	}
+}
+
 // graphCostsRun is one reduce-overhead run's median of each constant of
 // --graphs.
 type graphCostsRun struct{ host, node, gap int64 }
@@ -311,7 +359,7 @@ func TestReplayFidelityShared(t *testing.T) {
 		}
 		return nil
 	})
-	checked := 0
+	checked, projected := 0, 0
 	for _, f := range files {
 		tr, err := trace.Open(context.Background(), f)
 		if err != nil {
@@ -319,11 +367,14 @@ func TestReplayFidelityShared(t *testing.T) {
 		}
 		s := metrics.Summarize(tr, metrics.Options{})
 		for _, d := range s.Devices {
+			rel, _ := filepath.Rel(dir, f)
+			if checkVerdictProjection(t, rel, tr, &d) {
+				projected++
+			}
 			if len(d.Steps) == 0 {
 				continue
 			}
 			p, ok := metrics.Replay(tr, d.Device, d.StepMedianNS, metrics.Edits{})
-			rel, _ := filepath.Rel(dir, f)
 			if !ok {
 				t.Logf("%s device %d: %d steps, nothing to replay", rel, d.Device, len(d.Steps))
 				continue
@@ -339,8 +390,9 @@ func TestReplayFidelityShared(t *testing.T) {
 			}
 		}
 	}
-	if checked == 0 {
-		t.Fatal("no shared trace with steps replayed")
+	t.Logf("%d launch-bound devices' verdict projections checked", projected)
+	if checked == 0 || projected == 0 {
+		t.Fatalf("%d shared devices with steps replayed, %d verdict projections checked: want some of each", checked, projected)
 	}
 }
 

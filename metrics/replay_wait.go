@@ -8,7 +8,8 @@ import (
 )
 
 // What a synchronization waits for, and waits between streams, as the
-// trace's sync records (Kineto's cuda_sync events) say: a
+// trace's sync records (Kineto's cuda_sync events, Nsight's
+// SYNCHRONIZATION rows with the CUDA_EVENT records they wait on) say: a
 // cudaStreamSynchronize waits for its own stream only, a
 // cudaEventSynchronize for the work before its event's record, and a
 // stream that waits on an event (cudaStreamWaitEvent) runs its next work
@@ -48,20 +49,21 @@ func (g *replayGraph) resolveWaits(byStream map[int64][]int32, callOf []int32) {
 	if len(whole.Syncs) == 0 {
 		return
 	}
-	syncOf := make(map[int64]*trace.Sync, len(whole.Syncs))
+	// Correlation ids are the process's where the reader says so (Nsight).
+	syncOf := make(map[corrKey]*trace.Sync, len(whole.Syncs))
 	records := false
 	for i := range whole.Syncs {
 		s := &whole.Syncs[i]
 		if s.Correlation != 0 {
-			syncOf[s.Correlation] = s
+			syncOf[keyOf(whole, s.PID, s.Correlation)] = s
 		}
 		records = records || s.WaitRecord > 0
 	}
-	recordAt := map[int64]int64{} // cudaEventRecord's correlation → its start
+	recordAt := map[corrKey]int64{} // cudaEventRecord's correlation → its start
 	if records {
 		for i := range whole.APICalls {
 			if c := &whole.APICalls[i]; strings.Contains(c.Name, "EventRecord") {
-				recordAt[c.Correlation] = c.Start
+				recordAt[keyOf(whole, c.PID, c.Correlation)] = c.Start
 			}
 		}
 	}
@@ -81,7 +83,7 @@ func (g *replayGraph) resolveWaits(byStream map[int64][]int32, callOf []int32) {
 		return its[k-1]
 	}
 	recordItem := func(s *trace.Sync) int32 {
-		at, ok := recordAt[s.WaitRecord]
+		at, ok := recordAt[keyOf(whole, s.PID, s.WaitRecord)]
 		if !ok || s.WaitRecord <= 0 || s.WaitStream < 0 {
 			return -1
 		}
@@ -89,7 +91,7 @@ func (g *replayGraph) resolveWaits(byStream map[int64][]int32, callOf []int32) {
 	}
 	for i := range whole.APICalls {
 		c := &whole.APICalls[i]
-		s := syncOf[c.Correlation]
+		s := syncOf[keyOf(whole, c.PID, c.Correlation)]
 		if s == nil {
 			continue
 		}
@@ -116,7 +118,9 @@ func (g *replayGraph) resolveWaits(byStream map[int64][]int32, callOf []int32) {
 		case strings.Contains(c.Name, "StreamSynchronize") && s.Stream >= 0:
 			g.calls[ci].kind = callBlockStream
 			g.setWait(ci, syncWait{stream: s.Stream, item: -1})
-		case strings.Contains(c.Name, "EventSynchronize"):
+		case strings.Contains(c.Name, "EventSynchronize") && s.WaitRecord > 0:
+			// Without the record (an Nsight export without CUDA_EVENT) it
+			// waits for the whole device, as without sync records.
 			if rec := recordItem(s); rec >= 0 {
 				g.calls[ci].kind = callBlockEvent
 				g.setWait(ci, syncWait{stream: -1, item: rec})

@@ -125,7 +125,11 @@ func gpuStepOps(t *trace.Trace) map[int64][]trace.Op {
 // step is seen on several streams or threads). One pass: a trace holds
 // millions of ops.
 func collectSteps(ops []trace.Op) (gpu, cpu []Step) {
-	byNum := [2]map[int]*Step{{}, {}}
+	// Each side's steps in order of first appearance, and each number's
+	// place there: no object a step, of which a long trace has hundreds
+	// of thousands.
+	var out [2][]Step
+	at := [2]map[int]int{{}, {}}
 	for i := range ops {
 		op := &ops[i]
 		n, ok := stepNumber(op.Name)
@@ -136,21 +140,18 @@ func collectSteps(ops []trace.Op) (gpu, cpu []Step) {
 		if op.Kind == trace.GPUAnnotation {
 			side, src = 0, "gpu"
 		}
-		if s := byNum[side][n]; s != nil {
+		if j, ok := at[side][n]; ok {
+			s := &out[side][j]
 			s.Start, s.End = min(s.Start, op.Start), max(s.End, op.End)
 			continue
 		}
-		byNum[side][n] = &Step{Number: n, Start: op.Start, End: op.End, Source: src}
+		at[side][n] = len(out[side])
+		out[side] = append(out[side], Step{Number: n, Start: op.Start, End: op.End, Source: src})
 	}
-	sorted := func(m map[int]*Step) []Step {
-		out := make([]Step, 0, len(m))
-		for _, s := range m {
-			out = append(out, *s)
-		}
-		slices.SortFunc(out, func(a, b Step) int { return cmp.Compare(a.Number, b.Number) })
-		return out
+	for _, steps := range out {
+		slices.SortFunc(steps, func(a, b Step) int { return cmp.Compare(a.Number, b.Number) })
 	}
-	return sorted(byNum[0]), sorted(byNum[1])
+	return out[0], out[1]
 }
 
 // stepNumber returns N of a range named ProfilerStep#N.

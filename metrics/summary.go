@@ -343,8 +343,8 @@ func Summarize(t *trace.Trace, o Options) Summary {
 	close(next)
 	wg.Wait()
 	if n := s.Host.Launches; len(devs) == 0 && n > 0 {
-		s.Warnings = append(slices.Clip(s.Warnings), fmt.Sprintf("%d kernel launches recorded, but no kernel, memcpy or memset "+
-			"event: was the CUPTI activity lost (its buffers full, or the profiler stopped before they were flushed)?", n))
+		s.Warnings = append(slices.Clip(s.Warnings), fmt.Sprintf("%s recorded, but no kernel, memcpy or memset "+
+			"event: was the CUPTI activity lost (its buffers full, or the profiler stopped before they were flushed)?", Plural(n, "kernel launches")))
 	}
 	if n := w.ix.dups; n > 0 {
 		s.Warnings = append(slices.Clip(s.Warnings), fmt.Sprintf("API calls sharing their correlation id with an earlier call: %d; "+
@@ -567,9 +567,12 @@ func summarizeDevice(t *trace.Trace, dev trace.Device, o Options, w *sharedInput
 	names := newKernelAgg()
 	var isComm, isFP32 []bool // by the names' indices
 	// The unions of the kernel intervals by kind, made in order of start
-	// as the kernels are sorted; most are computation.
-	var comm []Interval
-	compute := make([]Interval, 0, len(t.Kernels))
+	// as the kernels are sorted. They share one table that holds every
+	// kernel: compute's fills it from the front, comm's from the back,
+	// reversed when done. (In a trace of collectives only, comm grown by
+	// doubling was copied, and its spare capacity cleared, over and over.)
+	unions := make([]Interval, len(t.Kernels))
+	compute, commAt := unions[:0], len(unions)
 	// The unions by busy class; the copies' sized by a count first, as
 	// growing them costs more than counting the few copies.
 	var classes [NumClasses][]Interval
@@ -606,12 +609,20 @@ func summarizeDevice(t *trace.Trace, dev trace.Device, o Options, w *sharedInput
 			in.tiny++
 		}
 		if isComm[j] {
-			comm = appendUnion(comm, Interval{k.Start, k.End})
+			if at := commAt; at < len(unions) && k.Start <= unions[at].End {
+				unions[at].End = max(unions[at].End, k.End)
+			} else {
+				commAt--
+				unions[commAt] = Interval{k.Start, k.End}
+			}
 			commKernels++
 		} else {
 			compute = appendUnion(compute, Interval{k.Start, k.End})
 		}
 	}
+	comm := unions[commAt:]
+	slices.Reverse(comm)
+	compute = slices.Clip(compute)
 	d.Kernels, d.KernelNS = len(durs), names.total
 	if d.Kernels > 0 {
 		d.KernelMeanNS = float64(d.KernelNS) / float64(d.Kernels)

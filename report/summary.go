@@ -211,21 +211,17 @@ func headlineTable(d *metrics.DeviceSummary, withName bool) *Table {
 		row("launches", s)
 		cost := fmt.Sprintf("%s of CPU a launch, queue delay %s (medians)", Format(l.MedianLaunchNS, metrics.NS),
 			Format(l.QueueDelayMedianNS, metrics.NS))
-		if l.SlowLaunches > 0 {
-			cost += fmt.Sprintf("; %s of 1 ms or more (%s)", plural(l.SlowLaunches, "calls"), Format(l.SlowLaunchNS, metrics.NS))
-		}
 		row("launch cost", cost)
+		if l.SlowLaunches > 0 { // a row of its own: beside the medians it ran past 80 columns
+			row("slow launches", fmt.Sprintf("%s of 1 ms or more, %s in all", plural(l.SlowLaunches, "calls"), Format(l.SlowLaunchNS, metrics.NS)))
+		}
 	}
 	var copies []string
 	for _, c := range []metrics.CopyStat{d.H2D, d.D2H} {
 		kind := map[string]string{"HtoD": "H2D", "DtoH": "D2H"}[c.Kind]
 		switch {
 		case c.Tiny(): // a bandwidth of a few bytes measures latency: none shown
-			n := Format(c.Copies, metrics.Count) + " tiny copies"
-			if c.Copies == 1 {
-				n = "1 tiny copy"
-			}
-			copies = append(copies, fmt.Sprintf("%s %s in %s", kind, Format(c.Bytes, metrics.Bytes), n))
+			copies = append(copies, fmt.Sprintf("%s %s in %s", kind, Format(c.Bytes, metrics.Bytes), plural(c.Copies, "tiny copies")))
 		case c.Copies > 0:
 			copies = append(copies, fmt.Sprintf("%s %s (%s)", kind, Format(c.GBps, metrics.GBps), Format(c.Bytes, metrics.Bytes)))
 		}
@@ -980,7 +976,7 @@ func stepStatsTable(steps []metrics.StepStat, u *metrics.Utilization, suffix str
 		t.Notes = append(t.Notes, "FLOPs: of the ops whose first kernel starts in the step; no MFU: "+u.NoMFU)
 	}
 	src := steps[0].Source
-	t.Notes = append(t.Notes, fmt.Sprintf("%d steps, windows from the %s", len(steps), map[string]string{
+	t.Notes = append(t.Notes, fmt.Sprintf("%s, windows from the %s", plural(len(steps), "steps"), map[string]string{
 		"gpu": "gpu_user_annotation copies", "projected": "CPU ranges extended to the end of the GPU work they launched", "cpu": "CPU ranges"}[src]))
 	if skip > 0 {
 		t.Notes = append(t.Notes, fmt.Sprintf("the %s steps between #%d and #%d are not listed, but counted in mean, median and stdev; "+

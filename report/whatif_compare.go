@@ -13,13 +13,17 @@ import (
 // edits (projs[i] are run i's, as metrics.ReplayDevices gives them), and
 // the projection against the first run's measured step, so that a run
 // projected under CUDA graphs stands beside a run recorded with them. It
-// is titled and noted as a projection; nil when no run has one.
+// is titled and noted as a projection; nil when no run has one. With one
+// run that last column would repeat "change", and is left out.
 func WhatifCompareTable(labels []string, sums []metrics.Summary, projs [][]metrics.Projection, edits string) *Table {
 	t := &Table{
 		Title: "Median step projected: what if " + edits + " (a projection, not a measurement)",
 		Columns: []Column{{Name: "run", Unit: metrics.Text}, {Name: "GPU", Unit: metrics.Count},
 			{Name: "measured", Unit: metrics.NS}, {Name: "projected", Unit: metrics.NS},
 			{Name: "change", Unit: metrics.Text}, {Name: "vs 1st measured", Unit: metrics.Text}},
+	}
+	if len(sums) == 1 {
+		t.Columns = t.Columns[:len(t.Columns)-1]
 	}
 	first := map[int]float64{} // the first run's measured median step by device
 	for _, d := range sums[0].Devices {
@@ -41,7 +45,8 @@ func WhatifCompareTable(labels []string, sums []metrics.Summary, projs [][]metri
 			if m, ok := first[p.Device]; ok {
 				vs = Change(m, p.ProjectedStepNS)
 			}
-			t.Rows = append(t.Rows, []any{labels[i], p.Device, p.StepMedianNS, p.ProjectedStepNS, Change(p.StepMedianNS, p.ProjectedStepNS), vs})
+			row := []any{labels[i], p.Device, p.StepMedianNS, p.ProjectedStepNS, Change(p.StepMedianNS, p.ProjectedStepNS), vs}
+			t.Rows = append(t.Rows, row[:len(t.Columns)])
 			if consts == nil {
 				consts = p.Constants
 			}
@@ -50,8 +55,10 @@ func WhatifCompareTable(labels []string, sums []metrics.Summary, projs [][]metri
 	if len(t.Rows) == 0 {
 		return nil
 	}
-	t.Notes = []string{"projected by traceql whatif " + edits + ": a model's number, not a run's; its errors on real runs are in docs/whatif.md",
-		"vs 1st measured: the projection against " + labels[0] + "'s measured median step"}
+	t.Notes = []string{"projected by traceql whatif " + edits + ": a model's number, not a run's; its errors on real runs are in docs/whatif.md"}
+	if len(sums) > 1 {
+		t.Notes = append(t.Notes, "vs 1st measured: the projection against "+labels[0]+"'s measured median step")
+	}
 	if len(graphs) > 0 {
 		t.Notes = append(t.Notes, strings.Join(graphs, ", ")+" already replays CUDA graphs: --graphs models its replays again with the constants below, in place of their measured cost")
 	}

@@ -31,6 +31,7 @@ const (
 	nsysMemcpy    = "CUPTI_ACTIVITY_KIND_MEMCPY"
 	nsysMemset    = "CUPTI_ACTIVITY_KIND_MEMSET"
 	nsysSync      = "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION"
+	nsysEvent     = "CUPTI_ACTIVITY_KIND_CUDA_EVENT"
 	nsysRuntime   = "CUPTI_ACTIVITY_KIND_RUNTIME"
 	nsysDriver    = "CUPTI_ACTIVITY_KIND_DRIVER"
 	nsysNVTX      = "NVTX_EVENTS"
@@ -764,11 +765,12 @@ func (r *nsysReader) memsets() (err error) {
 }
 
 func (r *nsysReader) syncs() (err error) {
-	cols := append(slices.Clone(activityCols), "?syncType")
-	r.t.Syncs, _, err = readTable(r, nsysSync, cols, "", func(s *rowScanner) (Sync, struct{}, bool, error) {
+	cols := append(slices.Clone(activityCols), "?syncType", "?eventId", "?eventSyncId")
+	var evs []syncEvent
+	r.t.Syncs, evs, err = readTable(r, nsysSync, cols, "", func(s *rowScanner) (Sync, syncEvent, bool, error) {
 		start, end, ok, err := s.span()
 		if !ok {
-			return Sync{}, struct{}{}, false, err
+			return Sync{}, syncEvent{}, false, err
 		}
 		kind := syncKinds[0]
 		if c := s.int(6); c > 0 && c < int64(len(syncKinds)) {
@@ -778,9 +780,74 @@ func (r *nsysReader) syncs() (err error) {
 		if a.Stream == cuptiInvalid {
 			a.Stream = -1 // event and context syncs belong to no stream
 		}
-		return Sync{Activity: a, Kind: kind}, struct{}{}, true, nil
+		ev := syncEvent{id: -1, syncID: s.int(8)}
+		if !s.null(7) && s.int(7) != cuptiInvalid {
+			ev.id = s.int(7)
+		}
+		return Sync{Activity: a, Kind: kind}, ev, true, nil
 	})
-	return err
+	if err != nil {
+		return err
+	}
+	return r.eventWaits(evs)
+}
+
+// A syncEvent is the event a SYNCHRONIZATION row waits on (an event sync,
+// a stream's wait on an event): CUPTI's eventId (-1: none) and, from nsys
+// 2025.5, the eventSyncId that names the record it waits for (0: none).
+type syncEvent struct{ id, syncID int64 }
+
+// An eventRecord is a CUDA_EVENT row: the cudaEventRecord call
+// (correlation) that recorded event id on stream.
+type eventRecord struct{ pid, stream, corr, id, syncID int64 }
+
+// eventWaits says which record each event sync and stream wait of
+// r.t.Syncs (evs[i] is Syncs[i]'s event) waits for, as Kineto's
+// wait_on_stream and wait_on_cuda_event_record_corr_id do: the record its
+// eventSyncId names, else the last record of its event in its process
+// made before it (correlation ids rise with the calls). Exports without
+// the CUDA_EVENT table (nsys 2021) leave them unknown.
+func (r *nsysReader) eventWaits(evs []syncEvent) error {
+	if !r.tables[nsysEvent] || !slices.ContainsFunc(evs, func(e syncEvent) bool { return e.id >= 0 }) {
+		return nil
+	}
+	recs, _, err := readTable(r, nsysEvent, []string{"streamId", "?correlationId", "?globalPid", "eventId", "?eventSyncId"},
+		"", func(s *rowScanner) (eventRecord, struct{}, bool, error) {
+			rec := eventRecord{stream: s.int(0), corr: s.int(1), pid: pidOf(s.int(2)), id: s.int(3), syncID: s.int(4)}
+			return rec, struct{}{}, rec.corr > 0, nil
+		})
+	if err != nil {
+		return err
+	}
+	type key struct{ pid, id int64 }
+	bySync := map[key]eventRecord{}
+	byEvent := map[key][]eventRecord{}
+	for _, rec := range recs {
+		if rec.syncID != 0 {
+			bySync[key{rec.pid, rec.syncID}] = rec
+		}
+		byEvent[key{rec.pid, rec.id}] = append(byEvent[key{rec.pid, rec.id}], rec)
+	}
+	for _, rs := range byEvent {
+		slices.SortFunc(rs, func(a, b eventRecord) int { return cmp.Compare(a.corr, b.corr) })
+	}
+	for i, ev := range evs {
+		s := &r.t.Syncs[i]
+		if ev.id < 0 {
+			continue
+		}
+		rec, ok := bySync[key{s.PID, ev.syncID}]
+		if ev.syncID == 0 || !ok {
+			rs := byEvent[key{s.PID, ev.id}]
+			k, _ := slices.BinarySearchFunc(rs, s.Correlation, func(r eventRecord, c int64) int { return cmp.Compare(r.corr, c) })
+			if k == 0 || s.Correlation == 0 {
+				continue
+			}
+			rec = rs[k-1]
+		}
+		s.WaitStream, s.WaitRecord = rec.stream, rec.corr
+	}
+	return nil
 }
 
 func (r *nsysReader) apiCalls() error {

@@ -261,7 +261,8 @@ type Op struct {
 	Start, End int64
 	ExternalID int64
 	// Args are the shapes a cpu_op was recorded with (record_shapes),
-	// kept only for a read with Needs.Shapes; nil otherwise.
+	// kept only for a read with Needs.Shapes; nil otherwise. Ops
+	// recorded with the same arguments may share one: read-only.
 	Args *OpArgs
 }
 

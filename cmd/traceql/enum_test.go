@@ -62,10 +62,10 @@ func TestFlagCompletion(t *testing.T) {
 	}
 	// summarize: format, names, by; diff: format, group, by, names;
 	// compare: format, metrics, layout, whatif; plot: kind, weight, names;
-	// export: table, format; report: names; check: format, fail-on; whatif:
-	// format.
-	if n != 20 {
-		t.Errorf("%d enum flags completed, want 20", n)
+	// export: table, format; report: names, whatif; check: format, fail-on;
+	// whatif: format.
+	if n != 21 {
+		t.Errorf("%d enum flags completed, want 21", n)
 	}
 	// The values offered are accepted: a few, run for real.
 	for _, args := range [][]string{{"plot", sample, "--kind", "steps", "-o", filepath.Join(t.TempDir(), "s.png")},

@@ -170,6 +170,18 @@ func TestExportFlags(t *testing.T) {
 		{name: "format against -o", args: []string{"-f", "csv", "-o", "x.json", "a"}, wantErr: "-o x.json is json, but --format is csv"},
 		{name: "per-stream of kernels", args: []string{"--per-stream", "-t", "kernels", "a"}, wantErr: "--per-stream is for --table gaps"},
 		{name: "schema with a file", args: []string{"--schema", "a"}, wantErr: "--schema prints a table's columns and reads no trace; drop a"},
+		{name: "compile log", args: []string{"a", "-t", "findings", "--compile-log", "logs/"},
+			want: exportOptions{Args: []string{"a"}, Table: "findings", Format: "csv", CompileLog: "logs/"}},
+		{name: "compile log of the summary table", args: []string{"a", "--compile-log", "logs/"}, wantErr: "it is for --table findings, not summary"},
+	})
+}
+
+func TestCheckFlags(t *testing.T) {
+	testFlags(t, newCheckCmd, func(o *checkOptions) **ioStreams { return &o.IO }, []flagCase[checkOptions]{
+		{name: "defaults", args: []string{"runs/"}, want: checkOptions{Args: []string{"runs/"}, Format: "text", FailOn: "high"}},
+		{name: "every flag", args: []string{"a", "--fail-on", "warn", "--compile-log", "l.log", "-f", "markdown", "--steady"},
+			want: checkOptions{Args: []string{"a"}, Format: "markdown", FailOn: "warn", CompileLog: "l.log", Read: readOptions{Steady: true}}},
+		{name: "no file", args: nil, wantErr: "check needs at least 1 FILE or DIR, or --rules"},
 	})
 }
 
@@ -208,12 +220,13 @@ func TestReportFlags(t *testing.T) {
 		{name: "defaults", args: []string{"a.json", "-o", "r.html"},
 			want: reportOptions{Args: []string{"a.json"}, Output: "r.html", Top: 20, Bins: 200, Names: "full"}},
 		{name: "every flag", args: []string{"a.json", "b.json", "-o", "r.HTM", "--label", "x,y", "--top", "5", "--ops", "--bins", "50",
-			"--names", "family", "-j", "2", "--steady"},
+			"--names", "family", "-j", "2", "--steady", "--whatif", "graphs,pinned"},
 			want: reportOptions{Args: []string{"a.json", "b.json"}, Output: "r.HTM", Labels: []string{"x", "y"}, Top: 5, Ops: true, Bins: 50,
-				Names: "family", Read: readOptions{Jobs: 2, Steady: true, needs: trace.Needs{Ops: true}}}},
+				Names: "family", Whatif: []string{"graphs", "pinned"}, Read: readOptions{Jobs: 2, Steady: true, needs: trace.Needs{Ops: true}}}},
 		{name: "no output", args: []string{"a.json"}, wantErr: "report needs -o REPORT.html"},
 		{name: "not html", args: []string{"a.json", "-o", "r.pdf"}, wantErr: "-o r.pdf: the report is HTML"},
 		{name: "bad names", args: []string{"a.json", "-o", "r.html", "--names", "long"}, wantErr: `--names "long": want one of full, short, family`},
+		{name: "bad whatif", args: []string{"a.json", "-o", "r.html", "--whatif", "kernel"}, wantErr: `--whatif "kernel": want one of graphs, no-syncs, pinned`},
 	})
 }
 

@@ -32,8 +32,11 @@ type reportOptions struct {
 	Command string
 	// Capture is --capture: the trace of the graphs' capture, with --ops.
 	Capture []string
-	Flops   flopsFlags
-	IO      *ioStreams
+	// Whatif are the edits (whatif's flags without --) each run is also
+	// projected with.
+	Whatif []string
+	Flops  flopsFlags
+	IO     *ioStreams
 }
 
 func newReportCmd(ios *ioStreams, runF func(context.Context, *reportOptions) error) *cobra.Command {
@@ -58,7 +61,12 @@ The page opens from disk and fetches nothing: CSS, SVG and the few lines of
 script that sort tables are inline. It reads without script, prints, and follows
 the system's light or dark scheme. Its size does not grow with the traces':
 tables keep the --top kernels or rows and at most 20 steps, the timeline --bins
-bins, the histograms their bins. A DIR argument is searched as summarize does.` + windowHelp + captureHelp,
+bins, the histograms their bins. A DIR argument is searched as summarize does.
+
+With --whatif graphs (or no-syncs, pinned, several with commas) each run's
+median step is also projected as traceql whatif projects it, in a section of
+its own beside the measured runs, titled and noted as a projection, with the
+model's constants.` + windowHelp + captureHelp,
 		Example: `  traceql report run.pt.trace.json.gz -o report.html
   traceql report eager.json default.json reduce.json \
     --label eager,default,reduce-overhead --steady -o modes.html`,
@@ -109,6 +117,8 @@ bins, the histograms their bins. A DIR argument is searched as summarize does.` 
 	f.IntVar(&opts.Bins, "bins", 200, "time bins of the utilization timeline")
 	opts.Flops.add(f)
 	addCaptureFlag(f, &opts.Capture, 1)
+	enumSliceFlag(cmd, &opts.Whatif, "whatif", []string{"graphs", "no-syncs", "pinned"},
+		"also project each run's median step with these edits of traceql whatif, shown apart and labelled as a projection")
 	namesFlag(cmd, &opts.Names)
 	opts.Read.addFlags(f)
 	opts.Read.addJobsFlag(f)
@@ -120,6 +130,7 @@ bins, the histograms their bins. A DIR argument is searched as summarize does.` 
 // trace itself is not kept.
 type reportRun struct {
 	sum      metrics.Summary
+	proj     []metrics.Projection // with --whatif
 	kernels  []plot.Series
 	gaps     []plot.Series
 	timeline []plot.Line
@@ -145,12 +156,16 @@ func runReport(ctx context.Context, opts *reportOptions) error {
 		capture = caps[0]
 	}
 	r := html.Report{Names: opts.Names, DrillRows: opts.Top}
+	edits := compareEdits(opts.Whatif)
+	if edits.Any() {
+		r.WhatifEdits = edits.String()
+	}
 	done := opts.Read.startProgress(files)
 	k := 0 // the file's index among those found
 	var kept []int
 	var breakdown []breakdownRun
 	err = readEach(ctx, files, &opts.Read, func(t *trace.Trace) reportRun {
-		return reportSeries(t, opts, capture)
+		return reportSeries(t, opts, capture, edits)
 	}, func(file string, run reportRun, err error) error {
 		defer func() { k++ }()
 		if err := in.keep(k, err, opts.IO, &kept); err != nil || !slices.Contains(kept, k) {
@@ -162,6 +177,7 @@ func runReport(ctx context.Context, opts *reportOptions) error {
 		run.sum.Label = label // the label column of the every-metric table
 		run.sum.Source = displayPath(run.sum.Source)
 		r.Summaries = append(r.Summaries, run.sum)
+		r.Projections = append(r.Projections, run.proj)
 		name := func(s string) string {
 			if len(run.kernels) > 1 || len(run.timeline) > 1 {
 				return label + " " + s
@@ -205,11 +221,14 @@ func runReport(ctx context.Context, opts *reportOptions) error {
 	return outfile.Write(ctx, opts.Output, func(w io.Writer) error { return html.Write(w, r) })
 }
 
-// reportSeries summarizes t and computes its plots' series, per device
-// labelled "GPU N".
-func reportSeries(t *trace.Trace, opts *reportOptions, capture *metrics.Capture) reportRun {
+// reportSeries summarizes t, computes its plots' series, per device
+// labelled "GPU N", and projects it with the edits when there are some.
+func reportSeries(t *trace.Trace, opts *reportOptions, capture *metrics.Capture, edits metrics.Edits) reportRun {
 	run := reportRun{sum: metrics.Summarize(t, metrics.Options{TopN: opts.Top, StreamStats: true, APIStats: true, RangeStats: true, Scopes: opts.Ops,
 		Flops: opts.Flops.On, Peak: opts.Flops.Peak.PeakOverride, Capture: capture, Workers: cores()})}
+	if edits.Any() {
+		run.proj, _ = metrics.ReplayDevices(t, edits)
+	}
 	for dev, v := range metrics.DeviceViews(t) {
 		l := fmt.Sprintf("GPU %d", dev)
 		run.kernels = append(run.kernels, plot.Series{Label: l, Values: metrics.KernelDurations(v, dev)})

@@ -61,6 +61,9 @@ type Spec struct {
 	Memcpys []Memcpy
 	Memsets []Memset
 	Syncs   []Sync
+	// Events are CUPTI_ACTIVITY_KIND_CUDA_EVENT rows (Shape2026 only):
+	// the cudaEventRecord calls' records.
+	Events  []Event
 	Runtime []API  // CUPTI_ACTIVITY_KIND_RUNTIME rows
 	Driver  []API  // CUPTI_ACTIVITY_KIND_DRIVER rows
 	NVTX    []NVTX // NVTX_EVENTS rows (Shape2026 only)
@@ -135,11 +138,31 @@ type Memset struct {
 }
 
 // A Sync is one row of CUPTI_ACTIVITY_KIND_SYNCHRONIZATION; Type is the
-// CUPTI syncType (1 event, 2 stream wait, 3 stream, 4 context).
+// CUPTI syncType (1 event, 2 stream wait, 3 stream, 4 context). EventID
+// is the event an event sync or a stream wait waits on (0 writes CUPTI's
+// invalid value, as nsys does for the others); EventSyncID links it to
+// its record (Shape2026 only; 0 writes NULL).
 type Sync struct {
 	Activity
-	Type int
+	Type                 int
+	EventID, EventSyncID int64
 }
+
+// An Event is one row of CUPTI_ACTIVITY_KIND_CUDA_EVENT: a cudaEventRecord
+// call (Correlation) recording event EventID on Stream. EventSyncID is
+// written as NULL when 0.
+type Event struct {
+	Device      int
+	Context     int
+	Stream      int64
+	Correlation int64
+	PID         int64
+	EventID     int64
+	EventSyncID int64
+}
+
+// cuptiInvalid is CUPTI_SYNCHRONIZATION_INVALID_VALUE: no event, no stream.
+const cuptiInvalid = 4294967295
 
 // An API is one row of CUPTI_ACTIVITY_KIND_RUNTIME or _DRIVER. Name is
 // stored as given, version suffix included ("cudaLaunchKernel_v7000").
@@ -367,7 +390,7 @@ func (w *writer) fill(spec *Spec) error {
 			return err
 		}
 	}
-	steps := []func(*Spec) error{w.gpus, w.kernels, w.memcpys, w.memsets, w.syncs, w.apis, w.nvtx, w.graphNodes, w.processes, w.stringIDs}
+	steps := []func(*Spec) error{w.gpus, w.kernels, w.memcpys, w.memsets, w.syncs, w.events, w.apis, w.nvtx, w.graphNodes, w.processes, w.stringIDs}
 	for _, step := range steps {
 		if err := step(spec); err != nil {
 			return err
@@ -542,17 +565,53 @@ func (w *writer) syncs(spec *Spec) error {
 	if len(spec.Syncs) == 0 {
 		return nil
 	}
-	in, err := w.table("CUPTI_ACTIVITY_KIND_SYNCHRONIZATION", "start", "end", "deviceId", "contextId", "streamId", "correlationId", "globalPid",
-		"syncType", "eventId")
+	cols := []string{"start", "end", "deviceId", "contextId", "streamId", "correlationId", "globalPid", "syncType", "eventId"}
+	if w.shape == Shape2026 {
+		cols = append(cols, "eventSyncId")
+	}
+	in, err := w.table("CUPTI_ACTIVITY_KIND_SYNCHRONIZATION", cols...)
 	if err != nil {
 		return err
 	}
 	for _, s := range spec.Syncs {
-		if err := in.add(s.Start, s.End, s.Device, s.Context, s.Stream, s.Correlation, w.gpid(s.PID), s.Type, 0); err != nil {
+		ev := s.EventID
+		if ev == 0 {
+			ev = cuptiInvalid
+		}
+		row := []any{s.Start, s.End, s.Device, s.Context, s.Stream, s.Correlation, w.gpid(s.PID), s.Type, ev}
+		if w.shape == Shape2026 {
+			row = append(row, nullIfZero(s.EventSyncID))
+		}
+		if err := in.add(row...); err != nil {
 			return err
 		}
 	}
 	return in.close()
+}
+
+func (w *writer) events(spec *Spec) error {
+	if len(spec.Events) == 0 {
+		return nil
+	}
+	in, err := w.table("CUPTI_ACTIVITY_KIND_CUDA_EVENT", "timestamp", "deviceId", "contextId", "streamId", "correlationId", "globalPid",
+		"eventId", "eventSyncId")
+	if err != nil {
+		return err
+	}
+	for _, e := range spec.Events {
+		if err := in.add(0, e.Device, e.Context, e.Stream, e.Correlation, w.gpid(e.PID), e.EventID, nullIfZero(e.EventSyncID)); err != nil {
+			return err
+		}
+	}
+	return in.close()
+}
+
+// nullIfZero is v, or NULL when it is 0.
+func nullIfZero(v int64) any {
+	if v == 0 {
+		return nil
+	}
+	return v
 }
 
 func (w *writer) apis(spec *Spec) error {

@@ -112,6 +112,17 @@ CREATE TABLE CUPTI_ACTIVITY_KIND_SYNCHRONIZATION (
     eventId                     INTEGER   NOT NULL,                    -- Event ID for which the synchronization API is called.
     eventSyncId                 INTEGER                                -- CUDA Event Sync ID to link the synchronization API to associated event record API.
 );
+CREATE TABLE CUPTI_ACTIVITY_KIND_CUDA_EVENT (
+    timestamp                   INTEGER,                               -- The device-side CUDA Event completion timestamp. 0 if not collected.
+    deviceId                    INTEGER   NOT NULL,                    -- Device ID.
+    contextId                   INTEGER   NOT NULL,                    -- Context ID.
+    greenContextId              INTEGER,                               -- Green context ID.
+    streamId                    INTEGER   NOT NULL,                    -- Stream ID.
+    correlationId               INTEGER,                               -- Correlation ID of the event record API to which this result is associated.
+    globalPid                   INTEGER,                               -- Serialized GlobalId.
+    eventId                     INTEGER   NOT NULL,                    -- Event ID for which the event record API is called.
+    eventSyncId                 INTEGER                                -- CUDA Event Sync ID to link event record API to related synchronization APIs.
+);
 CREATE TABLE NVTX_EVENTS (
     start                       INTEGER   NOT NULL,                    -- Event start timestamp (ns).
     end                         INTEGER,                               -- Event end timestamp (ns).

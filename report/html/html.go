@@ -28,6 +28,11 @@ type Report struct {
 	// its axis' name and title; none: no plot.
 	Breakdown                     []plot.BreakdownBar
 	BreakdownAxis, BreakdownTitle string
+	// Projections are each run's, as metrics.ReplayDevices gives them,
+	// with the edits WhatifEdits names (metrics.Edits.String); none: no
+	// projection on the page.
+	Projections [][]metrics.Projection
+	WhatifEdits string
 	// DrillRows is how many rows each drill-down table (streams, host
 	// API calls, ranges, GPU time by op and region, those the summaries
 	// hold) shows, the largest first; 0 is 20.
@@ -88,6 +93,12 @@ func Write(w io.Writer, r Report) error {
 			}
 			c.Plot = svg
 			page.Compare = append(page.Compare, c)
+		}
+	}
+	if r.WhatifEdits != "" {
+		if t := report.WhatifCompareTable(r.Labels, r.Summaries, r.Projections, r.WhatifEdits); t != nil {
+			h := htmlTableOf(t, "projection", nil, nil)
+			page.Whatif = &h
 		}
 	}
 	plots := []struct {
@@ -179,6 +190,7 @@ type htmlPage struct {
 	Title   string
 	Runs    []htmlRun
 	Compare []htmlCompare
+	Whatif  *htmlTable // the projection, apart from what was measured
 	Plots   []htmlPlot
 	Records htmlTable
 }
@@ -340,6 +352,7 @@ p.verdict { border-left: 4px solid var(--accent); padding: .3em .7em; background
 figure { margin: 1em 0; break-inside: avoid; }
 figure svg { max-width: 100%; height: auto; background: #fff; border-radius: 4px; }
 .records { overflow-x: auto; }
+section.projection { border-left: 4px dashed var(--muted); padding-left: .9em; }
 .js table.sortable th { cursor: pointer; user-select: none; }
 .js table.sortable th[aria-sort=ascending]::after { content: " ▲"; }
 .js table.sortable th[aria-sort=descending]::after { content: " ▼"; }
@@ -376,6 +389,13 @@ figure svg { max-width: 100%; height: auto; background: #fff; border-radius: 4px
 <figure>{{.Plot}}</figure>
 {{- end}}
 {{- end}}
+</section>
+{{- end}}
+{{- with .Whatif}}
+<section id="whatif" class="projection">
+<h2>Projection, not a measurement</h2>
+<p class="note">What the model of <code>traceql whatif</code> projects from each run's trace: no run was recorded this way.</p>
+{{template "table" .}}
 </section>
 {{- end}}
 {{- if .Plots}}

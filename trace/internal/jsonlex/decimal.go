@@ -24,6 +24,15 @@ func MicrosToNanos(s string) (int64, error) {
 	// integer part an int64 holds.
 	var whole int64
 	i := 0
+	// Eight digits a step while whole×10⁸ + 99999999 fits: a timestamp's
+	// 16 integer digits in two.
+	for ; i+8 <= len(s) && whole < 1e10; i += 8 {
+		v, ok := eightDigits(s[i : i+8])
+		if !ok {
+			break
+		}
+		whole = whole*1e8 + v
+	}
 	for ; i < len(s) && s[i] >= '0' && s[i] <= '9'; i++ {
 		if whole > (1<<63-1-9)/10 {
 			return microsToNanosSlow(neg, s)
@@ -133,4 +142,23 @@ func isDigits(s string) bool {
 		}
 	}
 	return true
+}
+
+// eightDigits reads s, eight bytes, as a decimal number if all are digits,
+// in one word (SWAR): pairs, quads and then the eight are combined by
+// multiplications, the first byte the most significant digit.
+func eightDigits(s string) (int64, bool) {
+	x := uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
+		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
+	// A digit is 0x30 to 0x39: its high nibble is 3, and still 3 after
+	// adding 6 (a carry from a byte that is no digit moves only up).
+	d := (x&(ones*0xf0) ^ ones*0x30) | ((x+ones*6)&(ones*0xf0) ^ ones*0x30)
+	if (d+ones*0x70|d)&high != 0 {
+		return 0, false
+	}
+	x -= ones * '0'
+	x = (x*10 + x>>8) & 0x00ff00ff00ff00ff
+	x = (x*100 + x>>16) & 0x0000ffff0000ffff
+	x = (x*10000 + x>>32) & 0xffffffff
+	return int64(x), true
 }

@@ -96,3 +96,21 @@ func FuzzMicrosToNanos(f *testing.F) {
 		}
 	})
 }
+
+// TestEightDigits puts every byte value at every place of eight digits
+// and requires eightDigits to agree with strconv.
+func TestEightDigits(t *testing.T) {
+	for _, base := range []string{"00000000", "12345678", "99999999", "90000009"} {
+		for at := range 8 {
+			for c := range 256 {
+				b := []byte(base)
+				b[at] = byte(c)
+				got, ok := eightDigits(string(b))
+				want, err := strconv.ParseUint(string(b), 10, 64)
+				if wok := err == nil && b[0] != '+' && b[0] != '-'; ok != wok || ok && uint64(got) != want {
+					t.Fatalf("eightDigits(%q) = %d, %v; strconv: %d, %v", b, got, ok, want, err)
+				}
+			}
+		}
+	}
+}

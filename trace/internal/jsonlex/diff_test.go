@@ -21,54 +21,58 @@ func FuzzLexer(f *testing.F) {
 	} {
 		f.Add([]byte(s))
 	}
-	f.Fuzz(func(t *testing.T, data []byte) {
-		var lx Lexer
-		// A space after the text ends a number that ends it.
-		b := append(data[:len(data):len(data)], ' ')
-		end, err := lx.SkipValue(b, 0)
-		accepted := err == nil && SkipSpace(b, end) == len(b)
-		valid := json.Valid(data)
-		switch {
-		case valid && !accepted:
-			t.Fatalf("encoding/json accepts %q, the lexer does not: end %d, %v", data, end, err)
-		case !valid && accepted && !lx.Lenient:
-			t.Fatalf("encoding/json refuses %q, the lexer accepts it", data)
+	f.Fuzz(checkLexer)
+}
+
+// checkLexer checks the lexer against encoding/json on data (FuzzLexer).
+func checkLexer(t *testing.T, data []byte) {
+	t.Helper()
+	var lx Lexer
+	// A space after the text ends a number that ends it.
+	b := append(data[:len(data):len(data)], ' ')
+	end, err := lx.SkipValue(b, 0)
+	accepted := err == nil && SkipSpace(b, end) == len(b)
+	valid := json.Valid(data)
+	switch {
+	case valid && !accepted:
+		t.Fatalf("encoding/json accepts %q, the lexer does not: end %d, %v", data, end, err)
+	case !valid && accepted && !lx.Lenient:
+		t.Fatalf("encoding/json refuses %q, the lexer accepts it", data)
+	}
+	if !valid {
+		return
+	}
+	i := SkipSpace(b, 0)
+	if b[i] != '{' {
+		return
+	}
+	want := map[string]any{}
+	d := json.NewDecoder(bytes.NewReader(data))
+	d.UseNumber()
+	if err := d.Decode(&want); err != nil {
+		t.Fatalf("json.Valid but Decode: %v", err)
+	}
+	got := map[string]string{}
+	if _, err := lx.Members(b, i, nil, func(key string, j int) (int, error) {
+		var v Value
+		k, err := lx.Value(b, j, &v)
+		got[utf8Fixed(key)] = describe(v)
+		return k, err
+	}); err != nil {
+		t.Fatalf("Members(%q): %v", data, err)
+	}
+	if len(got) != len(want) {
+		t.Fatalf("%q: %d members, encoding/json %d", data, len(got), len(want))
+	}
+	for k, w := range want {
+		g, ok := got[k]
+		if !ok {
+			t.Fatalf("%q: member %q missing", data, k)
 		}
-		if !valid {
-			return
+		if ws := describeJSON(w); ws != g {
+			t.Fatalf("%q: member %q is %s, encoding/json %s", data, k, g, ws)
 		}
-		i := SkipSpace(b, 0)
-		if b[i] != '{' {
-			return
-		}
-		want := map[string]any{}
-		d := json.NewDecoder(bytes.NewReader(data))
-		d.UseNumber()
-		if err := d.Decode(&want); err != nil {
-			t.Fatalf("json.Valid but Decode: %v", err)
-		}
-		got := map[string]string{}
-		if _, err := lx.Members(b, i, nil, func(key string, j int) (int, error) {
-			var v Value
-			k, err := lx.Value(b, j, &v)
-			got[utf8Fixed(key)] = describe(v)
-			return k, err
-		}); err != nil {
-			t.Fatalf("Members(%q): %v", data, err)
-		}
-		if len(got) != len(want) {
-			t.Fatalf("%q: %d members, encoding/json %d", data, len(got), len(want))
-		}
-		for k, w := range want {
-			g, ok := got[k]
-			if !ok {
-				t.Fatalf("%q: member %q missing", data, k)
-			}
-			if ws := describeJSON(w); ws != g {
-				t.Fatalf("%q: member %q is %s, encoding/json %s", data, k, g, ws)
-			}
-		}
-	})
+	}
 }
 
 // describe writes a value as describeJSON does encoding/json's.

@@ -1,6 +1,7 @@
 package jsonlex
 
 import (
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -101,10 +102,7 @@ func Str(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }
 // some Kineto versions wrote in names, are accepted and reported by ctl.
 func ScanString(b []byte, i int) (end int, esc, ctl bool, err error) {
 	for i++; ; {
-		for i < len(b) && plainStr[b[i]] {
-			i++
-		}
-		if i >= len(b) {
+		if i = plainRun(b, i); i >= len(b) {
 			return i, esc, ctl, ErrMore
 		}
 		switch c := b[i]; {
@@ -385,8 +383,14 @@ func (lx *Lexer) Members(b []byte, i int, memo *MemberMemo, member func(key stri
 	i++ // '{'
 	for k := 0; ; k++ {
 		var key string
-		if prefix, ok := memo.match(b, i, k); ok {
-			key, i = prefix.key, i+len(prefix.text)
+		// The memo's test is written out here: as a method it was too
+		// big to inline, and a call a member shows in
+		// BenchmarkEventDecoder. A prefix ends with all the whitespace
+		// before its value, so the value must follow at once.
+		if p := memo.at(k); p != nil && len(b)-i > max(len(p.text), 7) &&
+			binary.LittleEndian.Uint64(b[i:])&p.mask == p.head && binary.LittleEndian.Uint64(b[i+p.tailAt:])&p.mask == p.tail &&
+			!isSpace[b[i+len(p.text)]] && (len(p.text) <= 16 || Str(b[i+8:i+len(p.text)-8]) == p.text[8:len(p.text)-8]) {
+			key, i = p.key, i+len(p.text)
 		} else {
 			start := i
 			if i = SkipSpace(b, i); i >= len(b) {
@@ -432,8 +436,11 @@ type MemberMemo struct {
 }
 
 type memberPrefix struct {
-	text string // the bytes from after '{' or the previous value to the value
-	key  string
+	text       string // the bytes from after '{' or the previous value to the value
+	key        string
+	head, tail uint64 // text's first and last 8 bytes, compared first and without a call
+	mask       uint64 // the bytes of head and tail that text holds: all when it has 8
+	tailAt     int    // where tail begins in text
 }
 
 // Bounds on what a memo holds, against input whose every object differs.
@@ -442,16 +449,12 @@ const (
 	memoPrefixes  = 256 // prefixes known at once
 )
 
-// match returns the prefix of member position k when b[i:] begins with it
-// and the value follows at once: a prefix ends with all the whitespace
-// before its value. (A position not learned yet has an empty prefix.)
-func (m *MemberMemo) match(b []byte, i, k int) (memberPrefix, bool) {
-	if m == nil || k >= len(m.prefixes) {
-		return memberPrefix{}, false
+// at returns the prefix learned for member position k, or nil.
+func (m *MemberMemo) at(k int) *memberPrefix {
+	if m == nil || k >= len(m.prefixes) || m.prefixes[k].text == "" {
+		return nil
 	}
-	p := m.prefixes[k]
-	n := len(p.text)
-	return p, n > 0 && len(b)-i > n && Str(b[i:i+n]) == p.text && !isSpace[b[i+n]]
+	return &m.prefixes[k]
 }
 
 // learn makes text, which led to key's value, the prefix of member position k.
@@ -465,6 +468,12 @@ func (m *MemberMemo) learn(k int, text []byte, key string) {
 			m.known = map[string]memberPrefix{}
 		}
 		p = memberPrefix{text: string(text), key: strings.Clone(key)}
+		var word [8]byte
+		copy(word[:], text)
+		p.head, p.mask = binary.LittleEndian.Uint64(word[:]), ^uint64(0)>>(64-8*min(len(text), 8))
+		p.tailAt = max(len(text)-8, 0)
+		copy(word[:], text[p.tailAt:])
+		p.tail = binary.LittleEndian.Uint64(word[:])
 		m.known[p.text] = p
 	}
 	for len(m.prefixes) <= k {

@@ -17,6 +17,9 @@ func FuzzMemberMemo(f *testing.F) {
 	f.Add([]byte(`{"a":1,"b":2}{"a":1,"c":3}{"a":1 ,"b":2}{"a\u0041":1}{"a":1,"b"`))
 	f.Add([]byte(`{"ph": "X", "a rather long key name": 1,  "b": [2]}{"ph": "X", "a rather long key name": 1, "b": [2]}{"ph": "X", "a rather long key name!": 1}`))
 	f.Add([]byte("{\"a\x01\":1}{\"a\x01\":1}{\"a\":1,,\"b\":2}{}{ }"))
+	// Prefixes that differ only between their first and last 8 bytes, or
+	// in a byte of a short one; one cut short before 8 bytes.
+	f.Add([]byte(`{"a rather long key name": 1}{"a rather lung key name": 2}{"abcd":1}{"abce":2}{"abcd":`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		if a, b := walkObjects(data, nil), walkObjects(data, &MemberMemo{}); !slices.Equal(a, b) {
 			t.Fatalf("without a memo:\n%q\nwith one:\n%q", a, b)
