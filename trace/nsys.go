@@ -294,7 +294,7 @@ func (r *nsysReader) read() (*Trace, error) {
 		return nil, fmt.Errorf("%s: an SQLite database but not an Nsight Systems export (no %s table; expected the output of `nsys export --type sqlite`)", r.path, nsysStrings)
 	}
 	r.startProgress()
-	steps := []func() error{r.version, r.kernels, r.memcpys, r.memsets, r.syncs, r.apiCalls, r.nvtx, r.resolveNames, r.graphNodes}
+	steps := []func() error{r.version, r.kernels, r.memcpys, r.memsets, r.syncs, r.apiCalls, r.nvtx, r.resolveNames, r.syncKindsByCall, r.graphNodes}
 	for _, step := range steps {
 		if err := r.ctx.Err(); err != nil {
 			return nil, fmt.Errorf("%s: %w", r.path, err)
@@ -790,6 +790,43 @@ func (r *nsysReader) syncs() (err error) {
 		return err
 	}
 	return r.eventWaits(evs)
+}
+
+// syncCallKinds names the kind of synchronization each runtime or driver
+// call makes, as syncKinds does.
+var syncCallKinds = map[string]string{
+	"cudaStreamWaitEvent": "Stream Wait", "cuStreamWaitEvent": "Stream Wait",
+	"cudaEventSynchronize": "Event Sync", "cuEventSynchronize": "Event Sync",
+	"cudaStreamSynchronize": "Stream Sync", "cuStreamSynchronize": "Stream Sync",
+	"cudaDeviceSynchronize": "Context Sync", "cuCtxSynchronize": "Context Sync",
+}
+
+// syncKindsByCall takes each synchronization's kind from the call that
+// made it, where the export has that call: before nsys 2025.5 the
+// syncType codes did not follow ENUM_CUPTI_SYNC_TYPE (seen: nsys 2022.1
+// writes 1 for cudaDeviceSynchronize, 2 for cudaEventSynchronize and 3
+// for cudaStreamWaitEvent; 2024.2 writes 3 for cudaStreamWaitEvent), and a
+// stream's wait on an event read as a host sync would blame the host for
+// idle time it did not cause.
+func (r *nsysReader) syncKindsByCall() error {
+	if len(r.t.Syncs) == 0 {
+		return nil
+	}
+	type key struct{ pid, corr int64 }
+	kinds := map[key]string{}
+	for i := range r.t.APICalls {
+		c := &r.t.APICalls[i]
+		if k, ok := syncCallKinds[c.Name]; ok && c.Correlation != 0 {
+			kinds[key{c.PID, c.Correlation}] = k
+		}
+	}
+	for i := range r.t.Syncs {
+		s := &r.t.Syncs[i]
+		if k, ok := kinds[key{s.PID, s.Correlation}]; ok {
+			s.Kind = k
+		}
+	}
+	return nil
 }
 
 // A syncEvent is the event a SYNCHRONIZATION row waits on (an event sync,

@@ -2,6 +2,7 @@ package trace
 
 import (
 	"context"
+	"maps"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -108,5 +109,34 @@ func TestNsysEventWaitsReal(t *testing.T) {
 				t.Errorf("%s: %d waits with their record, want %d", tt.file, n, tt.waits)
 			}
 		})
+	}
+}
+
+// TestNsysSyncKindsReal: each synchronization row's kind is the kind of
+// the call that made it, whatever syncType the export wrote (before nsys
+// 2025.5 the codes did not follow ENUM_CUPTI_SYNC_TYPE: 2022.1 writes 3
+// for cudaStreamWaitEvent and 2 for cudaEventSynchronize). The counts are
+// sqlite3's, joining the SYNCHRONIZATION rows to the RUNTIME calls by
+// correlation id.
+func TestNsysSyncKindsReal(t *testing.T) {
+	for _, tt := range []struct {
+		file  string
+		kinds map[string]int
+	}{
+		{"nsys2022.1.3_dlprof_pytorch.sqlite", map[string]int{"Context Sync": 2, "Event Sync": 15, "Stream Sync": 11, "Stream Wait": 40}},
+		{"nsys2024.2.1_mmagic_pytorch.sqlite", map[string]int{"Stream Sync": 10, "Stream Wait": 18}},
+		{"nsys2026.1.1_testcuda_streams.sqlite", map[string]int{"Event Sync": 1}},
+	} {
+		tr, err := Open(context.Background(), filepath.Join(shared.Traces(t), "nsys", tt.file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := map[string]int{}
+		for _, s := range tr.Syncs {
+			got[s.Kind]++
+		}
+		if !maps.Equal(got, tt.kinds) {
+			t.Errorf("%s: sync kinds %v, want %v", tt.file, got, tt.kinds)
+		}
 	}
 }
