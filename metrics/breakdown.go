@@ -48,10 +48,12 @@ func (b BusyClasses) CopyNS() int64 { return b[ClassH2D] + b[ClassD2H] + b[Class
 // exposedIntervals returns, for unions of intervals by class in priority
 // order (each sorted and disjoint), the parts of each class's union that no
 // earlier class covers: sorted, disjoint, and together the union of all,
-// each nanosecond of it in one class. The first class is its own union.
-// Each later one is cut by every earlier one in turn; only the pieces of
-// the classes after compute, few beside the kernels, are walked, each
-// finding its place in a long union by binary search.
+// each nanosecond of it in one class. Each class is cut by every earlier
+// one that is not empty, in turn; only the pieces of the classes after
+// compute, few beside the kernels, are walked, each finding its place in a
+// long union by binary search. A class nothing cuts (the first, or one
+// after empty classes only, as collectives in a trace of nothing else) is
+// its own union, the same slice.
 func exposedIntervals(classes [NumClasses][]Interval) [NumClasses][]Interval {
 	var out [NumClasses][]Interval
 	out[ClassCompute] = classes[ClassCompute]
@@ -59,17 +61,22 @@ func exposedIntervals(classes [NumClasses][]Interval) [NumClasses][]Interval {
 	// last is kept.
 	var buf [2][]Interval
 	for i := 1; i < NumClasses; i++ {
-		ex := classes[i]
+		ex, cut := classes[i], 0
 		for j := range i {
 			if len(ex) == 0 {
 				break
 			}
-			b := &buf[j%2]
+			if len(classes[j]) == 0 {
+				continue // cuts nothing: a copy of ex would cost its length
+			}
+			b := &buf[cut%2]
 			*b = appendSubtract((*b)[:0], ex, classes[j])
-			ex = *b
+			ex, cut = *b, cut+1
 		}
-		out[i] = slices.Clip(slices.Clone(ex)) // off the buffers
-
+		if cut > 0 {
+			ex = slices.Clip(slices.Clone(ex)) // off the buffers
+		}
+		out[i] = ex
 	}
 	return out
 }
@@ -118,7 +125,7 @@ func appendSubtract(out, a, b []Interval) []Interval {
 func classLengths(ex *[NumClasses][]Interval) BusyClasses {
 	var b BusyClasses
 	for i, ivs := range ex {
-		b[i] = Length(ivs)
+		b[i] = length(ivs)
 	}
 	return b
 }
@@ -164,7 +171,7 @@ func StepClassSpreads(steps []StepStat) []ClassSpread {
 			}
 		}
 		sorted := slices.Sorted(slices.Values(vals))
-		sp := ClassSpread{Class: c, MedianNS: Median(sorted), P90NS: Percentile(sorted, 90)}
+		sp := ClassSpread{Class: c, MedianNS: Median(sorted), P90NS: percentile(sorted, 90)}
 		far := -1.0
 		for i, v := range vals {
 			if d := math.Abs(float64(v) - sp.MedianNS); d > far {
@@ -212,7 +219,7 @@ func deviceClasses(t *trace.Trace, dev int) [NumClasses][]Interval {
 	for i := range t.Kernels {
 		if k := &t.Kernels[i]; k.Device == dev {
 			ci := ClassCompute
-			if IsCommKernel(k.Name) {
+			if isCommKernel(k.Name) {
 				ci = ClassComm
 			}
 			c[ci] = appendUnion(c[ci], Interval{k.Start, k.End})
@@ -237,11 +244,11 @@ func deviceClasses(t *trace.Trace, dev int) [NumClasses][]Interval {
 func SpanClasses(t *trace.Trace, dev int) (BusyClasses, int64) {
 	ex := exposedIntervals(deviceClasses(t, dev))
 	b := classLengths(&ex)
-	busy := DeviceBusy(t, dev)
+	busy := deviceBusy(t, dev)
 	if len(busy) == 0 {
 		return b, 0
 	}
-	return b, busy[len(busy)-1].End - busy[0].Start - Length(busy)
+	return b, busy[len(busy)-1].End - busy[0].Start - length(busy)
 }
 
 // MedianStep returns the step of median length, the shorter of the two

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/csv"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
@@ -371,5 +372,49 @@ func TestBusyClassesUnionArithmetic(t *testing.T) {
 	}
 	if checked == 0 {
 		t.Fatal("no device checked")
+	}
+}
+
+// TestBusyClassesEmptyClasses checks the split against the brute force on
+// one device with each of the 64 sets of classes present: a class cut by
+// empty classes only is its own union, and one cut after skipped classes
+// must not read the buffer it writes.
+func TestBusyClassesEmptyClasses(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	for set := range 1 << metrics.NumClasses {
+		tr := &trace.Trace{Devices: []trace.Device{{ID: 0}}}
+		for c := range metrics.NumClasses {
+			if set&(1<<c) == 0 {
+				continue
+			}
+			for range 40 {
+				start := r.Int64N(10_000)
+				a := trace.Activity{Stream: int64(c), Start: start, End: start + r.Int64N(300)}
+				switch c {
+				case 0, 1:
+					name := "gemm"
+					if c == 1 {
+						name = "ncclKernel_AllReduce"
+					}
+					tr.Kernels = append(tr.Kernels, trace.Kernel{Activity: a, Name: name})
+				case 2, 3, 4:
+					tr.Memcpys = append(tr.Memcpys, trace.Memcpy{Activity: a, Kind: []trace.CopyKind{trace.HtoD, trace.DtoH, trace.DtoD}[c-2]})
+				case 5:
+					tr.Memsets = append(tr.Memsets, trace.Memset{Activity: a})
+				}
+			}
+		}
+		byStart := func(a, b trace.Activity) int { return cmp.Compare(a.Start, b.Start) }
+		slices.SortFunc(tr.Kernels, func(a, b trace.Kernel) int { return byStart(a.Activity, b.Activity) })
+		slices.SortFunc(tr.Memcpys, func(a, b trace.Memcpy) int { return byStart(a.Activity, b.Activity) })
+		slices.SortFunc(tr.Memsets, func(a, b trace.Memset) int { return byStart(a.Activity, b.Activity) })
+		tr.Source = fmt.Sprintf("classes %06b", set)
+		bad, n := checkClasses(tr, bruteNS, priority)
+		for _, b := range bad {
+			t.Error(b)
+		}
+		if want := min(set, 1); n != want {
+			t.Errorf("%s: %d devices checked, want %d", tr.Source, n, want)
+		}
 	}
 }

@@ -128,8 +128,8 @@ func NewCapture(t *trace.Trace) (*Capture, error) {
 		byThread[thread{a.PID, a.TID}] = append(byThread[thread{a.PID, a.TID}], i)
 	}
 	if c.Captured == 0 {
-		return nil, fmt.Errorf("%s: no launch call that executed nothing (%d launches, each ran its kernel): "+
-			"not a trace profiled while CUDA graphs were captured", t.Source, c.Launches)
+		return nil, fmt.Errorf("%s: no launch call that executed nothing (%s, each ran its kernel): "+
+			"not a trace profiled while CUDA graphs were captured", t.Source, Plural(c.Launches, "launches"))
 	}
 	c.NoBounds = !bounds
 	need := make([]bool, len(t.APICalls))
@@ -397,10 +397,10 @@ func (s *CaptureStats) Warnings() []string {
 	}
 	var out []string
 	if s.Matched == 0 {
-		out = append(out, fmt.Sprintf("%s matches none of the %d graph launches: their kernels stay under the graph launches", s.Capture, s.GraphLaunches))
+		out = append(out, fmt.Sprintf("%s matches none of the %s: their kernels stay under the graph launches", s.Capture, Plural(s.GraphLaunches, "graph launches")))
 	}
 	for _, x := range s.Misses {
-		out = append(out, fmt.Sprintf("%d kernels of %d graph launches not named by %s: %s", x.Kernels, x.Launches, s.Capture, x.Reason))
+		out = append(out, fmt.Sprintf("%s of %s not named by %s: %s", Plural(x.Kernels, "kernels"), Plural(x.Launches, "graph launches"), s.Capture, x.Reason))
 	}
 	return out
 }
@@ -427,7 +427,7 @@ func (c *Capture) pair(ks []*trace.Kernel) (calls []int32, unshaped bool, reason
 	}
 	switch {
 	case sized == 0:
-		return nil, false, fmt.Sprintf("no capture of %d launches (the captures hold %s)", len(ks), sizesText(c.Sizes()))
+		return nil, false, fmt.Sprintf("no capture of %s (the captures hold %s)", Plural(len(ks), "launches"), sizesText(c.Sizes()))
 	case len(fits) == 0:
 		return nil, false, why
 	}
@@ -435,7 +435,7 @@ func (c *Capture) pair(ks []*trace.Kernel) (calls []int32, unshaped bool, reason
 		for i := range other {
 			a, b := &c.calls[fits[0][i]], &c.calls[other[i]]
 			if a.op != b.op || a.region != b.region || a.stack != b.stack {
-				return nil, false, fmt.Sprintf("%d captures of %d launches fit, and they name the kernels differently", len(fits), len(ks))
+				return nil, false, fmt.Sprintf("%d captures of %s fit, and they name the kernels differently", len(fits), Plural(len(ks), "launches"))
 			}
 			if !unshaped && !sameArgs(c.instArgs(a.inst), c.instArgs(b.inst)) {
 				unshaped = true

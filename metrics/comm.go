@@ -9,7 +9,7 @@ package metrics
 var commPatterns = []string{"nccl", "rccl", "allreduce", "allgather", "reducescatter", "alltoall", "sendrecv",
 	"multimem", "crossdevicereduce", "symmetricmemory", "symmmem"}
 
-// commByFirst holds commPatterns by their first byte, for IsCommKernel's
+// commByFirst holds commPatterns by their first byte, for isCommKernel's
 // one pass.
 var commByFirst = func() (t [256][]string) {
 	for _, p := range commPatterns {
@@ -18,12 +18,12 @@ var commByFirst = func() (t [256][]string) {
 	return t
 }()
 
-// IsCommKernel reports whether a kernel is communication: its name, lower
+// isCommKernel reports whether a kernel is communication: its name, lower
 // case and with '_', '-' and spaces taken out, holds one of commPatterns.
 // Summaries ask it once per kernel name, and C++ names run to hundreds of
 // bytes: one pass tries only the patterns that begin with the letter at
 // hand, and only when the next byte does not rule them out.
-func IsCommKernel(name string) bool {
+func isCommKernel(name string) bool {
 	for i := 0; i+1 < len(name); i++ {
 		// c|0x20 lowers a letter; no other byte maps to a letter.
 		ps := commByFirst[name[i]|0x20]
@@ -66,7 +66,7 @@ func foldedHasPrefix(s, p string) bool {
 // computation, and says how much of the communication the computation
 // hides.
 type CommStat struct {
-	Kernels   int     // communication kernels (IsCommKernel)
+	Kernels   int     // communication kernels (isCommKernel)
 	NS        int64   // length of the union of their intervals
 	ComputeNS int64   // length of the union of the other kernels' intervals
 	OverlapNS int64   // time in both unions: communication and computation at once
@@ -76,7 +76,7 @@ type CommStat struct {
 // commStat computes a CommStat from the count of communication kernels
 // and the unions of the intervals of both kinds.
 func commStat(kernels int, comm, compute []Interval) CommStat {
-	s := CommStat{Kernels: kernels, NS: Length(comm), ComputeNS: Length(compute), OverlapNS: overlapLength(comm, compute)}
+	s := CommStat{Kernels: kernels, NS: length(comm), ComputeNS: length(compute), OverlapNS: overlapLength(comm, compute)}
 	if s.NS > 0 {
 		s.Overlap = float64(s.OverlapNS) / float64(s.NS)
 	}

@@ -46,8 +46,8 @@ func TestIsCommKernel(t *testing.T) {
 		"gather_kernel":      false,
 		"scatter_add_kernel": false,
 	} {
-		if got := IsCommKernel(name); got != want {
-			t.Errorf("IsCommKernel(%q) = %v, want %v", name, got, want)
+		if got := isCommKernel(name); got != want {
+			t.Errorf("isCommKernel(%q) = %v, want %v", name, got, want)
 		}
 	}
 }

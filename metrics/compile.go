@@ -148,9 +148,9 @@ func compileOps(t *trace.Trace) compileInputs {
 	}
 	slices.SortFunc(w.stats.FrameRecompiles, func(a, b FrameRecompiles) int { return compareFrames(a.Frame, b.Frame) })
 	for k, rs := range w.ranges {
-		u := Union(rs)
+		u := union(rs)
 		w.ranges[k] = u
-		w.stats.CompiledHostNS += Length(u)
+		w.stats.CompiledHostNS += length(u)
 	}
 	return w
 }

@@ -180,7 +180,7 @@ func JoinCompileLog(t *trace.Trace, log *torchlog.Log, topN int) *CompileJoin {
 			perFrame[c.frame] = append(perFrame[c.frame], Interval{c.start, c.end})
 		}
 		for f, ivs := range perFrame {
-			j.Frames[f].HostNS += Length(Union(ivs))
+			j.Frames[f].HostNS += length(union(ivs))
 		}
 		calls[k] = cs
 	}

@@ -52,9 +52,9 @@ func StreamStats(t *trace.Trace, dev int) []StreamStat {
 	}
 	out := make([]StreamStat, 0, len(stats))
 	for id, s := range stats {
-		u := Union(ivs[id])
+		u := union(ivs[id])
 		s.SpanNS = u[len(u)-1].End - u[0].Start
-		s.BusyNS = Length(u)
+		s.BusyNS = length(u)
 		s.IdleNS = s.SpanNS - s.BusyNS
 		if s.SpanNS > 0 {
 			s.Util = float64(s.BusyNS) / float64(s.SpanNS)

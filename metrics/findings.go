@@ -86,9 +86,9 @@ const (
 	// µs) but work inside the driver: module loading on a kernel's first
 	// use under CUDA lazy loading.
 	SlowLaunchNS = 1_000_000
-	// TinyKernelNS: kernels shorter than this take about as long on the
+	// tinyKernelNS: kernels shorter than this take about as long on the
 	// GPU as their launch takes on the CPU (a launch call costs 2–10 µs).
-	TinyKernelNS = 5_000
+	tinyKernelNS = 5_000
 	// optimizerLaunchesPerStep: an optimizer step launching this many
 	// kernels with no multi-tensor kernel among them runs parameter by
 	// parameter.
@@ -110,7 +110,7 @@ func Rules() []Rule {
 			"time_ns ≥ 1 % of the span", "nsys analyze's rule on synchronization API calls; a measurement of the gaps they open (the H200 pair item-sync-b32: 8.47 ms before, 3.05 ms after removing .item())", ""},
 		{"fp32-gemm", "GEMM and convolution kernels on the fp32 path without tensor cores (sgemm, scudnn, …f32f32…ffma), never tf32, bf16 or fp16 tensor-op kernels; count: kernels; time_ns: their kernel time",
 			"kernel time ≥ 1 % of the device's", "PyTorch's pattern matcher (FP32MatMulPattern, on Ampere and later) extended to convolutions and Volta", ""},
-		{"tiny-kernels", "a launch-bound device (verdict launch or graph-launch) whose median kernel is under " + fmtNS(TinyKernelNS) + ": the CPU launches kernels more slowly than the GPU runs them; count: kernels under " + fmtNS(TinyKernelNS) + "; time_ns: the launch wait of gaps under 1 ms (short_launch_ns)",
+		{"tiny-kernels", "a launch-bound device (verdict launch or graph-launch) whose median kernel is under " + fmtNS(tinyKernelNS) + ": the CPU launches kernels more slowly than the GPU runs them; count: kernels under " + fmtNS(tinyKernelNS) + "; time_ns: the launch wait of gaps under 1 ms (short_launch_ns)",
 			"launch-bound and median kernel < 5 µs", "a measurement: a launch call costs 2–10 µs of CPU (launch_mean_ns of the real traces)", "short_launch_ns: what the verdict bounds for CUDA graphs"},
 		{"dataloader-wait", "GPU idle time while the host is inside the DataLoader's __next__ (enumerate(DataLoader)#… ranges); count: such ranges met by idle time; time_ns: that idle time",
 			"idle ≥ 1 % of the span", "PyTorch's pattern matcher (SynchronizedDataLoaderPattern looks for num_workers=0; this measures the wait itself)", "that idle time: loading the next batch while the GPU computes removes at most it"},
@@ -123,7 +123,7 @@ func Rules() []Rule {
 		{"exposed-comm", "communication kernels (NCCL, RCCL) running while no computation does: time the step waits on the network; count: communication kernels; time_ns: comm_ns − comm_overlap_ns",
 			"time_ns ≥ 1 % of the span", "a measurement (the summary's communication union against the computation union; HTA's comm/comp overlap)", "time_ns: overlapping all of it with computation removes at most it"},
 		{"exposed-copy", "copies (H2D, D2H, device to device) running while no kernel does: time the GPU waits on the host link or on a copy engine; count: copies exposed for part of their time at least; bytes: theirs; time_ns: copy_exposed_ns",
-			"time_ns ≥ 1 % of the span", "a measurement (the summary's time split: copy_exposed_ns); the achieved GB/s against the host link's peak from traceql's table of links", "time_ns: overlapping all of it with kernels removes at most it"},
+			"time_ns ≥ 1 % of the span", "a measurement (the summary's time split: copy_exposed_ns); the achieved GB/s against the host link's peak from traceql's table of links (traceql help links)", "time_ns: overlapping all of it with kernels removes at most it"},
 		{"lost-activity", "kernels with no launch call in the trace (launched before the profiler started, or the call lost): their launch and idle cause are unknown; count: such kernels; time_ns: their kernel time",
 			"any, with launch calls in the trace", "a trust check: CUPTI drops records when its buffers fill", ""},
 		{"lost-launches", "kernel and graph launch calls matched to no device work (the trace's, on its first device): their kernels were lost or ran after the profiler stopped; count: such calls",
@@ -149,7 +149,7 @@ type findingInputs struct {
 	syncCopyCalls, syncMemsetCalls map[string]int // call name → calls
 	fp32                           counted
 	fp32Top                        KernelStat    // the fp32 kernel name of most time
-	tiny                           int           // kernels under TinyKernelNS
+	tiny                           int           // kernels under tinyKernelNS
 	noLaunch                       counted       // kernels with no launch call
 	dataloaderNS                   int64         // idle inside DataLoader ranges
 	dataloaderRanges               int           // DataLoader ranges met by idle time
@@ -203,7 +203,7 @@ func (h *findingRanges) visit(op *trace.Op) {
 
 // done merges the ranges visited.
 func (h *findingRanges) done() {
-	h.optimizer = Union(h.optimizer)
+	h.optimizer = union(h.optimizer)
 }
 
 // inUnion reports whether x lies in one of the sorted, disjoint us.
@@ -301,20 +301,20 @@ func deviceFindings(d *DeviceSummary, dev trace.Device, in *findingInputs, h *fi
 	if in.fp32.n > 0 && sharePct(in.fp32.ns, d.KernelNS) >= 1 {
 		add(fp32Finding(d, dev, in))
 	}
-	if b := Verdict(d); (b == LaunchBound || b == GraphLaunchBound) && d.KernelMedianNS < TinyKernelNS {
+	if b := Verdict(d); (b == LaunchBound || b == GraphLaunchBound) && d.KernelMedianNS < tinyKernelNS {
 		add(Finding{Rule: "tiny-kernels", Count: in.tiny, TimeNS: d.ShortLaunchNS, SavingsNS: d.ShortLaunchNS, HasSavings: true,
-			Evidence: fmt.Sprintf("%d of %d kernels under %s; median kernel %s, median launch call %s", in.tiny, d.Kernels, fmtNS(TinyKernelNS),
+			Evidence: fmt.Sprintf("%d of %s under %s; median kernel %s, median launch call %s", in.tiny, Plural(d.Kernels, "kernels"), fmtNS(tinyKernelNS),
 				fmtDur(int64(d.KernelMedianNS)), fmtDur(int64(d.Launch.MedianLaunchNS))),
 			Fix: "launch fewer, larger kernels: CUDA graphs (torch.compile mode='reduce-overhead'), fusion (torch.compile), larger batches"})
 	}
 	if in.dataloaderNS > 0 && severityOf(in.dataloaderNS, span) > Info {
 		add(Finding{Rule: "dataloader-wait", Count: in.dataloaderRanges, TimeNS: in.dataloaderNS, SavingsNS: in.dataloaderNS, HasSavings: true,
-			Evidence: fmt.Sprintf("%d of %d DataLoader ranges", in.dataloaderRanges, in.dataloaderAll),
+			Evidence: fmt.Sprintf("%d of %s", in.dataloaderRanges, Plural(in.dataloaderAll, "DataLoader ranges")),
 			Fix:      "load batches in worker processes (DataLoader(num_workers>0, pin_memory=True, persistent_workers=True)) and prefetch"})
 	}
 	if h.optSteps > 0 && !in.multiTensor && in.optimizer.n >= optimizerLaunchesPerStep*h.optSteps {
 		add(Finding{Rule: "single-tensor-optimizer", Count: in.optimizer.n, TimeNS: in.optimizer.ns,
-			Evidence: fmt.Sprintf("%d kernels in %d optimizer steps, none multi-tensor", in.optimizer.n, h.optSteps),
+			Evidence: fmt.Sprintf("%s in %s, none multi-tensor", Plural(in.optimizer.n, "kernels"), Plural(h.optSteps, "optimizer steps")),
 			Fix:      "use the multi-tensor optimizer: torch.optim.X(..., foreach=True), or fused=True"})
 	}
 	if cm := d.Comm; cm.Kernels > 0 && severityOf(cm.NS-cm.OverlapNS, span) > Info {
@@ -332,7 +332,7 @@ func deviceFindings(d *DeviceSummary, dev trace.Device, in *findingInputs, h *fi
 	}
 	if dc := d.Compile; c.Frames > 1 && dc.KernelNS < d.KernelNS && (dc.Regions+dc.CompiledFunctions) > 0 {
 		add(Finding{Rule: "graph-break", Count: c.Frames, TimeNS: d.KernelNS - dc.KernelNS,
-			Evidence: fmt.Sprintf("%d compiled frames; %s of kernel time eager", c.Frames, ShareText(d.KernelNS-dc.KernelNS, d.KernelNS)),
+			Evidence: fmt.Sprintf("%s; %s of kernel time eager", Plural(c.Frames, "compiled frames"), ShareText(d.KernelNS-dc.KernelNS, d.KernelNS)),
 			Fix:      "list the breaks with TORCH_LOGS=graph_breaks (or torch._dynamo.explain) and remove them; fullgraph=True makes one an error"})
 	}
 	if in.noLaunch.n > 0 {
@@ -452,7 +452,7 @@ func (c *callIdle) add(long []longCall, g Interval) {
 		c.max[l.Name] = max(c.max[l.Name], l.Len())
 	}
 	for name, ivs := range by {
-		c.ns[name] += Length(Union(ivs))
+		c.ns[name] += length(union(ivs))
 	}
 }
 

@@ -58,7 +58,7 @@ func ApplyCompileLog(s *Summary) {
 			eager = d.KernelNS - d.Compile.KernelNS
 		}
 		if recompiles > 0 {
-			ev := fmt.Sprintf("from the compile log: %d recompiles taking %s to compile", recompiles, fmtDur(compileNS))
+			ev := fmt.Sprintf("from the compile log: %s taking %s to compile", Plural(recompiles, "recompiles"), fmtDur(compileNS))
 			if len(reasons) > 0 {
 				ev += "; guards " + topCounts(reasons, 2)
 			}
@@ -66,7 +66,7 @@ func ApplyCompileLog(s *Summary) {
 				Fix: "mark the sizes that change dynamic (torch._dynamo.mark_dynamic) or keep them fixed; the failing guards are above"})
 		}
 		if breaks > 0 {
-			ev := fmt.Sprintf("from the compile log: %d graph breaks", breaks)
+			ev := "from the compile log: " + Plural(breaks, "graph breaks")
 			if len(where) > 0 {
 				ev += "; " + topCounts(where, 2)
 			}

@@ -93,6 +93,19 @@ func TestCompileLogFindings(t *testing.T) {
 		t.Fatalf("the trace guesses %d recompiles, as the log says: the case shows nothing", wantRecompiles)
 	}
 
+	// One recompile and one break are counted in the singular (issue 63:
+	// "1 graph breaks").
+	_, got = logFindings(t, path, []synth.LogCompile{lc[0], lc[1]})
+	if g := got["graph-break"].Evidence; !strings.Contains(g, "from the compile log: 2 graph breaks") {
+		t.Errorf("graph-break evidence %q", g)
+	}
+	_, got = logFindings(t, path, []synth.LogCompile{{Frame: 0, Compile: 0, Code: "f", File: "m.py", Line: 1, CompileUS: 100, NumBreaks: -1,
+		Breaks: []string{"m.py:10|Unsupported: call to print"}}, lc[1]})
+	if r, b := got["recompile"].Evidence, got["graph-break"].Evidence; !strings.Contains(r, "from the compile log: 1 recompile taking") ||
+		!strings.Contains(b, "from the compile log: 1 graph break;") {
+		t.Errorf("one recompile and one break: evidence %q and %q", r, b)
+	}
+
 	// A clean log: no finding, whatever the frame numbers guess.
 	_, got = logFindings(t, path, []synth.LogCompile{{Frame: 0, Compile: 0, Code: "f", File: "m.py", CompileUS: 10, NumBreaks: 0}})
 	if len(got) > 0 {

@@ -30,7 +30,7 @@ type exposedCopies struct {
 // though the split gives that time to H2D).
 func exposeCopies(recs []copyRec, ex *[NumClasses][]Interval) exposedCopies {
 	var e exposedCopies
-	e.ns = Length(ex[ClassH2D]) + Length(ex[ClassD2H]) + Length(ex[ClassOtherCopy])
+	e.ns = length(ex[ClassH2D]) + length(ex[ClassD2H]) + length(ex[ClassOtherCopy])
 	if e.ns == 0 {
 		return e
 	}
@@ -65,14 +65,14 @@ func exposedCopyFinding(d *DeviceSummary, e exposedCopies) (Finding, bool) {
 		if c[k] > topNS {
 			top, topNS = k, c[k]
 		}
-		dirs = append(dirs, fmt.Sprintf("%s %s in %d copies", ClassNames[k], fmtDur(c[k]), e.byClass[k]))
+		dirs = append(dirs, fmt.Sprintf("%s %s in %s", ClassNames[k], fmtDur(c[k]), Plural(e.byClass[k], "copies")))
 	}
 	ev := fmt.Sprintf("%s of the span; %s", ShareText(e.ns, d.SpanNS), strings.Join(dirs, ", "))
 	if l := LinkText(d); l != "" {
 		ev += "; " + l
 	}
 	if p := e.pageable[top]; p > 0 {
-		ev += fmt.Sprintf("; %d of the %d %s copies pageable", p, e.byClass[top], ClassNames[top])
+		ev += fmt.Sprintf("; %d of the %s pageable", p, Plural(e.byClass[top], ClassNames[top]+" copies"))
 	}
 	return Finding{Rule: "exposed-copy", Count: e.n, TimeNS: e.ns, Bytes: e.bytes, SavingsNS: e.ns, HasSavings: true,
 		Evidence: ev, Fix: exposedCopyFix(top, e.pageable[top] > 0)}, true

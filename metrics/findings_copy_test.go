@@ -140,13 +140,13 @@ func TestLinkOf(t *testing.T) {
 		{"NVIDIA GH200 480GB", "NVLink-C2C", 450},
 		{"NVIDIA L4", "PCIe 4.0 x16", 31.508},
 	} {
-		l, why := LinkOf(c.name)
+		l, why := linkOf(c.name)
 		if why != "" || l.Name != c.link || l.GBps < c.gbps-0.001 || l.GBps > c.gbps+0.001 || !strings.HasPrefix(l.Source, "https://") {
 			t.Errorf("%s: %+v %q; want %s at %.3f GB/s, sourced", c.name, l, why, c.link, c.gbps)
 		}
 	}
 	for _, name := range []string{"", "NVIDIA GeForce RTX 4090", "Tesla V100-SXM2-16GB", "AMD Instinct MI250X"} {
-		if l, why := LinkOf(name); why == "" {
+		if l, why := linkOf(name); why == "" {
 			t.Errorf("%q: link %+v, want none", name, l)
 		}
 	}

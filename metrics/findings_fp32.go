@@ -44,10 +44,10 @@ func fp32Finding(d *DeviceSummary, dev trace.Device, in *findingInputs) Finding 
 	gemm := counted{n: in.fp32.n - conv.n, ns: in.fp32.ns - conv.ns}
 	var parts []string
 	if gemm.n > 0 {
-		parts = append(parts, fmt.Sprintf("matmuls %d kernels, %s", gemm.n, fmtDur(gemm.ns)))
+		parts = append(parts, "matmuls "+Plural(gemm.n, "kernels")+", "+fmtDur(gemm.ns))
 	}
 	if conv.n > 0 {
-		parts = append(parts, fmt.Sprintf("convolutions %d kernels, %s", conv.n, fmtDur(conv.ns)))
+		parts = append(parts, "convolutions "+Plural(conv.n, "kernels")+", "+fmtDur(conv.ns))
 	}
 	ev := fmt.Sprintf("%s of kernel time: %s; top %s (%d×)", ShareText(in.fp32.ns, d.KernelNS), strings.Join(parts, ", "),
 		in.fp32Top.Name, in.fp32Top.Count)

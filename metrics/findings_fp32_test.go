@@ -20,7 +20,7 @@ func TestFP32FixByKind(t *testing.T) {
 	}{
 		{"matmuls", []string{gemm, gemm}, true, false, "matmuls 2 kernels, 200 ns"},
 		{"convolutions", []string{conv, conv, conv}, false, true, "convolutions 3 kernels, 300 ns"},
-		{"both", []string{gemm, conv, conv}, true, true, "matmuls 1 kernels, 100 ns, convolutions 2 kernels, 200 ns"},
+		{"both", []string{gemm, conv, conv}, true, true, "matmuls 1 kernel, 100 ns, convolutions 2 kernels, 200 ns"},
 	} {
 		b := newBuilder(8)
 		for i, k := range c.kernels {

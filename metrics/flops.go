@@ -37,9 +37,6 @@ const (
 	INT8 Precision = "int8"
 )
 
-// Precisions lists the precisions in the order they are shown.
-var Precisions = []Precision{FP64, FP32, TF32, BF16, FP16, FP8, INT8}
-
 // dtype is a PyTorch "Input type" string's precision and element size in
 // bytes; size 0 for what is no tensor element ("Scalar", "ScalarList",
 // "GenericList", "").

@@ -67,7 +67,7 @@ func hostTimeline(t *trace.Trace, ops []trace.Op) HostTimeline {
 		see(c.Start, c.End)
 	}
 	h.SpanNS = h.EndNS - h.StartNS
-	h.OpBusyNS = Length(Union(busy))
+	h.OpBusyNS = length(union(busy))
 	h.OutsideOpsNS = h.SpanNS - h.OpBusyNS
 	h.Steps = Steps(t)
 	stats := make([]StepStat, len(h.Steps))

@@ -56,7 +56,7 @@ func collectHostRanges(t *trace.Trace) hostRanges {
 		}
 	}
 	for c := range raw {
-		r[c] = Union(raw[c])
+		r[c] = union(raw[c])
 	}
 	return r
 }
@@ -76,13 +76,13 @@ type hostSplitter struct{ idle, rest []Interval }
 func (s *hostSplitter) split(busy []Interval, r *hostRanges, w Interval) HostClasses {
 	var h HostClasses
 	s.idle = appendSubtract(s.idle[:0], []Interval{w}, busy)
-	total := Length(s.idle)
+	total := length(s.idle)
 	for c := range HostOther {
 		if len(r[c]) == 0 {
 			continue // cuts nothing from the idle time
 		}
 		s.rest = appendSubtract(s.rest[:0], s.idle, r[c])
-		h[c] = Length(s.idle) - Length(s.rest)
+		h[c] = length(s.idle) - length(s.rest)
 		s.idle, s.rest = s.rest, s.idle
 	}
 	h[HostOther] = total - h[HostDataLoader] - h[HostOptimizer]

@@ -11,11 +11,11 @@ type Interval struct{ Start, End int64 }
 // Len returns End − Start.
 func (iv Interval) Len() int64 { return iv.End - iv.Start }
 
-// Union returns the union of ivs as sorted, disjoint intervals. Intervals
+// union returns the union of ivs as sorted, disjoint intervals. Intervals
 // that overlap or touch (one ends where the next starts) merge. A
 // zero-length interval inside or touching another adds nothing; a lone one
 // is kept as a zero-length busy interval. ivs is not modified.
-func Union(ivs []Interval) []Interval {
+func union(ivs []Interval) []Interval {
 	sorted := slices.Clone(ivs)
 	if !slices.IsSortedFunc(sorted, byStart) {
 		slices.SortFunc(sorted, byStart)
@@ -65,8 +65,8 @@ func mergeInto(a, b []Interval) []Interval {
 	return a
 }
 
-// Length returns the total length of disjoint intervals.
-func Length(merged []Interval) int64 {
+// length returns the total length of disjoint intervals.
+func length(merged []Interval) int64 {
 	var n int64
 	for _, iv := range merged {
 		n += iv.Len()
@@ -74,8 +74,8 @@ func Length(merged []Interval) int64 {
 	return n
 }
 
-// Clip returns the parts of disjoint, sorted intervals that lie inside w.
-func Clip(merged []Interval, w Interval) []Interval {
+// clip returns the parts of disjoint, sorted intervals that lie inside w.
+func clip(merged []Interval, w Interval) []Interval {
 	var out []Interval
 	// Intervals ending before w or starting after it add nothing.
 	i, _ := slices.BinarySearchFunc(merged, w.Start, func(iv Interval, x int64) int { return cmp.Compare(iv.End, x) })
@@ -91,7 +91,7 @@ func Clip(merged []Interval, w Interval) []Interval {
 	return out
 }
 
-// lengthIn returns Length(Clip(merged, w)) without building the clip:
+// lengthIn returns length(clip(merged, w)) without building the clip:
 // steps ask it of every busy interval.
 func lengthIn(merged []Interval, w Interval) int64 {
 	n, _ := lengthFrom(merged, w, 0)

@@ -28,12 +28,12 @@ func TestUnion(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			in := slices.Clone(tt.in)
-			got := Union(tt.in)
+			got := union(tt.in)
 			if !slices.Equal(got, tt.want) {
-				t.Errorf("Union = %v, want %v", got, tt.want)
+				t.Errorf("union = %v, want %v", got, tt.want)
 			}
 			if !slices.Equal(in, tt.in) {
-				t.Errorf("Union modified its input")
+				t.Errorf("union modified its input")
 			}
 		})
 	}
@@ -78,10 +78,10 @@ func TestClip(t *testing.T) {
 		{Interval{35, 35}, nil},
 	}
 	for _, tt := range tests {
-		if got := Clip(merged, tt.w); !slices.Equal(got, tt.want) {
-			t.Errorf("Clip(%v) = %v, want %v", tt.w, got, tt.want)
+		if got := clip(merged, tt.w); !slices.Equal(got, tt.want) {
+			t.Errorf("clip(%v) = %v, want %v", tt.w, got, tt.want)
 		}
-		if got, want := lengthIn(merged, tt.w), Length(tt.want); got != want {
+		if got, want := lengthIn(merged, tt.w), length(tt.want); got != want {
 			t.Errorf("lengthIn(%v) = %d, want %d", tt.w, got, want)
 		}
 	}
@@ -90,12 +90,12 @@ func TestClip(t *testing.T) {
 // TestTBProfilerUtilization ports tb-profiler's utilization example: kernel
 // busy 60 over the steps window [100,220] gives 0.5.
 func TestTBProfilerUtilization(t *testing.T) {
-	u := Union([]Interval{{130, 140}, {135, 150}, {150, 150}, {145, 170}, {200, 220}})
-	if got := Length(u); got != 60 {
+	u := union([]Interval{{130, 140}, {135, 150}, {150, 150}, {145, 170}, {200, 220}})
+	if got := length(u); got != 60 {
 		t.Fatalf("kernel busy = %d, want 60", got)
 	}
 	w := Interval{100, 220}
-	if got := float64(Length(Clip(u, w))) / float64(w.Len()); got != 0.5 {
+	if got := float64(length(clip(u, w))) / float64(w.Len()); got != 0.5 {
 		t.Errorf("utilization = %v, want 0.5", got)
 	}
 	if got := Gaps(u); !slices.Equal(got, []Interval{{170, 200}}) {
@@ -119,17 +119,17 @@ func TestMedianPercentile(t *testing.T) {
 		if got := Median(tt.in); got != tt.median {
 			t.Errorf("Median(%v) = %v, want %v", tt.in, got, tt.median)
 		}
-		if got := Percentile(tt.in, 90); got != tt.p90 {
+		if got := percentile(tt.in, 90); got != tt.p90 {
 			t.Errorf("p90(%v) = %v, want %v", tt.in, got, tt.p90)
 		}
-		if got := Percentile(tt.in, 99); got != tt.p99 {
+		if got := percentile(tt.in, 99); got != tt.p99 {
 			t.Errorf("p99(%v) = %v, want %v", tt.in, got, tt.p99)
 		}
 	}
 }
 
 func TestGapHistogram(t *testing.T) {
-	h := GapHistogram([]Interval{{0, 999}, {0, 1000}, {0, 5e6}, {0, 2e9}})
+	h := gapHistogram([]Interval{{0, 999}, {0, 1000}, {0, 5e6}, {0, 2e9}})
 	want := map[int64]int{0: 1, 1e3: 1, 1e6: 1, 1e9: 1}
 	for _, b := range h {
 		if b.Count != want[b.Lo] {

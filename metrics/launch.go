@@ -362,7 +362,7 @@ func ClassifyGaps(t *trace.Trace) []ClassifiedGap {
 // every API call).
 func classifyAll(t *trace.Trace, ix launchIndex, syncs syncSet, class func(ClassifiedGap)) {
 	for dev, v := range DeviceViews(t) {
-		classifyGaps(v, dev, ix, syncs, Gaps(DeviceBusy(v, dev)), nil, nil, class)
+		classifyGaps(v, dev, ix, syncs, Gaps(deviceBusy(v, dev)), nil, nil, class)
 	}
 }
 
@@ -511,14 +511,14 @@ func classifyGaps(t *trace.Trace, dev int, ix launchIndex, host syncSet, gaps, s
 			}
 		}
 	}
-	syncs, waits = Union(syncs), Union(waits)
+	syncs, waits = union(syncs), union(waits)
 	if deviceSyncs != nil {
 		deviceSyncs(syncs)
 	}
 	// Other time is what neither a sync nor a step window covers.
 	var covered []Interval
 	if len(steps) > 0 {
-		covered = Union(append(slices.Clip(syncs), steps...))
+		covered = union(append(slices.Clip(syncs), steps...))
 	}
 	k, kc := 0, 0 // syncs[:k] and covered[:kc] end by the time gap i starts
 	for i, g := range gaps {

@@ -46,9 +46,26 @@ var linkTable = []struct {
 	{[]string{"rtx", "4060", "ti"}, pcie(4, 8, "https://www.techpowerup.com/gpu-specs/geforce-rtx-4060-ti-8-gb.c3890 (bus interface PCIe 4.0 x8)")},
 }
 
-// LinkOf finds the host link of the GPU named name; why says why there
+// A LinkRow is an entry of the host-link table as LinkOf matches it:
+// every word of Needles occurs in the device name.
+type LinkRow struct {
+	Needles []string
+	Link    Link
+}
+
+// LinkRows lists the host-link table in the order LinkOf tries it, for
+// `traceql help links`.
+func LinkRows() []LinkRow {
+	out := make([]LinkRow, len(linkTable))
+	for i, e := range linkTable {
+		out[i] = LinkRow{Needles: e.needles, Link: e.link}
+	}
+	return out
+}
+
+// linkOf finds the host link of the GPU named name; why says why there
 // is none ("" when found).
-func LinkOf(name string) (l Link, why string) {
+func linkOf(name string) (l Link, why string) {
 	n := strings.ToLower(name)
 	if strings.TrimSpace(n) == "" {
 		return Link{}, "the trace does not name the GPU"
@@ -72,7 +89,7 @@ func LinkOf(name string) (l Link, why string) {
 // link is unknown.
 func LinkText(d *DeviceSummary) string {
 	var parts []string
-	l, why := LinkOf(d.Name)
+	l, why := linkOf(d.Name)
 	for _, c := range []CopyStat{d.H2D, d.D2H} {
 		if c.Copies == 0 || c.NS == 0 || c.Tiny() {
 			continue

@@ -30,14 +30,14 @@ type PeakOverride struct {
 	TFLOPS, GBps float64
 }
 
-// DeviceUtilization computes d's utilization from its ops (d.Ops, with
+// deviceUtilization computes d's utilization from its ops (d.Ops, with
 // shapes) and the peaks of the GPU it names, or those given.
-func DeviceUtilization(d *DeviceSummary, o PeakOverride) Utilization {
+func deviceUtilization(d *DeviceSummary, o PeakOverride) Utilization {
 	u := Utilization{Work: deviceWork(d.Ops), KernelNS: d.KernelNS, SpanNS: d.SpanNS}
 	if mix := u.Work.Mix(); len(mix) > 0 {
 		u.Precision = mix[0].Precision
 	}
-	peak, why := PeakOf(d.Name)
+	peak, why := peakOf(d.Name)
 	u.Peak = peak
 	if why == "" {
 		u.PeakGBps = peak.GBps
@@ -121,20 +121,20 @@ func (u *Utilization) Roofline(w *OpWork) (bound string, share float64, ok bool)
 	return bound, w.AchievedTFLOPS() / attain, true
 }
 
-// FlopsArgWarnings say, per device, how many op calls carry a "flops"
+// flopsArgWarnings say, per device, how many op calls carry a "flops"
 // argument (with_flops=True) that disagrees with the FLOP model's count
 // from their shapes: flops and MFU take the argument, and the model or
 // the profiler is wrong for those ops (export --table ops shows which).
-func FlopsArgWarnings(devs []DeviceSummary) []string {
+func flopsArgWarnings(devs []DeviceSummary) []string {
 	var out []string
 	for _, d := range devs {
 		if d.Util == nil || d.Util.Work.ArgMismatches == 0 {
 			continue
 		}
 		w := &d.Util.Work
-		out = append(out, fmt.Sprintf("GPU %d: %d of %d op calls with a recorded flops argument differ from the FLOP model's "+
+		out = append(out, fmt.Sprintf("GPU %d: %d of %s with a recorded flops argument differ from the FLOP model's "+
 			"count from their shapes by over %g %%: flops and mfu take the recorded ones", d.Device, w.ArgMismatches,
-			w.ProfilerCalls, ArgTolerance*100))
+			Plural(w.ProfilerCalls, "op calls"), argTolerance*100))
 	}
 	return out
 }

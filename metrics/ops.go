@@ -163,8 +163,11 @@ func CapturedScopes(t *trace.Trace, dev int, m *CaptureMatch) (ops, regions []Sc
 	type agg struct {
 		stat ScopeStat
 		// instances are the op's instances seen, each true when it
-		// has a FLOP count.
-		instances map[opInstance]bool
+		// has a FLOP count: those launched by their op by the op alone
+		// (a key a third the size: a map entry for every op instance),
+		// those replayed by a graph with the replay.
+		instances map[*trace.Op]bool
+		replays   map[opInstance]bool
 	}
 	work := newWorkTally()
 	// kind: 0 launched one by one, 1 replayed by a graph, 2 named by a
@@ -176,7 +179,7 @@ func CapturedScopes(t *trace.Trace, dev int, m *CaptureMatch) (ops, regions []Sc
 		}
 		g := m[name]
 		if g == nil {
-			g = &agg{stat: ScopeStat{Name: name}, instances: map[opInstance]bool{}}
+			g = &agg{stat: ScopeStat{Name: name}, instances: map[*trace.Op]bool{}, replays: map[opInstance]bool{}}
 			m[name] = g
 		}
 		g.stat.Kernels++
@@ -188,10 +191,19 @@ func CapturedScopes(t *trace.Trace, dev int, m *CaptureMatch) (ops, regions []Sc
 			g.stat.Captured++
 		}
 		if o != nil {
-			costed, seen := g.instances[opInstance{o, replay}]
+			var costed, seen bool
+			if replay == (corrKey{}) {
+				costed, seen = g.instances[o]
+			} else {
+				costed, seen = g.replays[opInstance{o, replay}]
+			}
 			if !seen {
 				costed = o.Args != nil && work.instance(&g.stat.Work, o)
-				g.instances[opInstance{o, replay}] = costed
+				if replay == (corrKey{}) {
+					g.instances[o] = costed
+				} else {
+					g.replays[opInstance{o, replay}] = costed
+				}
 				if kind == 2 { // a captured op's call was in the capture's run
 					g.stat.Replays++
 				} else {

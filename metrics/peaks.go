@@ -87,9 +87,9 @@ func a100(name string, gbps float64) Peak {
 		GBps:   gbps, Source: "https://www.nvidia.com/content/dam/en-zz/Solutions/Data-Center/a100/pdf/nvidia-a100-datasheet-us-nvidia-1758950-r4-web.pdf (dense column)"}
 }
 
-// PeakOf finds the peaks of the GPU named name; why says why there are
+// peakOf finds the peaks of the GPU named name; why says why there are
 // none ("" when found).
-func PeakOf(name string) (p Peak, why string) {
+func peakOf(name string) (p Peak, why string) {
 	n := strings.ToLower(name)
 	if strings.TrimSpace(n) == "" {
 		return Peak{}, "the trace does not name the GPU"
@@ -134,13 +134,32 @@ func containsWord(n, s string) bool {
 func isAlnum(c byte) bool { return isDigit(c) || c >= 'a' && c <= 'z' }
 func isDigit(c byte) bool { return c >= '0' && c <= '9' }
 
-// Peaks lists the table, for --help and tests.
-func Peaks() []Peak {
+// peaks lists the table's peaks, for tests.
+func peaks() []Peak {
 	var out []Peak
-	for _, e := range peakTable {
-		if !e.refuse {
-			out = append(out, e.peak)
+	for _, e := range PeakRows() {
+		if !e.Refused {
+			out = append(out, e.Peak)
 		}
+	}
+	return out
+}
+
+// A PeakRow is an entry of the peak table as PeakOf matches it: every
+// word of Needles occurs in the device name; Refused names a variant
+// that gets no peak.
+type PeakRow struct {
+	Needles []string
+	Refused bool
+	Peak    Peak
+}
+
+// PeakRows lists the peak table in the order PeakOf tries it, for
+// `traceql help peaks`.
+func PeakRows() []PeakRow {
+	out := make([]PeakRow, len(peakTable))
+	for i, e := range peakTable {
+		out[i] = PeakRow{Needles: e.needles, Refused: e.refuse, Peak: e.peak}
 	}
 	return out
 }

@@ -13,7 +13,7 @@ import (
 // GPUs people profile most are pinned, as the datasheets print them
 // without sparsity.
 func TestPeakTable(t *testing.T) {
-	for _, p := range Peaks() {
+	for _, p := range peaks() {
 		if !strings.HasPrefix(p.Source, "https://") {
 			t.Errorf("%s: source %q is no link to a datasheet", p.GPU, p.Source)
 		}
@@ -38,7 +38,7 @@ func TestPeakTable(t *testing.T) {
 	}
 	dense := map[string]float64{"H100 SXM5": 989.4, "H100 PCIe": 756, "H200 SXM": 989.5, "A100 80GB SXM": 312, "Instinct MI300X": 1307.4, "L4": 121, "L40S": 362.05, "B200 (HGX, 1000 W)": 2250}
 	seen := 0
-	for _, p := range Peaks() {
+	for _, p := range peaks() {
 		if want, ok := dense[p.GPU]; ok {
 			seen++
 			if p.TFLOPS[BF16] != want {
@@ -80,12 +80,12 @@ func TestPeakOf(t *testing.T) {
 		{"AMD Instinct MI325X", ""},
 		{"", ""},
 	} {
-		p, why := PeakOf(tt.name)
+		p, why := peakOf(tt.name)
 		if p.GPU != tt.gpu {
-			t.Errorf("PeakOf(%q) = %q, want %q", tt.name, p.GPU, tt.gpu)
+			t.Errorf("peakOf(%q) = %q, want %q", tt.name, p.GPU, tt.gpu)
 		}
 		if (why == "") != (tt.gpu != "") {
-			t.Errorf("PeakOf(%q): why %q", tt.name, why)
+			t.Errorf("peakOf(%q): why %q", tt.name, why)
 		}
 	}
 }
@@ -98,20 +98,20 @@ func TestMFU(t *testing.T) {
 	w.MathNS[precIndex(FP32)] = 100
 	d := &DeviceSummary{Name: "NVIDIA H100 80GB HBM3", SpanNS: 4_000_000_000, KernelNS: 2_000_000_000,
 		Ops: []ScopeStat{{Name: "aten::mm", Work: w}}}
-	u := DeviceUtilization(d, PeakOverride{})
+	u := deviceUtilization(d, PeakOverride{})
 	// 989.4e9 FLOP over 4 s = 0.24735 TFLOP/s; / 989.4 = 0.00025.
 	if !u.HasMFU() || math.Abs(u.MFU()-0.00025) > 1e-12 || u.Precision != BF16 || u.PeakTFLOPS != 989.4 {
 		t.Errorf("MFU %v (%s, peak %v, %q)", u.MFU(), u.Precision, u.PeakTFLOPS, u.NoMFU)
 	}
 	d.Name = "Tesla V100-DGXS-32GB"
-	if u := DeviceUtilization(d, PeakOverride{}); u.HasMFU() || !strings.Contains(u.NoMFU, "--peak-tflops") {
+	if u := deviceUtilization(d, PeakOverride{}); u.HasMFU() || !strings.Contains(u.NoMFU, "--peak-tflops") {
 		t.Errorf("unknown GPU: MFU %v, reason %q", u.MFU(), u.NoMFU)
 	}
-	if u := DeviceUtilization(d, PeakOverride{TFLOPS: 100}); !u.HasMFU() || math.Abs(u.MFU()-989.4/4/100/1000) > 1e-12 {
+	if u := deviceUtilization(d, PeakOverride{TFLOPS: 100}); !u.HasMFU() || math.Abs(u.MFU()-989.4/4/100/1000) > 1e-12 {
 		t.Errorf("--peak-tflops 100: MFU %v (%q)", u.MFU(), u.NoMFU)
 	}
 	d.Ops = []ScopeStat{{Name: "aten::mm"}}
-	if u := DeviceUtilization(d, PeakOverride{TFLOPS: 100}); u.HasMFU() {
+	if u := deviceUtilization(d, PeakOverride{TFLOPS: 100}); u.HasMFU() {
 		t.Errorf("no FLOP count: MFU %v", u.MFU())
 	}
 }

@@ -32,7 +32,7 @@ type Edits struct {
 	// Kernels scales the durations of the kernels whose names match.
 	Kernels []KernelScale
 	// Costs are the constants of Graphs; nil: those that ship
-	// (ShippedGraphCosts). Validation sets others, measured on other runs.
+	// (shippedGraphCosts). Validation sets others, measured on other runs.
 	Costs *GraphCosts
 }
 
@@ -44,8 +44,8 @@ type GraphCosts struct {
 	Source string
 }
 
-// ShippedGraphCosts are the constants --graphs uses unless told others.
-func ShippedGraphCosts() GraphCosts {
+// shippedGraphCosts are the constants --graphs uses unless told others.
+func shippedGraphCosts() GraphCosts {
 	return GraphCosts{GraphReplayHostNS, GraphLaunchNodeNS, GraphNodeNS,
 		"median over the 6 reduce-overhead runs in testdata/gpu (H100, ViT small/medium/large, batch 1 and 32, profiled)"}
 }
@@ -55,7 +55,7 @@ func (e Edits) graphCosts() GraphCosts {
 	if e.Costs != nil {
 		return *e.Costs
 	}
-	return ShippedGraphCosts()
+	return shippedGraphCosts()
 }
 
 // Any reports whether e changes anything.
@@ -146,7 +146,7 @@ const pinnedCopyMinBytes = 1 << 20
 
 // replayConstants lists the model's constants with their sources, to be
 // printed with every projection that uses them.
-func replayConstants() []Constant { return ShippedGraphCosts().constants() }
+func replayConstants() []Constant { return shippedGraphCosts().constants() }
 
 // constants lists c as the model's constants with their source.
 func (c GraphCosts) constants() []Constant {

@@ -15,7 +15,7 @@ import (
 type WindowSpec struct {
 	Steps  *StepSpec // ProfilerStep#N by number; nil: not by steps
 	Time   *TimeSpec // a span of time after the first GPU activity; nil: not by time
-	Range  string    // the union of the ranges of this name (RangeParts); "": none
+	Range  string    // the union of the ranges of this name (rangeParts); "": none
 	Steady bool      // the steps after the warm-up (WarmupWindows)
 }
 
@@ -87,7 +87,7 @@ func SelectWindow(t *trace.Trace, s WindowSpec) (Selection, error) {
 	var win trace.Window
 	switch {
 	case s.Range != "":
-		parts, err := RangeParts(t, s.Range)
+		parts, err := rangeParts(t, s.Range)
 		if err != nil {
 			return Selection{}, err
 		}

@@ -43,7 +43,7 @@ func mannWhitneyMinP(n1, n2 int) float64 {
 	return math.Min(1, 2/c)
 }
 
-// quantiles returns what Median and Percentile, for each p of ps, would
+// quantiles returns what Median and percentile, for each p of ps, would
 // return for values sorted, without sorting them: each value is found by
 // selection, in expected linear time. Sorting the kernel durations and
 // launch latencies was about half the CPU time of a summary of the

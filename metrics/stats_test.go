@@ -70,7 +70,7 @@ func TestFamily(t *testing.T) {
 }
 
 // TestQuantiles holds quantiles, which selects, equal to Median and
-// Percentile of the sorted values, on inputs of every shape: few and many
+// percentile of the sorted values, on inputs of every shape: few and many
 // distinct values, sorted, reversed, and organ-pipe (which, like the
 // arrays earlier selections leave, makes some partitions lopsided enough
 // to fall back to a sort).
@@ -103,7 +103,7 @@ func TestQuantiles(t *testing.T) {
 				t.Errorf("%s, n = %d: median %v, want %v", name, n, median, want)
 			}
 			for i, p := range ps {
-				if want := Percentile(sorted, p); pct[i] != want {
+				if want := percentile(sorted, p); pct[i] != want {
 					t.Errorf("%s, n = %d: p%v %d, want %d", name, n, p, pct[i], want)
 				}
 			}

@@ -125,7 +125,11 @@ func gpuStepOps(t *trace.Trace) map[int64][]trace.Op {
 // step is seen on several streams or threads). One pass: a trace holds
 // millions of ops.
 func collectSteps(ops []trace.Op) (gpu, cpu []Step) {
-	byNum := [2]map[int]*Step{{}, {}}
+	// Each side's steps in order of first appearance, and each number's
+	// place there: no object a step, of which a long trace has hundreds
+	// of thousands.
+	var out [2][]Step
+	at := [2]map[int]int{{}, {}}
 	for i := range ops {
 		op := &ops[i]
 		n, ok := stepNumber(op.Name)
@@ -136,21 +140,18 @@ func collectSteps(ops []trace.Op) (gpu, cpu []Step) {
 		if op.Kind == trace.GPUAnnotation {
 			side, src = 0, "gpu"
 		}
-		if s := byNum[side][n]; s != nil {
+		if j, ok := at[side][n]; ok {
+			s := &out[side][j]
 			s.Start, s.End = min(s.Start, op.Start), max(s.End, op.End)
 			continue
 		}
-		byNum[side][n] = &Step{Number: n, Start: op.Start, End: op.End, Source: src}
+		at[side][n] = len(out[side])
+		out[side] = append(out[side], Step{Number: n, Start: op.Start, End: op.End, Source: src})
 	}
-	sorted := func(m map[int]*Step) []Step {
-		out := make([]Step, 0, len(m))
-		for _, s := range m {
-			out = append(out, *s)
-		}
-		slices.SortFunc(out, func(a, b Step) int { return cmp.Compare(a.Number, b.Number) })
-		return out
+	for _, steps := range out {
+		slices.SortFunc(steps, func(a, b Step) int { return cmp.Compare(a.Number, b.Number) })
 	}
-	return sorted(byNum[0]), sorted(byNum[1])
+	return out[0], out[1]
 }
 
 // stepNumber returns N of a range named ProfilerStep#N.
@@ -280,12 +281,12 @@ func (p projector) project(r Interval) (span Interval, ok bool) {
 	return span, ok
 }
 
-// RangeParts returns the union of the ranges named name: annotations
+// rangeParts returns the union of the ranges named name: annotations
 // (record_function user_annotation, gpu_user_annotation) or NVTX ranges,
 // each occurrence its time, overlapping ones merged; the time between
 // occurrences is not theirs. Host ranges are projected onto the GPU as
 // steps are; the device-side copies win when the trace has them.
-func RangeParts(t *trace.Trace, name string) ([]Interval, error) {
+func rangeParts(t *trace.Trace, name string) ([]Interval, error) {
 	var host, dev []Interval
 	for _, op := range t.Ops {
 		if op.Name != name {
@@ -299,7 +300,7 @@ func RangeParts(t *trace.Trace, name string) ([]Interval, error) {
 	}
 	switch {
 	case len(dev) > 0:
-		return Union(dev), nil
+		return union(dev), nil
 	case len(host) == 0:
 		return nil, fmt.Errorf("no range, annotation or op named %q", name)
 	}
@@ -311,9 +312,9 @@ func RangeParts(t *trace.Trace, name string) ([]Interval, error) {
 		}
 	}
 	if len(proj) == 0 {
-		return Union(host), nil
+		return union(host), nil
 	}
-	return Union(proj), nil
+	return union(proj), nil
 }
 
 // selectSteps keeps the steps numbered from..to inclusive; a bound < 0 is
@@ -349,10 +350,10 @@ func (s StepStat) DurNS() int64 { return s.End - s.Start }
 
 // StepStats measures each step window on one device.
 func StepStats(t *trace.Trace, dev int) []StepStat {
-	out := stepStats(t, dev, DeviceSteps(t, dev, Steps(t)), DeviceBusy(t, dev))
+	out := stepStats(t, dev, DeviceSteps(t, dev, Steps(t)), deviceBusy(t, dev))
 	if len(out) > 0 {
 		ex := exposedIntervals(deviceClasses(t, dev))
-		host, busy := collectHostRanges(t), DeviceBusy(t, dev)
+		host, busy := collectHostRanges(t), deviceBusy(t, dev)
 		for i := range out {
 			w := Interval{out[i].Start, out[i].End}
 			out[i].Classes = classesIn(&ex, w)

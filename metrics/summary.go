@@ -227,7 +227,7 @@ type Options struct {
 	// kernels outside compiled code (DeviceCompile.TopEagerOps): the trace
 	// must hold its cpu_ops, which a lean read leaves out.
 	Scopes bool
-	// Peak overrides the peaks of the table (PeakOf) that
+	// Peak overrides the peaks of the table (peakOf) that
 	// DeviceSummary.Util divides by.
 	Peak PeakOverride
 	// Capture, with Scopes, names the kernels of graph launches by the
@@ -322,7 +322,7 @@ func Summarize(t *trace.Trace, o Options) Summary {
 				if o.Scopes {
 					s.Devices[i].Ops, s.Devices[i].Regions = CapturedScopes(v, devs[i].ID, named)
 					d := &s.Devices[i]
-					u := DeviceUtilization(d, o.Peak)
+					u := deviceUtilization(d, o.Peak)
 					d.Util = &u
 					d.Compile.TopEagerOps = eagerOps(v, devs[i].ID, w.ix, &w.compile, d.KernelNS, o.TopN)
 				}
@@ -335,14 +335,14 @@ func Summarize(t *trace.Trace, o Options) Summary {
 	close(next)
 	wg.Wait()
 	if n := s.Host.Launches; len(devs) == 0 && n > 0 {
-		s.Warnings = append(slices.Clip(s.Warnings), fmt.Sprintf("%d kernel launches recorded, but no kernel, memcpy or memset "+
-			"event: was the CUPTI activity lost (its buffers full, or the profiler stopped before they were flushed)?", n))
+		s.Warnings = append(slices.Clip(s.Warnings), fmt.Sprintf("%s recorded, but no kernel, memcpy or memset "+
+			"event: was the CUPTI activity lost (its buffers full, or the profiler stopped before they were flushed)?", Plural(n, "kernel launches")))
 	}
 	if n := w.ix.dups; n > 0 {
 		s.Warnings = append(slices.Clip(s.Warnings), fmt.Sprintf("API calls sharing their correlation id with an earlier call: %d; "+
 			"device work is matched to the last call of each id", n))
 	}
-	if w := FlopsArgWarnings(s.Devices); len(w) > 0 {
+	if w := flopsArgWarnings(s.Devices); len(w) > 0 {
 		s.Warnings = append(slices.Clip(s.Warnings), w...)
 	}
 	for _, d := range s.Devices {
@@ -512,9 +512,9 @@ func activeDevices(t *trace.Trace) []trace.Device {
 	return out
 }
 
-// DeviceBusy returns the union of the GPU activity intervals (kernels,
+// deviceBusy returns the union of the GPU activity intervals (kernels,
 // memcpys, memsets, all streams) of one device, sorted and disjoint.
-func DeviceBusy(t *trace.Trace, dev int) []Interval {
+func deviceBusy(t *trace.Trace, dev int) []Interval {
 	// Capacities are for a trace of one device, the common case: they
 	// spare growing the slices, which costs more than the loops; and only
 	// the pages of the unions are written. Each table is sorted by start;
@@ -559,9 +559,12 @@ func summarizeDevice(t *trace.Trace, dev trace.Device, o Options, w *sharedInput
 	names := newKernelAgg()
 	var isComm, isFP32 []bool // by the names' indices
 	// The unions of the kernel intervals by kind, made in order of start
-	// as the kernels are sorted; most are computation.
-	var comm []Interval
-	compute := make([]Interval, 0, len(t.Kernels))
+	// as the kernels are sorted. They share one table that holds every
+	// kernel: compute's fills it from the front, comm's from the back,
+	// reversed when done. (In a trace of collectives only, comm grown by
+	// doubling was copied, and its spare capacity cleared, over and over.)
+	unions := make([]Interval, len(t.Kernels))
+	compute, commAt := unions[:0], len(unions)
 	// The unions by busy class; the copies' sized by a count first, as
 	// growing them costs more than counting the few copies.
 	var classes [NumClasses][]Interval
@@ -588,22 +591,30 @@ func summarizeDevice(t *trace.Trace, dev trace.Device, o Options, w *sharedInput
 		durs = append(durs, dur)
 		j := names.add(k.Name, dur)
 		if j == len(isComm) {
-			isComm = append(isComm, IsCommKernel(k.Name))
+			isComm = append(isComm, isCommKernel(k.Name))
 			isFP32 = append(isFP32, isFP32GEMM(k.Name))
 		}
 		if isFP32[j] {
 			in.fp32.add(dur, 0)
 		}
-		if dur < TinyKernelNS {
+		if dur < tinyKernelNS {
 			in.tiny++
 		}
 		if isComm[j] {
-			comm = appendUnion(comm, Interval{k.Start, k.End})
+			if at := commAt; at < len(unions) && k.Start <= unions[at].End {
+				unions[at].End = max(unions[at].End, k.End)
+			} else {
+				commAt--
+				unions[commAt] = Interval{k.Start, k.End}
+			}
 			commKernels++
 		} else {
 			compute = appendUnion(compute, Interval{k.Start, k.End})
 		}
 	}
+	comm := unions[commAt:]
+	slices.Reverse(comm)
+	compute = slices.Clip(compute)
 	d.Kernels, d.KernelNS = len(durs), names.total
 	if d.Kernels > 0 {
 		d.KernelMeanNS = float64(d.KernelNS) / float64(d.Kernels)
@@ -700,7 +711,7 @@ func summarizeDevice(t *trace.Trace, dev trace.Device, o Options, w *sharedInput
 
 // summarizeTimeline fills in d's span, busy and idle time, gaps and steps.
 func summarizeTimeline(t *trace.Trace, d *DeviceSummary, w *sharedInputs, o Options, in *findingInputs) {
-	busy := DeviceBusy(t, d.Device)
+	busy := deviceBusy(t, d.Device)
 	parts := windowParts(t) // a --range's occurrences: only their time
 	if parts != nil {
 		busy = intersect(busy, parts)
@@ -722,13 +733,13 @@ func summarizeTimeline(t *trace.Trace, d *DeviceSummary, w *sharedInputs, o Opti
 		d.SpanNS = d.EndNS - d.StartNS
 		gaps := Gaps(busy)
 		if parts != nil {
-			d.SpanNS = Length(Clip(parts, Interval{d.StartNS, d.EndNS}))
+			d.SpanNS = length(clip(parts, Interval{d.StartNS, d.EndNS}))
 			gaps = intersect(gaps, parts)
 		}
-		d.BusyNS = Length(busy)
+		d.BusyNS = length(busy)
 		d.IdleNS = d.SpanNS - d.BusyNS
 		d.IdleGaps = len(gaps)
-		d.GapHist = GapHistogram(gaps)
+		d.GapHist = gapHistogram(gaps)
 		for _, g := range gaps {
 			d.LargestGapNS = max(d.LargestGapNS, g.Len())
 		}
@@ -742,7 +753,7 @@ func summarizeTimeline(t *trace.Trace, d *DeviceSummary, w *sharedInputs, o Opti
 		in.dataloaderAll = len(dl)
 		lastDL := -1 // the DataLoader range last met, counted once
 		idle := newStepIdle(d.Steps)
-		classifyGaps(t, d.Device, w.ix, w.syncs, idle.gaps(gaps, busy), Union(steps), idle.syncs, func(g ClassifiedGap) {
+		classifyGaps(t, d.Device, w.ix, w.syncs, idle.gaps(gaps, busy), union(steps), idle.syncs, func(g ClassifiedGap) {
 			if idle.add(g) {
 				return // step time outside the span: no idle of the device
 			}
@@ -865,9 +876,9 @@ func Median(sorted []int64) float64 {
 	return float64(a) + float64(b-a)/2
 }
 
-// Percentile returns the nearest-rank p-th percentile of sorted values: the
+// percentile returns the nearest-rank p-th percentile of sorted values: the
 // smallest value with at least p % of the values at or below it.
-func Percentile(sorted []int64, p float64) int64 {
+func percentile(sorted []int64, p float64) int64 {
 	if len(sorted) == 0 {
 		return 0
 	}
@@ -881,11 +892,11 @@ func percentileRank(n int, p float64) int {
 	return min(max(r, 1), n) - 1
 }
 
-// gapEdges are the bucket bounds of GapHistogram: 1 µs … 1 s by decades.
+// gapEdges are the bucket bounds of gapHistogram: 1 µs … 1 s by decades.
 var gapEdges = [...]int64{1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9}
 
-// GapHistogram counts gaps by length in decades: <1 µs, 1–10 µs, …, ≥1 s.
-func GapHistogram(gaps []Interval) []Bin {
+// gapHistogram counts gaps by length in decades: <1 µs, 1–10 µs, …, ≥1 s.
+func gapHistogram(gaps []Interval) []Bin {
 	bins := make([]Bin, len(gapEdges)+1)
 	for i := range bins {
 		if i > 0 {

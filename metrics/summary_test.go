@@ -215,7 +215,7 @@ func TestStepStatsOverlap(t *testing.T) {
 	}
 	tr := &trace.Trace{Kernels: []trace.Kernel{k(0, 0), k(0, 10), k(1, 20), k(0, 60)}}
 	steps := []Step{{Number: 1, Start: 0, End: 100}, {Number: 2, Start: 10, End: 50}}
-	got := stepStats(tr, 0, steps, DeviceBusy(tr, 0))
+	got := stepStats(tr, 0, steps, deviceBusy(tr, 0))
 	if got[0].Kernels != 3 || got[1].Kernels != 1 {
 		t.Errorf("kernels per step %d and %d, want 3 and 1", got[0].Kernels, got[1].Kernels)
 	}

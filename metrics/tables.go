@@ -48,7 +48,7 @@ func PerDevice(t *trace.Trace, o TablesOptions) []DeviceTables {
 		}
 		if o.Scopes {
 			d.Ops, d.Regions = CapturedScopes(v, dev, o.Capture)
-			u := DeviceUtilization(deviceTotals(v, dev, d.Ops), o.Peak)
+			u := deviceUtilization(deviceTotals(v, dev, d.Ops), o.Peak)
 			d.Util = &u
 		}
 		out = append(out, d)
@@ -105,7 +105,7 @@ func StepSpreads(steps []StepStat) [5]Spread {
 	return out
 }
 
-// deviceTotals is what DeviceUtilization reads of a device besides its
+// deviceTotals is what deviceUtilization reads of a device besides its
 // ops: its name, kernel time and span.
 func deviceTotals(t *trace.Trace, dev int, ops []ScopeStat) *DeviceSummary {
 	d := &DeviceSummary{Device: dev, Ops: ops}

@@ -14,7 +14,7 @@ type Point struct {
 // activity clipped to the bin, so overlapping streams never push a bin
 // past 100 % (unlike nsys' gpu_time_util, which sums).
 func Timeline(t *trace.Trace, dev int, n int) []Point {
-	return timeline(DeviceBusy(t, dev), n)
+	return timeline(deviceBusy(t, dev), n)
 }
 
 // timeline is Timeline of a device's busy intervals.
@@ -62,7 +62,7 @@ func KernelDurations(t *trace.Trace, dev int) []int64 {
 
 // IdleGaps returns the gaps between a device's merged busy intervals.
 func IdleGaps(t *trace.Trace, dev int) []Interval {
-	return Gaps(DeviceBusy(t, dev))
+	return Gaps(deviceBusy(t, dev))
 }
 
 // ActiveDevices returns the IDs of devices with GPU activity, ascending.

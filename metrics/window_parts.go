@@ -19,7 +19,7 @@ func windowParts(t *trace.Trace) []Interval {
 
 // intersect returns the parts of a, disjoint sorted intervals, that lie
 // inside b, disjoint sorted intervals: a zero-length interval of a is kept
-// where it lies inside b, as Clip keeps it.
+// where it lies inside b, as clip keeps it.
 func intersect(a, b []Interval) []Interval {
 	var out []Interval
 	for i, j := 0, 0; i < len(a) && j < len(b); {

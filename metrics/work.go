@@ -19,14 +19,14 @@ type OpWork struct {
 	// profiler's "flops" argument rather than the model's.
 	ProfilerCalls int
 	// ArgMismatches are those of them whose argument differs from the
-	// model's count by more than ArgTolerance (FlopsArgWarnings).
+	// model's count by more than argTolerance (flopsArgWarnings).
 	ArgMismatches int
 	CostedGPUNS   int64
 	// Precision is the costed instances' (the first one's) input
 	// precision, tf32 when their kernels' names say so.
 	Precision Precision
 	// MathNS is the time of the GEMM and convolution kernels launched, by
-	// precision (indexed as Precisions): the precision mix.
+	// precision (indexed as precisionIndex): the precision mix.
 	MathNS [len(precisionIndex)]int64
 	// MathUnknownNS is GEMM and convolution kernel time whose precision
 	// neither the kernel's name nor its op's input type tells.
@@ -66,8 +66,12 @@ func (w *OpWork) add(o OpWork) {
 	w.MathUnknownNS += o.MathUnknownNS
 }
 
-// precisionIndex orders Precisions for OpWork.MathNS.
+// precisionIndex orders the precisions for OpWork.MathNS, widest first.
 var precisionIndex = [...]Precision{FP64, FP32, TF32, BF16, FP16, FP8, INT8}
+
+// Precisions lists the precisions widest first, as the precision mix and
+// `traceql help peaks` order them.
+func Precisions() []Precision { return slices.Clone(precisionIndex[:]) }
 
 func precIndex(p Precision) int {
 	for i, q := range precisionIndex {
@@ -255,7 +259,7 @@ type precisionShare struct {
 }
 
 // Mix is the precision mix of w: each precision with GEMM or convolution
-// time, the most first (ties in Precisions order), the untold last.
+// time, the most first (ties in precisionIndex order), the untold last.
 func (w *OpWork) Mix() []precisionShare {
 	var total int64
 	for _, ns := range w.MathNS {
@@ -361,7 +365,7 @@ func KernelScopesWork(t *trace.Trace, m *CaptureMatch, peak PeakOverride) (ops, 
 				name = d.Name
 			}
 			u = &Utilization{}
-			u.Peak, _ = PeakOf(name)
+			u.Peak, _ = peakOf(name)
 			u.PeakGBps = u.Peak.GBps
 			if peak.TFLOPS > 0 {
 				u.PeakTFLOPS, u.PeakFrom = peak.TFLOPS, "--peak-tflops"
@@ -380,18 +384,18 @@ func KernelScopesWork(t *trace.Trace, m *CaptureMatch, peak PeakOverride) (ops, 
 	return ops, regions, work
 }
 
-// ArgTolerance is how far, relative to the model's count, a recorded
+// argTolerance is how far, relative to the model's count, a recorded
 // "flops" argument may be from it and still agree: PyTorch's counter
 // leaves out what the model counts beside the multiply-adds (addmm's bias
 // adds 1/(2K) of 2·M·N·K), never a whole factor.
-const ArgTolerance = 0.01
+const argTolerance = 0.01
 
 // flopsDisagree reports whether the profiler's count arg and the
-// model's count model differ by more than ArgTolerance of the model's.
+// model's count model differ by more than argTolerance of the model's.
 func flopsDisagree(arg, model int64) bool {
 	d := arg - model
 	if d < 0 {
 		d = -d
 	}
-	return float64(d) > ArgTolerance*float64(model)
+	return float64(d) > argTolerance*float64(model)
 }

@@ -25,7 +25,7 @@ func workColumns() []Column {
 			Value: func(d *DeviceSummary) any { return utilOf(d).AchievedTFLOPS() }, Empty: When(func(d *DeviceSummary) bool { return noWork(d) || d.SpanNS == 0 }),
 			Show: Records | Compared | EveryMetric},
 		{Name: "peak_tflops", Label: "peak TFLOP/s", Unit: TFLOPS, Kind: KindFloat,
-			Doc:   "the GPU's dense (not sparse) datasheet peak in the precision with the most GEMM and convolution time, or --peak-tflops; none for a GPU not in the table",
+			Doc:   "the GPU's dense (not sparse) datasheet peak in the precision with the most GEMM and convolution time, or --peak-tflops; none for a GPU not in the table (traceql help peaks)",
 			Value: func(d *DeviceSummary) any { return utilOf(d).PeakTFLOPS }, Empty: When(func(d *DeviceSummary) bool { return d.Util == nil || d.Util.PeakTFLOPS == 0 }),
 			Show: Records | Compared | EveryMetric},
 		{Name: "mfu", Label: "MFU", Unit: Ratio, Kind: KindFloat,

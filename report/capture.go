@@ -10,9 +10,9 @@ import (
 // CaptureNote says how many of a trace's graph-replayed kernels a
 // --capture trace named by the ops that captured them.
 func CaptureNote(s *metrics.CaptureStats) string {
-	return fmt.Sprintf("--capture %s named %s of %s graph-replayed kernels (%s of their time; %s of %s graph launches) "+
-		"by the ops that captured them", s.Capture, Format(s.Named, metrics.Count), Format(s.Kernels, metrics.Count),
-		metrics.ShareText(s.NamedNS, s.KernelNS), Format(s.Matched, metrics.Count), Format(s.GraphLaunches, metrics.Count))
+	return fmt.Sprintf("--capture %s named %s of %s (%s of their time; %s of %s) "+
+		"by the ops that captured them", s.Capture, Format(s.Named, metrics.Count), plural(s.Kernels, "graph-replayed kernels"),
+		metrics.ShareText(s.NamedNS, s.KernelNS), Format(s.Matched, metrics.Count), plural(s.GraphLaunches, "graph launches"))
 }
 
 // replayNote says, of a table by op or region without --capture, which
@@ -34,8 +34,12 @@ func replayNote(stats []metrics.ScopeStat, noun string) string {
 	if len(names) > 2 {
 		rows = strings.Join(names[:2], ", ") + fmt.Sprintf(" and %d more", len(names)-2)
 	}
-	return fmt.Sprintf("%s kernels under %s are CUDA/HIP graph replays, not launched one by one; "+
-		"--capture TRACE (a trace profiled while the graphs were captured) names the %ss that captured them", Format(n, metrics.Count), rows, noun)
+	are := "are CUDA/HIP graph replays"
+	if n == 1 {
+		are = "is a CUDA/HIP graph replay"
+	}
+	return fmt.Sprintf("%s under %s %s, not launched one by one; "+
+		"--capture TRACE (a trace profiled while the graphs were captured) names the %ss that captured them", plural(n, "kernels"), rows, are, noun)
 }
 
 // captureNotes are the notes of a table by op or region: how the graph

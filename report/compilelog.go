@@ -13,14 +13,14 @@ import (
 // lists at most, with their provenance.
 const compileLogKernels = 10
 
-// CompileLogTables lays out a compile log joined to a trace (summarize
+// compileLogTables lays out a compile log joined to a trace (summarize
 // --compile-log): per device, a row per compile of a frame with the
 // FrameColumns, then a note per frame with its code, graph breaks, the
 // guard failures that made it, and CUDA graphs skipped; then the kernels
 // of compiled frames with the FX nodes and source lines Inductor's
 // provenance gives. What did not join (frames only the log has, regions
 // only the trace has) is said, not left out.
-func CompileLogTables(j *metrics.CompileJoin, l Layout) []*Table {
+func compileLogTables(j *metrics.CompileJoin, l Layout) []*Table {
 	if j == nil {
 		return nil
 	}
@@ -152,7 +152,7 @@ func kernelSourceTable(j *metrics.CompileJoin, d *metrics.FrameDevice, l Layout)
 		{Name: "count", Unit: metrics.Count}, {Name: "total", Unit: metrics.NS},
 		{Name: "share", Unit: metrics.Ratio}, {Name: "frame", Unit: metrics.Text}, {Name: "kernel", Unit: metrics.Text}}}
 	// The columns before the name are as wide as the top kernels' table's.
-	names := shortNames(ks, func(k metrics.FrameKernel) string { return StyleName(k.Name, l.Names) }, l.nameWidth(0))
+	names := shortNames(ks, func(k metrics.FrameKernel) string { return styleName(k.Name, l.Names) }, l.nameWidth(0))
 	found := false
 	for i, k := range ks {
 		f := &j.Frames[k.Frame]

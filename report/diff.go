@@ -6,7 +6,6 @@ import (
 	"math"
 	"slices"
 	"strconv"
-	"strings"
 
 	"github.com/traceql/traceql/metrics"
 )
@@ -202,7 +201,7 @@ func kernelDiffTable(ks []metrics.KernelDelta, top int, l Layout) *Table {
 	names := shortNames(styledNames(ks[:min(top, len(ks))], func(k metrics.KernelDelta) string { return k.Name }, l.Names), same, width)
 	for i, k := range ks {
 		if i == top {
-			t.Notes = append(t.Notes, fmt.Sprintf("%d more kernels (--top to show more)", len(ks)-top))
+			t.Notes = append(t.Notes, plural(len(ks)-top, "more kernels")+" (--top to show more)")
 			break
 		}
 		row := []any{k.Old.Count, k.New.Count, k.Old.TotalNS, k.New.TotalNS,
@@ -212,7 +211,7 @@ func kernelDiffTable(ks []metrics.KernelDelta, top int, l Layout) *Table {
 	if l.narrow() {
 		t.keepColumns(2, 3, 4, 7, 8) // totals, Δ, status; the name
 	}
-	t.Notes = append(t.Notes, fmt.Sprintf("%d kernel names in both runs, %d only in new, %d only in old", len(ks)-newN-gone, newN, gone))
+	t.Notes = append(t.Notes, fmt.Sprintf("%s in both runs, %d only in new, %d only in old", plural(len(ks)-newN-gone, "kernel names"), newN, gone))
 	return t
 }
 
@@ -264,7 +263,7 @@ func opDiffTable(old, new []metrics.ScopeStat, top int, l Layout) *Table {
 		t.keepColumns(0, 1, 2, 7)
 	}
 	if len(all) > top {
-		t.Notes = append(t.Notes, fmt.Sprintf("%d more ops (--top to show more)", len(all)-top))
+		t.Notes = append(t.Notes, plural(len(all)-top, "more ops")+" (--top to show more)")
 	}
 	return t
 }
@@ -472,11 +471,11 @@ func runWindows(labels []string, sums []metrics.Summary) string {
 	if same {
 		return " " + windowName(sums[0].Window) + " of each run"
 	}
-	var b strings.Builder
+	windows := make([]string, len(sums))
 	for i, s := range sums {
-		b.WriteString("\n    " + labels[i] + ": " + windowName(s.Window))
+		windows[i] = windowName(s.Window)
 	}
-	return b.String()
+	return perRunLines(labels, windows)
 }
 
 // runVerdict says what holds run's device back, or that nothing does.

@@ -280,28 +280,28 @@ type kernelRow struct {
 	Start       int64  `col:"start_ns,ns" doc:"start, on the trace's clock"`
 	End         int64  `col:"end_ns,ns" doc:"end, on the trace's clock"`
 	Dur         int64  `col:"dur_ns,ns" doc:"end_ns − start_ns"`
-	Correlation OptInt `col:"correlation" doc:"correlation id linking the kernel to its launch call; none when unknown"`
-	ExternalID  OptInt `col:"external_id" doc:"Kineto External id (the launching op); none when absent"`
-	GridX       OptInt `col:"grid_x" doc:"grid size, x; none when unknown"`
-	GridY       OptInt `col:"grid_y" doc:"grid size, y; none when unknown"`
-	GridZ       OptInt `col:"grid_z" doc:"grid size, z; none when unknown"`
-	BlockX      OptInt `col:"block_x" doc:"block size, x; none when unknown"`
-	BlockY      OptInt `col:"block_y" doc:"block size, y; none when unknown"`
-	BlockZ      OptInt `col:"block_z" doc:"block size, z; none when unknown"`
-	Registers   OptInt `col:"registers" doc:"registers per thread; none when unknown"`
-	SharedMem   OptInt `col:"shared_mem_bytes,bytes" doc:"static + dynamic shared memory; none when unknown"`
-	GraphID     OptInt `col:"graph_id" doc:"CUDA graph the kernel was replayed from; none when none or unknown"`
-	Occupancy   OptInt `col:"occupancy_pct" doc:"Kineto's est. achieved occupancy, 0–100 %; none where the trace gives none (Nsight exports, older traces)"`
-	BlocksPerSM Opt    `col:"blocks_per_sm" doc:"the grid's blocks / the device's SMs, as Kineto computes its blocks per SM; none when either is unknown"`
-	WarpsPerSM  Opt    `col:"warps_per_sm" doc:"blocks_per_sm × threads a block / 32, as Kineto computes its warps per SM; none when unknown"`
+	Correlation optInt `col:"correlation" doc:"correlation id linking the kernel to its launch call; none when unknown"`
+	ExternalID  optInt `col:"external_id" doc:"Kineto External id (the launching op); none when absent"`
+	GridX       optInt `col:"grid_x" doc:"grid size, x; none when unknown"`
+	GridY       optInt `col:"grid_y" doc:"grid size, y; none when unknown"`
+	GridZ       optInt `col:"grid_z" doc:"grid size, z; none when unknown"`
+	BlockX      optInt `col:"block_x" doc:"block size, x; none when unknown"`
+	BlockY      optInt `col:"block_y" doc:"block size, y; none when unknown"`
+	BlockZ      optInt `col:"block_z" doc:"block size, z; none when unknown"`
+	Registers   optInt `col:"registers" doc:"registers per thread; none when unknown"`
+	SharedMem   optInt `col:"shared_mem_bytes,bytes" doc:"static + dynamic shared memory; none when unknown"`
+	GraphID     optInt `col:"graph_id" doc:"CUDA graph the kernel was replayed from; none when none or unknown"`
+	Occupancy   optInt `col:"occupancy_pct" doc:"Kineto's est. achieved occupancy, 0–100 %; none where the trace gives none (Nsight exports, older traces)"`
+	BlocksPerSM opt    `col:"blocks_per_sm" doc:"the grid's blocks / the device's SMs, as Kineto computes its blocks per SM; none when either is unknown"`
+	WarpsPerSM  opt    `col:"warps_per_sm" doc:"blocks_per_sm × threads a block / 32, as Kineto computes its warps per SM; none when unknown"`
 	Op          string `col:"op" doc:"the innermost cpu_op open on the launching thread when the kernel's launch call began (graph replays: the graph launch's, or with --capture the op that captured the kernel); empty where none is, or the call is not in the trace"`
 	Region      string `col:"region" doc:"the innermost record_function annotation or NVTX range (not a ProfilerStep) open then; empty where none is"`
-	OpFlops     OptInt `col:"op_flops,flop" doc:"the FLOPs of the op instance that launched the kernel (see ops' flops); none where it has no FLOP count"`
-	OpBytes     OptInt `col:"op_bytes,bytes" doc:"its minimum memory traffic (see ops' bytes); none where unknown"`
-	OpTFLOPS    Opt    `col:"op_achieved_tflops,tflops" doc:"op_flops / the GPU time of all the kernels the instance launched, TFLOP/s"`
-	OpIntensity Opt    `col:"op_arithmetic_intensity" doc:"op_flops / op_bytes, FLOP per byte"`
+	OpFlops     optInt `col:"op_flops,flop" doc:"the FLOPs of the op instance that launched the kernel (see ops' flops); none where it has no FLOP count"`
+	OpBytes     optInt `col:"op_bytes,bytes" doc:"its minimum memory traffic (see ops' bytes); none where unknown"`
+	OpTFLOPS    opt    `col:"op_achieved_tflops,tflops" doc:"op_flops / the GPU time of all the kernels the instance launched, TFLOP/s"`
+	OpIntensity opt    `col:"op_arithmetic_intensity" doc:"op_flops / op_bytes, FLOP per byte"`
 	OpBound     string `col:"op_roofline_bound" doc:"compute or memory: the instance's intensity above or below the device's ridge (peak / bandwidth); empty without peaks"`
-	OpPeakShare Opt    `col:"op_peak_share,ratio" doc:"op_achieved_tflops / the roofline's attainable TFLOP/s at its intensity"`
+	OpPeakShare opt    `col:"op_peak_share,ratio" doc:"op_achieved_tflops / the roofline's attainable TFLOP/s at its intensity"`
 	Label       string `col:"label" doc:"the run's label (see the summary table)"`
 }
 
@@ -317,7 +317,7 @@ type kernelStatsRow struct {
 	Share     float64 `col:"share,ratio" doc:"total_ns / the device's kernel time"`
 	MedianNS  float64 `col:"median_ns,ns" doc:"median duration; the mean of the two middle values for an even count"`
 	StddevNS  float64 `col:"stddev_ns,ns" doc:"sample standard deviation (n − 1); 0 for one instance"`
-	Occupancy Opt     `col:"occupancy_pct" doc:"mean est. achieved occupancy of the instances that have one, weighted by their durations (TensorBoard's kernel view); none where none has"`
+	Occupancy opt     `col:"occupancy_pct" doc:"mean est. achieved occupancy of the instances that have one, weighted by their durations (TensorBoard's kernel view); none where none has"`
 	Label     string  `col:"label" doc:"the run's label (see the summary table)"`
 }
 
@@ -347,7 +347,7 @@ type stepRow struct {
 	IdleSyncNS   int64  `col:"idle_sync_ns,ns" doc:"idle time inside the window during a host synchronization (the device's rule: see idle_sync_ns in summarize --help)"`
 	IdleLaunchNS int64  `col:"idle_launch_ns,ns" doc:"the rest of the window's part of each idle gap whose next GPU work was launched late (idle_launch_ns); time before the device's first work is a gap ended by that work"`
 	IdleOtherNS  int64  `col:"idle_other_ns,ns" doc:"the rest of idle_ns, including time after the device's last work: idle_sync_ns + idle_launch_ns + idle_other_ns = idle_ns"`
-	Util         Opt    `col:"gpu_util,ratio" doc:"busy_ns / dur_ns; none for a window of no time"`
+	Util         opt    `col:"gpu_util,ratio" doc:"busy_ns / dur_ns; none for a window of no time"`
 	Source       string `col:"source" doc:"where the window comes from: gpu, projected or cpu (see summarize --help)"`
 	Label        string `col:"label" doc:"the run's label (see the summary table)"`
 }
@@ -361,7 +361,7 @@ type gapRow struct {
 	LaunchNS int64  `col:"launch_ns,ns" doc:"time of it waiting on a late launch (see idle_launch_ns)"`
 	OtherNS  int64  `col:"other_ns,ns" doc:"the rest: sync_ns + launch_ns + other_ns = dur_ns"`
 	Class    string `col:"class" doc:"the cause holding most of it: sync, launch or other"`
-	Stream   OptInt `col:"stream" doc:"the stream, for the gaps of each stream alone (--per-stream); none for a device's gaps"`
+	Stream   optInt `col:"stream" doc:"the stream, for the gaps of each stream alone (--per-stream); none for a device's gaps"`
 	Label    string `col:"label" doc:"the run's label (see the summary table)"`
 }
 
@@ -375,8 +375,8 @@ type memcpyRow struct {
 	Start       int64  `col:"start_ns,ns" doc:"start, on the trace's clock"`
 	End         int64  `col:"end_ns,ns" doc:"end"`
 	Dur         int64  `col:"dur_ns,ns" doc:"end_ns − start_ns"`
-	GBps        Opt    `col:"gbps,gbps" doc:"bytes / dur_ns, GB/s (GB = 1e9 B); none for no time"`
-	Correlation OptInt `col:"correlation" doc:"correlation id linking the copy to its call; none when unknown"`
+	GBps        opt    `col:"gbps,gbps" doc:"bytes / dur_ns, GB/s (GB = 1e9 B); none for no time"`
+	Correlation optInt `col:"correlation" doc:"correlation id linking the copy to its call; none when unknown"`
 	Label       string `col:"label" doc:"the run's label (see the summary table)"`
 }
 
@@ -397,7 +397,7 @@ type streamRow struct {
 	SpanNS  int64  `col:"span_ns,ns" doc:"the stream's last activity end − its first start"`
 	BusyNS  int64  `col:"busy_ns,ns" doc:"length of the union of the stream's activity"`
 	IdleNS  int64  `col:"idle_ns,ns" doc:"span_ns − busy_ns"`
-	Util    Opt    `col:"util,ratio" doc:"busy_ns / span_ns; none for a span of 0"`
+	Util    opt    `col:"util,ratio" doc:"busy_ns / span_ns; none for a span of 0"`
 	Label   string `col:"label" doc:"the run's label (see the summary table)"`
 }
 
@@ -410,13 +410,13 @@ type scopeRow struct {
 	CPUNS   int64   `col:"cpu_ns,ns" doc:"the op's CPU time"`
 	Share   float64 `col:"share,ratio" doc:"gpu_ns / the GPU time of all work on the device"`
 	// The work of the op's calls that have a FLOP count (metrics.OpCost).
-	CostedCalls OptInt `col:"flops_calls" doc:"calls with a FLOP count: the profiler's (with_flops) or the FLOP model's from their shapes (record_shapes); none where the trace recorded no shapes. With --capture a captured op's calls are its replays, one a graph launch"`
-	Flops       OptInt `col:"flops,flop" doc:"their floating-point operations (a multiply-add is 2); none where no call has a count (an op the model does not know)"`
-	Bytes       OptInt `col:"bytes,bytes" doc:"their minimum memory traffic: each input read and each output written once"`
-	TFLOPS      Opt    `col:"achieved_tflops,tflops" doc:"flops / the GPU time of those calls' kernels, copies and memsets, TFLOP/s"`
-	Intensity   Opt    `col:"arithmetic_intensity" doc:"flops / bytes, FLOP per byte"`
+	CostedCalls optInt `col:"flops_calls" doc:"calls with a FLOP count: the profiler's (with_flops) or the FLOP model's from their shapes (record_shapes); none where the trace recorded no shapes. With --capture a captured op's calls are its replays, one a graph launch"`
+	Flops       optInt `col:"flops,flop" doc:"their floating-point operations (a multiply-add is 2); none where no call has a count (an op the model does not know)"`
+	Bytes       optInt `col:"bytes,bytes" doc:"their minimum memory traffic: each input read and each output written once"`
+	TFLOPS      opt    `col:"achieved_tflops,tflops" doc:"flops / the GPU time of those calls' kernels, copies and memsets, TFLOP/s"`
+	Intensity   opt    `col:"arithmetic_intensity" doc:"flops / bytes, FLOP per byte"`
 	Bound       string `col:"roofline_bound" doc:"compute or memory: the intensity above or below the device's ridge (dense peak of the op's precision / memory bandwidth); empty without peaks"`
-	PeakShare   Opt    `col:"peak_share,ratio" doc:"achieved_tflops / the roofline's attainable TFLOP/s at that intensity: min(peak, intensity × bandwidth)"`
+	PeakShare   opt    `col:"peak_share,ratio" doc:"achieved_tflops / the roofline's attainable TFLOP/s at that intensity: min(peak, intensity × bandwidth)"`
 	Label       string `col:"label" doc:"the run's label (see the summary table)"`
 }
 
@@ -442,7 +442,7 @@ type copyStatsRow struct {
 	MedianBytes float64 `col:"median_bytes,bytes" doc:"the median size"`
 	MaxBytes    int64   `col:"max_bytes,bytes" doc:"the largest"`
 	NS          int64   `col:"ns,ns" doc:"sum of durations"`
-	GBps        Opt     `col:"gbps,gbps" doc:"bytes / ns, GB/s; none for no time"`
+	GBps        opt     `col:"gbps,gbps" doc:"bytes / ns, GB/s; none for no time"`
 	Label       string  `col:"label" doc:"the run's label (see the summary table)"`
 }
 
@@ -462,10 +462,10 @@ type nameRow struct {
 
 // known is an id or size the model holds as 0 when the trace does not
 // give it: no value then.
-func known(v int64) OptInt { return OptInt{v, v != 0} }
+func known(v int64) optInt { return optInt{v, v != 0} }
 
 // optIf is v when ok, else no value.
-func optIf(v float64, ok bool) Opt { return Opt{v, ok} }
+func optIf(v float64, ok bool) opt { return opt{v, ok} }
 
 // exportTables declares every table export writes, in the order --help
 // lists them.
@@ -510,11 +510,11 @@ func exportTables() []exportTable {
 					GridX: known(int64(k.Grid[0])), GridY: known(int64(k.Grid[1])), GridZ: known(int64(k.Grid[2])),
 					BlockX: known(int64(k.Block[0])), BlockY: known(int64(k.Block[1])), BlockZ: known(int64(k.Block[2])),
 					Registers: known(int64(k.Registers)), SharedMem: known(k.SharedMem), GraphID: known(k.GraphID),
-					Occupancy: OptInt{int64(k.OccupancyPct), k.HasOccupancy}, BlocksPerSM: optIf(blocks, perSM), WarpsPerSM: optIf(warps, perSM),
+					Occupancy: optInt{int64(k.OccupancyPct), k.HasOccupancy}, BlocksPerSM: optIf(blocks, perSM), WarpsPerSM: optIf(warps, perSM),
 					Op: in.KernelOps[i], Region: in.KernelRegions[i], Label: in.Label}
 				if i < len(in.KernelWork) && in.KernelWork[i].Costed {
 					w := in.KernelWork[i]
-					row.OpFlops, row.OpBytes = OptInt{w.Flops, true}, OptInt{w.Bytes, w.Bytes > 0}
+					row.OpFlops, row.OpBytes = optInt{w.Flops, true}, optInt{w.Bytes, w.Bytes > 0}
 					row.OpTFLOPS, row.OpIntensity = optIf(w.AchievedTFLOPS(), w.OpKernelNS > 0), optIf(w.Intensity, w.Bytes > 0)
 					row.OpBound, row.OpPeakShare = w.Bound, optIf(w.PeakShare, w.Bound != "")
 				}
@@ -558,7 +558,7 @@ func exportTables() []exportTable {
 		structTable("gaps", "one per idle gap between merged busy intervals of a device (of a stream with --per-stream)", func(in *ExportInput, put func(gapRow) error) error {
 			for _, g := range in.Gaps {
 				if err := put(gapRow{deviceKey: in.deviceKey(g.Device), Start: g.Start, End: g.End, Dur: g.Len(), SyncNS: g.SyncNS, LaunchNS: g.LaunchNS,
-					OtherNS: g.OtherNS, Class: g.Class(), Stream: OptInt{g.Stream, g.PerStream}, Label: in.Label}); err != nil {
+					OtherNS: g.OtherNS, Class: g.Class(), Stream: optInt{g.Stream, g.PerStream}, Label: in.Label}); err != nil {
 					return err
 				}
 			}
@@ -605,7 +605,7 @@ func exportTables() []exportTable {
 					row := scopeRow{deviceKey: in.deviceKey(d.Device), Name: o.Name, Calls: o.Calls, Kernels: o.Kernels, GPUNS: o.GPUNS,
 						CPUNS: o.CPUNS, Share: o.Share, Label: in.Label}
 					if w := &o.Work; w.Costed() {
-						row.CostedCalls, row.Flops, row.Bytes = OptInt{int64(w.CostedCalls), true}, OptInt{w.Flops, true}, OptInt{w.Bytes, w.Bytes > 0}
+						row.CostedCalls, row.Flops, row.Bytes = optInt{int64(w.CostedCalls), true}, optInt{w.Flops, true}, optInt{w.Bytes, w.Bytes > 0}
 						row.TFLOPS, row.Intensity = optIf(w.AchievedTFLOPS(), w.CostedGPUNS > 0), optIf(w.Intensity(), w.Bytes > 0)
 						if d.Util != nil {
 							if b, share, ok := d.Util.Roofline(w); ok {
@@ -613,7 +613,7 @@ func exportTables() []exportTable {
 							}
 						}
 					} else if o.Name != metrics.NoScope && d.Util != nil && d.Util.Work.Costed() {
-						row.CostedCalls = OptInt{0, true}
+						row.CostedCalls = optInt{0, true}
 					}
 					if err := put(row); err != nil {
 						return err

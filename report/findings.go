@@ -13,7 +13,7 @@ type findingRow struct {
 	Severity  string `col:"severity" doc:"info, low, warn or high: time_ns as a share of the device's span (under 1 %, 1–5 %, 5–20 %, 20 % or more); warn for the trust checks"`
 	Count     int    `col:"count" doc:"occurrences: copies, calls, kernels, gaps or frames, as the rule says"`
 	TimeNS    int64  `col:"time_ns,ns" doc:"the time the pattern took, measured (copy time, idle time caused, kernel time, as the rule says)"`
-	SavingsNS OptInt `col:"savings_ns,ns" doc:"an upper bound of what the fix removes from the span, ≤ time_ns and ≤ the span; none where the numbers do not bound it"`
+	SavingsNS optInt `col:"savings_ns,ns" doc:"an upper bound of what the fix removes from the span, ≤ time_ns and ≤ the span; none where the numbers do not bound it"`
 	Bytes     int64  `col:"bytes,bytes" doc:"bytes moved, for copy rules; else 0"`
 	Evidence  string `col:"evidence" doc:"the names, calls or ops that show it"`
 	Fix       string `col:"fix" doc:"what to change, in a sentence"`
@@ -28,9 +28,9 @@ func findingsTable() exportTable {
 		}
 		for _, d := range in.Summary.Devices {
 			for _, f := range d.Findings {
-				sav := OptInt{}
+				sav := optInt{}
 				if f.HasSavings {
-					sav = SomeInt(f.SavingsNS)
+					sav = someInt(f.SavingsNS)
 				}
 				if err := put(findingRow{deviceKey: in.deviceKey(f.Device), Rule: f.Rule, Severity: f.Severity.String(), Count: f.Count,
 					TimeNS: f.TimeNS, SavingsNS: sav, Bytes: f.Bytes, Evidence: f.Evidence, Fix: f.Fix, Label: in.Label}); err != nil {

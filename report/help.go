@@ -29,6 +29,8 @@ func MetricsHelp() string {
 	b.WriteString(`Also shown: the top kernels by total time (count, total, mean, share of
 kernel_ns); with --all, the gap-length histogram (decades from 1 µs to 1 s)
 and copies by kind and memory kinds (Pageable/Pinned/Device) with bandwidth.
+The copy-bound verdict and the exposed-copy finding set H2D and D2H rates
+against the GPU's host link (traceql help links).
 `)
 	return b.String()
 }

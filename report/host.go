@@ -2,7 +2,6 @@ package report
 
 import (
 	"cmp"
-	"fmt"
 	"io"
 	"slices"
 	"strings"
@@ -131,7 +130,7 @@ func HostOpTable(labels []string, sums []metrics.Summary, top int) *Table {
 		return nil
 	}
 	if len(names) > top {
-		ops.Notes = append(ops.Notes, fmt.Sprintf("%d more ops not shown", len(names)-top))
+		ops.Notes = append(ops.Notes, plural(len(names)-top, "more ops")+" not shown")
 		names = names[:top]
 	}
 	short := shortNames(names, func(s string) string { return s }, 60)

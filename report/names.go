@@ -153,13 +153,13 @@ const (
 	NamesFamily = "family" // metrics.Family: the base name, across instantiations
 )
 
-// StyleName writes a kernel name in a --names style. Short demangles an
+// styleName writes a kernel name in a --names style. Short demangles an
 // Itanium-mangled name (_Z…, as Triton and some libraries leave them),
 // drops a leading "void ", folds every template argument list and the
 // parameter list to <…> and (…), and keeps the last part of a qualified
 // name: void at::native::vectorized_elementwise_kernel<4, at::native::
 // FillFunctor<float>, …>(int, …) is vectorized_elementwise_kernel<…>(…).
-func StyleName(name, style string) string {
+func styleName(name, style string) string {
 	switch style {
 	case NamesShort:
 		return shortName(demangled(name))

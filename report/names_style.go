@@ -1,6 +1,6 @@
 package report
 
-// StyleNames is StyleName of each of names, the distinct kernels of one
+// StyleNames is styleName of each of names, the distinct kernels of one
 // table: short names that would merge two different kernels (two GEMMs
 // both Kernel2<…>(…), add and GELU both vectorized_elementwise_kernel<…>(…))
 // show as much more of their template arguments as tells them apart, or
@@ -9,7 +9,7 @@ package report
 func StyleNames(names []string, style string) []string {
 	out := make([]string, len(names))
 	for i, n := range names {
-		out[i] = StyleName(n, style)
+		out[i] = styleName(n, style)
 	}
 	if style != NamesShort {
 		return out

@@ -106,13 +106,13 @@ func TestStyleName(t *testing.T) {
 			"vectorized_elementwise_kernel<…>(…)", "at::native::vectorized_elementwise_kernel"},
 		{"_Zbroken", "_Zbroken", "_Zbroken"},
 	} {
-		if got := StyleName(c.name, NamesShort); got != c.short {
+		if got := styleName(c.name, NamesShort); got != c.short {
 			t.Errorf("short %q = %q, want %q", c.name, got, c.short)
 		}
-		if got := StyleName(c.name, NamesFamily); got != c.family {
+		if got := styleName(c.name, NamesFamily); got != c.family {
 			t.Errorf("family %q = %q, want %q", c.name, got, c.family)
 		}
-		if got := StyleName(c.name, NamesFull); got != c.name {
+		if got := styleName(c.name, NamesFull); got != c.name {
 			t.Errorf("full %q = %q", c.name, got)
 		}
 	}

@@ -41,7 +41,7 @@ type DevicePage struct {
 // idle time by class, its findings, the top kernels, the steps with
 // warm-up marked, the copies and the idle gaps by length; then the
 // run's torch.compile and drill-down tables, each of the latter cut to
-// its drillRows largest rows. names is the kernel name style (StyleName).
+// its drillRows largest rows. names is the kernel name style (styleName).
 func RunPageOf(s metrics.Summary, names string, drillRows int) RunPage {
 	l := Layout{Names: names}
 	tables := SummaryTables(s, l)
@@ -126,11 +126,11 @@ func idleClassTable(d *metrics.DeviceSummary) *Table {
 		t.Rows = append(t.Rows, []any{c.name, c.ns, share})
 	}
 	if d.ShortLaunchGaps > 0 {
-		note := fmt.Sprintf("%s launch time in %s gaps under 1 ms: what CUDA graphs could remove",
-			Format(d.ShortLaunchNS, metrics.NS), Format(d.ShortLaunchGaps, metrics.Count))
+		note := fmt.Sprintf("%s launch time in %s under 1 ms: what CUDA graphs could remove",
+			Format(d.ShortLaunchNS, metrics.NS), plural(d.ShortLaunchGaps, "gaps"))
 		if d.ShortGraphLaunchNS > 0 {
-			note = fmt.Sprintf("%s launch time in %s gaps under 1 ms, %s of it before graph launches: host time between replays, "+
-				"which graphs do not remove", Format(d.ShortLaunchNS, metrics.NS), Format(d.ShortLaunchGaps, metrics.Count),
+			note = fmt.Sprintf("%s launch time in %s under 1 ms, %s of it before graph launches: host time between replays, "+
+				"which graphs do not remove", Format(d.ShortLaunchNS, metrics.NS), plural(d.ShortLaunchGaps, "gaps"),
 				Format(d.ShortGraphLaunchNS, metrics.NS))
 		}
 		t.Notes = append(t.Notes, note)

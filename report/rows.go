@@ -61,24 +61,24 @@ func (c Column) kind() byte {
 	return 'i'
 }
 
-// An Opt is a float that may have no value (null in JSON and Parquet,
+// An opt is a float that may have no value (null in JSON and Parquet,
 // empty in CSV): a bandwidth without time, a ratio against nothing.
-type Opt struct {
+type opt struct {
 	V  float64
 	OK bool
 }
 
-// An OptInt is an integer that may have no value: a kernel's correlation
+// An optInt is an integer that may have no value: a kernel's correlation
 // id when the trace gives none.
-type OptInt struct {
+type optInt struct {
 	V  int64
 	OK bool
 }
 
-// SomeInt is an OptInt with a value.
-func SomeInt(v int64) OptInt { return OptInt{v, true} }
+// someInt is an optInt with a value.
+func someInt(v int64) optInt { return optInt{v, true} }
 
-var optType, optIntType = reflect.TypeFor[Opt](), reflect.TypeFor[OptInt]()
+var optType, optIntType = reflect.TypeFor[opt](), reflect.TypeFor[optInt]()
 
 // A rowType is a struct whose fields are the columns of a table, in
 // order: its rows can be neither short nor long. Each field has a tag
@@ -179,7 +179,7 @@ func (rt *rowType) values(dst []Value, row reflect.Value) []Value {
 			dst = append(dst, Value{kind: 's', s: f.String()})
 		case reflect.Float64:
 			dst = append(dst, Value{kind: 'f', f: f.Float()})
-		case reflect.Struct: // Opt or OptInt: no value unless OK
+		case reflect.Struct: // opt or optInt: no value unless OK
 			switch {
 			case !f.Field(1).Bool():
 				dst = append(dst, Value{})

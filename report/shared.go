@@ -1,8 +1,6 @@
 package report
 
 import (
-	"strings"
-
 	"github.com/traceql/traceql/metrics"
 )
 
@@ -10,17 +8,10 @@ import (
 // tables do: counts of things, names cut to fit, ops in the order compare
 // pairs them, values as numbers.
 
-// Plural formats n things: "1 kernel", "27,500 kernels", "1 launch"
-// (noun is the plural, ending in "s" or "ches").
+// Plural formats n things as tables write counts: "1 kernel", "27,500
+// kernels", "1 copy" (noun is the plural; metrics.Noun makes it singular).
 func Plural(n int, noun string) string {
-	if n == 1 {
-		if strings.HasSuffix(noun, "ches") {
-			noun = strings.TrimSuffix(noun, "es")
-		} else {
-			noun = strings.TrimSuffix(noun, "s")
-		}
-	}
-	return Format(n, metrics.Count) + " " + noun
+	return Format(n, metrics.Count) + " " + metrics.Noun(n, noun)
 }
 
 func plural(n int, noun string) string { return Plural(n, noun) }

@@ -59,9 +59,10 @@ func tiny(c metrics.Column, devs []*metrics.DeviceSummary) bool {
 // perStepTitle is the title's line saying that the counts and times are
 // per step (metrics.DeviceSummary.PerStep), and of how many: "per step
 // (10 steps)", or each run's count when they differ (stepCountNote then
-// says more); "" for totals. --help says which metrics are divided.
+// says more), on one line where it fits 80 columns, else a line a run
+// (perRunLines); "" for totals. --help says which metrics are divided.
 func perStepTitle(labels []string, devs []*metrics.DeviceSummary) string {
-	var counts []string
+	var runs, counts []string
 	n, same := -1, true
 	for i, d := range devs {
 		if d == nil {
@@ -72,7 +73,8 @@ func perStepTitle(labels []string, devs []*metrics.DeviceSummary) string {
 		}
 		same = same && (n < 0 || d.PerStep == n)
 		n = d.PerStep
-		counts = append(counts, fmt.Sprintf("%s %s", Printable(labels[i]), plural(d.PerStep, "steps")))
+		runs = append(runs, labels[i])
+		counts = append(counts, plural(d.PerStep, "steps"))
 	}
 	if n < 0 {
 		return ""
@@ -80,5 +82,32 @@ func perStepTitle(labels []string, devs []*metrics.DeviceSummary) string {
 	if same {
 		return fmt.Sprintf("\n  per step (%s)", plural(n, "steps"))
 	}
-	return "\n  per step (" + strings.Join(counts, ", ") + ")"
+	var one []string
+	for i, r := range runs {
+		one = append(one, Printable(r)+" "+counts[i])
+	}
+	if line := "  per step (" + strings.Join(one, ", ") + ")"; columns(line) <= textWidth {
+		return "\n" + line
+	}
+	return "\n  per step:" + perRunLines(runs, counts)
+}
+
+// textWidth is the width every line of a title keeps to: an 80-column
+// terminal's.
+const textWidth = 80
+
+// perRunLines writes a line a run, "    label: value", the labels cut as
+// tables cut names (shortNames, keeping what tells them apart) so that
+// every line fits textWidth.
+func perRunLines(labels, values []string) string {
+	widest := 0
+	for _, v := range values {
+		widest = max(widest, columns(v))
+	}
+	short := shortNames(labels, Printable, max(textWidth-len("    : ")-widest, 8))
+	var b strings.Builder
+	for i := range labels {
+		b.WriteString("\n    " + short[i] + ": " + values[i])
+	}
+	return b.String()
 }

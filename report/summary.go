@@ -42,7 +42,7 @@ type Layout struct {
 	// All lists, after each device's headline and top kernels, every
 	// metric, the copies by kind, the steps and the idle gaps.
 	All bool
-	// Names is the style kernel names are written in (StyleName); "" is
+	// Names is the style kernel names are written in (styleName); "" is
 	// NamesFull.
 	Names string
 	// Top cuts summarize --by kernel, op and region to that many rows,
@@ -133,7 +133,7 @@ func SummaryTables(s metrics.Summary, l Layout) []*Table {
 		}
 	}
 	tables = append(tables, compileTables(s, l)...)
-	tables = append(tables, CompileLogTables(s.CompileLog, l)...)
+	tables = append(tables, compileLogTables(s.CompileLog, l)...)
 	tables = append(tables, drillTables(s, l)...)
 	if !l.All {
 		tables = append(tables, &Table{Notes: []string{"every metric, copies by kind, steps and idle gaps: --all; every column: --format csv"}})
@@ -211,21 +211,17 @@ func headlineTable(d *metrics.DeviceSummary, withName bool) *Table {
 		row("launches", s)
 		cost := fmt.Sprintf("%s of CPU a launch, queue delay %s (medians)", Format(l.MedianLaunchNS, metrics.NS),
 			Format(l.QueueDelayMedianNS, metrics.NS))
-		if l.SlowLaunches > 0 {
-			cost += fmt.Sprintf("; %s of 1 ms or more (%s)", plural(l.SlowLaunches, "calls"), Format(l.SlowLaunchNS, metrics.NS))
-		}
 		row("launch cost", cost)
+		if l.SlowLaunches > 0 { // a row of its own: beside the medians it ran past 80 columns
+			row("slow launches", fmt.Sprintf("%s of 1 ms or more, %s in all", plural(l.SlowLaunches, "calls"), Format(l.SlowLaunchNS, metrics.NS)))
+		}
 	}
 	var copies []string
 	for _, c := range []metrics.CopyStat{d.H2D, d.D2H} {
 		kind := map[string]string{"HtoD": "H2D", "DtoH": "D2H"}[c.Kind]
 		switch {
 		case c.Tiny(): // a bandwidth of a few bytes measures latency: none shown
-			n := Format(c.Copies, metrics.Count) + " tiny copies"
-			if c.Copies == 1 {
-				n = "1 tiny copy"
-			}
-			copies = append(copies, fmt.Sprintf("%s %s in %s", kind, Format(c.Bytes, metrics.Bytes), n))
+			copies = append(copies, fmt.Sprintf("%s %s in %s", kind, Format(c.Bytes, metrics.Bytes), plural(c.Copies, "tiny copies")))
 		case c.Copies > 0:
 			copies = append(copies, fmt.Sprintf("%s %s (%s)", kind, Format(c.GBps, metrics.GBps), Format(c.Bytes, metrics.Bytes)))
 		}
@@ -933,7 +929,7 @@ func stepStatsTable(steps []metrics.StepStat, suffix string) *Table {
 		t.Rows = append(t.Rows, row)
 	}
 	src := steps[0].Source
-	t.Notes = append(t.Notes, fmt.Sprintf("%d steps, windows from the %s", len(steps), map[string]string{
+	t.Notes = append(t.Notes, fmt.Sprintf("%s, windows from the %s", plural(len(steps), "steps"), map[string]string{
 		"gpu": "gpu_user_annotation copies", "projected": "CPU ranges extended to the end of the GPU work they launched", "cpu": "CPU ranges"}[src]))
 	if skip > 0 {
 		t.Notes = append(t.Notes, fmt.Sprintf("the %s steps between #%d and #%d are not listed, but counted in mean, median and stdev; "+

@@ -36,21 +36,21 @@ func verdict(d *metrics.DeviceSummary) string {
 	case metrics.CommBound:
 		return commVerdict(d)
 	case metrics.LaunchBound:
-		return fmt.Sprintf("launch-bound: %s of idle time waits on kernel launches, %s in %s gaps under 1 ms "+
-			"(%s launches, median kernel %s) — CUDA graphs (torch.compile mode='reduce-overhead') could remove %s",
-			share(d.IdleLaunchNS), share(d.ShortLaunchNS), Format(d.ShortLaunchGaps, metrics.Count),
-			Format(d.Launch.Launches, metrics.Count), Format(d.KernelMedianNS, metrics.NS), upTo()+projected())
+		return fmt.Sprintf("launch-bound: %s of idle time waits on kernel launches, %s in %s under 1 ms "+
+			"(%s, median kernel %s) — CUDA graphs (torch.compile mode='reduce-overhead') could remove %s",
+			share(d.IdleLaunchNS), share(d.ShortLaunchNS), plural(d.ShortLaunchGaps, "gaps"),
+			plural(d.Launch.Launches, "launches"), Format(d.KernelMedianNS, metrics.NS), upTo()+projected())
 	case metrics.GraphLaunchBound:
 		// Graphs already cut the launches: what the GPU waits on is host
 		// time between replays, before graph launches or eager ones.
-		return fmt.Sprintf("graph-launch-bound: %s of idle time waits on launches, %s in %s gaps under 1 ms, "+
-			"although %s graph launches replay %s kernels — the GPU waits on the host between replays: %s before graph "+
-			"launches, which graphs do not shorten, and %s before the %s eager kernel launches beside them; less host work "+
+		return fmt.Sprintf("graph-launch-bound: %s of idle time waits on launches, %s in %s under 1 ms, "+
+			"although %s replay %s — the GPU waits on the host between replays: %s before graph "+
+			"launches, which graphs do not shorten, and %s before the %s beside them; less host work "+
 			"per step (Python, input copies, eager ops left out of the graphs) could remove %s",
-			share(d.IdleLaunchNS), share(d.ShortLaunchNS), Format(d.ShortLaunchGaps, metrics.Count),
-			Format(d.Launch.GraphLaunches, metrics.Count), Format(d.Launch.GraphKernels, metrics.Count),
+			share(d.IdleLaunchNS), share(d.ShortLaunchNS), plural(d.ShortLaunchGaps, "gaps"),
+			plural(d.Launch.GraphLaunches, "graph launches"), plural(d.Launch.GraphKernels, "kernels"),
 			Format(d.ShortGraphLaunchNS, metrics.NS), Format(d.ShortLaunchNS-d.ShortGraphLaunchNS, metrics.NS),
-			Format(d.Launch.Launches, metrics.Count), upTo())
+			plural(d.Launch.Launches, "eager kernel launches"), upTo())
 	case metrics.HostBound:
 		if v := hostCallVerdict(d); v != "" {
 			return v

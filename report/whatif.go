@@ -56,8 +56,8 @@ func whatifNotes(p *metrics.Projection) []string {
 			Format(p.Unlaunched, metrics.Count)))
 	}
 	if p.Captures > 0 {
-		notes = append(notes, fmt.Sprintf("--graphs: %s graph launches, %s kernels each on average (what ran inside compiled regions, or each step's launches, between blocking calls and host copies)",
-			Format(p.Captures, metrics.Count), Format(float64(p.GraphNodes)/float64(p.Captures), metrics.Count)))
+		notes = append(notes, fmt.Sprintf("--graphs: %s, %s kernels each on average (what ran inside compiled regions, or each step's launches, between blocking calls and host copies)",
+			plural(p.Captures, "graph launches"), Format(float64(p.GraphNodes)/float64(p.Captures), metrics.Count)))
 	}
 	if len(p.Constants) > 0 {
 		var cs []string

@@ -31,9 +31,9 @@ func (k CopyKind) String() string {
 	return "Other"
 }
 
-// ParseCopyKind maps the token Kineto writes after "Memcpy " ("HtoD", …) to
+// parseCopyKind maps the token Kineto writes after "Memcpy " ("HtoD", …) to
 // a CopyKind; unknown tokens give CopyUnknown.
-func ParseCopyKind(s string) CopyKind {
+func parseCopyKind(s string) CopyKind {
 	for i, n := range copyKindNames[:11] {
 		if n == s {
 			return CopyKind(i)
@@ -68,9 +68,9 @@ func (k MemKind) String() string {
 	return "Unknown"
 }
 
-// ParseMemKind maps a memory-kind word as Kineto writes it ("Pageable",
+// parseMemKind maps a memory-kind word as Kineto writes it ("Pageable",
 // "Device", …) to a MemKind; unknown words give MemUnknown.
-func ParseMemKind(s string) MemKind {
+func parseMemKind(s string) MemKind {
 	for i, n := range memKindNames {
 		if n == s {
 			return MemKind(i)

@@ -14,15 +14,17 @@ import (
 // An eventDecoder turns event objects into model records. Each worker of a
 // parallel read has its own, so none of this state is shared.
 type eventDecoder struct {
-	stacks     bool              // keep python_function events (Needs.Stacks)
-	dropOps    bool              // drop cpu_ops but steps, torch.compile's and keepOp
-	dropPolls  bool              // drop runtime and driver calls that poll
-	dropHost   bool              // dropOps || dropPolls
-	keepOp     string            // Needs.Op
-	shapes     bool              // keep cpu_ops' shapes (Needs.Shapes)
-	shapesOf   map[string]bool   // Needs.ShapesOf
-	sh         shapeArgs         // the current event's shape arguments, when shapes
-	names      map[string]string // interned event names
+	stacks     bool                  // keep python_function events (Needs.Stacks)
+	dropOps    bool                  // drop cpu_ops but steps, torch.compile's and keepOp
+	dropPolls  bool                  // drop runtime and driver calls that poll
+	dropHost   bool                  // dropOps || dropPolls
+	keepOp     string                // Needs.Op
+	shapes     bool                  // keep cpu_ops' shapes (Needs.Shapes)
+	shapesOf   map[string]bool       // Needs.ShapesOf
+	sh         shapeArgs             // the current event's shape arguments, when shapes
+	shapesSeen map[string]seenShapes // parsed argument sets by their raw text (opArgs)
+	shapeKey   []byte                // opArgs' key, reused
+	names      map[string]string     // interned event names
 	lx         jsonlex.Lexer
 	eventMemo  jsonlex.MemberMemo
 	argsMemo   [clsPython + 1]jsonlex.MemberMemo // by class: args differ by class
@@ -37,6 +39,9 @@ func newEventDecoder(in *input) *eventDecoder {
 		shapes: n.Shapes, shapesOf: n.ShapesOf, launchArgs: n.LaunchArgs,
 		names: map[string]string{}, drops: &jsonlex.DropMemo[dropTag]{}, parts: &in.workers.parts}
 	d.dropHost = d.dropOps || d.dropPolls
+	if d.shapes {
+		d.shapesSeen = map[string]seenShapes{}
+	}
 	return d
 }
 
@@ -364,7 +369,7 @@ func (r *eventRead) argsLater(i int) (int, error) {
 // lean skips e, whose category and name are read, if the read's needs
 // leave it out: a runtime or driver call that polls, or a cpu_op other
 // than a profiler step, one of torch.compile's, one the findings read
-// (IsFindingOp) or one named Needs.Op. It
+// (isFindingOp) or one named Needs.Op. It
 // reports whether it did.
 func (d *eventDecoder) lean(e *rawEvent) bool {
 	named := e.name.Kind == 's'
@@ -374,7 +379,7 @@ func (d *eventDecoder) lean(e *rawEvent) bool {
 			return false
 		}
 		if named {
-			if name := e.name.Text(); strings.HasPrefix(name, StepPrefix) || d.keepOp != "" && name == d.keepOp || IsCompileOp(name) || IsFindingOp(name) {
+			if name := e.name.Text(); strings.HasPrefix(name, StepPrefix) || d.keepOp != "" && name == d.keepOp || isCompileOp(name) || isFindingOp(name) {
 				return false
 			}
 		}
@@ -584,14 +589,23 @@ func micros(v jsonlex.Value) (int64, error) {
 // intern returns a copy of s that outlives the input, one per name, with
 // invalid UTF-8 replaced.
 func (d *eventDecoder) intern(s string, p *part) string {
-	v, ok := d.names[s]
+	v, ok := d.internValid(s)
+	if !ok {
+		p.warn.add(badUTF8Names)
+	}
+	return v
+}
+
+const badUTF8Names = "events with invalid UTF-8 in their names (shown with U+FFFD)"
+
+// internValid is intern without the warning: ok is false when s had
+// invalid UTF-8.
+func (d *eventDecoder) internValid(s string) (v string, ok bool) {
+	v, ok = d.names[s]
 	if !ok {
 		v = d.newName(s)
 	}
-	if v != s {
-		p.warn.add("events with invalid UTF-8 in their names (shown with U+FFFD)")
-	}
-	return v
+	return v, v == s
 }
 
 func (d *eventDecoder) newName(s string) string {
@@ -740,12 +754,12 @@ func parseMemcpyName(name string) (CopyKind, MemKind, MemKind) {
 		return CopyUnknown, MemUnknown, MemUnknown
 	}
 	tok, paren, _ := strings.Cut(rest, " ")
-	kind := ParseCopyKind(tok)
+	kind := parseCopyKind(tok)
 	src, dst := MemUnknown, MemUnknown
 	if p, ok := strings.CutPrefix(paren, "("); ok {
 		p = strings.TrimSuffix(p, ")")
 		if s, t, ok := strings.Cut(p, " -> "); ok {
-			src, dst = ParseMemKind(s), ParseMemKind(t)
+			src, dst = parseMemKind(s), parseMemKind(t)
 		}
 	}
 	return kind, src, dst
@@ -757,7 +771,7 @@ func parseMemsetName(name string) MemKind {
 	if !ok {
 		return MemUnknown
 	}
-	return ParseMemKind(strings.TrimSuffix(p, ")"))
+	return parseMemKind(strings.TrimSuffix(p, ")"))
 }
 
 // A dropTag is what the memo of dropped events' prefixes (d.drops) says of

@@ -1,6 +1,8 @@
 package trace
 
 import (
+	"encoding/binary"
+
 	"github.com/traceql/traceql/trace/internal/jsonlex"
 )
 
@@ -36,25 +38,70 @@ func (s *shapeArgs) wanted(name string, of map[string]bool) bool {
 	return s.dims != nil && (of == nil || of[name])
 }
 
-// opArgs parses the current op's shape arguments. Malformed parts are left
-// out (nil), never guessed: a FLOP model then finds no shape.
+// opArgs returns the current op's shape arguments. Ops recorded with the
+// same arguments share one OpArgs: a trace repeats each layer's shapes in
+// every layer and every step (1 to 36 % of a real trace's shaped ops are
+// distinct), so most ops cost a lookup, not a parse and a few allocations
+// that the trace keeps.
 func (d *eventDecoder) opArgs(p *part) *OpArgs {
-	a := &OpArgs{Flops: d.sh.flops, HasFlops: d.sh.hasFlops}
+	k := d.shapeKey[:0]
+	for _, raw := range [...][]byte{d.sh.dims, d.sh.types, d.sh.concrete} {
+		// Length-prefixed, so no two argument sets share a key (a JSON
+		// value is never empty: 0 is an absent one).
+		k = binary.AppendUvarint(k, uint64(len(raw)))
+		k = append(k, raw...)
+	}
+	k = binary.AppendVarint(k, d.sh.flops) // whether it is a count or not
+	if d.sh.hasFlops {
+		k = append(k, 1)
+	}
+	d.shapeKey = k
+	s, ok := d.shapesSeen[string(k)]
+	if !ok {
+		s = d.parseOpArgs()
+		if len(d.shapesSeen) >= maxShapesSeen {
+			clear(d.shapesSeen) // a trace of ever new shapes: bounded memory, each op parsed
+		}
+		d.shapesSeen[string(k)] = s
+	}
+	if s.badUTF8 > 0 {
+		p.warn.addN(badUTF8Names, s.badUTF8)
+	}
+	return s.args
+}
+
+// maxShapesSeen bounds a decoder's memo of argument sets (shapesSeen):
+// far more than a real trace's distinct sets per worker, while its keys
+// stay within a few MB.
+const maxShapesSeen = 1 << 14
+
+// seenShapes are the parsed arguments of one raw argument set, and how many
+// of its strings had invalid UTF-8 (each a warning, as for a name).
+type seenShapes struct {
+	args    *OpArgs
+	badUTF8 int
+}
+
+// parseOpArgs parses the current op's shape arguments. Malformed parts are
+// left out (nil), never guessed: a FLOP model then finds no shape.
+func (d *eventDecoder) parseOpArgs() seenShapes {
+	s := seenShapes{args: &OpArgs{Flops: d.sh.flops, HasFlops: d.sh.hasFlops}}
 	if d.sh.dims != nil {
-		a.Dims, a.Lists = parseDims(d.sh.dims)
+		s.args.Dims, s.args.Lists = parseDims(d.sh.dims)
 	}
 	if d.sh.types != nil {
-		a.Types = d.strings(d.sh.types, p)
+		s.args.Types = d.strings(d.sh.types, &s.badUTF8)
 	}
 	if d.sh.concrete != nil {
-		a.Concrete = d.strings(d.sh.concrete, p)
+		s.args.Concrete = d.strings(d.sh.concrete, &s.badUTF8)
 	}
-	return a
+	return s
 }
 
 // strings reads a JSON array of strings, interned (types and concrete
-// values repeat from op to op); a member that is no string is "".
-func (d *eventDecoder) strings(b []byte, p *part) []string {
+// values repeat from op to op); a member that is no string is "". It
+// counts in *bad the members with invalid UTF-8.
+func (d *eventDecoder) strings(b []byte, bad *int) []string {
 	var out []string
 	i := jsonlex.SkipSpace(b, 0)
 	if i >= len(b) || b[i] != '[' {
@@ -69,7 +116,10 @@ func (d *eventDecoder) strings(b []byte, p *part) []string {
 		}
 		s := ""
 		if v.Kind == 's' {
-			s = d.intern(v.Text(), p)
+			var ok bool
+			if s, ok = d.internValid(v.Text()); !ok {
+				*bad++
+			}
 		}
 		out = append(out, s)
 		i = jsonlex.SkipSpace(b, j)

@@ -162,7 +162,7 @@ func TestKinetoWarnings(t *testing.T) {
 
 // TestLeanHost: a read for Options.Needs drops a GPU trace's cpu_ops and polling
 // API calls, whether cat or name comes first, but for its profiler steps,
-// the ops the findings read (IsFindingOp: DataLoader and optimizer ranges,
+// the ops the findings read (isFindingOp: DataLoader and optimizer ranges,
 // .item() and the like),
 // however escaped, torch.compile's ops, and the ops named Needs.Op;
 // a trace without GPU activity keeps them all.
@@ -264,7 +264,7 @@ func checkLeanHost(t *testing.T, path string, stacks bool) (full, lean *Trace) {
 	if full.HasGPUActivity() {
 		want.Ops, want.APICalls = nil, nil
 		for _, o := range full.Ops {
-			if stacks || o.Kind != CPUOp || strings.HasPrefix(o.Name, StepPrefix) || IsCompileOp(o.Name) || IsFindingOp(o.Name) {
+			if stacks || o.Kind != CPUOp || strings.HasPrefix(o.Name, StepPrefix) || isCompileOp(o.Name) || isFindingOp(o.Name) {
 				want.Ops = append(want.Ops, o)
 			}
 		}

@@ -270,7 +270,7 @@ func Open(ctx context.Context, path string) (*Trace, error) {
 
 // Needs are the host data of a Kineto trace that a caller reads, besides
 // what every GPU metric reads (launches and syncs, the ProfilerStep#N
-// ranges, torch.compile's ops: IsCompileOp), for Options.Needs. A read
+// ranges, torch.compile's ops: isCompileOp), for Options.Needs. A read
 // skips the other host events of a trace with GPU activity: they are a
 // third of the time or more that a real trace takes to read. Only a host
 // summary reads them all: a trace that turns out to have no GPU activity

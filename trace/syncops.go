@@ -21,11 +21,11 @@ func IsSyncOp(name string) bool {
 	return false
 }
 
-// IsFindingOp reports whether metrics' findings read a host op: one that
+// isFindingOp reports whether metrics' findings read a host op: one that
 // synchronizes (IsSyncOp), or a DataLoader or optimizer step range. A
 // lean read keeps these, as it keeps torch.compile's ops. The first byte
 // turns away nearly every other op.
-func IsFindingOp(name string) bool {
+func isFindingOp(name string) bool {
 	if name == "" {
 		return false
 	}

@@ -241,11 +241,11 @@ const (
 	CompiledFunctionBackwardName = "CompiledFunctionBackward"
 )
 
-// IsCompileOp reports whether a host op is one torch.compile leaves: a
+// isCompileOp reports whether a host op is one torch.compile leaves: a
 // compiled region, a CompiledFunction(Backward) or a Dynamo cache lookup.
 // A read for Options.Needs keeps these. The first byte
 // turns away nearly every other op.
-func IsCompileOp(name string) bool {
+func isCompileOp(name string) bool {
 	if name == "" || name[0] != 'T' && name[0] != 'C' {
 		return false
 	}
@@ -261,7 +261,8 @@ type Op struct {
 	Start, End int64
 	ExternalID int64
 	// Args are the shapes a cpu_op was recorded with (record_shapes),
-	// kept only for a read with Needs.Shapes; nil otherwise.
+	// kept only for a read with Needs.Shapes; nil otherwise. Ops
+	// recorded with the same arguments may share one: read-only.
 	Args *OpArgs
 }
 

@@ -22,12 +22,16 @@ of as many launches, by graph node ids where the traces record them, else
 per stream in order, kernel names checked where the capture records them
 (on its launch calls, or in its own replay of the graph). A graph the
 capture does not decide stays under its launch, with a warning saying why.
+Where the capture recorded shapes (record_shapes=True) or FLOPs
+(with_flops=True), each replayed kernel also gets its capturing op's FLOPs
+and bytes, once per replay: flops, mfu, FLOPs by op and the roofline hold
+under CUDA graphs (captures that differ only in shapes: the op, no FLOPs).
 `
 
 // addCaptureFlag adds --capture; most is how many a command takes (diff
 // takes one for each side).
 func addCaptureFlag(f *pflag.FlagSet, paths *[]string, most int) {
-	usage := "name the kernels of CUDA/HIP graph launches by the ops that captured them, from `TRACE`, a trace profiled while the graphs were captured"
+	usage := "name the kernels of CUDA/HIP graph launches by the ops that captured them, and give them those ops' FLOPs and shapes, from `TRACE`, a trace profiled while the graphs were captured"
 	if most > 1 {
 		usage += " (once: both sides; twice: OLD's, then NEW's)"
 	}

@@ -18,7 +18,10 @@ type checkOptions struct {
 	Format string
 	FailOn string // a metrics severity name
 	Rules  bool   // print the rules and exit
-	IO     *ioStreams
+	// CompileLog is --compile-log: the recompile and graph-break
+	// findings count what the TORCH_TRACE log records.
+	CompileLog string
+	IO         *ioStreams
 }
 
 func newCheckCmd(ios *ioStreams, runF func(context.Context, *checkOptions) error) *cobra.Command {
@@ -56,6 +59,7 @@ rule with its threshold and where its definition comes from.` + windowHelp,
 	f := cmd.Flags()
 	formatFlag(cmd, &opts.Format, "text", []string{"text", "markdown"}, "output format: text or markdown (export --table findings writes CSV, JSON or Parquet)")
 	enumFlag(cmd, &opts.FailOn, "fail-on", "", "high", metrics.SeverityNames(), "exit 1 when a finding of this severity or above is present: "+strings.Join(metrics.SeverityNames(), ", "))
+	addCompileLogFlag(f, &opts.CompileLog)
 	f.BoolVar(&opts.Rules, "rules", false, "print every rule: what it finds, its threshold, what savings_ns bounds, where it comes from")
 	opts.Read.addFlags(f)
 	opts.Read.addJobsFlag(f)
@@ -71,10 +75,14 @@ func runCheck(ctx context.Context, opts *checkOptions) error {
 	if err != nil {
 		return err
 	}
+	logs, err := openCompileLogs(opts.CompileLog)
+	if err != nil {
+		return err
+	}
 	so := &summarizeOptions{Read: opts.Read, Args: opts.Args, IO: opts.IO}
 	done := opts.Read.startProgress(files)
 	// Findings only: no verdict sentence, so no --graphs projection.
-	sums, failed := summarizeFiles(ctx, files, fileLabels(opts.Args, nil, files), so, metrics.Options{Workers: cores(), NoProjection: true}, nil)
+	sums, failed := summarizeFiles(ctx, files, fileLabels(opts.Args, nil, files), so, metrics.Options{Workers: cores(), NoProjection: true}, logs)
 	failed += missing
 	done()
 	if err := ctx.Err(); err != nil {
@@ -111,7 +119,7 @@ func runCheck(ctx context.Context, opts *checkOptions) error {
 		return errReported{failed}
 	}
 	if n > 0 {
-		return fmt.Errorf("%s at or above %s", nouns(n, "finding"), opts.FailOn)
+		return fmt.Errorf("%s at or above %s", metrics.Plural(n, "findings"), opts.FailOn)
 	}
 	return nil
 }

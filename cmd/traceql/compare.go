@@ -364,7 +364,7 @@ func runCompare(ctx context.Context, opts *compareOptions) error {
 		return err
 	}
 	if len(sums) < 2 && len(opts.Parts) == 0 {
-		return fmt.Errorf("compare needs at least 2 traces; %s found %s", strings.Join(opts.Files, ", "), nouns(len(sums), "trace"))
+		return fmt.Errorf("compare needs at least 2 traces; %s found %s", strings.Join(opts.Files, ", "), metrics.Plural(len(sums), "traces"))
 	}
 	opts.Files, opts.Labels = in.Files, in.Labels
 	positions := 0

@@ -42,9 +42,9 @@ func keepParts(in *runInputs, opts *compareOptions) error {
 	for i, l := range in.Labels {
 		if n := len(strings.Split(l, "_")); n != len(opts.Parts) {
 			if in.given || !anyDir(opts.Files) {
-				return usageError{fmt.Errorf("label %s has %s; --parts names %d", l, nouns(n, "part"), len(opts.Parts))}
+				return usageError{fmt.Errorf("label %s has %s; --parts names %d", l, metrics.Plural(n, "parts"), len(opts.Parts))}
 			}
-			complain(opts.IO.ErrOut, fmt.Sprintf("note: %s: left out, its name has %s where --parts names %d", in.Files[i], nouns(n, "part"), len(opts.Parts)))
+			complain(opts.IO.ErrOut, fmt.Sprintf("note: %s: left out, its name has %s where --parts names %d", in.Files[i], metrics.Plural(n, "parts"), len(opts.Parts)))
 			continue
 		}
 		files, labels = append(files, in.Files[i]), append(labels, l)

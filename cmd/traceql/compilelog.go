@@ -10,6 +10,10 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/spf13/pflag"
+
+	"github.com/traceql/traceql/metrics"
+	"github.com/traceql/traceql/trace"
 	"github.com/traceql/traceql/trace/torchlog"
 )
 
@@ -38,6 +42,35 @@ type compileLogResult struct {
 	once sync.Once
 	log  *torchlog.Log
 	err  error
+}
+
+// join joins the log of s's rank to s, listing at most top kernels per
+// device, and counts its recompile and graph-break findings from the log
+// (metrics.ApplyCompileLog): what summarize, check and export share.
+func (c *compileLogs) join(s *metrics.Summary, t *trace.Trace, top int) error {
+	log, err := c.forRank(s.Rank)
+	if err != nil {
+		return err
+	}
+	s.CompileLog = metrics.JoinCompileLog(t, log, top)
+	metrics.ApplyCompileLog(s)
+	return nil
+}
+
+// addCompileLogFlag is --compile-log of check and export, where the log
+// gives the findings only.
+func addCompileLogFlag(f *pflag.FlagSet, path *string) {
+	f.StringVar(path, "compile-log", "", "`LOG`: a TORCH_TRACE compile log, or a folder of them (one per rank): the recompile and graph-break findings count what it records, not a guess from frame numbers")
+}
+
+// openCompileLogs is the compileLogs of --compile-log path, its log read
+// when every trace joins the same one; nil without the flag.
+func openCompileLogs(path string) (*compileLogs, error) {
+	if path == "" {
+		return nil, nil
+	}
+	logs := &compileLogs{path: path}
+	return logs, logs.preload()
 }
 
 // rankInName finds the rank in a TORCH_TRACE file name:

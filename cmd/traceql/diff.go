@@ -177,7 +177,7 @@ func runDiff(ctx context.Context, opts *diffOptions) error {
 		return err
 	}
 	if len(ts) != 2 {
-		return usageError{fmt.Errorf("diff needs exactly two traces, OLD and NEW; %s holds %s", strings.Join(opts.Args, ", "), nouns(len(ts), "trace"))}
+		return usageError{fmt.Errorf("diff needs exactly two traces, OLD and NEW; %s holds %s", strings.Join(opts.Args, ", "), metrics.Plural(len(ts), "traces"))}
 	}
 	opts.Old, opts.New = in.Files[0], in.Files[1]
 	if dir {

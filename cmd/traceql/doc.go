@@ -30,6 +30,10 @@
 //	  -h, --help      help for traceql
 //	  -v, --version   version for traceql
 //
+//	Additional help topics:
+//	  traceql links      Host links (PCIe, NVLink-C2C) behind copy rates
+//	  traceql peaks      GPU peaks (TFLOP/s, GB/s) behind MFU and the roofline
+//
 //	Use "traceql [command] --help" for more information about a command.
 //
 //	# traceql summarize
@@ -110,6 +114,10 @@
 //	per stream in order, kernel names checked where the capture records them
 //	(on its launch calls, or in its own replay of the graph). A graph the
 //	capture does not decide stays under its launch, with a warning saying why.
+//	Where the capture recorded shapes (record_shapes=True) or FLOPs
+//	(with_flops=True), each replayed kernel also gets its capturing op's FLOPs
+//	and bytes, once per replay: flops, mfu, FLOPs by op and the roofline hold
+//	under CUDA graphs (captures that differ only in shapes: the op, no FLOPs).
 //
 //	Metrics, per device: the CSV and JSON name, the text table's label in
 //	quotes, and the definition (all times integer ns in CSV and JSON). A metric
@@ -351,7 +359,7 @@
 //	  peak_tflops                "peak TFLOP/s": the GPU's dense (not sparse)
 //	                             datasheet peak in the precision with the most GEMM
 //	                             and convolution time, or --peak-tflops; none for a
-//	                             GPU not in the table
+//	                             GPU not in the table (traceql help peaks)
 //	  mfu                        "MFU": flops / (span_ns × peak_tflops): model
 //	                             FLOPs utilization over the window measured, a
 //	                             lower bound when flops_coverage < 1
@@ -399,6 +407,8 @@
 //	Also shown: the top kernels by total time (count, total, mean, share of
 //	kernel_ns); with --all, the gap-length histogram (decades from 1 µs to 1 s)
 //	and copies by kind and memory kinds (Pageable/Pinned/Device) with bandwidth.
+//	The copy-bound verdict and the exposed-copy finding set H2D and D2H rates
+//	against the GPU's host link (traceql help links).
 //	With --compile-log, the compiled frames table, a row per compile F/R (its
 //	label in quotes where it differs):
 //	  frame               F/R: Dynamo's frame id and the frame's compile count (R >
@@ -458,7 +468,8 @@
 //	                            innermost cpu_op, and record_function or NVTX
 //	                            range, enclosing each launch)
 //	      --capture TRACE       name the kernels of CUDA/HIP graph launches by
-//	                            the ops that captured them, from TRACE, a
+//	                            the ops that captured them, and give them
+//	                            those ops' FLOPs and shapes, from TRACE, a
 //	                            trace profiled while the graphs were captured
 //	      --compile-log LOG     LOG: a TORCH_TRACE compile log, or a folder of
 //	                            them, joined to the compiled frames
@@ -486,7 +497,8 @@
 //	      --peak-gbps float     the GPU's memory bandwidth in GB/s for the
 //	                            roofline, instead of traceql's table
 //	      --peak-tflops float   the GPU's dense peak TFLOP/s for MFU and the
-//	                            roofline, instead of traceql's table
+//	                            roofline, instead of traceql's table (traceql
+//	                            help peaks)
 //	  -q, --quiet               no progress bar on stderr
 //	      --range string        measure only the time inside the annotation,
 //	                            op or NVTX ranges with this name (their union)
@@ -585,6 +597,10 @@
 //	per stream in order, kernel names checked where the capture records them
 //	(on its launch calls, or in its own replay of the graph). A graph the
 //	capture does not decide stays under its launch, with a warning saying why.
+//	Where the capture recorded shapes (record_shapes=True) or FLOPs
+//	(with_flops=True), each replayed kernel also gets its capturing op's FLOPs
+//	and bytes, once per replay: flops, mfu, FLOPs by op and the roofline hold
+//	under CUDA graphs (captures that differ only in shapes: the op, no FLOPs).
 //
 //	Usage:
 //	  traceql diff OLD NEW | DIR | OLDDIR NEWDIR [flags]
@@ -598,7 +614,8 @@
 //	      --by string        op: also compare the GPU time launched from each
 //	                         host op (reads the cpu_ops)
 //	      --capture TRACE    name the kernels of CUDA/HIP graph launches by
-//	                         the ops that captured them, from TRACE, a trace
+//	                         the ops that captured them, and give them those
+//	                         ops' FLOPs and shapes, from TRACE, a trace
 //	                         profiled while the graphs were captured (once:
 //	                         both sides; twice: OLD's, then NEW's)
 //	      --csv-safe         CSV: prefix ' to text cells starting = + - @
@@ -949,6 +966,10 @@
 //	per stream in order, kernel names checked where the capture records them
 //	(on its launch calls, or in its own replay of the graph). A graph the
 //	capture does not decide stays under its launch, with a warning saying why.
+//	Where the capture recorded shapes (record_shapes=True) or FLOPs
+//	(with_flops=True), each replayed kernel also gets its capturing op's FLOPs
+//	and bytes, once per replay: flops, mfu, FLOPs by op and the roofline hold
+//	under CUDA graphs (captures that differ only in shapes: the op, no FLOPs).
 //
 //	Usage:
 //	  traceql export FILE|DIR... [flags]
@@ -962,8 +983,13 @@
 //
 //	Flags:
 //	      --capture TRACE       name the kernels of CUDA/HIP graph launches by
-//	                            the ops that captured them, from TRACE, a
+//	                            the ops that captured them, and give them
+//	                            those ops' FLOPs and shapes, from TRACE, a
 //	                            trace profiled while the graphs were captured
+//	      --compile-log LOG     LOG: a TORCH_TRACE compile log, or a folder of
+//	                            them (one per rank): the recompile and
+//	                            graph-break findings count what it records,
+//	                            not a guess from frame numbers
 //	      --csv-safe            CSV: prefix ' to text cells starting = + - @
 //	                            (formulas)
 //	      --device N            measure only device N (repeat or
@@ -986,7 +1012,8 @@
 //	      --peak-gbps float     the GPU's memory bandwidth in GB/s for the
 //	                            roofline, instead of traceql's table
 //	      --peak-tflops float   the GPU's dense peak TFLOP/s for MFU and the
-//	                            roofline, instead of traceql's table
+//	                            roofline, instead of traceql's table (traceql
+//	                            help peaks)
 //	      --per-stream          with --table gaps: the idle gaps of each
 //	                            stream alone (HTA's per-stream idle time), a
 //	                            stream column on each
@@ -1064,13 +1091,18 @@
 //	per stream in order, kernel names checked where the capture records them
 //	(on its launch calls, or in its own replay of the graph). A graph the
 //	capture does not decide stays under its launch, with a warning saying why.
+//	Where the capture recorded shapes (record_shapes=True) or FLOPs
+//	(with_flops=True), each replayed kernel also gets its capturing op's FLOPs
+//	and bytes, once per replay: flops, mfu, FLOPs by op and the roofline hold
+//	under CUDA graphs (captures that differ only in shapes: the op, no FLOPs).
 //
 //	Usage:
 //	  traceql pprof FILE -o gpu.pb.gz [flags]
 //
 //	Flags:
 //	      --capture TRACE    name the kernels of CUDA/HIP graph launches by
-//	                         the ops that captured them, from TRACE, a trace
+//	                         the ops that captured them, and give them those
+//	                         ops' FLOPs and shapes, from TRACE, a trace
 //	                         profiled while the graphs were captured
 //	      --device N         measure only device N (repeat or comma-separate
 //	                         for several)
@@ -1145,6 +1177,10 @@
 //	per stream in order, kernel names checked where the capture records them
 //	(on its launch calls, or in its own replay of the graph). A graph the
 //	capture does not decide stays under its launch, with a warning saying why.
+//	Where the capture recorded shapes (record_shapes=True) or FLOPs
+//	(with_flops=True), each replayed kernel also gets its capturing op's FLOPs
+//	and bytes, once per replay: flops, mfu, FLOPs by op and the roofline hold
+//	under CUDA graphs (captures that differ only in shapes: the op, no FLOPs).
 //
 //	Usage:
 //	  traceql report FILE|DIR... -o REPORT.html [flags]
@@ -1157,7 +1193,8 @@
 //	Flags:
 //	      --bins int         time bins of the utilization timeline (default 200)
 //	      --capture TRACE    name the kernels of CUDA/HIP graph launches by
-//	                         the ops that captured them, from TRACE, a trace
+//	                         the ops that captured them, and give them those
+//	                         ops' FLOPs and shapes, from TRACE, a trace
 //	                         profiled while the graphs were captured
 //	      --device N         measure only device N (repeat or comma-separate
 //	                         for several)
@@ -1238,4 +1275,172 @@
 //	  -q, --quiet           no progress bar on stderr
 //	      --strict          treat skipped or malformed events and truncation
 //	                        as errors
+//
+//	# traceql help peaks
+//
+//	The GPUs whose peaks traceql knows, from their datasheets: dense math (never 2:4
+//	sparse) in TFLOP/s (TOP/s for int8) and memory bandwidth in GB/s. peak_tflops,
+//	mfu and the roofline columns divide by them. A trace's device name takes the
+//	first entry whose every word occurs in it (case-insensitive, not inside a longer
+//	model number); a GPU that takes none, or takes a refused entry, has no MFU
+//	unless --peak-tflops is given (and no roofline without --peak-gbps).
+//
+//	H100 PCIe: names with "h100" and "pcie"
+//	    fp64 51, fp32 51, tf32 378, bf16 756, fp16 756, fp8 1513, int8 1513 TFLOP/s;
+//	    memory 2000 GB/s
+//	    source:
+//	    https://resources.nvidia.com/en-us-tensor-core/nvidia-tensor-core-gpu-datasheet
+//	    (H100 datasheet: sparse figures halved, as its footnote says)
+//
+//	H100 SXM5: names with "h100"
+//	    fp64 66.9, fp32 66.9, tf32 494.7, bf16 989.4, fp16 989.4, fp8 1978.9, int8
+//	    1978.9 TFLOP/s; memory 3350 GB/s
+//	    source:
+//	    https://resources.nvidia.com/en-us-tensor-core/gtc22-whitepaper-hopper
+//	    (NVIDIA H100 Tensor Core GPU Architecture, table 1, dense); bandwidth: H100
+//	    datasheet
+//
+//	H200 SXM: names with "h200"
+//	    fp64 67, fp32 67, tf32 494.5, bf16 989.5, fp16 989.5, fp8 1979, int8
+//	    1979 TFLOP/s; memory 4800 GB/s
+//	    source: https://www.nvidia.com/en-us/data-center/h200/ (H200 SXM: sparse
+//	    figures halved, as its footnote says)
+//
+//	B200 (HGX, 1000 W): names with "b200"
+//	    bf16 2250, fp16 2250, fp8 4500, int8 4500 TFLOP/s; memory 8000 GB/s
+//	    source: https://www.nvidia.com/en-us/data-center/hgx/ (HGX B200 datasheet,
+//	    per GPU, sparse figures halved)
+//
+//	A100 80GB PCIe: names with "a100", "80gb" and "pcie"
+//	    fp64 19.5, fp32 19.5, tf32 156, bf16 312, fp16 312, int8 624 TFLOP/s; memory
+//	    1935 GB/s
+//	    source:
+//	    https://www.nvidia.com/content/dam/en-zz/Solutions/Data-Center/a100/pdf/nvidia-a100-datasheet-us-nvidia-1758950-r4-web.pdf
+//	    (dense column)
+//
+//	A100 80GB SXM: names with "a100" and "80gb"
+//	    fp64 19.5, fp32 19.5, tf32 156, bf16 312, fp16 312, int8 624 TFLOP/s; memory
+//	    2039 GB/s
+//	    source:
+//	    https://www.nvidia.com/content/dam/en-zz/Solutions/Data-Center/a100/pdf/nvidia-a100-datasheet-us-nvidia-1758950-r4-web.pdf
+//	    (dense column)
+//
+//	A100 40GB SXM: names with "a100", "sxm4" and "40gb"
+//	    fp64 19.5, fp32 19.5, tf32 156, bf16 312, fp16 312, int8 624 TFLOP/s; memory
+//	    1555 GB/s
+//	    source:
+//	    https://www.nvidia.com/content/dam/en-zz/Solutions/Data-Center/a100/pdf/nvidia-a100-datasheet-us-nvidia-1758950-r4-web.pdf
+//	    (dense column)
+//
+//	A100 40GB PCIe: names with "a100", "pcie" and "40gb"
+//	    fp64 19.5, fp32 19.5, tf32 156, bf16 312, fp16 312, int8 624 TFLOP/s; memory
+//	    1555 GB/s
+//	    source:
+//	    https://www.nvidia.com/content/dam/en-zz/Solutions/Data-Center/a100/pdf/nvidia-a100-datasheet-us-nvidia-1758950-r4-web.pdf
+//	    (dense column)
+//
+//	L40S: names with "l40s"
+//	    fp32 91.6, tf32 183, bf16 362.05, fp16 362.05, fp8 733, int8 733 TFLOP/s;
+//	    memory 864 GB/s
+//	    source: https://resources.nvidia.com/en-us-l40s/l40s-datasheet-28413 (dense
+//	    column)
+//
+//	L4: names with "l4"
+//	    fp32 30.3, tf32 60, bf16 121, fp16 121, fp8 242.5, int8 242.5 TFLOP/s;
+//	    memory 300 GB/s
+//	    source:
+//	    https://resources.nvidia.com/en-us-data-center-overview/l4-gpu-datasheet
+//	    (sparse figures halved, as its footnote says)
+//
+//	V100 SXM2: names with "v100" and "sxm2"
+//	    fp64 7.8, fp32 15.7, fp16 125 TFLOP/s; memory 900 GB/s
+//	    source:
+//	    https://images.nvidia.com/content/technologies/volta/pdf/volta-v100-datasheet-update-us-1165301-r5.pdf
+//
+//	V100 PCIe: names with "v100" and "pcie"
+//	    fp64 7, fp32 14, fp16 112 TFLOP/s; memory 900 GB/s
+//	    source:
+//	    https://images.nvidia.com/content/technologies/volta/pdf/volta-v100-datasheet-update-us-1165301-r5.pdf
+//
+//	T4: names with "t4"
+//	    fp32 8.1, fp16 65, int8 130 TFLOP/s; memory 320 GB/s
+//	    source:
+//	    https://www.nvidia.com/content/dam/en-zz/Solutions/Data-Center/tesla-t4/t4-tensor-core-datasheet-951643.pdf
+//
+//	Instinct MI300X: names with "mi300x"
+//	    fp64 163.4, fp32 163.4, tf32 653.7, bf16 1307.4, fp16 1307.4, fp8 2614.9,
+//	    int8 2614.9 TFLOP/s; memory 5300 GB/s
+//	    source:
+//	    https://www.amd.com/content/dam/amd/en/documents/instinct-tech-docs/data-sheets/amd-instinct-mi300x-data-sheet.pdf
+//	    (without sparsity)
+//
+//	Instinct MI250X, one of its two dies: names with "mi250x"
+//	    fp64 47.85, fp32 47.85, bf16 191.5, fp16 191.5, int8 191.5 TFLOP/s; memory
+//	    1638.4 GB/s
+//	    ROCm shows each of the card's two dies (GCDs) as a device: each has half the
+//	    card's peak and bandwidth
+//	    source:
+//	    https://www.amd.com/content/dam/amd/en/documents/instinct-business-docs/product-briefs/instinct-mi250x-brochure.pdf
+//	    (card figures halved)
+//
+//	Instinct MI210: names with "mi210"
+//	    fp64 45.3, fp32 45.3, bf16 181, fp16 181, int8 181 TFLOP/s; memory
+//	    1638.4 GB/s
+//	    source:
+//	    https://www.amd.com/content/dam/amd/en/documents/instinct-business-docs/product-briefs/instinct-mi210-brochure.pdf
+//
+//	No peak, tried before the entries above, for variants whose figures could not be
+//	confirmed: names with "h100" and "nvl"; "h200" and "nvl"; "gh200".
+//
+//
+//	# traceql help links
+//
+//	The host links traceql knows, over which a GPU's H2D and D2H copies run: the
+//	interface the card's datasheet states (PCIe generation and lanes, NVLink-C2C)
+//	and its peak one way in GB/s (1e9 B/s; PCIe less its 128b/130b encoding,
+//	NVLink-C2C half its two-way figure). A slot may run a narrower or older link
+//	than the card's, which the trace does not say: the copies can only stay under
+//	the card's peak. A device name takes the first entry whose every word occurs in
+//	it; a GPU that takes none gets no ratio.
+//
+//	NVLink-C2C, 450.0 GB/s one way: names with "gh200"
+//	    source: https://www.nvidia.com/en-us/data-center/grace-hopper-superchip/
+//	    (NVLink-C2C 900 GB/s, both ways together)
+//
+//	PCIe 5.0 x16, 63.0 GB/s one way: names with "h100"
+//	    source:
+//	    https://resources.nvidia.com/en-us-tensor-core/nvidia-tensor-core-gpu-datasheet
+//	    (H100 SXM and PCIe: PCIe Gen5 128 GB/s, both ways together)
+//
+//	PCIe 5.0 x16, 63.0 GB/s one way: names with "h200"
+//	    source: https://www.nvidia.com/en-us/data-center/h200/ (PCIe Gen5 128 GB/s,
+//	    both ways together)
+//
+//	PCIe 4.0 x16, 31.5 GB/s one way: names with "a100"
+//	    source:
+//	    https://www.nvidia.com/content/dam/en-zz/Solutions/Data-Center/a100/pdf/nvidia-a100-datasheet-us-nvidia-1758950-r4-web.pdf
+//	    (PCIe Gen4 64 GB/s, both ways together)
+//
+//	PCIe 4.0 x16, 31.5 GB/s one way: names with "l40s"
+//	    source: https://resources.nvidia.com/en-us-l40s/l40s-datasheet-28413 (PCIe
+//	    Gen4 x16)
+//
+//	PCIe 4.0 x16, 31.5 GB/s one way: names with "l4"
+//	    source:
+//	    https://resources.nvidia.com/en-us-data-center-overview/l4-gpu-datasheet
+//	    (PCIe Gen4 x16)
+//
+//	PCIe 3.0 x16, 15.8 GB/s one way: names with "t4"
+//	    source:
+//	    https://www.nvidia.com/content/dam/en-zz/Solutions/Data-Center/tesla-t4/t4-tensor-core-datasheet-951643.pdf
+//	    (PCIe Gen3 x16)
+//
+//	PCIe 5.0 x16, 63.0 GB/s one way: names with "mi300x"
+//	    source:
+//	    https://www.amd.com/content/dam/amd/en/documents/instinct-tech-docs/data-sheets/amd-instinct-mi300x-data-sheet.pdf
+//	    (PCIe Gen5 x16)
+//
+//	PCIe 4.0 x8, 15.8 GB/s one way: names with "rtx", "4060" and "ti"
+//	    source: https://www.techpowerup.com/gpu-specs/geforce-rtx-4060-ti-8-gb.c3890
+//	    (bus interface PCIe 4.0 x8)
 package main

@@ -31,9 +31,12 @@ type exportOptions struct {
 	PerStream bool
 	Labels    []string
 	Capture   []string // --capture: the trace of the graphs' capture
-	Shard     shard
-	Peak      peakFlags
-	IO        *ioStreams
+	// CompileLog is --compile-log, for --table findings: recompile and
+	// graph-break count what the TORCH_TRACE log records.
+	CompileLog string
+	Shard      shard
+	Peak       peakFlags
+	IO         *ioStreams
 }
 
 func newExportCmd(ios *ioStreams, runF func(context.Context, *exportOptions) error) *cobra.Command {
@@ -136,6 +139,9 @@ reads as one table.` + windowHelp + shardHelp + captureHelp,
 					return err
 				}
 			}
+			if opts.CompileLog != "" && opts.Table != "findings" {
+				return usageError{fmt.Errorf("--compile-log gives the recompile and graph-break findings: it is for --table findings, not %s", opts.Table)}
+			}
 			if err := opts.Peak.check(); err != nil {
 				return err
 			}
@@ -169,6 +175,7 @@ reads as one table.` + windowHelp + shardHelp + captureHelp,
 	f.StringVarP(&opts.Output, "output", "o", "", "file to write (a file is replaced atomically, a device or pipe written in place); stdout when absent or -")
 	addLabelFlag(f, &opts.Labels, true)
 	addCaptureFlag(f, &opts.Capture, 1)
+	addCompileLogFlag(f, &opts.CompileLog)
 	opts.Read.addFlags(f)
 	opts.Peak.add(f)
 	opts.Read.addJobsFlag(f)
@@ -176,7 +183,6 @@ reads as one table.` + windowHelp + shardHelp + captureHelp,
 	return cmd
 }
 
-// exportExts are the -o extensions that say the format of export.
 // newRowWriter starts a stream of a table's rows in format. Parquet's
 // writer is report/parquet's, which report leaves out so that its
 // importers do not link parquet-go.
@@ -187,6 +193,7 @@ func newRowWriter(w io.Writer, format, table string, cols []report.Column) (*rep
 	return report.NewRowWriter(w, format, table, cols)
 }
 
+// exportExts are the -o extensions that say the format of export.
 var exportExts = map[string]string{".csv": "csv", ".json": "json", ".jsonl": "jsonl", ".parquet": "parquet"}
 
 // spreadsheetExts are names export cannot write: a spreadsheet's own
@@ -237,6 +244,10 @@ func runExport(ctx context.Context, opts *exportOptions) error {
 	if len(caps) > 0 {
 		capture = caps[0]
 	}
+	logs, err := openCompileLogs(opts.CompileLog)
+	if err != nil {
+		return err
+	}
 	defer opts.Read.startProgress(files)()
 	failed := missing
 	write := func(w io.Writer) error {
@@ -277,6 +288,13 @@ func runExport(ctx context.Context, opts *exportOptions) error {
 				complain(opts.IO.ErrOut, f+": GPU activity; the "+opts.Table+" table has rows for traces without (CPU, MPS runs); no row written")
 			}
 			in, named := exportInput(opts.Table, opts.PerStream, opts.Peak.PeakOverride, t, capture)
+			if logs != nil && in.Summary != nil {
+				if err := logs.join(in.Summary, t, 0); err != nil {
+					complain(opts.IO.ErrOut, f+": "+errorMessage(err))
+					failed++
+					return nil
+				}
+			}
 			if named != nil {
 				opts.Read.warn(f, named.Warnings())
 				complain(opts.IO.ErrOut, f+": "+report.CaptureNote(named))

@@ -13,7 +13,7 @@ import (
 type gateFailed struct{ n int }
 
 func (e gateFailed) Error() string {
-	return fmt.Sprintf("--fail-if: %s worse past the threshold, beyond step-to-step spread", nouns(e.n, "metric"))
+	return fmt.Sprintf("--fail-if: %s worse past the threshold, beyond step-to-step spread", metrics.Plural(e.n, "metrics"))
 }
 
 // parseGates reads --fail-if: comma-separated NAME>+P% (a rise past P

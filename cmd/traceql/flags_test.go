@@ -170,6 +170,18 @@ func TestExportFlags(t *testing.T) {
 		{name: "format against -o", args: []string{"-f", "csv", "-o", "x.json", "a"}, wantErr: "-o x.json is json, but --format is csv"},
 		{name: "per-stream of kernels", args: []string{"--per-stream", "-t", "kernels", "a"}, wantErr: "--per-stream is for --table gaps"},
 		{name: "schema with a file", args: []string{"--schema", "a"}, wantErr: "--schema prints a table's columns and reads no trace; drop a"},
+		{name: "compile log", args: []string{"a", "-t", "findings", "--compile-log", "logs/"},
+			want: exportOptions{Args: []string{"a"}, Table: "findings", Format: "csv", CompileLog: "logs/"}},
+		{name: "compile log of the summary table", args: []string{"a", "--compile-log", "logs/"}, wantErr: "it is for --table findings, not summary"},
+	})
+}
+
+func TestCheckFlags(t *testing.T) {
+	testFlags(t, newCheckCmd, func(o *checkOptions) **ioStreams { return &o.IO }, []flagCase[checkOptions]{
+		{name: "defaults", args: []string{"runs/"}, want: checkOptions{Args: []string{"runs/"}, Format: "text", FailOn: "high"}},
+		{name: "every flag", args: []string{"a", "--fail-on", "warn", "--compile-log", "l.log", "-f", "markdown", "--steady"},
+			want: checkOptions{Args: []string{"a"}, Format: "markdown", FailOn: "warn", CompileLog: "l.log", Read: readOptions{Steady: true}}},
+		{name: "no file", args: nil, wantErr: "check needs at least 1 FILE or DIR, or --rules"},
 	})
 }
 

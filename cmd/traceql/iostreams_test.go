@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"github.com/traceql/traceql/internal/shared"
 	"github.com/traceql/traceql/report"
 	"os"
 	"path/filepath"
@@ -227,6 +228,8 @@ func TestSummaryFits80(t *testing.T) {
 		{"summarize", gpuFile("small", "default", 1)},
 		{"summarize", "--all", gpuFile("small", "default", 1)},
 		{"summarize", "--by", "kernel,api,range", gpuFile("small", "default", 1)},
+		// Every busy class in a step: the step-class table ran to 81.
+		{"summarize", "--all", sample},
 	} {
 		ios, out, errOut := testStreams()
 		ios.SetStdoutTTY(true)
@@ -242,6 +245,26 @@ func TestSummaryFits80(t *testing.T) {
 		if args[1] == "--by" && strings.Count(out.String(), "min, max and stddev: in a terminal of 124 columns or more, or export --table") != 3 {
 			t.Errorf("%q: want the three tables to say where min, max and stddev went:\n%s", args, out)
 		}
+	}
+}
+
+// TestSlowLaunchesFit80: launch calls of 1 ms or more get a headline row
+// of their own; beside the launch cost's medians the line ran to 104
+// columns on a real Nsight export.
+func TestSlowLaunchesFit80(t *testing.T) {
+	ios, out, errOut := testStreams()
+	ios.SetStdoutTTY(true)
+	ios.SetTerminalWidth(80)
+	if code := run(context.Background(), []string{"summarize", filepath.Join(shared.Traces(t), "nsys", "nsys2024.2.1_mmagic_pytorch.sqlite")}, ios); code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	for line := range strings.Lines(out.String()) {
+		if n := utf8.RuneCountInString(strings.TrimSuffix(line, "\n")); n > 80 {
+			t.Errorf("a line of %d columns: %q", n, line)
+		}
+	}
+	if !strings.Contains(out.String(), "  slow launches  11 calls of 1 ms or more, 960 ms in all") {
+		t.Errorf("no row of slow launches:\n%s", out)
 	}
 }
 

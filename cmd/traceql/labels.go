@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/spf13/pflag"
+	"github.com/traceql/traceql/metrics"
 )
 
 // addLabelFlag adds --label, the runs' labels (the label column of every
@@ -21,7 +22,7 @@ func addLabelFlag(f *pflag.FlagSet, labels *[]string, dirs bool) {
 // checkLabels refuses a --label with a count other than the arguments'.
 func checkLabels(labels, args []string) error {
 	if len(labels) > 0 && len(labels) != len(args) {
-		return usageError{fmt.Errorf("--label has %s for %s", nouns(len(labels), "label"), nouns(len(args), "argument"))}
+		return usageError{fmt.Errorf("--label has %s for %s", metrics.Plural(len(labels), "labels"), metrics.Plural(len(args), "arguments"))}
 	}
 	return uniqueLabels(labels)
 }
@@ -46,11 +47,6 @@ func firstSteps(n int) string {
 		return "the first step took"
 	}
 	return fmt.Sprintf("the first %d steps took", n)
-}
-
-// nouns counts things in words: "1 label", "2 labels".
-func nouns(n int, singular string) string {
-	return fmt.Sprintf("%d %s", n, noun(n, singular))
 }
 
 // fileLabels labels each file found for the arguments: with labels

@@ -16,6 +16,7 @@ import (
 
 	"github.com/traceql/traceql/internal/memlimit"
 	"github.com/traceql/traceql/internal/outfile"
+	"github.com/traceql/traceql/metrics"
 	"github.com/traceql/traceql/report"
 )
 
@@ -36,9 +37,11 @@ func main() {
 		// Stderr is the pipe to a supervisor that copies it to a terminal.
 		ios.SetStderrTTY(true)
 	}
+	// A stderr whose reader is gone fails the write instead of killing
+	// the run before its cleanup.
+	ios.ErrOut = memlimit.Stderr()
 	ctx, stop := notifySignals(context.Background())
 	if pid, err := strconv.Atoi(os.Getenv(strings.TrimSuffix(memlimit.SupervisorEnv, "="))); err == nil {
-		ios.ErrOut = memlimit.SupervisedStderr()
 		var orphaned <-chan struct{}
 		ctx, orphaned = memlimit.WatchSupervisor(ctx, pid, os.Getppid, signalled{syscall.SIGTERM})
 		go func() {
@@ -162,4 +165,4 @@ func (e usageError) Unwrap() error { return e.err }
 // only sets the exit code.
 type errReported struct{ n int }
 
-func (e errReported) Error() string { return nouns(e.n, "file") + " failed" }
+func (e errReported) Error() string { return metrics.Plural(e.n, "files") + " failed" }

@@ -21,7 +21,7 @@ type peakFlags struct {
 }
 
 func (p *peakFlags) add(f *pflag.FlagSet) {
-	f.Float64Var(&p.TFLOPS, "peak-tflops", 0, "the GPU's dense peak TFLOP/s for MFU and the roofline, instead of traceql's table")
+	f.Float64Var(&p.TFLOPS, "peak-tflops", 0, "the GPU's dense peak TFLOP/s for MFU and the roofline, instead of traceql's table (traceql help peaks)")
 	f.Float64Var(&p.GBps, "peak-gbps", 0, "the GPU's memory bandwidth in GB/s for the roofline, instead of traceql's table")
 }
 

@@ -205,21 +205,13 @@ func (w *readOptions) filter(t *trace.Trace) (*trace.Trace, error) {
 	streams = slices.Compact(streams)
 	switch {
 	case f.Device != nil && !slices.ContainsFunc(devs, f.Device):
-		return nil, fmt.Errorf("%s: --device %s: no such device; it has %s %s", t.Source, joinInts(w.Devices), noun(len(devs), "device"), joinInts(devs))
+		return nil, fmt.Errorf("%s: --device %s: no such device; it has %s %s", t.Source, joinInts(w.Devices), metrics.Noun(len(devs), "devices"), joinInts(devs))
 	case f.Stream != nil && !slices.ContainsFunc(streams, f.Stream):
-		return nil, fmt.Errorf("%s: --stream %s: no such stream; it has %s %s", t.Source, joinInts(w.Streams), noun(len(streams), "stream"), joinInts(streams))
+		return nil, fmt.Errorf("%s: --stream %s: no such stream; it has %s %s", t.Source, joinInts(w.Streams), metrics.Noun(len(streams), "streams"), joinInts(streams))
 	case noKernel:
 		return nil, fmt.Errorf("%s: --kernel %q matches none of its kernels", t.Source, w.Kernel)
 	}
 	return nil, fmt.Errorf("%s: %s: no GPU activity", t.Source, f.Label)
-}
-
-// noun is singular for one, plural otherwise.
-func noun(n int, singular string) string {
-	if n == 1 {
-		return singular
-	}
-	return singular + "s"
 }
 
 func joinInts[T int | int64](xs []T) string {

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/traceql/traceql/report"
 )
 
 func newRootCmd(ios *ioStreams) *cobra.Command {
@@ -40,6 +41,8 @@ between them, utilization, copy bandwidth.`,
 		newAnnotateCmd(ios, nil),
 		newWhatifCmd(ios, nil),
 		newVersionCmd(),
+		helpTopic("peaks", "GPU peaks (TFLOP/s, GB/s) behind MFU and the roofline", report.PeaksHelp()),
+		helpTopic("links", "Host links (PCIe, NVLink-C2C) behind copy rates", report.LinksHelp()),
 	)
 	root.Version = versionString()
 	root.SetVersionTemplate("traceql {{.Version}}\n")
@@ -122,6 +125,13 @@ func stdinTwice(args []string) bool {
 		}
 	}
 	return n > 1
+}
+
+// helpTopic is a `traceql help NAME` topic: a table traceql looks things
+// up in, written from the table itself (report.PeaksHelp,
+// report.LinksHelp).
+func helpTopic(name, short, long string) *cobra.Command {
+	return &cobra.Command{Use: name, Short: short, Long: strings.TrimSuffix(long, "\n")}
 }
 
 func newVersionCmd() *cobra.Command {

@@ -3,6 +3,8 @@ package main
 import (
 	"fmt"
 	"os"
+
+	"github.com/traceql/traceql/metrics"
 )
 
 // anyDir reports whether one of the arguments is a folder: the commands
@@ -53,7 +55,7 @@ func expandRuns(args, labels []string, ios *ioStreams) (*runInputs, error) {
 }
 
 func labelCount(labels, traces int) error {
-	return usageError{fmt.Errorf("--label has %s for %s", nouns(labels, "label"), nouns(traces, "trace"))}
+	return usageError{fmt.Errorf("--label has %s for %s", metrics.Plural(labels, "labels"), metrics.Plural(traces, "traces"))}
 }
 
 // keep reads the error of reading file i: nil when it read; when it is a

@@ -157,12 +157,9 @@ func runSummarize(ctx context.Context, opts *summarizeOptions) error {
 	if len(caps) > 0 {
 		mo.Capture = caps[0]
 	}
-	var logs *compileLogs
-	if opts.CompileLog != "" {
-		logs = &compileLogs{path: opts.CompileLog}
-		if err := logs.preload(); err != nil {
-			return err
-		}
+	logs, err := openCompileLogs(opts.CompileLog)
+	if err != nil {
+		return err
 	}
 	done := opts.Read.startProgress(files)
 	sums, failed := summarizeFiles(ctx, files, labels, opts, mo, logs)
@@ -196,13 +193,7 @@ func summarizeFiles(ctx context.Context, files []string, labels map[string]strin
 		if logs == nil {
 			return summarized{sum: s}
 		}
-		log, err := logs.forRank(s.Rank)
-		if err != nil {
-			return summarized{sum: s, logErr: err}
-		}
-		s.CompileLog = metrics.JoinCompileLog(t, log, mo.TopN)
-		metrics.ApplyCompileLog(&s)
-		return summarized{sum: s}
+		return summarized{sum: s, logErr: logs.join(&s, t, mo.TopN)}
 	}
 	named := namedFiles(opts.Args)
 	_ = readEach(ctx, files, &opts.Read, summarize, func(file string, res summarized, err error) error {

@@ -95,14 +95,15 @@ func Supervise(argv, env []string, limits Limits, stderrTTY bool) (code int, ok 
 	return code, true
 }
 
-// SupervisedStderr is the supervised child's standard error, a pipe to
-// its supervisor, on a descriptor of its own. Go ends a process with
-// SIGPIPE when a write to descriptor 1 or 2 finds the reader gone, before
-// any deferred cleanup runs: a child whose supervisor was killed died so
+// Stderr is standard error on a descriptor of its own. Go ends a process
+// with SIGPIPE when a write to descriptor 1 or 2 finds the reader gone,
+// before any deferred cleanup runs: a supervised child whose supervisor
+// was killed, or a plain run whose stderr is a pipe nobody reads, died so
 // at its first warning, its temporary output left beside -o (issue 66).
-// Through another descriptor the write fails instead, and the child ends
-// as its cancelled context says (dieWithParent, WatchSupervisor).
-func SupervisedStderr() io.Writer {
+// Through another descriptor the write fails instead, and the run ends
+// with its own status (a supervised child: as its cancelled context says,
+// dieWithParent, WatchSupervisor).
+func Stderr() io.Writer {
 	fd, err := syscall.Dup(2)
 	if err != nil {
 		return os.Stderr

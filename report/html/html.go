@@ -19,7 +19,7 @@ import (
 type Report struct {
 	Labels    []string          // one per run
 	Summaries []metrics.Summary // one per run, with TopKernels cut to the top N
-	Names     string            // kernel name style (StyleName); "" is NamesFull
+	Names     string            // kernel name style (--names); "" is NamesFull
 	Kernels   []plot.Series     // kernel durations, per run and device
 	Gaps      []plot.Series     // idle-gap lengths, per run and device
 	Timeline  []plot.Line       // binned utilization, per run and device
