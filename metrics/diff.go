@@ -273,6 +273,10 @@ type DiffOptions struct {
 	// by the capture of that side (Options.Capture): Capture[0] old's,
 	// Capture[1] new's; nil for none.
 	Capture [2]*Capture
+	// Flops asks for each device's FLOPs and MFU (DeviceSummary.Util),
+	// from the ops of a read that kept their shapes, with these peaks.
+	Flops bool
+	Peak  PeakOverride
 	// Workers is Options.Workers of both summaries.
 	Workers int
 }
@@ -281,6 +285,8 @@ type DiffOptions struct {
 type Diff struct {
 	Old, New Summary
 	Devices  []DeviceDiff
+	// ByOp says the devices' GPU time by op is compared (DiffOptions.Ops).
+	ByOp bool
 }
 
 // A DeviceDiff compares one device of each trace.
@@ -312,10 +318,10 @@ func DiffTraces(a, b *trace.Trace, o DiffOptions) Diff {
 	if o.Family {
 		key = Family
 	}
-	so := Options{Scopes: o.Ops, Workers: o.Workers}
+	so := Options{Scopes: o.Ops || o.Flops, Flops: o.Flops, Peak: o.Peak, Workers: o.Workers}
 	sn := so
 	so.Capture, sn.Capture = o.Capture[0], o.Capture[1]
-	d := Diff{Old: Summarize(a, so), New: Summarize(b, sn)}
+	d := Diff{Old: Summarize(a, so), New: Summarize(b, sn), ByOp: o.Ops}
 	// Unsorted: diffKernels sorts.
 	ka, kb := devicesKernelStats(a, key), devicesKernelStats(b, key)
 	for i := range max(len(d.Old.Devices), len(d.New.Devices)) {

@@ -40,7 +40,7 @@ func TestFlopsArgWarning(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := metrics.Summarize(tr, metrics.Options{Scopes: true})
+	s := metrics.Summarize(tr, metrics.Options{Scopes: true, Flops: true})
 	if len(s.Devices) != 1 || s.Devices[0].Util == nil {
 		t.Fatalf("devices %d, want 1 with its utilization", len(s.Devices))
 	}

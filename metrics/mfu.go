@@ -68,8 +68,9 @@ func deviceUtilization(d *DeviceSummary, o PeakOverride) Utilization {
 	return u
 }
 
-// HasMFU reports whether MFU has a value.
-func (u *Utilization) HasMFU() bool { return u.NoMFU == "" }
+// HasMFU reports whether MFU has a value; not when u is nil (not
+// computed).
+func (u *Utilization) HasMFU() bool { return u != nil && u.NoMFU == "" }
 
 // MFU is the model FLOPs utilization: FLOPs / (span × dense peak).
 // FLOPs of ops without a count are missing from it, so it is a lower
@@ -79,6 +80,25 @@ func (u *Utilization) MFU() float64 {
 		return 0
 	}
 	return float64(u.Work.Flops) / (float64(u.SpanNS) * u.PeakTFLOPS * 1e3)
+}
+
+// StepFlops is the FLOPs of one of the device's steps (StepStat.Flops);
+// ok is false where the ops were not counted (u nil) or none has a count.
+func (u *Utilization) StepFlops(s *StepStat) (flops int64, ok bool) {
+	if u == nil || !u.Work.Costed() {
+		return 0, false
+	}
+	return s.Flops, true
+}
+
+// StepMFU is the MFU of one of the device's steps: its FLOPs / (its
+// length × dense peak); ok is false where the device has no MFU (u nil:
+// not computed) or the step no length.
+func (u *Utilization) StepMFU(s *StepStat) (mfu float64, ok bool) {
+	if !u.HasMFU() || s.DurNS() <= 0 {
+		return 0, false
+	}
+	return float64(s.Flops) / (float64(s.DurNS()) * u.PeakTFLOPS * 1e3), true
 }
 
 // AchievedTFLOPS is FLOPs over the span, in TFLOP/s.

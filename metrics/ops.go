@@ -141,6 +141,20 @@ func Scopes(t *trace.Trace, dev int) (ops, regions []ScopeStat) {
 // CapturedScopes is Scopes attributing the kernels of graph launches to
 // the op and region of the launch calls m pairs them with, where it does.
 func CapturedScopes(t *trace.Trace, dev int, m *CaptureMatch) (ops, regions []ScopeStat) {
+	ops, regions, _ = scopes(t, dev, m)
+	return ops, regions
+}
+
+// An instanceWork is the FLOPs of one op instance with a count, at the
+// start of the first kernel, copy or memset it launched on the device:
+// what places its work in a step (stepFlops).
+type instanceWork struct {
+	start, flops int64
+}
+
+// scopes is CapturedScopes with the work of each op instance that has a
+// FLOP count, in no order.
+func scopes(t *trace.Trace, dev int, m *CaptureMatch) (ops, regions []ScopeStat, work []instanceWork) {
 	ix := newLaunchIndex(t)
 	var acts []*trace.Activity
 	var kernels []*trace.Kernel // acts[i] is kernels[i]'s for i < len(kernels)
@@ -162,24 +176,25 @@ func CapturedScopes(t *trace.Trace, dev int, m *CaptureMatch) (ops, regions []Sc
 	opOf, regionOf := callScopes(t, need)
 	type agg struct {
 		stat ScopeStat
-		// instances are the op's instances seen, each true when it
-		// has a FLOP count: those launched by their op by the op alone
-		// (a key a third the size: a map entry for every op instance),
-		// those replayed by a graph with the replay.
-		instances map[*trace.Op]bool
-		replays   map[opInstance]bool
+		// instances are the op's instances seen, each the index of its
+		// work when it has a FLOP count, −1 when not: those launched by
+		// their op by the op alone (a key a third the size: a map entry
+		// for every op instance), those replayed by a graph with the
+		// replay.
+		instances map[*trace.Op]int
+		replays   map[opInstance]int
 	}
-	work := newWorkTally()
+	tally := newWorkTally()
 	// kind: 0 launched one by one, 1 replayed by a graph, 2 named by a
 	// capture, o then the capture's op instance and replay its graph
 	// launch; k is a's kernel, nil for a copy or memset or on regions.
-	tally := func(m map[string]*agg, name string, o *trace.Op, a *trace.Activity, kind int, k *trace.Kernel, replay corrKey) {
+	add := func(m map[string]*agg, name string, o *trace.Op, a *trace.Activity, kind int, k *trace.Kernel, replay corrKey) {
 		if o != nil {
 			name = o.Name
 		}
 		g := m[name]
 		if g == nil {
-			g = &agg{stat: ScopeStat{Name: name}, instances: map[*trace.Op]bool{}, replays: map[opInstance]bool{}}
+			g = &agg{stat: ScopeStat{Name: name}, instances: map[*trace.Op]int{}, replays: map[opInstance]int{}}
 			m[name] = g
 		}
 		g.stat.Kernels++
@@ -191,18 +206,23 @@ func CapturedScopes(t *trace.Trace, dev int, m *CaptureMatch) (ops, regions []Sc
 			g.stat.Captured++
 		}
 		if o != nil {
-			var costed, seen bool
+			var w int
+			var seen bool
 			if replay == (corrKey{}) {
-				costed, seen = g.instances[o]
+				w, seen = g.instances[o]
 			} else {
-				costed, seen = g.replays[opInstance{o, replay}]
+				w, seen = g.replays[opInstance{o, replay}]
 			}
 			if !seen {
-				costed = o.Args != nil && work.instance(&g.stat.Work, o)
+				w = -1
+				if flops := g.stat.Work.Flops; o.Args != nil && tally.instance(&g.stat.Work, o) {
+					w = len(work)
+					work = append(work, instanceWork{a.Start, g.stat.Work.Flops - flops})
+				}
 				if replay == (corrKey{}) {
-					g.instances[o] = costed
+					g.instances[o] = w
 				} else {
-					g.replays[opInstance{o, replay}] = costed
+					g.replays[opInstance{o, replay}] = w
 				}
 				if kind == 2 { // a captured op's call was in the capture's run
 					g.stat.Replays++
@@ -211,12 +231,13 @@ func CapturedScopes(t *trace.Trace, dev int, m *CaptureMatch) (ops, regions []Sc
 					g.stat.CPUNS += o.End - o.Start
 				}
 			}
-			if costed {
+			if w >= 0 {
 				g.stat.Work.CostedGPUNS += a.Dur()
+				work[w].start = min(work[w].start, a.Start)
 			}
 		}
 		if k != nil {
-			work.kernel(&g.stat.Work, o, a, k)
+			tally.kernel(&g.stat.Work, o, a, k)
 		}
 	}
 	byOp, byRegion := map[string]*agg{}, map[string]*agg{}
@@ -231,8 +252,8 @@ func CapturedScopes(t *trace.Trace, dev int, m *CaptureMatch) (ops, regions []Sc
 		if cc := m.call(t, a); cc >= 0 {
 			op, region := m.scope(cc)
 			o, r, _ := m.instance(t, a)
-			tally(byOp, op, o, a, 2, k, r.corr)
-			tally(byRegion, region, nil, a, 2, nil, corrKey{})
+			add(byOp, op, o, a, 2, k, r.corr)
+			add(byRegion, region, nil, a, 2, nil, corrKey{})
 			continue
 		}
 		var op, region *trace.Op
@@ -249,8 +270,8 @@ func CapturedScopes(t *trace.Trace, dev int, m *CaptureMatch) (ops, regions []Sc
 				kind = 1
 			}
 		}
-		tally(byOp, NoScope, op, a, kind, k, corrKey{})
-		tally(byRegion, NoScope, region, a, kind, nil, corrKey{})
+		add(byOp, NoScope, op, a, kind, k, corrKey{})
+		add(byRegion, NoScope, region, a, kind, nil, corrKey{})
 	}
 	done := func(m map[string]*agg) []ScopeStat {
 		out := make([]ScopeStat, 0, len(m))
@@ -263,5 +284,5 @@ func CapturedScopes(t *trace.Trace, dev int, m *CaptureMatch) (ops, regions []Sc
 		slices.SortFunc(out, func(a, b ScopeStat) int { return cmp.Or(cmp.Compare(b.GPUNS, a.GPUNS), cmp.Compare(a.Name, b.Name)) })
 		return out
 	}
-	return done(byOp), done(byRegion)
+	return done(byOp), done(byRegion), work
 }

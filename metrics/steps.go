@@ -343,6 +343,11 @@ type StepStat struct {
 	// Idle splits IdleNS by cause, by the device's rule (ClassifyGaps):
 	// IdleSyncNS + IdleLaunchNS + IdleOtherNS = IdleNS.
 	IdleSyncNS, IdleLaunchNS, IdleOtherNS int64
+	// Flops are the FLOPs of the op instances with a count whose first
+	// kernel, copy or memset on the device starts inside the window, as
+	// a kernel counts in Kernels; summed only where the ops were counted
+	// (Options.Flops: DeviceSummary.Util), 0 otherwise.
+	Flops int64
 }
 
 // DurNS is the step's length.
@@ -429,4 +434,24 @@ func warmup(durs []int64) int {
 		n++
 	}
 	return n
+}
+
+// stepFlops adds to each step the FLOPs of the op instances whose work
+// starts inside it (StepStat.Flops); windows that overlap both count an
+// instance starting in each.
+func stepFlops(steps []StepStat, work []instanceWork) {
+	if len(steps) == 0 {
+		return
+	}
+	slices.SortFunc(work, func(a, b instanceWork) int { return cmp.Compare(a.start, b.start) })
+	for i := range steps {
+		s := &steps[i]
+		lo, _ := slices.BinarySearchFunc(work, s.Start, func(w instanceWork, start int64) int { return cmp.Compare(w.start, start) })
+		for _, w := range work[lo:] {
+			if w.start >= s.End {
+				break
+			}
+			s.Flops += w.flops
+		}
+	}
 }

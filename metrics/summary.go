@@ -227,9 +227,13 @@ type Options struct {
 	// kernels outside compiled code (DeviceCompile.TopEagerOps): the trace
 	// must hold its cpu_ops, which a lean read leaves out.
 	Scopes bool
-	// Peak overrides the peaks of the table (peakOf) that
-	// DeviceSummary.Util divides by.
-	Peak PeakOverride
+	// Flops asks, with Scopes, for each device's FLOPs against its peaks
+	// (DeviceSummary.Util) and each step's FLOPs (StepStat.Flops): the
+	// read must have kept the ops' shapes (trace.Needs.Shapes), without
+	// which every op would look uncounted. Peak overrides the peaks of
+	// the table (peakOf) that Util divides by.
+	Flops bool
+	Peak  PeakOverride
 	// Capture, with Scopes, names the kernels of graph launches by the
 	// launch calls that captured them (Capture.Match); nil leaves them
 	// under their graph launch.
@@ -320,10 +324,14 @@ func Summarize(t *trace.Trace, o Options) Summary {
 					s.Devices[i].StreamStats = StreamStats(v, devs[i].ID)
 				}
 				if o.Scopes {
-					s.Devices[i].Ops, s.Devices[i].Regions = CapturedScopes(v, devs[i].ID, named)
 					d := &s.Devices[i]
-					u := deviceUtilization(d, o.Peak)
-					d.Util = &u
+					var work []instanceWork
+					d.Ops, d.Regions, work = scopes(v, devs[i].ID, named)
+					if o.Flops {
+						u := deviceUtilization(d, o.Peak)
+						d.Util = &u
+						stepFlops(d.Steps, work)
+					}
 					d.Compile.TopEagerOps = eagerOps(v, devs[i].ID, w.ix, &w.compile, d.KernelNS, o.TopN)
 				}
 			}

@@ -105,6 +105,21 @@ func StepSpreads(steps []StepStat) [5]Spread {
 	return out
 }
 
+// StepWorkSpreads is the spread over steps of each step's FLOPs and
+// MFU (Utilization.StepFlops, StepMFU), over the steps that have them.
+func StepWorkSpreads(steps []StepStat, u *Utilization) [2]Spread {
+	var flops, mfu []float64
+	for i := range steps {
+		if f, ok := u.StepFlops(&steps[i]); ok {
+			flops = append(flops, float64(f))
+		}
+		if m, ok := u.StepMFU(&steps[i]); ok {
+			mfu = append(mfu, m)
+		}
+	}
+	return [2]Spread{spreadOf(flops), spreadOf(mfu)}
+}
+
 // deviceTotals is what deviceUtilization reads of a device besides its
 // ops: its name, kernel time and span.
 func deviceTotals(t *trace.Trace, dev int, ops []ScopeStat) *DeviceSummary {

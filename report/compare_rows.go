@@ -47,8 +47,9 @@ func CompareRowsTables(l RowsLayout, sums []metrics.Summary, pos int) []*Table {
 			devs[i] = &s.Devices[pos]
 		}
 	}
-	if l.Metrics == nil { // the headline leaves out bandwidths of a few bytes
-		cols = slices.DeleteFunc(cols, func(c metrics.Column) bool { return tiny(c, devs) })
+	if l.Metrics == nil { // the headline leaves out bandwidths of a few bytes, and FLOPs not counted
+		counted := slices.ContainsFunc(devs, func(d *metrics.DeviceSummary) bool { return d != nil && d.Util != nil })
+		cols = slices.DeleteFunc(cols, func(c metrics.Column) bool { return tiny(c, devs) || !counted && metrics.CountsOps(c.Name) })
 	}
 	for _, c := range cols {
 		t.Columns = append(t.Columns, Column{Name: c.Label, Unit: c.Unit, Optional: l.Metrics == nil && shows(c, metrics.GivesWay)})
@@ -91,6 +92,13 @@ func CompareRowsTables(l RowsLayout, sums []metrics.Summary, pos int) []*Table {
 	}
 	if n := stepCountNote(l.Labels, devs); n != "" {
 		t.Notes = append(t.Notes, n)
+	}
+	for i, d := range devs {
+		if d != nil {
+			if n := workNote(l.Labels[i], d); n != "" {
+				t.Notes = append(t.Notes, n)
+			}
+		}
 	}
 	if len(answers) == 0 {
 		return []*Table{t}

@@ -106,6 +106,11 @@ func DiffTables(d metrics.Diff, top int, l Layout) []*Table {
 		if n := queueingNote("new", dd.Old, dd.New); n != "" {
 			t.Notes = append(t.Notes, n)
 		}
+		for _, n := range []string{workNote("old", dd.Old), workNote("new", dd.New)} {
+			if n != "" {
+				t.Notes = append(t.Notes, n)
+			}
+		}
 		// What holds each run's GPU back, as summarize says it.
 		t.Notes = append(t.Notes, runVerdict("old", dd.Old), runVerdict("new", dd.New))
 		t.Notes = append(t.Notes, findingChanges("old", "new", dd.Old, dd.New)...)
@@ -114,7 +119,7 @@ func DiffTables(d metrics.Diff, top int, l Layout) []*Table {
 			out = append(out, stepTable(dd.Steps))
 		}
 		out = append(out, kernelDiffTable(dd.Kernels, top, l))
-		if dd.Old.Ops != nil && dd.New.Ops != nil {
+		if d.ByOp && dd.Old.Ops != nil && dd.New.Ops != nil {
 			t := opDiffTable(dd.Old.Ops, dd.New.Ops, top, l)
 			switch {
 			case d.Old.Capture != nil || d.New.Capture != nil:
@@ -409,6 +414,13 @@ func CompareTable(labels []string, sums []metrics.Summary, pos int, rows []strin
 	for i, d := range devs {
 		if i > 0 && d != nil && devs[0] != nil {
 			if n := queueingNote(labels[i], devs[0], d); n != "" {
+				t.Notes = append(t.Notes, n)
+			}
+		}
+	}
+	for i, d := range devs {
+		if d != nil {
+			if n := workNote(labels[i], d); n != "" {
 				t.Notes = append(t.Notes, n)
 			}
 		}

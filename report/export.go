@@ -349,6 +349,8 @@ type stepRow struct {
 	IdleOtherNS  int64  `col:"idle_other_ns,ns" doc:"the rest of idle_ns, including time after the device's last work: idle_sync_ns + idle_launch_ns + idle_other_ns = idle_ns"`
 	Util         opt    `col:"gpu_util,ratio" doc:"busy_ns / dur_ns; none for a window of no time"`
 	Source       string `col:"source" doc:"where the window comes from: gpu, projected or cpu (see summarize --help)"`
+	Flops        optInt `col:"flops,flop" doc:"FLOPs of the op instances with a count (see flops in summarize --help) whose first kernel, copy or memset on the device starts inside the window; none where the trace recorded no shapes"`
+	MFU          opt    `col:"mfu,ratio" doc:"flops / (dur_ns × the device's peak_tflops): the step's model FLOPs utilization, a lower bound as mfu is; none where the device has no mfu"`
 	Label        string `col:"label" doc:"the run's label (see the summary table)"`
 }
 
@@ -467,6 +469,9 @@ func known(v int64) optInt { return optInt{v, v != 0} }
 // optIf is v when ok, else no value.
 func optIf(v float64, ok bool) opt { return opt{v, ok} }
 
+// optIntIf is v when ok, else no value.
+func optIntIf(v int64, ok bool) optInt { return optInt{v, ok} }
+
 // exportTables declares every table export writes, in the order --help
 // lists them.
 func exportTables() []exportTable {
@@ -547,7 +552,7 @@ func exportTables() []exportTable {
 							OtherCopyNS: c[metrics.ClassOtherCopy], MemsetNS: c[metrics.ClassMemset],
 							DataLoaderNS: s.Host[metrics.HostDataLoader], OptimizerNS: s.Host[metrics.HostOptimizer], OtherHostNS: s.Host[metrics.HostOther],
 							IdleSyncNS: s.IdleSyncNS, IdleLaunchNS: s.IdleLaunchNS, IdleOtherNS: s.IdleOtherNS,
-							Util: optIf(s.Util, s.DurNS() > 0), Source: s.Source, Label: in.Label}); err != nil {
+							Util: optIf(s.Util, s.DurNS() > 0), Source: s.Source, Flops: optIntIf(dev.Util.StepFlops(&s)), MFU: optIf(dev.Util.StepMFU(&s)), Label: in.Label}); err != nil {
 							return err
 						}
 					}

@@ -89,7 +89,7 @@ func RunPageOf(s metrics.Summary, names string, drillRows int) RunPage {
 			suffix = fmt.Sprintf(" (GPU %d)", d.Device)
 		}
 		if len(d.Steps) >= 2 {
-			dp.Steps = stepStatsTable(d.Steps, suffix)
+			dp.Steps = stepStatsTable(d.Steps, d.Util, suffix)
 			dp.WarmupRows = min(metrics.WarmupSteps(d.Steps), stepRows/2)
 		}
 		noSteps := *d

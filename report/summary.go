@@ -233,11 +233,19 @@ func headlineTable(d *metrics.DeviceSummary, withName bool) *Table {
 		row("communication", fmt.Sprintf("%s, %s, %s of it hidden", plural(c.Kernels, "kernels"), Format(c.NS, metrics.NS),
 			Format(c.Overlap, metrics.Ratio)))
 	}
+	work := workRows(d)
 	key := 0
-	for _, r := range t.Rows {
+	for _, r := range append(t.Rows, work...) {
 		key = max(key, len([]rune(r[0].(string))))
 	}
 	t.Rows[busyRow][1] = busyText(d, util, 80-2-key-2)
+	for _, r := range work { // long: wrapped to 80 columns, the key once
+		k := r[0]
+		for _, line := range wrap(r[1].(string), 80-2-key-2, 80-2-key-2) {
+			t.Rows = append(t.Rows, []any{k, line})
+			k = ""
+		}
+	}
 	v := verdict(d)
 	if v == "" {
 		v = noVerdict(d)
@@ -431,7 +439,7 @@ func deviceTables(d *metrics.DeviceSummary, many bool) []*Table {
 		out = append(out, t)
 	}
 	if len(d.Steps) >= 2 {
-		out = append(out, stepStatsTable(d.Steps, suffix), stepClassesTable(d.Steps, suffix), stepIdleTable(d.Steps, suffix),
+		out = append(out, stepStatsTable(d.Steps, d.Util, suffix), stepClassesTable(d.Steps, suffix), stepIdleTable(d.Steps, suffix),
 			stepSpreadTable(d.Steps, suffix))
 		if t := stepHostTable(d.Steps, suffix); t != nil {
 			out = append(out, t)
@@ -904,19 +912,45 @@ const stepRows = 20
 // stepStatsTable lists each ProfilerStep#N (stepRows at most) with mean,
 // median and standard deviation rows over all, and flags leading steps
 // that look like warm-up.
-func stepStatsTable(steps []metrics.StepStat, suffix string) *Table {
+//
+// Where the device's ops were counted (u, with shapes), each step's FLOPs
+// and, where the device has an MFU, the step's MFU follow.
+func stepStatsTable(steps []metrics.StepStat, u *metrics.Utilization, suffix string) *Table {
 	t := &Table{Title: "steps" + suffix, Columns: []Column{{Name: "step", Unit: metrics.Text}, {Name: "time", Unit: metrics.NS},
 		{Name: "kernels", Unit: metrics.Count}, {Name: "busy", Unit: metrics.NS}, {Name: "idle", Unit: metrics.NS}, {Name: "GPU util", Unit: metrics.Ratio}}}
+	flops, mfu := u != nil && u.Work.Costed(), u.HasMFU()
+	if flops {
+		t.Columns = append(t.Columns, Column{Name: "FLOPs", Unit: metrics.FLOP})
+	}
+	if mfu {
+		t.Columns = append(t.Columns, Column{Name: "MFU", Unit: metrics.Ratio})
+	}
 	skip := max(len(steps)-stepRows, 0) // the middle ones, not listed
 	for i, s := range steps {
 		switch {
 		case i < stepRows/2 || i >= stepRows/2+skip:
-			t.Rows = append(t.Rows, []any{fmt.Sprintf("#%d", s.Number), s.DurNS(), s.Kernels, s.BusyNS, s.IdleNS, s.Util})
+			row := []any{fmt.Sprintf("#%d", s.Number), s.DurNS(), s.Kernels, s.BusyNS, s.IdleNS, s.Util}
+			if flops {
+				row = append(row, s.Flops)
+			}
+			if mfu {
+				var v any // none for a step of no length
+				if m, ok := u.StepMFU(&s); ok {
+					v = m
+				}
+				row = append(row, Cell{v, metrics.Ratio})
+			}
+			t.Rows = append(t.Rows, row)
 		case i == stepRows/2:
-			t.Rows = append(t.Rows, []any{"…", "", "", "", "", ""})
+			row := []any{"…"}
+			for range len(t.Columns) - 1 {
+				row = append(row, "")
+			}
+			t.Rows = append(t.Rows, row)
 		}
 	}
 	spreads := metrics.StepSpreads(steps)
+	work := metrics.StepWorkSpreads(steps, u)
 	for _, agg := range []struct {
 		name string
 		f    func(metrics.Spread) float64
@@ -926,7 +960,20 @@ func stepStatsTable(steps []metrics.StepStat, suffix string) *Table {
 		for _, s := range spreads {
 			row = append(row, agg.f(s))
 		}
+		if flops {
+			row = append(row, agg.f(work[0]))
+		}
+		if mfu {
+			row = append(row, agg.f(work[1]))
+		}
 		t.Rows = append(t.Rows, row)
+	}
+	switch {
+	case mfu:
+		t.Notes = append(t.Notes, fmt.Sprintf("FLOPs: of the ops whose first kernel starts in the step; MFU: FLOPs / (time × %s, %s)",
+			Format(u.PeakTFLOPS, metrics.TFLOPS), peakName(u)))
+	case flops:
+		t.Notes = append(t.Notes, "FLOPs: of the ops whose first kernel starts in the step; no MFU: "+u.NoMFU)
 	}
 	src := steps[0].Source
 	t.Notes = append(t.Notes, fmt.Sprintf("%s, windows from the %s", plural(len(steps), "steps"), map[string]string{

@@ -131,10 +131,10 @@ func TestStepStatsTableOverlap(t *testing.T) {
 	overlap := func(tb *Table) bool {
 		return slices.ContainsFunc(tb.Notes, func(n string) bool { return strings.HasPrefix(n, "the windows overlap") })
 	}
-	if tb := stepStatsTable([]metrics.StepStat{step(1, 0, 100), step(2, 100, 200)}, ""); overlap(tb) {
+	if tb := stepStatsTable([]metrics.StepStat{step(1, 0, 100), step(2, 100, 200)}, nil, ""); overlap(tb) {
 		t.Errorf("touching windows: notes %q", tb.Notes)
 	}
-	if tb := stepStatsTable([]metrics.StepStat{step(1, 0, 100), step(2, 90, 200)}, ""); !overlap(tb) {
+	if tb := stepStatsTable([]metrics.StepStat{step(1, 0, 100), step(2, 90, 200)}, nil, ""); !overlap(tb) {
 		t.Errorf("overlapping windows: notes %q, want the overlap said", tb.Notes)
 	}
 }
@@ -146,7 +146,7 @@ func TestStepStatsTableLong(t *testing.T) {
 	for n := 1; n <= 25; n++ {
 		steps = append(steps, metrics.StepStat{Step: metrics.Step{Number: n, Start: int64(n) * 100, End: int64(n)*100 + 50, Source: "gpu"}, Kernels: n})
 	}
-	tb := stepStatsTable(steps, "")
+	tb := stepStatsTable(steps, nil, "")
 	var names []string
 	for _, r := range tb.Rows {
 		names = append(names, r[0].(string))
@@ -163,7 +163,7 @@ func TestStepStatsTableLong(t *testing.T) {
 		"export --table steps lists every step") {
 		t.Errorf("notes %q, want the 5 steps not listed said", tb.Notes)
 	}
-	if tb := stepStatsTable(steps[:20], ""); len(tb.Rows) != 23 {
+	if tb := stepStatsTable(steps[:20], nil, ""); len(tb.Rows) != 23 {
 		t.Errorf("20 steps: %d rows, want all 20 and 3 aggregates", len(tb.Rows))
 	}
 }

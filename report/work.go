@@ -64,15 +64,14 @@ func utilNotes(d *metrics.DeviceSummary) []string {
 		s := fmt.Sprintf("%s in %s, %s over the span", Format(u.Work.Flops, metrics.FLOP), Format(u.SpanNS, metrics.NS),
 			Format(u.AchievedTFLOPS(), metrics.TFLOPS))
 		if u.HasMFU() {
-			s += fmt.Sprintf(": MFU %s of %s (%s dense, %s)", Format(u.MFU(), metrics.Ratio), Format(u.PeakTFLOPS, metrics.TFLOPS),
-				cmpOr(string(u.Precision), "given"), u.PeakFrom)
+			s += fmt.Sprintf(": MFU %s of %s (%s)", Format(u.MFU(), metrics.Ratio), Format(u.PeakTFLOPS, metrics.TFLOPS), peakName(u))
 		}
 		notes = append(notes, s)
 		if !u.HasMFU() {
 			notes = append(notes, "no MFU: "+u.NoMFU)
 		}
 		notes = append(notes, fmt.Sprintf("FLOP counts cover %s of kernel time: ops without one (unmodelled, or no shapes) add none, so MFU is a lower bound",
-			metrics.ShareText(u.Work.CostedGPUNS, max(u.KernelNS, u.Work.CostedGPUNS))))
+			countedShare(u)))
 	} else {
 		notes = append(notes, "no MFU: "+u.NoMFU)
 	}
@@ -83,9 +82,72 @@ func utilNotes(d *metrics.DeviceSummary) []string {
 	return notes
 }
 
+// countedShare is the share of kernel time that ops with a FLOP count
+// launched, as text: "94 %".
+func countedShare(u *metrics.Utilization) string {
+	return metrics.ShareText(u.Work.CostedGPUNS, max(u.KernelNS, u.Work.CostedGPUNS))
+}
+
+// peakName says which peak MFU divides by: "fp32 dense, H200 SXM".
+func peakName(u *metrics.Utilization) string {
+	return cmpOr(string(u.Precision), "given") + " dense, " + u.PeakFrom
+}
+
 func cmpOr(s, alt string) string {
 	if strings.TrimSpace(s) == "" {
 		return alt
 	}
 	return s
+}
+
+// workNote says, for compare and diff, what a run's FLOP columns rest on:
+// its MFU's peak or why it has none, the kernel time its FLOPs cover, and
+// its precision mix; "" where its ops were not counted (no --flops).
+func workNote(run string, d *metrics.DeviceSummary) string {
+	u := d.Util
+	if u == nil {
+		return ""
+	}
+	if !u.Work.Costed() {
+		return run + ": no FLOPs, no MFU: " + u.NoMFU
+	}
+	s := run + ": "
+	if u.HasMFU() {
+		s += fmt.Sprintf("MFU of %s (%s)", Format(u.PeakTFLOPS, metrics.TFLOPS), peakName(u))
+	} else {
+		s += "no MFU: " + u.NoMFU
+	}
+	s += fmt.Sprintf("; ops with a FLOP count ran %s of kernel time", countedShare(u))
+	if u.Coverage() < 0.5 && d.Launch.GraphLaunches > 0 {
+		s += " (kernels that graphs replay count under the graph launch, which has none; summarize --by op --capture names their ops)"
+	}
+	if mix := u.Work.MixText(); mix != "" {
+		s += "; precision mix " + mix
+	}
+	return s
+}
+
+// workRows are the headline's rows of a device whose ops were counted
+// (summarize --by op, --flops): its FLOPs, its MFU or why it has none,
+// and its precision mix; none otherwise.
+func workRows(d *metrics.DeviceSummary) [][]any {
+	u := d.Util
+	if u == nil {
+		return nil
+	}
+	var rows [][]any
+	if u.Work.Costed() {
+		rows = append(rows, []any{"FLOPs", fmt.Sprintf("%s, %s; counted ops ran %s of kernel time",
+			Format(u.Work.Flops, metrics.FLOP), Format(u.AchievedTFLOPS(), metrics.TFLOPS),
+			countedShare(u))})
+	}
+	mfu := "none: " + u.NoMFU
+	if u.HasMFU() {
+		mfu = fmt.Sprintf("%s of %s (%s)", Format(u.MFU(), metrics.Ratio), Format(u.PeakTFLOPS, metrics.TFLOPS), peakName(u))
+	}
+	rows = append(rows, []any{"MFU", mfu})
+	if mix := u.Work.MixText(); mix != "" {
+		rows = append(rows, []any{"precision", mix})
+	}
+	return rows
 }

@@ -41,6 +41,7 @@ type compareOptions struct {
 	// Whatif are the edits (whatif's flags without --) each run is also
 	// projected with, shown apart as a projection.
 	Whatif []string
+	Flops  flopsFlags
 	IO     *ioStreams
 }
 
@@ -66,6 +67,10 @@ each model and batch apart; a folder's runs with other parts are left out.
 --format csv (or json, one document) has a row per run and device, the
 runs in the order given (run, from 1) with their labels, then summarize's
 columns: every metric, bound included, integers as integers.
+--flops reads the shapes recorded with record_shapes=True (slower): FLOPs,
+achieved TFLOP/s and MFU join the headline, and a note per run gives the
+peak MFU divides by (or why there is none), the kernel time its counted
+ops ran and its precision mix; naming a FLOP metric in --metrics does too.
 Labels default to the file names. A DIR is searched as summarize does,
 files that are no trace skipped with a note: compare DIR compares the
 traces in it, in natural order. Files are read --jobs at a time, one
@@ -112,6 +117,10 @@ the memory available (see summarize --help).` + perStepHelp + windowHelp,
 					return err
 				}
 			}
+			if err := opts.Flops.Peak.check(); err != nil {
+				return err
+			}
+			opts.Flops.want(&opts.Read, false, opts.Metrics...)
 			if err := opts.Read.prepare(opts.IO); err != nil {
 				return err
 			}
@@ -135,6 +144,7 @@ the memory available (see summarize --help).` + perStepHelp + windowHelp,
 	f.StringSliceVar(&opts.GroupBy, "group-by", nil, "parts (of --parts) whose runs are answered apart: model,batch gives each model and batch its line on the fastest mode")
 	enumSliceFlag(cmd, &opts.Whatif, "whatif", []string{"graphs", "no-syncs", "pinned"},
 		"also project each run's median step with these edits of traceql whatif, shown apart and labelled as a projection (text and markdown)")
+	opts.Flops.add(f)
 	opts.Read.addFlags(f)
 	opts.Read.addJobsFlag(f)
 	return cmd
@@ -340,7 +350,7 @@ func runCompare(ctx context.Context, opts *compareOptions) error {
 	var kept []int
 	edits := compareEdits(opts.Whatif)
 	summarize := func(t *trace.Trace) compared {
-		c := compared{s: metrics.Summarize(t, metrics.Options{Workers: cores()})}
+		c := compared{s: metrics.Summarize(t, metrics.Options{Workers: cores(), Scopes: opts.Flops.On, Flops: opts.Flops.On, Peak: opts.Flops.Peak.PeakOverride})}
 		if edits.Any() {
 			c.p, _ = metrics.ReplayDevices(t, edits)
 		}

@@ -26,6 +26,7 @@ type diffOptions struct {
 	FailIf   []metrics.Gate // --fail-if: exit 3 when one fails
 	Capture  []string       // --capture: one for both sides, or OLD's and NEW's
 	PerStep  perStepFlag
+	Flops    flopsFlags
 	// Pair names the pair of diff OLDDIR NEWDIR being diffed (its path
 	// inside the folders), for the --fail-if lines; "" otherwise.
 	Pair string
@@ -59,6 +60,11 @@ or with --group family by a normalized family (triton_poi_fused_add_0 and
 _1 → triton_poi_fused_add; templated C++ names cut to their base name) —
 with count, total and mean on both sides, new/gone ones marked, sorted by
 the absolute change in total time.
+
+--flops reads the shapes recorded with record_shapes=True (slower): the
+FLOP metrics (flops … mfu in summarize --help) join the rows, and a note
+per run gives its peak or why it has no MFU, the kernel time its counted
+ops ran and its precision mix; a --fail-if on a FLOP metric reads them too.
 
 --fail-if 'step_median>+3%,kernels>+10%' is a regression gate for CI:
 diff exits 3 when a listed metric (summarize's CSV name, its unit suffix
@@ -108,11 +114,19 @@ The --fail-if gates read the metrics per step when the text would.` + windowHelp
 				}
 				opts.FailIf = gates
 			}
-			if err := checkCapture(opts.Capture, 2, opts.By == "op", "--by op"); err != nil {
+			if err := opts.Flops.Peak.check(); err != nil {
 				return err
+			}
+			var gated []string
+			for _, g := range opts.FailIf {
+				gated = append(gated, g.Column)
 			}
 			if opts.By == "op" {
 				opts.Read.needs = trace.Needs{Ops: true, Polls: true} // every cpu_op; polls too, as before
+			}
+			opts.Flops.want(&opts.Read, opts.By == "op", gated...)
+			if err := checkCapture(opts.Capture, 2, opts.By == "op" || opts.Flops.On, "--by op or --flops"); err != nil {
+				return err
 			}
 			if err := opts.Read.prepare(opts.IO); err != nil {
 				return err
@@ -134,6 +148,7 @@ The --fail-if gates read the metrics per step when the text would.` + windowHelp
 	f.StringVar(&failIf, "fail-if", "", "exit 3 when a metric worsens past its threshold, beyond step-to-step spread: 'step_median>+3%,kernels>+10%'")
 	addCaptureFlag(f, &opts.Capture, 2)
 	addPerStepFlag(f, &opts.PerStep)
+	opts.Flops.add(f)
 	opts.Read.addFlags(f)
 	return cmd
 }
@@ -187,7 +202,8 @@ func runDiff(ctx context.Context, opts *diffOptions) error {
 	if err != nil {
 		return err
 	}
-	do := metrics.DiffOptions{Family: opts.Group == "family", Ops: opts.By == "op", Workers: cores()}
+	do := metrics.DiffOptions{Family: opts.Group == "family", Ops: opts.By == "op", Flops: opts.Flops.On, Peak: opts.Flops.Peak.PeakOverride,
+		Workers: cores()}
 	switch len(caps) {
 	case 1:
 		do.Capture = [2]*metrics.Capture{caps[0], caps[0]}

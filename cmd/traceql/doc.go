@@ -351,7 +351,9 @@
 //	  flops                      "FLOPs": floating-point operations of the device's
 //	                             ops with a FLOP count (the profiler's with_flops,
 //	                             else the model's from record_shapes; see export
-//	                             --table ops); only with --by op
+//	                             --table ops); only where the shapes were read:
+//	                             summarize --by op, compare, diff and report
+//	                             --flops
 //	  flops_coverage             "kernel time with FLOPs": share of kernel_ns
 //	                             launched by ops with a FLOP count: below 1, flops
 //	                             and mfu leave the rest out
@@ -367,7 +369,8 @@
 //	                             kernel time by precision (fp64, fp32, tf32, bf16,
 //	                             fp16, fp8, int8; unknown), from kernel names and
 //	                             the ops' Input type: "bf16=0.930 fp32=0.070";
-//	                             empty without --by op or without such kernels
+//	                             empty where the shapes were not read (see flops)
+//	                             or without such kernels
 //	Host-only runs (no kernel, memcpy or memset: CPU, Apple MPS, or device
 //	activity not recorded) have one row per file instead, and compare and diff
 //	put their host sides and ops side by side:
@@ -543,6 +546,11 @@
 //	with count, total and mean on both sides, new/gone ones marked, sorted by
 //	the absolute change in total time.
 //
+//	--flops reads the shapes recorded with record_shapes=True (slower): the
+//	FLOP metrics (flops … mfu in summarize --help) join the rows, and a note
+//	per run gives its peak or why it has no MFU, the kernel time its counted
+//	ops ran and its precision mix; a --fail-if on a FLOP metric reads them too.
+//
 //	--fail-if 'step_median>+3%,kernels>+10%' is a regression gate for CI:
 //	diff exits 3 when a listed metric (summarize's CSV name, its unit suffix
 //	optional) rises past its threshold (NAME<-P%: falls) and, where both runs
@@ -611,51 +619,59 @@
 //	  traceql diff a.json b.sqlite --format csv > diff.csv
 //
 //	Flags:
-//	      --by string        op: also compare the GPU time launched from each
-//	                         host op (reads the cpu_ops)
-//	      --capture TRACE    name the kernels of CUDA/HIP graph launches by
-//	                         the ops that captured them, and give them those
-//	                         ops' FLOPs and shapes, from TRACE, a trace
-//	                         profiled while the graphs were captured (once:
-//	                         both sides; twice: OLD's, then NEW's)
-//	      --csv-safe         CSV: prefix ' to text cells starting = + - @
-//	                         (formulas)
-//	      --device N         measure only device N (repeat or comma-separate
-//	                         for several)
-//	      --fail-if string   exit 3 when a metric worsens past its threshold,
-//	                         beyond step-to-step spread:
-//	                         'step_median>+3%,kernels>+10%'
-//	  -f, --format string    output format: text, csv, json or markdown
-//	                         (default "text")
-//	      --group string     match kernels by exact name or by family (default
-//	                         "name")
-//	  -h, --help             help for diff
-//	      --kernel REGEX     measure only the kernels whose names match this
-//	                         REGEX (copies and memsets stay; no verdict)
-//	      --label strings    comma-separated run labels, one per file;
-//	                         default: the file names, with as many folders as
-//	                         tell them apart
-//	      --names string     kernel names: full (as recorded), short
-//	                         (demangled; templates, arguments and namespaces
-//	                         folded) or family (base name across
-//	                         instantiations) (default "full")
-//	      --per-step         divide counts and times by the steps measured
-//	                         (the default when every run has steps);
-//	                         --per-step=false: totals (default true)
-//	  -q, --quiet            no progress bar on stderr
-//	      --range string     measure only the time inside the annotation, op
-//	                         or NVTX ranges with this name (their union)
-//	      --skip-steps int   drop the first N recorded ProfilerStep#N
-//	      --steady           measure only the steps after the warm-up (leading
-//	                         steps over twice the median)
-//	      --steps string     measure only these ProfilerStep#N: 3:, 3:5, :5 or 4
-//	      --stream N         measure only stream N, on every device (repeat or
-//	                         comma-separate for several; no verdict)
-//	      --strict           treat skipped or malformed events and truncation
-//	                         as errors
-//	      --top int          kernel rows shown (default 20)
-//	      --window string    measure only START:END after the first GPU
-//	                         activity, e.g. 100ms:500ms
+//	      --by string           op: also compare the GPU time launched from
+//	                            each host op (reads the cpu_ops)
+//	      --capture TRACE       name the kernels of CUDA/HIP graph launches by
+//	                            the ops that captured them, and give them
+//	                            those ops' FLOPs and shapes, from TRACE, a
+//	                            trace profiled while the graphs were captured
+//	                            (once: both sides; twice: OLD's, then NEW's)
+//	      --csv-safe            CSV: prefix ' to text cells starting = + - @
+//	                            (formulas)
+//	      --device N            measure only device N (repeat or
+//	                            comma-separate for several)
+//	      --fail-if string      exit 3 when a metric worsens past its
+//	                            threshold, beyond step-to-step spread:
+//	                            'step_median>+3%,kernels>+10%'
+//	      --flops               read the recorded shapes (record_shapes=True)
+//	                            for FLOPs, achieved TFLOP/s, MFU and the
+//	                            precision mix (slower)
+//	  -f, --format string       output format: text, csv, json or markdown
+//	                            (default "text")
+//	      --group string        match kernels by exact name or by family
+//	                            (default "name")
+//	  -h, --help                help for diff
+//	      --kernel REGEX        measure only the kernels whose names match
+//	                            this REGEX (copies and memsets stay; no verdict)
+//	      --label strings       comma-separated run labels, one per file;
+//	                            default: the file names, with as many folders
+//	                            as tell them apart
+//	      --names string        kernel names: full (as recorded), short
+//	                            (demangled; templates, arguments and
+//	                            namespaces folded) or family (base name across
+//	                            instantiations) (default "full")
+//	      --peak-gbps float     the GPU's memory bandwidth in GB/s for the
+//	                            roofline, instead of traceql's table
+//	      --peak-tflops float   the GPU's dense peak TFLOP/s for MFU and the
+//	                            roofline, instead of traceql's table (traceql
+//	                            help peaks)
+//	      --per-step            divide counts and times by the steps measured
+//	                            (the default when every run has steps);
+//	                            --per-step=false: totals (default true)
+//	  -q, --quiet               no progress bar on stderr
+//	      --range string        measure only the time inside the annotation,
+//	                            op or NVTX ranges with this name (their union)
+//	      --skip-steps int      drop the first N recorded ProfilerStep#N
+//	      --steady              measure only the steps after the warm-up
+//	                            (leading steps over twice the median)
+//	      --steps string        measure only these ProfilerStep#N: 3:, 3:5, :5 or 4
+//	      --stream N            measure only stream N, on every device (repeat
+//	                            or comma-separate for several; no verdict)
+//	      --strict              treat skipped or malformed events and
+//	                            truncation as errors
+//	      --top int             kernel rows shown (default 20)
+//	      --window string       measure only START:END after the first GPU
+//	                            activity, e.g. 100ms:500ms
 //
 //	# traceql compare
 //
@@ -676,6 +692,10 @@
 //	--format csv (or json, one document) has a row per run and device, the
 //	runs in the order given (run, from 1) with their labels, then summarize's
 //	columns: every metric, bound included, integers as integers.
+//	--flops reads the shapes recorded with record_shapes=True (slower): FLOPs,
+//	achieved TFLOP/s and MFU join the headline, and a note per run gives the
+//	peak MFU divides by (or why there is none), the kernel time its counted
+//	ops ran and its precision mix; naming a FLOP metric in --metrics does too.
 //	Labels default to the file names. A DIR is searched as summarize does,
 //	files that are no trace skipped with a note: compare DIR compares the
 //	traces in it, in natural order. Files are read --jobs at a time, one
@@ -722,54 +742,62 @@
 //	  traceql compare a.json b.json --plot modes.png
 //
 //	Flags:
-//	      --all                show every metric, not the headline ones
-//	      --csv-safe           CSV: prefix ' to text cells starting = + - @
-//	                           (formulas)
-//	      --device N           measure only device N (repeat or comma-separate
-//	                           for several)
-//	  -f, --format string      output format: text, csv, json or markdown
-//	                           (default "text")
-//	      --group-by strings   parts (of --parts) whose runs are answered
-//	                           apart: model,batch gives each model and batch
-//	                           its line on the fastest mode
-//	  -h, --help               help for compare
-//	  -j, --jobs int           files read at once (default 0: one per CPU, as
-//	                           memory allows)
-//	      --kernel REGEX       measure only the kernels whose names match this
-//	                           REGEX (copies and memsets stay; no verdict)
-//	      --label strings      comma-separated run labels, one per file;
-//	                           default: the file names, with as many folders
-//	                           as tell them apart
-//	      --layout string      rows: a row per run; columns: a column per run
-//	                           (default: rows above 4 runs)
-//	      --metrics strings    the metrics shown, by CSV name, in this order
-//	                           (see summarize --help)
-//	      --parts strings      name the parts of the labels, split at _, shown
-//	                           as columns (vit-small_eager_b1:
-//	                           model,mode,batch); runs whose label has another
-//	                           number of parts are left out
-//	      --per-step           divide counts and times by the steps measured
-//	                           (the default when every run has steps);
-//	                           --per-step=false: totals (default true)
-//	      --plot string        also draw the headline metrics (or --metrics)
-//	                           as grouped bars to this .png or .svg file
-//	      --plot-size string   --plot image size WxH in inches (default 8x5)
-//	  -q, --quiet              no progress bar on stderr
-//	      --range string       measure only the time inside the annotation, op
-//	                           or NVTX ranges with this name (their union)
-//	      --skip-steps int     drop the first N recorded ProfilerStep#N
-//	      --steady             measure only the steps after the warm-up
-//	                           (leading steps over twice the median)
-//	      --steps string       measure only these ProfilerStep#N: 3:, 3:5, :5 or 4
-//	      --stream N           measure only stream N, on every device (repeat
-//	                           or comma-separate for several; no verdict)
-//	      --strict             treat skipped or malformed events and
-//	                           truncation as errors
-//	      --whatif strings     also project each run's median step with these
-//	                           edits of traceql whatif, shown apart and
-//	                           labelled as a projection (text and markdown)
-//	      --window string      measure only START:END after the first GPU
-//	                           activity, e.g. 100ms:500ms
+//	      --all                 show every metric, not the headline ones
+//	      --csv-safe            CSV: prefix ' to text cells starting = + - @
+//	                            (formulas)
+//	      --device N            measure only device N (repeat or
+//	                            comma-separate for several)
+//	      --flops               read the recorded shapes (record_shapes=True)
+//	                            for FLOPs, achieved TFLOP/s, MFU and the
+//	                            precision mix (slower)
+//	  -f, --format string       output format: text, csv, json or markdown
+//	                            (default "text")
+//	      --group-by strings    parts (of --parts) whose runs are answered
+//	                            apart: model,batch gives each model and batch
+//	                            its line on the fastest mode
+//	  -h, --help                help for compare
+//	  -j, --jobs int            files read at once (default 0: one per CPU, as
+//	                            memory allows)
+//	      --kernel REGEX        measure only the kernels whose names match
+//	                            this REGEX (copies and memsets stay; no verdict)
+//	      --label strings       comma-separated run labels, one per file;
+//	                            default: the file names, with as many folders
+//	                            as tell them apart
+//	      --layout string       rows: a row per run; columns: a column per run
+//	                            (default: rows above 4 runs)
+//	      --metrics strings     the metrics shown, by CSV name, in this order
+//	                            (see summarize --help)
+//	      --parts strings       name the parts of the labels, split at _,
+//	                            shown as columns (vit-small_eager_b1:
+//	                            model,mode,batch); runs whose label has
+//	                            another number of parts are left out
+//	      --peak-gbps float     the GPU's memory bandwidth in GB/s for the
+//	                            roofline, instead of traceql's table
+//	      --peak-tflops float   the GPU's dense peak TFLOP/s for MFU and the
+//	                            roofline, instead of traceql's table (traceql
+//	                            help peaks)
+//	      --per-step            divide counts and times by the steps measured
+//	                            (the default when every run has steps);
+//	                            --per-step=false: totals (default true)
+//	      --plot string         also draw the headline metrics (or --metrics)
+//	                            as grouped bars to this .png or .svg file
+//	      --plot-size string    --plot image size WxH in inches (default 8x5)
+//	  -q, --quiet               no progress bar on stderr
+//	      --range string        measure only the time inside the annotation,
+//	                            op or NVTX ranges with this name (their union)
+//	      --skip-steps int      drop the first N recorded ProfilerStep#N
+//	      --steady              measure only the steps after the warm-up
+//	                            (leading steps over twice the median)
+//	      --steps string        measure only these ProfilerStep#N: 3:, 3:5, :5 or 4
+//	      --stream N            measure only stream N, on every device (repeat
+//	                            or comma-separate for several; no verdict)
+//	      --strict              treat skipped or malformed events and
+//	                            truncation as errors
+//	      --whatif strings      also project each run's median step with these
+//	                            edits of traceql whatif, shown apart and
+//	                            labelled as a projection (text and markdown)
+//	      --window string       measure only START:END after the first GPU
+//	                            activity, e.g. 100ms:500ms
 //
 //	# traceql plot
 //
@@ -1132,7 +1160,9 @@
 //	by length; per run the torch.compile block and the drill-down tables of
 //	summarize --by (each stream's busy and idle time, host API calls and
 //	record_function/NVTX ranges by total time; with --ops, GPU time by host
-//	op and code region, which reads the trace's cpu_ops and takes longer);
+//	op and code region, which reads the trace's cpu_ops and takes longer;
+//	with --flops, also their FLOPs, each GPU's MFU and precision mix in its
+//	headline and the comparison, each step's FLOPs and MFU);
 //	for several runs the comparison table with ratios to the first and its
 //	bars; and the plots (utilization over time, kernel durations, idle-gap
 //	lengths, step times) as inline SVG.
@@ -1191,45 +1221,53 @@
 //	    --label eager,default,reduce-overhead --steady -o modes.html
 //
 //	Flags:
-//	      --bins int         time bins of the utilization timeline (default 200)
-//	      --capture TRACE    name the kernels of CUDA/HIP graph launches by
-//	                         the ops that captured them, and give them those
-//	                         ops' FLOPs and shapes, from TRACE, a trace
-//	                         profiled while the graphs were captured
-//	      --device N         measure only device N (repeat or comma-separate
-//	                         for several)
-//	  -h, --help             help for report
-//	  -j, --jobs int         files read at once (default 0: one per CPU, as
-//	                         memory allows)
-//	      --kernel REGEX     measure only the kernels whose names match this
-//	                         REGEX (copies and memsets stay; no verdict)
-//	      --label strings    comma-separated run labels, one per trace read (a
-//	                         DIR's in natural order); default: the file names
-//	      --names string     kernel names: full (as recorded), short
-//	                         (demangled; templates, arguments and namespaces
-//	                         folded) or family (base name across
-//	                         instantiations) (default "full")
-//	      --ops              also GPU time by host op and code region (reads
-//	                         the cpu_ops: slower)
-//	  -o, --output string    the HTML file written
-//	  -q, --quiet            no progress bar on stderr
-//	      --range string     measure only the time inside the annotation, op
-//	                         or NVTX ranges with this name (their union)
-//	      --skip-steps int   drop the first N recorded ProfilerStep#N
-//	      --steady           measure only the steps after the warm-up (leading
-//	                         steps over twice the median)
-//	      --steps string     measure only these ProfilerStep#N: 3:, 3:5, :5 or 4
-//	      --stream N         measure only stream N, on every device (repeat or
-//	                         comma-separate for several; no verdict)
-//	      --strict           treat skipped or malformed events and truncation
-//	                         as errors
-//	      --top int          kernels listed per device, rows per drill-down
-//	                         table (default 20)
-//	      --whatif strings   also project each run's median step with these
-//	                         edits of traceql whatif, shown apart and labelled
-//	                         as a projection
-//	      --window string    measure only START:END after the first GPU
-//	                         activity, e.g. 100ms:500ms
+//	      --bins int            time bins of the utilization timeline (default 200)
+//	      --capture TRACE       name the kernels of CUDA/HIP graph launches by
+//	                            the ops that captured them, and give them
+//	                            those ops' FLOPs and shapes, from TRACE, a
+//	                            trace profiled while the graphs were captured
+//	      --device N            measure only device N (repeat or
+//	                            comma-separate for several)
+//	      --flops               read the recorded shapes (record_shapes=True)
+//	                            for FLOPs, achieved TFLOP/s, MFU and the
+//	                            precision mix (slower)
+//	  -h, --help                help for report
+//	  -j, --jobs int            files read at once (default 0: one per CPU, as
+//	                            memory allows)
+//	      --kernel REGEX        measure only the kernels whose names match
+//	                            this REGEX (copies and memsets stay; no verdict)
+//	      --label strings       comma-separated run labels, one per trace read
+//	                            (a DIR's in natural order); default: the file names
+//	      --names string        kernel names: full (as recorded), short
+//	                            (demangled; templates, arguments and
+//	                            namespaces folded) or family (base name across
+//	                            instantiations) (default "full")
+//	      --ops                 also GPU time by host op and code region
+//	                            (reads the cpu_ops: slower)
+//	  -o, --output string       the HTML file written
+//	      --peak-gbps float     the GPU's memory bandwidth in GB/s for the
+//	                            roofline, instead of traceql's table
+//	      --peak-tflops float   the GPU's dense peak TFLOP/s for MFU and the
+//	                            roofline, instead of traceql's table (traceql
+//	                            help peaks)
+//	  -q, --quiet               no progress bar on stderr
+//	      --range string        measure only the time inside the annotation,
+//	                            op or NVTX ranges with this name (their union)
+//	      --skip-steps int      drop the first N recorded ProfilerStep#N
+//	      --steady              measure only the steps after the warm-up
+//	                            (leading steps over twice the median)
+//	      --steps string        measure only these ProfilerStep#N: 3:, 3:5, :5 or 4
+//	      --stream N            measure only stream N, on every device (repeat
+//	                            or comma-separate for several; no verdict)
+//	      --strict              treat skipped or malformed events and
+//	                            truncation as errors
+//	      --top int             kernels listed per device, rows per drill-down
+//	                            table (default 20)
+//	      --whatif strings      also project each run's median step with these
+//	                            edits of traceql whatif, shown apart and
+//	                            labelled as a projection
+//	      --window string       measure only START:END after the first GPU
+//	                            activity, e.g. 100ms:500ms
 //
 //	# traceql annotate
 //

@@ -156,6 +156,8 @@ reads as one table.` + windowHelp + shardHelp + captureHelp,
 				opts.Read.needs = trace.Needs{Ops: true, Polls: true} // every cpu_op; polls too, as before
 			case "kernels":
 				opts.Read.needs = shapeNeeds(false) // the cpu_ops of the op and region columns, the shapes of FLOPs
+			case "steps":
+				opts.Read.needs = shapeNeeds(false) // the FLOPs and MFU of each step
 			}
 			if err := opts.Read.prepare(opts.IO); err != nil {
 				return err
@@ -344,7 +346,8 @@ func exportInput(table string, perStream bool, peak metrics.PeakOverride, t *tra
 		named = c.Match(t)
 	}
 	summary := func() {
-		s := metrics.Summarize(t, metrics.Options{Workers: cores(), NoProjection: true}) // no verdict sentence in a table
+		// No verdict sentence in a table; the steps' FLOPs from the ops.
+		s := metrics.Summarize(t, metrics.Options{Workers: cores(), NoProjection: true, Scopes: table == "steps", Flops: table == "steps", Peak: peak})
 		in.Summary = &s
 	}
 	switch table {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/spf13/pflag"
 
@@ -30,4 +31,29 @@ func (p *peakFlags) check() error {
 		return usageError{fmt.Errorf("--peak-tflops and --peak-gbps must be positive")}
 	}
 	return nil
+}
+
+// flopsFlags are --flops and the peaks, for the commands that count FLOPs
+// only when asked (compare, diff, report): reading the shapes and
+// attributing kernels to ops is much of a plain run's time again.
+type flopsFlags struct {
+	On   bool
+	Peak peakFlags
+}
+
+func (p *flopsFlags) add(f *pflag.FlagSet) {
+	f.BoolVar(&p.On, "flops", false, "read the recorded shapes (record_shapes=True) for FLOPs, achieved TFLOP/s, MFU and the precision mix (slower)")
+	p.Peak.add(f)
+}
+
+// want reports whether the FLOPs are counted: --flops, a peak given, or
+// a metric named (--metrics, --fail-if) that only counted ops have;
+// then it sets the read's needs to keep the shapes (with the polls when
+// polls is true).
+func (p *flopsFlags) want(r *readOptions, polls bool, metricNames ...string) bool {
+	p.On = p.On || p.Peak.TFLOPS > 0 || p.Peak.GBps > 0 || slices.ContainsFunc(metricNames, metrics.CountsOps)
+	if p.On {
+		r.needs = shapeNeeds(polls)
+	}
+	return p.On
 }

@@ -35,6 +35,7 @@ type reportOptions struct {
 	// Whatif are the edits (whatif's flags without --) each run is also
 	// projected with.
 	Whatif []string
+	Flops  flopsFlags
 	IO     *ioStreams
 }
 
@@ -49,7 +50,9 @@ whole names on hover), the steps with warm-up marked, copies and idle gaps
 by length; per run the torch.compile block and the drill-down tables of
 summarize --by (each stream's busy and idle time, host API calls and
 record_function/NVTX ranges by total time; with --ops, GPU time by host
-op and code region, which reads the trace's cpu_ops and takes longer);
+op and code region, which reads the trace's cpu_ops and takes longer;
+with --flops, also their FLOPs, each GPU's MFU and precision mix in its
+headline and the comparison, each step's FLOPs and MFU);
 for several runs the comparison table with ratios to the first and its
 bars; and the plots (utilization over time, kernel durations, idle-gap
 lengths, step times) as inline SVG.
@@ -85,11 +88,16 @@ model's constants.` + windowHelp + captureHelp,
 			if opts.Bins > maxTimelineBins {
 				return usageError{fmt.Errorf("--bins %d: at most %d", opts.Bins, maxTimelineBins)}
 			}
-			if err := checkCapture(opts.Capture, 1, opts.Ops, "--ops"); err != nil {
+			if err := opts.Flops.Peak.check(); err != nil {
 				return err
 			}
-			if opts.Ops {
+			if opts.Flops.want(&opts.Read, false) {
+				opts.Ops = true // FLOPs are counted by op: the op tables come with them
+			} else if opts.Ops {
 				opts.Read.needs = trace.Needs{Ops: true} // the cpu_ops, which a lean read leaves out
+			}
+			if err := checkCapture(opts.Capture, 1, opts.Ops, "--ops or --flops"); err != nil {
+				return err
 			}
 			if err := opts.Read.prepare(opts.IO); err != nil {
 				return err
@@ -107,6 +115,7 @@ model's constants.` + windowHelp + captureHelp,
 	f.IntVar(&opts.Top, "top", 20, "kernels listed per device, rows per drill-down table")
 	f.BoolVar(&opts.Ops, "ops", false, "also GPU time by host op and code region (reads the cpu_ops: slower)")
 	f.IntVar(&opts.Bins, "bins", 200, "time bins of the utilization timeline")
+	opts.Flops.add(f)
 	addCaptureFlag(f, &opts.Capture, 1)
 	enumSliceFlag(cmd, &opts.Whatif, "whatif", []string{"graphs", "no-syncs", "pinned"},
 		"also project each run's median step with these edits of traceql whatif, shown apart and labelled as a projection")
@@ -216,7 +225,7 @@ func runReport(ctx context.Context, opts *reportOptions) error {
 // labelled "GPU N", and projects it with the edits when there are some.
 func reportSeries(t *trace.Trace, opts *reportOptions, capture *metrics.Capture, edits metrics.Edits) reportRun {
 	run := reportRun{sum: metrics.Summarize(t, metrics.Options{TopN: opts.Top, StreamStats: true, APIStats: true, RangeStats: true, Scopes: opts.Ops,
-		Capture: capture, Workers: cores()})}
+		Flops: opts.Flops.On, Peak: opts.Flops.Peak.PeakOverride, Capture: capture, Workers: cores()})}
 	if edits.Any() {
 		run.proj, _ = metrics.ReplayDevices(t, edits)
 	}

@@ -55,8 +55,8 @@ func modeRuns(t *testing.T, dir string) []string {
 	return paths
 }
 
-// reportCases are the reports the tests open: the shipped sample, and a
-// three-run comparison.
+// reportCases are the reports the tests open: the shipped sample, a
+// three-run comparison, and a pair with FLOPs (--flops).
 func reportCases(t *testing.T) []struct {
 	name string
 	args []string
@@ -68,6 +68,7 @@ func reportCases(t *testing.T) []struct {
 	}{
 		{"sample", []string{sample}},
 		{"modes", append(runs, "--label", "eager,default,reduce-overhead")},
+		{"flops", []string{filepath.Join(gpuDir, flopsPair[0]), filepath.Join(gpuDir, flopsPair[1]), "--flops"}},
 	}
 }
 
@@ -217,7 +218,11 @@ func TestReportInBrowser(t *testing.T) {
 	for _, tc := range reportCases(t) {
 		t.Run(tc.name, func(t *testing.T) {
 			page, _ := writeReport(t, tc.args)
-			csvOut, errOut, code := traceql(append([]string{"summarize", "-f", "csv"}, files(tc.args)...)...)
+			sum := []string{"summarize", "-f", "csv"}
+			if slices.Contains(tc.args, "--flops") {
+				sum = append(sum, "--by", "op") // the FLOP columns
+			}
+			csvOut, errOut, code := traceql(append(sum, files(tc.args)...)...)
 			if code != 0 {
 				t.Fatalf("summarize: %s", errOut)
 			}
@@ -365,6 +370,10 @@ func TestReportInBrowser(t *testing.T) {
 					report.Format(flt(get(row, "kernel_mean_ns")), metrics.NS)
 				if steps := get(row, "steps"); steps != "0" {
 					want["step time"] = report.Format(flt(get(row, "step_median_ns")), metrics.NS) + " median of " + steps + " steps"
+				}
+				if mfu := get(row, "mfu"); mfu != "" {
+					want["MFU"] = report.Format(flt(mfu), metrics.Ratio) + " of " + report.Format(flt(get(row, "peak_tflops")), metrics.TFLOPS) +
+						" (fp32 dense, H200 SXM)"
 				}
 				for k, w := range want {
 					if h.Rows[k] != w {

@@ -152,7 +152,7 @@ func runSummarize(ctx context.Context, opts *summarizeOptions) error {
 	}
 	mo := metrics.Options{TopN: opts.Top, KernelDists: slices.Contains(opts.By, "kernel"),
 		StreamStats: slices.Contains(opts.By, "stream"), APIStats: slices.Contains(opts.By, "api"), RangeStats: slices.Contains(opts.By, "range"),
-		Scopes: slices.Contains(opts.By, "op") || slices.Contains(opts.By, "region"), Peak: opts.Peak.PeakOverride, Workers: cores(),
+		Scopes: slices.Contains(opts.By, "op") || slices.Contains(opts.By, "region"), Flops: slices.Contains(opts.By, "op"), Peak: opts.Peak.PeakOverride, Workers: cores(),
 		NoProjection: opts.Format == "csv" || opts.Format == "json"} // rows without the verdict's sentence
 	if len(caps) > 0 {
 		mo.Capture = caps[0]
