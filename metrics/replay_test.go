@@ -141,3 +141,93 @@ func TestReplaySynth(t *testing.T) {
 		})
 	}
 }
+
+// TestReplayGraphsWarmup projects --graphs on small generated
+// reduce-overhead runs: a warm-up step that launches a 2 ms kernel and
+// waits for it, then steady steps of two launches each, graph replays
+// among them. The capture cuts at the warm-up's wait, so no steady step
+// queues behind the warm-up kernel: each steady step is one graph launch
+// whose nodes are ready together once it returns (the stream is idle by
+// then: the launch costs GraphReplayHostNS, far longer than the step
+// before), and run back to back on their own streams, GraphNodeNS
+// apart. A steady step lasts its longest stream's nodes and gaps; the
+// warm-up step lasts over 2 ms, so the median of the three is the longer
+// steady step.
+func TestReplayGraphsWarmup(t *testing.T) {
+	for seed := int64(1); seed <= 12; seed++ {
+		t.Run(fmt.Sprint(seed), func(t *testing.T) {
+			cfg := synth.IdleConfig{Seed: seed, Launches: 3, GraphLaunches: 3, FanOut: 3, Steps: 3, WarmupSteps: 1, QuietHost: true}
+			gen, tr := writeIdle(t, cfg)
+			if len(gen.Steps) != 3 {
+				t.Fatalf("%d steps, want 3", len(gen.Steps))
+			}
+			var want int64
+			for _, st := range gen.Steps[1:] {
+				corrs := map[int64]bool{}
+				for _, c := range gen.Calls {
+					if c.Start >= st.Start && c.Start < st.End {
+						if c.Blocking {
+							t.Fatalf("a blocking call in step %d: the step is not one capture", st.Number)
+						}
+						corrs[c.Corr] = true
+					}
+				}
+				busy := map[int64]int64{} // each stream's nodes and the gaps between them
+				for _, k := range gen.Kernels {
+					if corrs[k.Corr] {
+						if busy[k.Stream] > 0 {
+							busy[k.Stream] += metrics.GraphNodeNS
+						}
+						busy[k.Stream] += k.End - k.Start
+					}
+				}
+				for _, b := range busy {
+					want = max(want, b)
+				}
+			}
+			d := metrics.Summarize(tr, metrics.Options{}).Devices[0]
+			p, ok := metrics.Replay(tr, d.Device, d.StepMedianNS, metrics.Edits{Graphs: true})
+			if !ok {
+				t.Fatal("nothing replayed")
+			}
+			if p.ProjectedStepNS != float64(want) {
+				t.Errorf("projected median step %v, want %d", p.ProjectedStepNS, want)
+			}
+		})
+	}
+}
+
+// TestReplayGraphsGraphed projects --graphs on tracegen's reduce-overhead
+// run (issue #64), whose steps already replay CUDA graphs after two
+// warm-up steps of a 2 s kernel each. The steady steps are launched after
+// the host waited for the warm-ups, so none of them can last as long as a
+// warm-up kernel: the median step stays within the span less the warm-up
+// kernels. And the edit can lengthen the run by no more than it charges:
+// each capture's host time (GraphReplayHostNS, GraphLaunchNodeNS a node)
+// and GraphNodeNS a node on the device, while the launch calls, host work
+// and latencies it removes only shorten it.
+func TestReplayGraphsGraphed(t *testing.T) {
+	cfg := synth.IdleModes["reduce-overhead"]
+	gen, tr := writeIdle(t, cfg)
+	d := metrics.Summarize(tr, metrics.Options{}).Devices[0]
+	p, ok := metrics.Replay(tr, d.Device, d.StepMedianNS, metrics.Edits{Graphs: true})
+	if !ok {
+		t.Fatal("nothing replayed")
+	}
+	var warmup int64
+	for _, k := range gen.Kernels {
+		if k.End-k.Start >= 2_000_000*cfg.Scale {
+			warmup += k.End - k.Start
+		}
+	}
+	if warmup != int64(cfg.WarmupSteps)*2_000_000*cfg.Scale {
+		t.Fatalf("warm-up kernels last %d ns, want %d of 2 s", warmup, cfg.WarmupSteps)
+	}
+	if limit := p.ProjectedSpanNS - warmup; p.ProjectedStepNS > float64(limit) {
+		t.Errorf("projected median step %v ns, over the span less the warm-up kernels, %d ns", p.ProjectedStepNS, limit)
+	}
+	charged := int64(p.Captures)*metrics.GraphReplayHostNS + int64(p.GraphNodes)*(metrics.GraphLaunchNodeNS+metrics.GraphNodeNS)
+	if p.ProjectedSpanNS > p.SpanNS+charged {
+		t.Errorf("projected span %d ns, over the measured %d ns and the %d ns the edit charges", p.ProjectedSpanNS, p.SpanNS, charged)
+	}
+}

@@ -29,8 +29,9 @@ type IdleConfig struct {
 	// at the start of its work, as on a ROCm trace whose copies do not
 	// span their steps.
 	TinyStepCopies bool
-	// WarmupSteps is how many leading steps also run a 2 ms kernel, as
-	// torch.compile's first steps run autotuning and compilation.
+	// WarmupSteps is how many leading steps also run a 2 ms kernel and
+	// wait for it (cudaDeviceSynchronize), as torch.compile's first steps
+	// run autotuning and compilation.
 	WarmupSteps int
 	// QuietHost leaves out the long host pauses (data loading) between
 	// launches and the synchronizations that outlast the GPU's work, so that
@@ -162,6 +163,11 @@ func WriteIdle(w io.Writer, cfg IdleConfig) (IdleTrace, error) {
 			if len(tr.Steps) <= cfg.WarmupSteps {
 				tr.Calls = append(tr.Calls, IdleCall{Name: "cudaLaunchKernel", Start: host, End: host + 5, Corr: corr})
 				kernel(7, max(host+10, drained()), 2_000_000, corr)
+				corr++
+				// The host learns that the GPU drained only by waiting for
+				// it: a host that simply resumed then would look busy with
+				// host work for as long as the kernel ran.
+				tr.Calls = append(tr.Calls, IdleCall{Name: "cudaDeviceSynchronize", Start: host + 5, End: drained(), Corr: corr, Blocking: true})
 				corr++
 				host = drained()
 			}
