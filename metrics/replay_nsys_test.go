@@ -70,13 +70,7 @@ func nsysWaitTrace(t *testing.T, records bool) *trace.Trace {
 // the event sync waits for the whole device and the wait between streams
 // is not seen (K2 keeps its recorded lateness as launch latency).
 func TestReplayWaitsNsys(t *testing.T) {
-	scale := func(s string) []metrics.KernelScale {
-		k, err := metrics.ParseKernelScale(s)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return []metrics.KernelScale{k}
-	}
+	scale := func(s string) []metrics.KernelScale { return kernelScales(t, s) }
 	for _, tt := range []struct {
 		name    string
 		records bool

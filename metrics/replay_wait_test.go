@@ -70,13 +70,7 @@ func TestReplayWaits(t *testing.T) {
 	if got := s.Devices[0].StepMedianNS; got != 220 {
 		t.Fatalf("measured median step %v, want 220", got)
 	}
-	scale := func(s string) []metrics.KernelScale {
-		k, err := metrics.ParseKernelScale(s)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return []metrics.KernelScale{k}
-	}
+	scale := func(s string) []metrics.KernelScale { return kernelScales(t, s) }
 	for _, tt := range []struct {
 		name string
 		e    metrics.Edits
@@ -114,4 +108,14 @@ func TestReplayWaits(t *testing.T) {
 			}
 		})
 	}
+}
+
+// kernelScales parses one --kernel edit, failing the test on an error.
+func kernelScales(t *testing.T, s string) []metrics.KernelScale {
+	t.Helper()
+	k, err := metrics.ParseKernelScale(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return []metrics.KernelScale{k}
 }

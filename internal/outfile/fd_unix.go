@@ -16,13 +16,5 @@ func writeFD(path string, fd int, write func(io.Writer) error) error {
 		return fmt.Errorf("%s: %w", path, err)
 	}
 	syscall.CloseOnExec(d)
-	f := os.NewFile(uintptr(d), path)
-	if err := write(f); err != nil {
-		f.Close()
-		return fmt.Errorf("%s: %w", path, Unwrap(err))
-	}
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("%s: %w", path, Unwrap(err))
-	}
-	return nil
+	return writeClose(path, os.NewFile(uintptr(d), path), write)
 }

@@ -81,6 +81,11 @@ func writeInPlace(path string, write func(io.Writer) error) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", path, Unwrap(err))
 	}
+	return writeClose(path, f, write)
+}
+
+// writeClose writes f, then closes it, naming path in an error.
+func writeClose(path string, f *os.File, write func(io.Writer) error) error {
 	if err := write(f); err != nil {
 		f.Close()
 		return fmt.Errorf("%s: %w", path, Unwrap(err))
